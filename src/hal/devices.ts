@@ -1,0 +1,91 @@
+// HAL: the device's own peripherals. Serial console, LED ring, display,
+// touch, battery gauge, audio out and microphone. A board without a piece of
+// hardware reports it absent (ring.count 0, battery.present false) rather
+// than leaving the field out, so callers need no board checks.
+
+/** The serial console (USB CDC on the device, stdio or a pty in the simulator). */
+export interface Serial {
+  write(text: string): void;
+  /** Bytes typed by the engineer or a script, as they arrive. */
+  onData: ((bytes: Uint8Array) => void) | null;
+}
+
+/** A ring of RGB LEDs (NeoPixel). count is 0 on boards without one. */
+export interface LedRing {
+  readonly count: number;
+  /** Shows pixels: count x (r, g, b), already scaled by brightness. */
+  show(rgb: Uint8Array): void;
+}
+
+/**
+ * A display drawn in tiles so no frame needs a full-screen buffer: begin() a
+ * rectangle, send() RGB565 pixels for it (row-major, possibly in several
+ * calls), end().
+ */
+export interface Display {
+  /** Logical size after rotation. */
+  readonly width: number;
+  readonly height: number;
+  begin(x: number, y: number, width: number, height: number): void;
+  send(pixels: Uint16Array): void;
+  end(): void;
+  /** Backlight 0-255; 0 turns the panel dark. */
+  setBrightness(level: number): void;
+}
+
+export interface TouchEvent {
+  kind: 'down' | 'move' | 'up';
+  x: number;
+  y: number;
+  /** Raw controller reading, before calibration. */
+  rawX: number;
+  rawY: number;
+}
+
+export interface Touch {
+  readonly present: boolean;
+  onTouch: ((event: TouchEvent) => void) | null;
+}
+
+export interface BatteryReading {
+  /** A gauge is fitted and monitoring is enabled. */
+  present: boolean;
+  /** 0-100, null when unknown. */
+  levelPct: number | null;
+  /** State of health 0-100, null when unknown. */
+  healthPct: number | null;
+  millivolts: number | null;
+  /** USB or mains power is connected. */
+  external: boolean;
+  charging: boolean;
+}
+
+export interface Battery {
+  read(): BatteryReading;
+}
+
+/** 16-bit signed little-endian PCM, mono or stereo. */
+export interface PcmFormat {
+  sampleRate: number;
+  channels: 1 | 2;
+}
+
+export interface AudioOut {
+  readonly present: boolean;
+  /** Starts a stream; write() queues PCM; onNeed asks for more. */
+  start(format: PcmFormat): void;
+  write(pcm: Int16Array): void;
+  /** Samples queued and not yet played (per channel). */
+  readonly queued: number;
+  onNeed: (() => void) | null;
+  stop(): void;
+  /** Output volume 0-100. */
+  setVolume(level: number): void;
+}
+
+export interface Microphone {
+  readonly present: boolean;
+  start(format: PcmFormat): void;
+  onSamples: ((pcm: Int16Array) => void) | null;
+  stop(): void;
+}

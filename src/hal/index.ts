@@ -1,0 +1,58 @@
+// The hardware abstraction layer: everything src/ may touch outside itself.
+// Hosts (hosts/sim, hosts/esp32, test/support) implement it and pass one Hal
+// into boot(). Types only: no host code lives under src/.
+
+import type { Ble } from './ble.ts';
+import type { BoardInfo } from './board.ts';
+import type { Clock } from './clock.ts';
+import type { AudioOut, Battery, Display, LedRing, Microphone, Serial, Touch } from './devices.ts';
+import type { Mdns, Net, Wifi } from './net.ts';
+import type { Flash, Nvs, SdCard } from './storage.ts';
+import type { System } from './system.ts';
+
+export type * from './ble.ts';
+export type * from './board.ts';
+export type * from './clock.ts';
+export type * from './devices.ts';
+export type * from './net.ts';
+export type * from './storage.ts';
+export type * from './system.ts';
+export { HalError, NVS_KEY_MAX, NVS_STR_MAX, NVS_BLOB_MAX } from './storage.ts';
+export { DEVICE_TYPES } from './board.ts';
+
+/** Native hot loops a host may provide; src/ falls back to TypeScript without them. */
+export interface Natives {
+  vecdot?: import('../../modules/vecdot/vecdot.ts').VecdotApi;
+  sha256?: import('../../modules/sha256/sha256.ts').Sha256Api;
+}
+
+export interface BuildInfo {
+  /** Firmware version, vX.Y.Z. */
+  version: string;
+  /** Commit or content id of this build. */
+  buildId: string;
+  /** Test builds carry the serial test console. */
+  testBuild: boolean;
+}
+
+export interface Hal {
+  board: BoardInfo;
+  build: BuildInfo;
+  clock: Clock;
+  system: System;
+  nvs: Nvs;
+  sd: SdCard;
+  flash: Flash;
+  net: Net;
+  wifi: Wifi;
+  mdns: Mdns;
+  serial: Serial;
+  ring: LedRing;
+  display: Display;
+  touch: Touch;
+  battery: Battery;
+  audio: AudioOut;
+  mic: Microphone;
+  ble: Ble;
+  natives: Natives;
+}

@@ -1,0 +1,42 @@
+// HAL: the system. Reboot and reset reason, heap figures, watchdog, the log
+// sink, hardware randomness and the build's identity.
+
+export type ResetReason =
+  | 'power-on'
+  | 'software' // our own reboot()
+  | 'panic' // an unhandled exception or abort
+  | 'watchdog'
+  | 'brownout'
+  | 'deep-sleep'
+  | 'unknown';
+
+export interface HeapFigures {
+  /** Free internal RAM in bytes (the spec's heap floors refer to this). */
+  freeInternal: number;
+  /** Largest block that can be allocated from internal RAM. */
+  largestBlock: number;
+  /** Lowest freeInternal since boot. */
+  minFreeInternal: number;
+  /** Free PSRAM in bytes (0 when the board has none). */
+  freePsram: number;
+  /** XS heap in use now (chunks plus slots), and its high-water since boot. */
+  xsNow: number;
+  xsPeak: number;
+}
+
+export interface System {
+  /** Restarts the device; does not return. */
+  reboot(reason: string): void;
+  resetReason(): ResetReason;
+  heap(): HeapFigures;
+  /** Resets the high-water mark of xsPeak (for measuring one piece of work). */
+  resetHeapPeak(): void;
+  /** Feed the task watchdog; a loop that stops feeding it gets the device reset. */
+  feedWatchdog(): void;
+  /** Writes one line to the host's log output (the log ring is the firmware's). */
+  log(line: string): void;
+  /** Fills bytes from the hardware random number generator. */
+  random(bytes: Uint8Array): void;
+  /** Deep sleep for ms (wakes as a fresh boot with reason deep-sleep). */
+  deepSleep(ms: number): void;
+}
