@@ -1,0 +1,75 @@
+// JSON helpers: a parse that never throws (model output and request bodies
+// are untrusted), a stable stringify (sorted keys) for content hashes and
+// reproducible output, and the plain-object test the parsers share.
+
+export type JsonResult = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** Parses text; on failure error is the parser's own message. */
+export function parseJson(text: unknown): JsonResult {
+  if (typeof text !== 'string') return { ok: false, error: 'input is not a string' };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (e) {
+    return { ok: false, error: errorMessage(e) };
+  }
+}
+
+/** The message of a thrown value, whatever was thrown. */
+export function errorMessage(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  try {
+    return String(e);
+  } catch {
+    return 'unknown error';
+  }
+}
+
+/** A JSON object: not null, not an array. */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * JSON text with object keys sorted (by UTF-16 code unit order), so equal
+ * values always give equal text. Like JSON.stringify, undefined and functions
+ * are skipped in objects and read as null in arrays, and non-finite numbers
+ * read as null; toJSON is not consulted. Throws TypeError on a cycle.
+ */
+export function stableStringify(value: unknown): string {
+  const seen: object[] = [];
+  const walk = (v: unknown): string | undefined => {
+    if (v === null) return 'null';
+    switch (typeof v) {
+      case 'string':
+        return JSON.stringify(v);
+      case 'number':
+        return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+      case 'boolean':
+        return v ? 'true' : 'false';
+      case 'bigint':
+        throw new TypeError('bigint is not JSON');
+      case 'object':
+        break;
+      default:
+        return undefined;
+    }
+    const o = v as object;
+    if (seen.indexOf(o) >= 0) throw new TypeError('cycle in value');
+    seen.push(o);
+    let s: string;
+    if (Array.isArray(o)) {
+      s = '[' + o.map((x: unknown) => walk(x) ?? 'null').join(',') + ']';
+    } else {
+      const rec = o as Record<string, unknown>;
+      const parts: string[] = [];
+      for (const k of Object.keys(rec).sort()) {
+        const w = walk(rec[k]);
+        if (w !== undefined) parts.push(JSON.stringify(k) + ':' + w);
+      }
+      s = '{' + parts.join(',') + '}';
+    }
+    seen.pop();
+    return s;
+  };
+  return walk(value) ?? 'null';
+}
