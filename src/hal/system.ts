@@ -8,6 +8,7 @@ export type ResetReason =
   | 'watchdog'
   | 'brownout'
   | 'deep-sleep'
+  | 'external' // reset pin, or the console port opened (DTR/RTS)
   | 'unknown';
 
 export interface HeapFigures {

@@ -1,0 +1,61 @@
+// Lint: typescript-eslint's recommended rules everywhere, plus the house rule
+// that src/ (the firmware) stays host-independent and runs on XS.
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises', 'http', 'http2',
+  'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'string_decoder', 'timers', 'tls', 'tty',
+  'url', 'util', 'v8', 'vm', 'worker_threads', 'zlib',
+];
+const moddableModules = ['embedded:*', 'pins/*', 'piu/*', 'commodetto/*', 'preference', 'flash', 'timer', 'time', 'wifi', 'net', 'mdns', 'bluetoothle/*', 'gap', 'gatt', 'files', 'ssl', 'instrumentation', 'debug', 'system'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'build/**', '.sim/**', 'test-results/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { disallowTypeAnnotations: false }],
+      // Closures over a named `this` read more plainly than arrow gymnastics in host fakes.
+      '@typescript-eslint/no-this-alias': 'off',
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'modules/**/*.ts', 'hosts/sim/hal/**/*.ts'],
+    ignores: ['src/web/page/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'src/ is host-independent: Node built-ins live in hosts/ only.' },
+            { group: nodeBuiltins, message: 'src/ is host-independent: Node built-ins live in hosts/ only.' },
+            { group: moddableModules, message: 'src/ is host-independent: Moddable modules live in hosts/esp32 only.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'No Node globals in src/: go through the HAL.' },
+        { name: 'Buffer', message: 'No Node globals in src/: use Uint8Array and src/util.' },
+        { name: 'require', message: 'ES modules only.' },
+        { name: 'Intl', message: 'XS has no Intl.' },
+        { name: 'TextEncoder', message: 'XS has no TextEncoder: use src/util/utf8.ts.' },
+        { name: 'TextDecoder', message: 'XS has no TextDecoder: use src/util/utf8.ts.' },
+        { name: 'setTimeout', message: 'Time goes through the HAL clock (virtual in tests).' },
+        { name: 'setInterval', message: 'Time goes through the HAL clock (virtual in tests).' },
+        { name: 'Date', message: 'Time goes through the HAL clock; format with src/util.' },
+        { name: 'console', message: 'Log through the firmware log (src/log), not console.' },
+        { name: 'window', message: 'No DOM in the firmware.' },
+        { name: 'document', message: 'No DOM in the firmware.' },
+        { name: 'fetch', message: 'Network goes through the HAL sockets.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'String', property: 'prototype', message: 'Do not extend built-ins.' },
+        { property: 'toLocaleString', message: 'XS has no Intl: format by hand.' },
+        { property: 'localeCompare', message: 'XS has no Intl: compare code units.' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,126 @@
+// The simulator's HAL, assembled: every service of src/hal implemented over
+// the runtime's __sim bridge. The board answers board.info once at boot.
+
+import type { BoardInfo, BuildInfo, Clock, Hal, HeapFigures, ResetReason, System, Timer } from '../../../src/hal/index.ts';
+import { call, installEventDispatch, on, send } from './bridge.ts';
+import { createAudio, createBattery, createBle, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
+import { createNatives } from './natives.ts';
+import { createMdns, createNet, createWifi } from './net.ts';
+import { createFlash, createNvs, createSd } from './storage.ts';
+
+interface BootInfo {
+  board: BoardInfo;
+  build: BuildInfo;
+  resetReason: ResetReason;
+  wallSynced: boolean;
+}
+
+/** Exit codes the board understands (docs/sim-protocol.md). */
+export const EXIT_REBOOT = 64;
+export const EXIT_DEEP_SLEEP = 65;
+
+function createClock(synced: () => boolean): Clock {
+  const timer = (fn: () => void, ms: number, repeat: boolean): Timer => {
+    let id: number | null = __sim.setTimer(Math.max(0, ms), repeat, () => {
+      if (!repeat) id = null;
+      fn();
+    });
+    return {
+      cancel() {
+        if (id !== null) __sim.clearTimer(id);
+        id = null;
+      },
+    };
+  };
+  return {
+    monoMs: () => __sim.monoMs(),
+    wallMs: () => __sim.wallMs(),
+    synced,
+    setTimeout: (fn, ms) => timer(fn, ms, false),
+    setInterval: (fn, ms) => timer(fn, Math.max(1, ms), true),
+  };
+}
+
+function createSystem(reason: ResetReason, clock: Clock): System {
+  let pool = new Uint8Array(0);
+  let poolAt = 0;
+  let lastFeed = -1e9;
+  return {
+    reboot(why: string): void {
+      send('system.reboot', { reason: why });
+      __sim.exit(EXIT_REBOOT);
+    },
+    resetReason: () => reason,
+    heap(): HeapFigures {
+      const internal = call('system.heap').reply as unknown as Omit<HeapFigures, 'xsNow' | 'xsPeak'>;
+      const xs = __sim.heap();
+      return {
+        freeInternal: internal.freeInternal,
+        largestBlock: internal.largestBlock,
+        minFreeInternal: internal.minFreeInternal,
+        freePsram: internal.freePsram,
+        xsNow: xs.now,
+        xsPeak: xs.peak,
+      };
+    },
+    resetHeapPeak: () => __sim.resetPeak(),
+    feedWatchdog(): void {
+      // The board's watchdog only needs a sign of life every few seconds.
+      const now = clock.monoMs();
+      if (now - lastFeed < 500) return;
+      lastFeed = now;
+      send('system.feed');
+    },
+    log: (line) => __sim.print(line),
+    random(bytes: Uint8Array): void {
+      let at = 0;
+      while (at < bytes.length) {
+        if (poolAt >= pool.length) {
+          pool = call('system.random', { n: 256 }).bin ?? new Uint8Array(0);
+          poolAt = 0;
+          if (!pool.length) throw new Error('board gave no random bytes');
+        }
+        const n = Math.min(bytes.length - at, pool.length - poolAt);
+        bytes.set(pool.subarray(poolAt, poolAt + n), at);
+        poolAt += n;
+        at += n;
+      }
+    },
+    deepSleep(ms: number): void {
+      send('system.sleep', { ms });
+      __sim.exit(EXIT_DEEP_SLEEP);
+    },
+  };
+}
+
+export function createSimHal(): Hal {
+  installEventDispatch((line) => __sim.print(line));
+  const info = call('board.info').reply as unknown as BootInfo;
+  let wallSynced = info.wallSynced;
+  on('clock.synced', (e) => {
+    wallSynced = e['synced'] === true;
+  });
+  const clock = createClock(() => wallSynced);
+  const board = info.board;
+  return {
+    board,
+    build: info.build,
+    clock,
+    system: createSystem(info.resetReason, clock),
+    nvs: createNvs(),
+    sd: createSd(),
+    flash: createFlash(),
+    net: createNet(),
+    wifi: createWifi(),
+    mdns: createMdns(),
+    serial: createSerial(),
+    ring: createRing(board.ringLeds),
+    display: createDisplay(board),
+    touch: createTouch(board.touch !== null),
+    battery: createBattery(),
+    audio: createAudio(),
+    mic: createMic(true),
+    ble: createBle(),
+    natives: createNatives(),
+  };
+}

@@ -1,0 +1,47 @@
+// The globals the simulator runtime (hosts/sim/runtime) installs before the
+// bundle runs. See docs/sim-protocol.md.
+
+interface SimHeap {
+  now: number;
+  peak: number;
+  chunks: number;
+  slots: number;
+  limit: number;
+}
+
+interface SimApi {
+  call(json: string, bin?: ArrayBuffer | ArrayBufferView): [string, ArrayBuffer | undefined];
+  send(json: string, bin?: ArrayBuffer | ArrayBufferView): void;
+  onEvent: ((json: string, bin: ArrayBuffer | undefined) => void) | null;
+  setTimer(ms: number, repeat: boolean, fn: () => void): number;
+  clearTimer(id: number): void;
+  monoMs(): number;
+  wallMs(): number;
+  heap(): SimHeap;
+  resetPeak(): void;
+  gc(): void;
+  print(text: string): void;
+  exit(code: number): never;
+  argv: string[];
+}
+
+interface SimNative {
+  vecdotDot(a: Int8Array, b: Int8Array): number;
+  vecdotTopk(
+    matrix: Int8Array,
+    rows: number,
+    dims: number,
+    norms: Float32Array,
+    query: Int8Array,
+    qnorm: number,
+    k: number,
+    outIdx: Int32Array,
+    outScore: Float32Array,
+  ): number;
+  sha256Init(): ArrayBuffer;
+  sha256Update(ctx: ArrayBuffer, bytes: Uint8Array): void;
+  sha256Final(ctx: ArrayBuffer): ArrayBuffer;
+}
+
+declare const __sim: SimApi;
+declare const __native: SimNative | undefined;

@@ -1,0 +1,320 @@
+// The in-memory HAL: every service of src/hal in memory, on a virtual clock,
+// with controls for tests (type on the console, pull the SD card, cut the
+// power, inject touches). createMemHal() gives the Hal and the controls.
+
+import { createHash, randomFillSync } from 'node:crypto';
+import type {
+  AudioOut,
+  Battery,
+  BatteryReading,
+  Ble,
+  BleCentral,
+  BleHandlers,
+  DeviceType,
+  Display,
+  GattService,
+  Hal,
+  HeapFigures,
+  LedRing,
+  Microphone,
+  PcmFormat,
+  ResetReason,
+  Serial,
+  System,
+  Touch,
+  TouchEvent,
+} from '../../src/hal/index.ts';
+import { boardInfo } from '../../boards/index.ts';
+import { VirtualClock } from './clock.ts';
+import { MemMdns, MemNet, MemWifi } from './memnet.ts';
+import { MemFlash, MemNvs, MemSd } from './memstorage.ts';
+
+export { boardInfo };
+
+export class MemSerial implements Serial {
+  onData: ((bytes: Uint8Array) => void) | null = null;
+  output = '';
+  write(text: string): void {
+    this.output += text;
+  }
+  /** Types text on the console (as a script would). */
+  type(text: string): void {
+    const bytes = new TextEncoder().encode(text);
+    queueMicrotask(() => this.onData?.(bytes));
+  }
+  /** Returns and clears what the device printed. */
+  take(): string {
+    const out = this.output;
+    this.output = '';
+    return out;
+  }
+}
+
+export class MemRing implements LedRing {
+  frames: Uint8Array[] = [];
+  constructor(readonly count: number) {}
+  show(rgb: Uint8Array): void {
+    this.frames.push(rgb.slice());
+  }
+  last(): Uint8Array | undefined {
+    return this.frames[this.frames.length - 1];
+  }
+}
+
+/** Keeps a framebuffer so tests can read pixels; records the largest tile. */
+export class MemDisplay implements Display {
+  readonly pixels: Uint16Array;
+  brightness = 255;
+  largestTile = 0;
+  private win = { x: 0, y: 0, w: 0, h: 0, at: 0 };
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {
+    this.pixels = new Uint16Array(width * height);
+  }
+  begin(x: number, y: number, w: number, h: number): void {
+    this.win = { x, y, w, h, at: 0 };
+  }
+  send(px: Uint16Array): void {
+    this.largestTile = Math.max(this.largestTile, px.length);
+    for (let i = 0; i < px.length; i++) {
+      const n = this.win.at++;
+      const x = this.win.x + (n % this.win.w);
+      const y = this.win.y + Math.floor(n / this.win.w);
+      if (x < this.width && y < this.height) this.pixels[y * this.width + x] = px[i]!;
+    }
+  }
+  end(): void {}
+  setBrightness(level: number): void {
+    this.brightness = level;
+  }
+}
+
+export class MemTouch implements Touch {
+  onTouch: ((event: TouchEvent) => void) | null = null;
+  constructor(readonly present: boolean) {}
+  tap(kind: TouchEvent['kind'], x: number, y: number): void {
+    this.onTouch?.({ kind, x, y, rawX: x, rawY: y });
+  }
+}
+
+export class MemBattery implements Battery {
+  reading: BatteryReading;
+  constructor(present: boolean) {
+    this.reading = present
+      ? { present: true, levelPct: 80, healthPct: 95, millivolts: 3950, external: false, charging: false }
+      : { present: false, levelPct: null, healthPct: null, millivolts: null, external: true, charging: false };
+  }
+  read(): BatteryReading {
+    return { ...this.reading };
+  }
+}
+
+export class MemAudio implements AudioOut {
+  readonly present = true;
+  format: PcmFormat | null = null;
+  samples: Int16Array[] = [];
+  volume = 50;
+  onNeed: (() => void) | null = null;
+  get queued(): number {
+    return 0;
+  }
+  start(format: PcmFormat): void {
+    this.format = format;
+  }
+  write(pcm: Int16Array): void {
+    this.samples.push(pcm.slice());
+  }
+  stop(): void {
+    this.format = null;
+  }
+  setVolume(level: number): void {
+    this.volume = level;
+  }
+}
+
+export class MemMic implements Microphone {
+  onSamples: ((pcm: Int16Array) => void) | null = null;
+  running = false;
+  constructor(readonly present: boolean) {}
+  start(): void {
+    this.running = true;
+  }
+  stop(): void {
+    this.running = false;
+  }
+}
+
+export class MemBle implements Ble {
+  readonly present = true;
+  handlers: BleHandlers | null = null;
+  services: GattService[] = [];
+  name: string | null = null;
+  private bondSet = new Set<string>();
+  notified: Array<{ central: number; uuid: string; value: Uint8Array }> = [];
+  start(deviceName: string, services: GattService[], handlers: BleHandlers): void {
+    this.name = deviceName;
+    this.services = services;
+    this.handlers = handlers;
+  }
+  stop(): void {
+    this.handlers = null;
+    this.name = null;
+  }
+  notify(central: BleCentral, uuid: string, value: Uint8Array): void {
+    this.notified.push({ central: central.id, uuid, value: value.slice() });
+  }
+  bonds(): string[] {
+    return [...this.bondSet].sort();
+  }
+  forgetBonds(): void {
+    this.bondSet.clear();
+  }
+  addBond(address: string): void {
+    this.bondSet.add(address);
+  }
+  address(): string {
+    return '24:0a:c4:12:34:57';
+  }
+}
+
+/** Thrown by reboot() so the caller's stack unwinds as it would on a device. */
+export class RebootSignal extends Error {
+  constructor(readonly reason: string) {
+    super(`reboot: ${reason}`);
+  }
+}
+
+export class MemSystem implements System {
+  reboots: string[] = [];
+  logs: string[] = [];
+  reason: ResetReason = 'power-on';
+  heapFigures: HeapFigures = {
+    freeInternal: 160 * 1024,
+    largestBlock: 96 * 1024,
+    minFreeInternal: 150 * 1024,
+    freePsram: 6 * 1024 * 1024,
+    xsNow: 300 * 1024,
+    xsPeak: 320 * 1024,
+  };
+  watchdogFeeds = 0;
+  private rng: (bytes: Uint8Array) => void;
+  constructor(seed: string | null) {
+    if (seed === null) this.rng = (b) => randomFillSync(b);
+    else {
+      // Deterministic stream: SHA-256 in counter mode over the seed.
+      let counter = 0;
+      this.rng = (b) => {
+        let off = 0;
+        while (off < b.length) {
+          const block = createHash('sha256').update(`${seed}:${counter++}`).digest();
+          const n = Math.min(block.length, b.length - off);
+          b.set(block.subarray(0, n), off);
+          off += n;
+        }
+      };
+    }
+  }
+  reboot(reason: string): void {
+    this.reboots.push(reason);
+    throw new RebootSignal(reason);
+  }
+  resetReason(): ResetReason {
+    return this.reason;
+  }
+  heap(): HeapFigures {
+    return { ...this.heapFigures };
+  }
+  resetHeapPeak(): void {
+    this.heapFigures.xsPeak = this.heapFigures.xsNow;
+  }
+  feedWatchdog(): void {
+    this.watchdogFeeds++;
+  }
+  log(line: string): void {
+    this.logs.push(line);
+  }
+  random(bytes: Uint8Array): void {
+    this.rng(bytes);
+  }
+  deepSleep(): void {}
+}
+
+export interface MemHalOptions {
+  board?: DeviceType;
+  /** Seed for the "hardware" random generator; null = real randomness. */
+  seed?: string | null;
+  sd?: { present?: boolean; totalBytes?: number | null };
+  wallMs?: number;
+  synced?: boolean;
+  testBuild?: boolean;
+  version?: string;
+}
+
+export interface MemHal {
+  hal: Hal;
+  clock: VirtualClock;
+  nvs: MemNvs;
+  sd: MemSd;
+  flash: MemFlash;
+  net: MemNet;
+  wifi: MemWifi;
+  mdns: MemMdns;
+  serial: MemSerial;
+  ring: MemRing;
+  display: MemDisplay;
+  touch: MemTouch;
+  battery: MemBattery;
+  audio: MemAudio;
+  mic: MemMic;
+  ble: MemBle;
+  system: MemSystem;
+}
+
+export function createMemHal(options: MemHalOptions = {}): MemHal {
+  const board = boardInfo(options.board ?? 'panel-35');
+  const clock = new VirtualClock({
+    ...(options.wallMs !== undefined ? { wallMs: options.wallMs } : {}),
+    ...(options.synced !== undefined ? { synced: options.synced } : {}),
+  });
+  const sd = new MemSd(options.sd ?? {});
+  sd.now = () => clock.wallMs();
+  const parts = {
+    clock,
+    nvs: new MemNvs(),
+    sd,
+    flash: new MemFlash(),
+    net: new MemNet(),
+    wifi: new MemWifi(),
+    mdns: new MemMdns(),
+    serial: new MemSerial(),
+    ring: new MemRing(board.ringLeds),
+    display: new MemDisplay(board.display.width, board.display.height),
+    touch: new MemTouch(board.touch !== null),
+    battery: new MemBattery(board.battery !== null),
+    audio: new MemAudio(),
+    mic: new MemMic(true),
+    ble: new MemBle(),
+    system: new MemSystem(options.seed === undefined ? 'memhal' : options.seed),
+  };
+  const hal: Hal = {
+    board,
+    build: { version: options.version ?? 'v0.1.0', buildId: 'test', testBuild: options.testBuild ?? true },
+    natives: {},
+    ...parts,
+  };
+  return { hal, ...parts };
+}
+
+/**
+ * Boots a second Hal over the same persistent parts (NVS, SD, flash) as a
+ * device does after a reboot or a power cut: volatile state is fresh.
+ */
+export function rebootMemHal(previous: MemHal, reason: ResetReason = 'software'): MemHal {
+  previous.sd.cut();
+  const next = createMemHal({ board: previous.hal.board.type, seed: null });
+  next.system.reason = reason;
+  const hal: Hal = { ...next.hal, nvs: previous.nvs, sd: previous.sd, flash: previous.flash, build: previous.hal.build };
+  return { ...next, hal, nvs: previous.nvs, sd: previous.sd, flash: previous.flash };
+}

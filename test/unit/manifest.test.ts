@@ -1,0 +1,98 @@
+// The Moddable manifests: every file they name exists (SDK paths and build
+// outputs aside), and each board's manifest includes the top-level one.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DEVICE_TYPES } from '../../src/hal/index.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface Manifest {
+  build?: Record<string, string>;
+  include?: string | string[];
+  modules?: Record<string, string | string[]>;
+  preload?: string[];
+  platforms?: Record<string, Manifest & { error?: string }>;
+}
+
+function load(path: string): Manifest {
+  return JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+}
+
+function expand(text: string, vars: Record<string, string>, manifestDir: string): string | null {
+  let out = text;
+  for (let i = 0; i < 5 && out.includes('$('); i++) {
+    out = out.replace(/\$\(([A-Z_]+)\)/g, (m, name: string) => vars[name] ?? m);
+  }
+  if (out.includes('$(MODDABLE)')) return null; // the SDK's own files
+  if (out.includes('$(')) throw new Error(`unknown variable in ${text}`);
+  return out.startsWith('/') ? out : join(manifestDir, out);
+}
+
+/** Every (manifest, path) pair reachable from a board manifest. */
+function walk(path: string, vars: Record<string, string>, seen = new Set<string>()): Array<{ from: string; file: string; kind: string }> {
+  if (seen.has(path)) return [];
+  seen.add(path);
+  const m = load(path);
+  const dir = dirname(path);
+  const localVars = { ...vars };
+  for (const [k, v] of Object.entries(m.build ?? {})) if (!(k in localVars)) localVars[k] = v;
+  const out: Array<{ from: string; file: string; kind: string }> = [];
+  const visit = (section: Manifest): void => {
+    const includes = section.include === undefined ? [] : Array.isArray(section.include) ? section.include : [section.include];
+    for (const inc of includes) {
+      const file = expand(inc, localVars, dir);
+      if (file === null) continue;
+      out.push({ from: path, file, kind: 'include' });
+      if (existsSync(file)) out.push(...walk(file, localVars, seen));
+    }
+    for (const spec of Object.values(section.modules ?? {})) {
+      for (const s of Array.isArray(spec) ? spec : [spec]) {
+        const file = expand(s, localVars, dir);
+        if (file !== null) out.push({ from: path, file, kind: 'module' });
+      }
+    }
+    const parts = section.build?.PARTITIONS_FILE;
+    if (parts) {
+      const file = expand(parts, localVars, dir);
+      if (file !== null) out.push({ from: path, file, kind: 'file' });
+    }
+  };
+  visit(m);
+  for (const [name, p] of Object.entries(m.platforms ?? {})) if (name.startsWith('esp32')) visit(p);
+  return out;
+}
+
+function exists(entry: { file: string; kind: string }): boolean {
+  if (entry.kind !== 'module') return existsSync(entry.file);
+  // Module specifiers omit the extension; a trailing * names a folder's files.
+  if (entry.file.endsWith('/*')) return existsSync(entry.file.slice(0, -2));
+  return ['.ts', '.js', '.c', '.cpp'].some((ext) => existsSync(entry.file + ext));
+}
+
+describe('Moddable manifests', () => {
+  for (const board of DEVICE_TYPES) {
+    it(`boards/${board}/manifest.json names only files that exist`, () => {
+      const entries = walk(join(ROOT, 'boards', board, 'manifest.json'), { DESK_ROOT: ROOT });
+      expect(entries.some((e) => e.file === join(ROOT, 'manifest.json'))).toBe(true);
+      const missing = entries
+        .filter((e) => !e.file.startsWith(join(ROOT, 'build') + '/')) // build outputs: made by build:device
+        .filter((e) => !exists(e))
+        .map((e) => `${e.file.slice(ROOT.length + 1)} (named in ${e.from.slice(ROOT.length + 1)})`);
+      expect(missing).toEqual([]);
+    });
+  }
+
+  it('takes the flash layout from partitions.csv and the firmware from the device build folder', () => {
+    const top = load(join(ROOT, 'manifest.json'));
+    expect(top.platforms?.esp32?.build?.PARTITIONS_FILE).toBe('$(DESK_ROOT)/partitions.csv');
+    expect(Object.values(top.modules ?? {}).flat().join()).toContain('$(DESK_FIRMWARE)/firmware');
+    expect(top.build?.DESK_FIRMWARE).toBe('$(DESK_ROOT)/build/device/$(DESK_BOARD)');
+  });
+
+  it('refuses platforms other than esp32 with a clear error', () => {
+    const top = load(join(ROOT, 'manifest.json'));
+    expect(top.platforms?.['...']?.error).toMatch(/esp32/);
+  });
+});
