@@ -1,0 +1,50 @@
+/*
+ * natives.c: the __native global, the C hotspots of modules/ (docs/sim-protocol.md).
+ *
+ * Creates __native (a plain object on the global) and calls each module's install
+ * function inside its own host block; the install functions add their host functions
+ * onto __native. A module that is not linked in leaves a weak default here that
+ * installs nothing, so the firmware finds no function and uses its TypeScript fallback.
+ */
+#include "sim.h"
+
+#if __has_include("xs_vecdot.h")
+#include "xs_vecdot.h"
+#endif
+#if __has_include("xs_sha256.h")
+#include "xs_sha256.h"
+#endif
+
+void xs_vecdot_install(xsMachine* the);
+void xs_sha256_install(xsMachine* the);
+
+__attribute__((weak)) void xs_vecdot_install(xsMachine* the)
+{
+	(void)the;
+}
+
+__attribute__((weak)) void xs_sha256_install(xsMachine* the)
+{
+	(void)the;
+}
+
+void simInstallNatives(txMachine* machine)
+{
+	void (*installs[])(xsMachine*) = { xs_vecdot_install, xs_sha256_install };
+	size_t i;
+	{
+		txMachine* the = machine;
+		mxPush(mxObjectPrototype);
+		fxNewObjectInstance(the);
+		mxPush(mxGlobal);
+		mxDefineID(fxID(the, "__native"), XS_DONT_ENUM_FLAG, XS_GET_ONLY);
+		mxPop();
+	}
+	for (i = 0; i < sizeof(installs) / sizeof(installs[0]); i++) {
+		xsBeginHost(machine);
+		{
+			(*installs[i])(the);
+		}
+		xsEndHost(machine);
+	}
+}
