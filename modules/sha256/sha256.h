@@ -1,0 +1,43 @@
+/*
+ * sha256: streaming SHA-256 (FIPS 180-4) in portable C99.
+ *
+ *   sha256_ctx c; sha256_init(&c); sha256_update(&c, p, n); ...
+ *   sha256_final(&c, digest);   // digest: 32 bytes; c is reset for reuse
+ *
+ * No intrinsics, no assembly, no alignment requirement on the input. The
+ * context holds only 32-bit words and bytes (4-byte alignment), so it can
+ * live in any buffer; the XS binding keeps it in an ArrayBuffer.
+ */
+#ifndef SHA256_H
+#define SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SHA256_DIGEST_SIZE 32
+#define SHA256_BLOCK_SIZE 64
+
+typedef struct {
+	uint32_t state[8];
+	uint32_t count_lo;   /* total bytes hashed, low 32 bits */
+	uint32_t count_hi;   /* and high 32 bits */
+	uint32_t used;       /* bytes waiting in block[] (0..63) */
+	uint8_t block[SHA256_BLOCK_SIZE];
+} sha256_ctx;
+
+void sha256_init(sha256_ctx *ctx);
+void sha256_update(sha256_ctx *ctx, const void *data, size_t len);
+/* Writes the digest and resets ctx to the initial state. */
+void sha256_final(sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE]);
+/* One-shot convenience. */
+void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHA256_H */
