@@ -40,4 +40,9 @@ export interface System {
   random(bytes: Uint8Array): void;
   /** Deep sleep for ms (wakes as a fresh boot with reason deep-sleep). */
   deepSleep(ms: number): void;
+  /**
+   * Tells the host the firmware is up (again, when the sign-in link changes).
+   * The simulator prints the local URL and sign-in link; a device does nothing.
+   */
+  announce(info: { http: boolean; signInPath: string | null }): void;
 }

@@ -239,6 +239,10 @@ export class MemSystem implements System {
     this.rng(bytes);
   }
   deepSleep(): void {}
+  announced: Array<{ http: boolean; signInPath: string | null }> = [];
+  announce(info: { http: boolean; signInPath: string | null }): void {
+    this.announced.push({ ...info });
+  }
 }
 
 export interface MemHalOptions {

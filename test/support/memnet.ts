@@ -41,6 +41,7 @@ export class MemSocket implements PendingSocket {
     if (this.closed || !this.peer) return;
     const peer = this.peer;
     const copy = bytes.slice();
+    // Queued in order with the close below, so bytes written before end() arrive.
     queueMicrotask(() => {
       if (peer.closed) return;
       peer.inbox.push(copy);
@@ -53,15 +54,18 @@ export class MemSocket implements PendingSocket {
   destroy(): void {
     this.close(null);
   }
-  /** Close both ends; each side hears onClose once. */
+  /** Close both ends; each side hears onClose once, after data already sent. */
   close(error: string | null): void {
     if (this.closed) return;
     this.closed = true;
     queueMicrotask(() => this.onClose?.(error));
     const peer = this.peer;
-    if (peer && !peer.closed) {
-      peer.closed = true;
-      queueMicrotask(() => peer.onClose?.(null));
+    if (peer) {
+      queueMicrotask(() => {
+        if (peer.closed) return;
+        peer.closed = true;
+        peer.onClose?.(null);
+      });
     }
   }
   /** What this end received so far, as text. */

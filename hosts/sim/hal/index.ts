@@ -42,7 +42,7 @@ function createClock(synced: () => boolean): Clock {
 }
 
 function createSystem(reason: ResetReason, clock: Clock): System {
-  let pool = new Uint8Array(0);
+  let pool: Uint8Array = new Uint8Array(0);
   let poolAt = 0;
   let lastFeed = -1e9;
   return {
@@ -89,6 +89,9 @@ function createSystem(reason: ResetReason, clock: Clock): System {
     deepSleep(ms: number): void {
       send('system.sleep', { ms });
       __sim.exit(EXIT_DEEP_SLEEP);
+    },
+    announce(info): void {
+      send('sim.ready', info.signInPath === null ? { http: info.http } : { http: info.http, signInPath: info.signInPath });
     },
   };
 }

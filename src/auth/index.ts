@@ -1,0 +1,33 @@
+// The auth subsystem's gate: the token from header X-Device-Token or a form
+// field, compared in constant time, failing closed. Never from the query
+// string, and nothing about Host, Origin, Referer or the client address.
+
+import type { Context } from '../core/context.ts';
+import { parseForm } from '../net/http/body.ts';
+import type { HttpRequest } from '../net/http/types.ts';
+import type { AccessToken } from './token.ts';
+
+export const TOKEN_HEADER = 'x-device-token';
+export const TOKEN_FIELD = 'token';
+
+export function makeGate(token: AccessToken): (req: HttpRequest) => boolean {
+  return (req) => {
+    try {
+      const header = req.headers.get(TOKEN_HEADER);
+      if (header !== undefined) return token.matches(header);
+      if (!req.body.length) return false;
+      const form = parseForm(req);
+      return form.ok && token.matches(form.form.fields.get(TOKEN_FIELD));
+    } catch {
+      return false;
+    }
+  };
+}
+
+export function installAuth(ctx: Context): void {
+  ctx.console.register({
+    verb: 'WEBTOK?',
+    help: 'print the device access token (test builds only)',
+    run: (c) => c.out(ctx.token.reveal()),
+  });
+}

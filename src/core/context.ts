@@ -1,0 +1,32 @@
+// The device context: the HAL plus the shared mechanisms every subsystem
+// registers into (routes, console commands, status and state fields) and
+// the few services they all use (log, settings, token, randomness).
+
+import type { Console } from '../console/console.ts';
+import type { Hal } from '../hal/index.ts';
+import type { Log } from '../log/log.ts';
+import type { Router } from '../api/router.ts';
+import type { AccessToken } from '../auth/token.ts';
+import type { SignInCodes } from '../auth/signin.ts';
+import type { StatusRegistry } from '../system/status.ts';
+import type { RandomFill } from '../util/ids.ts';
+import type { Store } from './store.ts';
+
+/** Console MODE values: 0 Notifier (BLE only), 1 Orchestrator (Wi-Fi, HTTP, assistant). */
+export type Mode = 0 | 1;
+
+export interface Context {
+  hal: Hal;
+  log: Log;
+  /** The NVS namespace of one subsystem. */
+  store(ns: string): Store;
+  random: RandomFill;
+  mode: Mode;
+  router: Router;
+  console: Console;
+  status: StatusRegistry;
+  token: AccessToken;
+  signin: SignInCodes;
+  /** Runs work on the main loop after the current request or command has answered. */
+  defer(task: () => void): void;
+}

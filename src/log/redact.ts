@@ -1,0 +1,43 @@
+// The one place log text is redacted: registered secrets are masked, and a
+// heuristic strips what looks like a credential even when nobody registered it
+// (Bearer tokens, api_key= and "key": values, user:pass@host).
+
+const MASK = '***';
+const MIN_SECRET = 4;
+
+export class Redactor {
+  private secrets = new Set<string>();
+
+  /** Registers a secret value; short values are ignored (they would mask noise). */
+  add(secret: string | null | undefined): void {
+    if (secret && secret.length >= MIN_SECRET) this.secrets.add(secret);
+  }
+  remove(secret: string | null | undefined): void {
+    if (secret) this.secrets.delete(secret);
+  }
+
+  redact(text: string): string {
+    let out = text;
+    // Longest first, so a secret containing another is masked whole.
+    const list = [...this.secrets].sort((a, b) => b.length - a.length);
+    for (const s of list) out = out.split(s).join(MASK);
+    return redactHeuristics(out);
+  }
+}
+
+const HEURISTICS: Array<[RegExp, string]> = [
+  // Authorization: Bearer <token>
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`],
+  // api_key=..., apikey=..., key=..., token=..., secret=..., password=... in queries and forms
+  [/\b((?:api[_-]?key|apikey|access[_-]?token|token|secret|password|passwd|pass|key|x-api-key|x-device-token)\s*[=:]\s*)("?)[^\s&"',;]+/gi, `$1$2${MASK}`],
+  // "api_key": "...", "token": "...", "key": "..." in JSON
+  [/("(?:[a-z0-9_-]*(?:key|token|secret|password|passphrase|appass))"\s*:\s*")[^"]*(")/gi, `$1${MASK}$2`],
+  // scheme://user:pass@host
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, `$1${MASK}@`],
+];
+
+export function redactHeuristics(text: string): string {
+  let out = text;
+  for (const [re, replacement] of HEURISTICS) out = out.replace(re, replacement);
+  return out;
+}

@@ -1,0 +1,89 @@
+// Boot: builds the device context on the given HAL, lets every subsystem
+// register its routes, commands and status fields, then starts the mode's
+// services (Orchestrator: Wi-Fi and HTTP; Notifier: neither).
+
+import { Router } from './api/router.ts';
+import { installAuth, makeGate } from './auth/index.ts';
+import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
+import { AccessToken } from './auth/token.ts';
+import { Console } from './console/console.ts';
+import type { Context, Mode } from './core/context.ts';
+import { Store } from './core/store.ts';
+import type { Hal } from './hal/index.ts';
+import { Log } from './log/log.ts';
+import { HttpServer } from './net/http/server.ts';
+import { installSystem } from './system/index.ts';
+import { StatusRegistry } from './system/status.ts';
+import { installWeb } from './web/index.ts';
+
+export const HTTP_PORT = 80;
+const WATCHDOG_FEED_MS = 1000;
+
+export interface Device {
+  ctx: Context;
+  http: HttpServer | null;
+  stop(): void;
+}
+
+function readMode(store: Store): Mode {
+  return store.int('mode', 1) === 0 ? 0 : 1;
+}
+
+export function boot(hal: Hal): Device {
+  const log = new Log(hal.clock, hal.system);
+  log.info('boot', `${hal.build.version} (${hal.build.buildId}) on ${hal.board.type}, reset: ${hal.system.resetReason()}`);
+  const random = (bytes: Uint8Array): void => hal.system.random(bytes);
+  const stores = new Map<string, Store>();
+  const store = (ns: string): Store => {
+    let s = stores.get(ns);
+    if (!s) stores.set(ns, (s = new Store(hal.nvs, ns)));
+    return s;
+  };
+  const token = new AccessToken(store('auth'), random, log.redactor);
+  const signin = new SignInCodes(hal.clock, random);
+  token.onRotate(() => signin.clear());
+  const ctx: Context = {
+    hal,
+    log,
+    store,
+    random,
+    mode: readMode(store('sys')),
+    router: new Router(makeGate(token)),
+    console: new Console(hal.serial, hal.build.testBuild, (m) => log.error('console', m)),
+    status: new StatusRegistry(),
+    token,
+    signin,
+    defer: (task) => void hal.clock.setTimeout(task, 0),
+  };
+
+  installSystem(ctx);
+  installAuth(ctx);
+  installWeb(ctx);
+  ctx.console.start();
+
+  const feed = hal.clock.setInterval(() => hal.system.feedWatchdog(), WATCHDOG_FEED_MS);
+  hal.system.feedWatchdog();
+
+  let http: HttpServer | null = null;
+  if (ctx.mode === 1) {
+    hal.wifi.setEnabled(true);
+    http = new HttpServer(hal.net, hal.clock, ctx.router, undefined, (m) => log.error('http', m));
+    http.listen(HTTP_PORT);
+    const code = signin.mint(SCAN_LIFETIME_MS);
+    log.info('boot', 'Orchestrator mode: HTTP up');
+    hal.system.announce({ http: true, signInPath: `/?c=${code.code}` });
+  } else {
+    hal.wifi.setEnabled(false);
+    log.info('boot', 'Notifier mode: Wi-Fi off');
+    hal.system.announce({ http: false, signInPath: null });
+  }
+
+  return {
+    ctx,
+    http,
+    stop() {
+      feed.cancel();
+      http?.close();
+    },
+  };
+}

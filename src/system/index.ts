@@ -1,0 +1,38 @@
+// The system subsystem: identity and health in the status line and state
+// snapshot, and the console's basic status commands.
+
+import type { Context } from '../core/context.ts';
+import { jsonResponse } from '../net/http/errors.ts';
+
+export function installSystem(ctx: Context): void {
+  const { hal } = ctx;
+  ctx.status.field('fw', () => hal.build.version);
+  ctx.status.field('build', () => hal.build.buildId);
+  ctx.status.field('board', () => hal.board.type);
+  ctx.status.field('mode', () => ctx.mode);
+  ctx.status.field('up', () => Math.floor(hal.clock.monoMs() / 1000));
+  ctx.status.field('psram', () => Math.floor(hal.system.heap().freePsram / 1024));
+  ctx.status.field('minheap', () => Math.floor(hal.system.heap().minFreeInternal / 1024));
+  ctx.status.section(() => {
+    const heap = hal.system.heap();
+    return {
+      version: hal.build.version,
+      build: hal.build.buildId,
+      board: hal.board.type,
+      mode: ctx.mode,
+      uptimeS: Math.floor(hal.clock.monoMs() / 1000),
+      resetReason: hal.system.resetReason(),
+      heap: { freeInternal: heap.freeInternal, largestBlock: heap.largestBlock, minFreeInternal: heap.minFreeInternal, freePsram: heap.freePsram, xsNow: heap.xsNow, xsPeak: heap.xsPeak },
+    };
+  });
+
+  ctx.router.add({ method: 'GET', path: '/api/state', handler: () => jsonResponse(ctx.status.snapshot()) });
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/log',
+    handler: () => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: ctx.log.text() }),
+  });
+
+  ctx.console.register({ verb: 'PING', help: 'answer PONG', testOnly: false, run: (c) => c.out('PONG') });
+  ctx.console.register({ verb: 'STATUS', help: 'print the status line', run: (c) => c.out(ctx.status.line()) });
+}
