@@ -86,7 +86,7 @@ export async function request(
   options: { headers?: Record<string, string>; body?: string } = {},
 ): Promise<ParsedResponse> {
   const body = options.body ?? '';
-  const headers = { Host: 'device', Connection: 'close', ...options.headers };
+  const headers: Record<string, string> = { Host: 'device', Connection: 'close', ...options.headers };
   if (body) headers['Content-Length'] = String(new TextEncoder().encode(body).length);
   const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
   const { responses } = await exchange(net, port, head + body);
