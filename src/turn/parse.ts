@@ -6,7 +6,7 @@
 
 import { capBytes } from '../util/cap.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
-import type { ArrayField, Field, NumberField, ObjectField, StringField, BooleanField } from './contract-types.ts';
+import type { ArrayField, BooleanField, Field, NumberField, ObjectField, StringField } from './contract-types.ts';
 import {
   MEM_WRITE_ITEM,
   REQUIRED_TURN_FIELDS,
@@ -93,8 +93,7 @@ function readArray<T>(v: unknown, f: ArrayField, item: (x: unknown) => T | undef
   const items: T[] = [];
   if (!Array.isArray(v)) return { items, dropped: 0 };
   const cap = f.maxItems ?? Infinity;
-  let i = 0;
-  for (; i < v.length && items.length < cap; i++) {
+  for (let i = 0; i < v.length && items.length < cap; i++) {
     const x = item(v[i]);
     if (x !== undefined) items.push(x);
   }
