@@ -27,6 +27,8 @@ void simExit(int code)
 static void printLines(const char* prefix, const char* text)
 {
 	while (*text) {
+		while (*text == ' ')
+			text++;
 		const char* end = strchr(text, '\n');
 		size_t length = end ? (size_t)(end - text) : strlen(text);
 		fprintf(stderr, "%s%.*s\n", prefix, (int)length, text);
@@ -142,6 +144,22 @@ static int bundleGetter(void* it)
 	return C_EOF;
 }
 
+static void reportParserError(void* console, txString path, txInteger line, txString format, c_va_list arguments)
+{
+	(void)console;
+	fprintf(stderr, "%s:%d: error: ", path ? path : "?", (int)line);
+	vfprintf(stderr, format, arguments);
+	fprintf(stderr, "\n");
+}
+
+static void reportParserWarning(void* console, txString path, txInteger line, txString format, c_va_list arguments)
+{
+	(void)console;
+	fprintf(stderr, "%s:%d: warning: ", path ? path : "?", (int)line);
+	vfprintf(stderr, format, arguments);
+	fprintf(stderr, "\n");
+}
+
 /* Parses the bundle as a program; NULL when it has errors (reported on fd 2 by XS). */
 static txScript* parseBundle(txMachine* the, const char* source, size_t length, const char* path)
 {
@@ -152,10 +170,16 @@ static txScript* parseBundle(txMachine* the, const char* source, size_t length, 
 	txInteger errors;
 	BundleStream stream = { (const unsigned char*)source, 0, length };
 	fxInitializeParser(parser, the, the->parserBufferSize, the->parserTableModulo);
+	parser->reportError = reportParserError;
+	parser->reportWarning = reportParserWarning;
 	parser->firstJump = &jump;
 	if (c_setjmp(jump.jmp_buf) == 0) {
 		parser->path = fxNewParserSymbol(parser, (txString)path);
+#ifdef mxDebug
 		fxParserTree(parser, &stream, bundleGetter, mxProgramFlag | mxDebugFlag, NULL);
+#else
+		fxParserTree(parser, &stream, bundleGetter, mxProgramFlag, NULL);
+#endif
 		if (parser->errorCount == 0) {
 			fxParserHoist(parser);
 			fxParserBind(parser);

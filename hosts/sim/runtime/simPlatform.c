@@ -52,12 +52,12 @@ int simGetTimeOfDay(struct timeval* tv, void* tz)
 
 /* ALLOCATION */
 
-static void simAccount(txMachine* the, size_t size)
+static void simAccount(size_t size)
 {
 	if ((size > gSimHeapMax) || (gSimHeapReserved > gSimHeapMax - size)) {
 		fprintf(stderr, "xsim: out of memory: the XS heap would exceed --heap-max %zu bytes (%zu reserved, %zu more asked)\n",
 			gSimHeapMax, gSimHeapReserved, size);
-		fxAbort(the, XS_NOT_ENOUGH_MEMORY_EXIT);
+		simExit(SIM_EXIT_MEMORY);
 	}
 	gSimHeapReserved += size;
 }
@@ -65,7 +65,7 @@ static void simAccount(txMachine* the, size_t size)
 void* fxAllocateChunks(txMachine* the, txSize size)
 {
 	void* result;
-	simAccount(the, (size_t)size);
+	simAccount((size_t)size);
 	result = c_malloc((size_t)size);
 	if (!result)
 		fxAbort(the, XS_NOT_ENOUGH_MEMORY_EXIT);
@@ -81,7 +81,7 @@ void fxFreeChunks(txMachine* the, void* chunks)
 txSlot* fxAllocateSlots(txMachine* the, txSize count)
 {
 	void* result;
-	simAccount(the, (size_t)count * sizeof(txSlot));
+	simAccount((size_t)count * sizeof(txSlot));
 	result = c_malloc((size_t)count * sizeof(txSlot));
 	if (!result)
 		fxAbort(the, XS_NOT_ENOUGH_MEMORY_EXIT);

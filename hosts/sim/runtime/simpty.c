@@ -116,7 +116,7 @@ int main(void)
 {
 	struct termios attributes;
 	const char* path;
-	int master, connected = 0;
+	int master, slave, connected = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	master = posix_openpt(O_RDWR | O_NOCTTY);
@@ -128,6 +128,11 @@ int main(void)
 		cfmakeraw(&attributes);
 		tcsetattr(master, TCSANOW, &attributes);
 	}
+	/* Linux reports hang-up on the master only once the terminal has been opened and
+	   closed: do that once, so that "no hang-up" means "a client is there". */
+	slave = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave >= 0)
+		close(slave);
 	fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 	fcntl(master, F_SETFD, FD_CLOEXEC);
 	printf("PTY %s\n", path);

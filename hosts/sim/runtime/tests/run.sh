@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# hosts/sim/runtime/tests/run.sh: builds the simulator runtime and runs its own checks:
+# small scripts under --standalone (output and exit code), the pipe test (frames, calls,
+# events, warps, 4 MB binaries) and the pseudo-terminal helper test. A few seconds.
+#   bash hosts/sim/runtime/tests/run.sh            (from anywhere)
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../../../.." && pwd)"
+xsim="$root/build/sim/xsim"
+
+node "$root/hosts/sim/runtime/fetch-xs.mjs" || exit 1
+make -C "$root/hosts/sim/runtime" -j2 --no-print-directory >/dev/null || exit 1
+
+failures=0
+# run NAME EXPECTED_CODE EXPECTED_STDOUT STDERR_PATTERN [xsim options...]
+# (EXPECTED_STDOUT starting with ~ is an extended regular expression)
+run() {
+  local name="$1" code="$2" want="$3" errpat="$4"
+  shift 4
+  local out err got
+  err="$(mktemp)"
+  out="$(timeout 20 "$xsim" "$@" --standalone "$here/$name.js" one two 2>"$err")"
+  got=$?
+  local match=1
+  if [[ "$want" == "~"* ]]; then
+    [[ "$out" =~ ${want:1} ]] || match=0
+  else
+    [[ "$out" == "$want" ]] || match=0
+  fi
+  if [[ "$got" != "$code" || $match == 0 ]] || { [[ -n "$errpat" ]] && ! grep -qE -- "$errpat" "$err"; }; then
+    echo "FAIL $name: exit $got (want $code)"
+    echo "  stdout: $out"
+    echo "  want:   $want"
+    sed 's/^/  stderr: /' "$err"
+    failures=$((failures + 1))
+  else
+    echo "ok   $name"
+  fi
+  rm -f "$err"
+}
+
+run hello 0 $'hello, world\nargv ["one","two"]' ''
+run timers 0 'job0 t0 rep1 rep2 rep3 t10 t10.job t10b t30' ''
+run exception 70 '' 'unhandled exception in a timer: TypeError: boom from a timer'
+run exception-top 70 'before' 'at .*exception-top.js:3'
+run rejection 0 'still running' 'warning: unhandled promise rejection: Error: nobody listens'
+run oom 71 '' 'out of memory' --heap-max 4m
+run parse-error 74 '' 'parse-error.js:3: error: missing expression'
+run stack 72 '' 'stack overflow'
+run exit 64 'bye' ''
+run binary 0 $'standalone call/send threw 2\nmonoMs true wallMs true' ''
+run heap 0 '~^heap ok \{' '' --heap-max 8m
+run class-quirk 0 '~^quirk: ReferenceError: (Point: )?get \?: not initialized yet$' ''
+
+node "$here/pipe-test.mjs" "$xsim" 2>/dev/null || failures=$((failures + 1))
+node "$here/simpty-test.mjs" "$root/build/sim/simpty" || failures=$((failures + 1))
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all runtime checks passed"
