@@ -10,10 +10,11 @@
  * pipe, without waiting when there is more to do, else until the next timer is due.
  * The process ends (code 0) when there is no timer, no pipe and no queued item.
  *
- * Timers: a binary heap ordered by (due, sequence) with a hash by id; the functions
- * live in a JavaScript object (remembered by the machine) indexed by timer id, so the
- * collector sees them. A timer set or rescheduled during a pass fires at the earliest
- * on the next pass, so a repeating 0 ms timer cannot starve events.
+ * Timers: a binary heap ordered by (due, sequence) with a hash by id, both O(log n) or
+ * better; each timer holds its function in a C slot, which the collector marks through
+ * the hooks of one host object remembered by the machine. A timer set or rescheduled
+ * during a pass fires at the earliest on the next pass, so a repeating 0 ms timer
+ * cannot starve events.
  */
 #include "sim.h"
 #include <poll.h>
@@ -27,6 +28,7 @@ struct Timer {
 	double interval;
 	int repeat;
 	Timer* hashNext;
+	txSlot function;
 };
 
 static Timer** gHeap = NULL;
@@ -36,7 +38,7 @@ static Timer** gHash = NULL;
 static size_t gHashSize = 0;      /* power of two */
 static uint32_t gNextTimerId = 1;
 static uint64_t gSeq = 0;
-static txSlot gStore;             /* { [id]: function } */
+static txSlot gTimerRoot;         /* a host object whose marker marks the timers' functions */
 static txSlot gSim;               /* __sim, for onEvent */
 static int gWarnedNoHandler = 0;
 
@@ -176,12 +178,15 @@ static void hashRemove(Timer* timer)
 
 /* TIMERS */
 
-static void storeDelete(txMachine* the, uint32_t id)
+static void markTimers(txMachine* the, void* data, txMarkRoot markRoot)
 {
-	mxPushSlot(&gStore);
-	mxDeleteIndex(id);
-	mxPop();
+	size_t i;
+	(void)data;
+	for (i = 0; i < gHeapCount; i++)
+		(*markRoot)(the, &gHeap[i]->function);
 }
+
+static txHostHooks gTimerHooks = { C_NULL, markTimers, C_NULL };
 
 txNumber simSetTimer(txMachine* the, txNumber ms, txBoolean repeat, txSlot* function)
 {
@@ -204,10 +209,11 @@ txNumber simSetTimer(txMachine* the, txNumber ms, txBoolean repeat, txSlot* func
 	timer->seq = gSeq++;
 	timer->interval = ms;
 	timer->repeat = repeat ? 1 : 0;
-	mxPushSlot(function);
-	mxPushSlot(&gStore);
-	mxSetIndex(id);
-	mxPop();
+	(void)the;
+	timer->function.next = C_NULL;
+	timer->function.flag = XS_NO_FLAG;
+	timer->function.kind = function->kind;
+	timer->function.value = function->value;
 	hashInsert(timer);
 	heapPush(timer);
 	return (txNumber)id;
@@ -221,9 +227,9 @@ void simClearTimer(txMachine* the, txNumber number)
 	timer = hashFind((uint32_t)number);
 	if (!timer)
 		return;
+	(void)the;
 	heapRemove(timer);
 	hashRemove(timer);
-	storeDelete(the, timer->id);
 	free(timer);
 }
 
@@ -279,12 +285,10 @@ static int fireTimers(txMachine* the)
 	int fired = 0;
 	while (gHeapCount) {
 		Timer* timer = gHeap[0];
-		uint32_t id = timer->id;
 		txSlot* function;
 		if ((timer->due > now) || (timer->seq >= passSeq))
 			break;
-		mxPushSlot(&gStore);
-		mxGetIndex(id);
+		mxPushSlot(&timer->function);
 		function = the->stack;
 		if (timer->repeat) {
 			double next = timer->due + timer->interval;
@@ -297,7 +301,6 @@ static int fireTimers(txMachine* the)
 		else {
 			heapRemove(timer);
 			hashRemove(timer);
-			storeDelete(the, id);
 			free(timer);
 		}
 		callFunction(the, function, NULL, 0, "a timer");
@@ -335,10 +338,11 @@ static void deliverEvent(txMachine* the, SimItem* item)
 
 void simLoopInit(txMachine* the)
 {
-	mxPush(mxObjectPrototype);
-	fxNewObjectInstance(the);
-	mxPullSlot(&gStore);
-	fxRemember(the, &gStore);
+	fxNewHostObject(the, C_NULL);
+	fxSetHostData(the, the->stack, &gTimerRoot);
+	fxSetHostHooks(the, the->stack, &gTimerHooks);
+	mxPullSlot(&gTimerRoot);
+	fxRemember(the, &gTimerRoot);
 	mxPush(mxGlobal);
 	mxGetID(fxID(the, "__sim"));
 	mxPullSlot(&gSim);

@@ -215,7 +215,7 @@ int main(int argc, char* argv[])
 		256 * 1024,          /* incrementalChunkSize */
 		8 * 1024,            /* initialHeapCount (slots of 32 bytes) */
 		8 * 1024,            /* incrementalHeapCount */
-		4096,                /* stackCount */
+		32768,               /* stackCount: an esbuild IIFE holds every module-level declaration of the bundle in one function, one stack slot each */
 		4096,                /* initialKeyCount */
 		4096,                /* incrementalKeyCount: keys grow */
 		1993,                /* nameModulo */

@@ -40,7 +40,7 @@ run() {
 }
 
 run hello 0 $'hello, world\nargv ["one","two"]' ''
-run timers 0 'job0 t0 rep1 rep2 rep3 t10 t10.job t10b t30' ''
+run timers 0 'job0 t0 rep1 rep2 rep3 t100 t100.job t100b t300' ''
 run exception 70 '' 'unhandled exception in a timer: TypeError: boom from a timer'
 run exception-top 70 'before' 'at .*exception-top.js:3'
 run rejection 0 'still running' 'warning: unhandled promise rejection: Error: nobody listens'
