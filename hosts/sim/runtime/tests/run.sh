@@ -52,6 +52,13 @@ run binary 0 $'standalone call/send threw 2\nmonoMs true wallMs true' ''
 run heap 0 '~^heap ok \{' '' --heap-max 8m
 run class-quirk 0 '~^quirk: ReferenceError: (Point: )?get \?: not initialized yet$' ''
 
+# a bundle shaped like a large firmware: parse time, stack slots, keys, long literals
+big="$(mktemp --suffix=.js)"
+node "$here/big-bundle.mjs" "$big"
+out="$(timeout 20 "$xsim" --standalone "$big" 2>&1)"
+if [[ "$out" == "big bundle ok 600 300000 keys>4096 true" ]]; then echo "ok   big-bundle"; else echo "FAIL big-bundle: $out"; failures=$((failures + 1)); fi
+rm -f "$big"
+
 node "$here/pipe-test.mjs" "$xsim" 2>/dev/null || failures=$((failures + 1))
 node "$here/simpty-test.mjs" "$root/build/sim/simpty" || failures=$((failures + 1))
 
