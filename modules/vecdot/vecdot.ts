@@ -80,7 +80,7 @@ function count(value: number, name: string): number {
   return v;
 }
 
-/** Dot of matrix[off .. off+n) and q[0 .. n), exact (unrolled for XS). */
+/** Dot of m[off .. off+n) and q[0 .. n), exact (unrolled for XS). */
 function dotAt(m: Int8Array, off: number, q: Int8Array, n: number): number {
   let s = 0;
   let j = 0;
@@ -100,12 +100,41 @@ function dotAt(m: Int8Array, off: number, q: Int8Array, n: number): number {
   return s;
 }
 
+/**
+ * Dot of n4 words of packed int8 (4 per int32) at m[off4 ..) and q[0 ..),
+ * exact. On XS one typed-array read per 4 bytes, with the bytes taken apart
+ * by shifts, runs twice as fast as byte reads. Byte order does not matter:
+ * both operands are split the same way.
+ */
+function dotPacked(m: Int32Array, off4: number, q: Int32Array, n4: number): number {
+  let s = 0;
+  for (let j = 0; j < n4; j++, off4++) {
+    const a = m[off4]!;
+    const b = q[j]!;
+    s +=
+      ((a << 24) >> 24) * ((b << 24) >> 24) +
+      ((a << 16) >> 24) * ((b << 16) >> 24) +
+      ((a << 8) >> 24) * ((b << 8) >> 24) +
+      (a >> 24) * (b >> 24);
+  }
+  return s;
+}
+
+/** An int32 view of the whole words of a, or undefined when a is not 4-byte aligned. */
+function words(a: Int8Array): Int32Array | undefined {
+  return a.byteOffset % 4 === 0 ? new Int32Array(a.buffer, a.byteOffset, a.length >> 2) : undefined;
+}
+
 /** The pure TypeScript implementation, bit for bit the C's results. */
 export const vecdotFallback: VecdotApi = {
   native: false,
   dot(a: Int8Array, b: Int8Array): number {
     const n = a.length < b.length ? a.length : b.length;
-    return dotAt(a, 0, b, n) | 0;
+    const a4 = n >= 16 ? words(a) : undefined;
+    const b4 = a4 ? words(b) : undefined;
+    if (!a4 || !b4) return dotAt(a, 0, b, n) | 0;
+    const n4 = n >> 2;
+    return (dotPacked(a4, 0, b4, n4) + dotAt(a.subarray(n4 * 4), 0, b.subarray(n4 * 4), n - n4 * 4)) | 0;
   },
   topk(
     matrix: Int8Array,
@@ -130,11 +159,16 @@ export const vecdotFallback: VecdotApi = {
     }
     if (k === 0 || rows === 0 || qnorm === 0 || qnorm !== qnorm) return 0;
     if (k > rows) k = rows;
+    // packed reads when every row starts on a 4-byte boundary
+    const m4 = dims % 4 === 0 && dims > 0 ? words(matrix) : undefined;
+    const q4 = m4 ? words(query) : undefined;
+    const dims4 = dims >> 2;
     let n = 0;
     for (let r = 0, off = 0; r < rows; r++, off += dims) {
       const nr = norms[r]!;
       if (nr === 0) continue;
-      const score = Math.fround((dotAt(matrix, off, query, dims) | 0) / (nr * qnorm));
+      const dot = m4 && q4 ? dotPacked(m4, off >> 2, q4, dims4) : dotAt(matrix, off, query, dims);
+      const score = Math.fround((dot | 0) / (nr * qnorm));
       if (score !== score) continue;
       if (n === k && !(score > outScore[k - 1]!)) continue;
       let j = n < k ? n : k - 1;

@@ -83,6 +83,7 @@ function run(n: NativeVecdot & NativeSha256): void {
     qnorm?: number; // override
     weird?: boolean; // NaN / Infinity / negative norms sprinkled in
     offset?: boolean; // norms and outputs as views at an offset
+    unaligned?: boolean; // matrix and query as views at an odd byte offset
     outLen?: number; // output arrays longer than k
   }
   const cases: Case[] = [
@@ -105,15 +106,18 @@ function run(n: NativeVecdot & NativeSha256): void {
     { name: 'dims 1100', rows: 40, dims: 1100, k: 7, mode: 'extremes' },
     { name: 'weird norms', rows: 200, dims: 16, k: 30, mode: 'random', weird: true },
     { name: 'views at offsets', rows: 150, dims: 24, k: 12, mode: 'random', offset: true, zeroEvery: 5 },
+    { name: 'unaligned matrix and query', rows: 150, dims: 24, k: 12, mode: 'random', unaligned: true },
+    { name: 'unaligned, dims 256', rows: 300, dims: 256, k: 9, mode: 'extremes', unaligned: true },
     { name: 'outputs longer than k', rows: 100, dims: 20, k: 6, mode: 'random', outLen: 11 },
     { name: 'qnorm not the query norm', rows: 100, dims: 20, k: 6, mode: 'random', qnorm: 0.37 },
     { name: '6000 x 256 top-5', rows: 6000, dims: 256, k: 5, mode: 'random' },
     { name: '6000 x 256 top-200', rows: 6000, dims: 256, k: 200, mode: 'ternary', zeroEvery: 11 },
   ];
   for (const tc of cases) {
-    const m = new Int8Array(tc.rows * tc.dims);
+    const skew = tc.unaligned ? 1 : 0;
+    const m = new Int8Array(tc.rows * tc.dims + skew).subarray(skew);
     fill(m, tc.mode);
-    const q = new Int8Array(tc.dims);
+    const q = new Int8Array(tc.dims + 3 * skew).subarray(3 * skew);
     fill(q, tc.mode);
     const pad = tc.offset ? 3 : 0;
     const normsBuf = new Float32Array(tc.rows + 2 * pad);

@@ -214,6 +214,25 @@ describe('vecdotFallback.topk', () => {
     expect(api.topk(m, 3, 4, norms, q, 1, 2, idx, sc)).toBe(2);
   });
 
+  it('gives the same results on aligned (packed reads) and unaligned views', () => {
+    for (const dims of [4, 8, 12, 256]) {
+      const rows = 50;
+      const a = new Int8Array(rows * dims + 1);
+      for (let i = 0; i < a.length; i++) a[i] = (i * 2654435761) >>> 24;
+      const aligned = Int8Array.from(a.subarray(1));
+      const unaligned = a.subarray(1);
+      const qb = new Int8Array(dims + 1);
+      for (let i = 0; i < qb.length; i++) qb[i] = (i * 40503) >>> 8;
+      const q = Int8Array.from(qb.subarray(1));
+      const norms = normsOf(aligned, rows, dims);
+      const want = refTopk(aligned, rows, dims, norms, q, norm(q), 7);
+      expectSame(runTopk(aligned, rows, dims, norms, q, norm(q), 7), want);
+      expectSame(runTopk(unaligned, rows, dims, norms, qb.subarray(1), norm(q), 7), want);
+      expect(api.dot(unaligned, aligned)).toBe(refDot(aligned, aligned));
+      expect(api.dot(aligned, aligned)).toBe(refDot(aligned, aligned));
+    }
+  });
+
   it('reads views at an offset', () => {
     const base = new Int8Array(64).fill(99);
     const m = base.subarray(8, 8 + 6);
