@@ -125,5 +125,7 @@ int main(void)
 
 	run(6000, 256, 200);
 	run(60000, 256, 100);
+	/* ten times larger than the last-level cache: bound by DRAM */
+	run(600000, 256, 10);
 	return 0;
 }
