@@ -41,6 +41,7 @@ static uint64_t gSeq = 0;
 static txSlot gTimerRoot;         /* a host object whose marker marks the timers' functions */
 static txSlot gSim;               /* __sim, for onEvent */
 static int gWarnedNoHandler = 0;
+static txID gOnEventID = XS_NO_ID;
 
 static XS_FUNCTION_NORETURN void outOfMemory(void)
 {
@@ -315,7 +316,7 @@ static void deliverEvent(txMachine* the, SimItem* item)
 {
 	txSlot* handler;
 	mxPushSlot(&gSim);
-	mxGetID(fxID(the, "onEvent"));
+	mxGetID(gOnEventID);
 	handler = the->stack;
 	if (mxIsReference(handler) && mxIsFunction(handler->value.reference)) {
 		txSlot* arguments;
@@ -347,6 +348,7 @@ void simLoopInit(txMachine* the)
 	mxGetID(fxID(the, "__sim"));
 	mxPullSlot(&gSim);
 	fxRemember(the, &gSim);
+	gOnEventID = fxID(the, "onEvent");
 }
 
 void simRunLoop(txMachine* the)

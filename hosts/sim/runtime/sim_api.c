@@ -86,24 +86,20 @@ static void xs_sim_call(txMachine* the)
 		mxRangeError("__sim.call: frame too large");
 	/* no XS allocation from here until the reply's values are made */
 	simPipeCall(json, jsonLength, bin, binLength, &reply);
-	{
-		txSlot* array;
-		mxPush(mxArrayPrototype);
-		array = fxNewArrayInstance(the);
-		mxPullSlot(mxResult);
-		mxPushUndefined();
-		fxStringBuffer(the, the->stack, (txString)reply.json, (txSize)reply.jsonLength);
-		mxPushSlot(mxResult);
-		mxSetIndex(0);
-		mxPop();
-		mxPushUndefined();
-		if (reply.binLength)
-			fxArrayBuffer(the, the->stack, (void*)reply.bin, (txInteger)reply.binLength, -1);
-		mxPushSlot(mxResult);
-		mxSetIndex(1);
-		mxPop();
-		(void)array;
-	}
+	mxPush(mxArrayPrototype);
+	fxNewArrayInstance(the);
+	mxPullSlot(mxResult);
+	mxPushUndefined();
+	fxStringBuffer(the, the->stack, (txString)reply.json, (txSize)reply.jsonLength);
+	mxPushSlot(mxResult);
+	mxSetIndex(0);
+	mxPop();
+	mxPushUndefined();
+	if (reply.binLength)
+		fxArrayBuffer(the, the->stack, (void*)reply.bin, (txInteger)reply.binLength, -1);
+	mxPushSlot(mxResult);
+	mxSetIndex(1);
+	mxPop();
 }
 
 static void xs_sim_send(txMachine* the)
