@@ -106,8 +106,42 @@ pipe.on('data', (chunk) => {
 });
 pipe.on('error', () => {});
 
-child.on('exit', (code) => {
+// A board that breaks the protocol: the runtime must exit 73 at once.
+function malformed(name, bytes) {
+  return new Promise((resolvePromise) => {
+    const c = spawn(xsim, [join(here, 'idle.js')], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    let err = '';
+    c.stderr.on('data', (d) => (err += d));
+    const t = setTimeout(() => c.kill('SIGKILL'), 5000);
+    c.stdio[3].on('error', () => {});
+    c.stdio[3].write(bytes);
+    c.on('exit', (code) => {
+      clearTimeout(t);
+      resolvePromise([name, code, err.trim()]);
+    });
+  });
+}
+
+function raw(kind, id, json, extra = 0) {
+  const j = Buffer.from(json);
+  const header = Buffer.alloc(13);
+  header.writeUInt32LE(9 + j.length, 0);
+  header.writeUInt8(kind, 4);
+  header.writeUInt32LE(id, 5);
+  header.writeUInt32LE(j.length + extra, 9);
+  return Buffer.concat([header, j]);
+}
+
+child.on('exit', async (code) => {
   clearTimeout(timeout);
+  const bad = await Promise.all([
+    malformed('a call from the board', raw(1, 1, '{}')),
+    malformed('an unknown kind', raw(9, 1, '{}')),
+    malformed('a reply nobody waits for', raw(2, 7, '{"ok":true}')),
+    malformed('json longer than the frame', raw(4, 1, '{}', 5)),
+    malformed('a bad warp', raw(5, 0, '{"ms":-3}')),
+    malformed('a frame over 256 MiB', Buffer.from([0xff, 0xff, 0xff, 0x7f, 4])),
+  ]);
   const checks = [];
   const check = (name, ok, detail) => checks.push([name, ok, detail]);
   if (failure) check('no failure reported', false, failure);
@@ -122,6 +156,7 @@ child.on('exit', (code) => {
   check('warp advanced the clock', r.warpMono >= 60000 && r.warpMono < 61000, r.warpMono);
   check('never re-entered', r.reentered === false, r.reentered);
   check('exit 73 when the pipe closes', code === 73, code);
+  for (const [name, c, err] of bad) check(`exit 73 on ${name}`, c === 73 && /malformed/.test(err), [c, err]);
   let ok = true;
   for (const [name, pass, detail] of checks) {
     if (!pass) ok = false;
