@@ -100,8 +100,8 @@ function enumValue<T extends string>(v: unknown, values: readonly T[]): T | unde
 }
 
 function hasControl(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
     if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
   }
   return false;

@@ -1,6 +1,7 @@
 // UTF-8-safe byte caps. Every cap in the spec is in UTF-8 bytes and must never
 // cut a character in half: the cut falls on a code point boundary, and a
-// surrogate pair is one code point.
+// surrogate pair is one code point. Iterates with for-of, which is linear on
+// XS and sees whole code points in either XS string model (see utf8.ts).
 
 /**
  * The longest prefix of s whose UTF-8 length is at most maxBytes. A lone
@@ -9,27 +10,17 @@
  */
 export function capBytes(s: string, maxBytes: number): string {
   const max = maxBytes > 0 ? Math.floor(maxBytes) : 0;
-  // Each UTF-16 unit is at most 3 UTF-8 bytes (a pair is 4 for 2 units), so a
-  // short string needs no scan.
-  if (s.length * 3 <= max) return s;
+  // A string unit is at most 4 UTF-8 bytes (3 for a UTF-16 unit, 4 for an XS
+  // code point), so a short string needs no scan.
+  if (s.length * 4 <= max) return s;
   let n = 0;
-  const len = s.length;
-  for (let i = 0; i < len; i++) {
-    const c = s.charCodeAt(i);
-    let w: number;
-    let units = 1;
-    if (c < 0x80) w = 1;
-    else if (c < 0x800) w = 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < len) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        w = 4;
-        units = 2;
-      } else w = 3;
-    } else w = 3;
-    if (n + w > max) return s.slice(0, i);
+  let units = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    const w = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    if (n + w > max) return s.slice(0, units);
     n += w;
-    i += units - 1;
+    units += ch.length;
   }
   return s;
 }

@@ -15,15 +15,16 @@
 //   bits in the last character, so every byte string has exactly one accepted
 //   text form (no malleable signatures or keys).
 
-const HEX = '0123456789abcdef';
+// Loops read strings with for-of and build them with join: on XS, indexing a
+// string is not constant-time and += copies (both quadratic on long input).
+
+const HEX_BYTE: string[] = [];
+for (let i = 0; i < 256; i++) HEX_BYTE.push((i < 16 ? '0' : '') + i.toString(16));
 
 export function toHex(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    s += HEX[b >> 4]! + HEX[b & 15]!;
-  }
-  return s;
+  const parts = new Array<string>(bytes.length);
+  for (let i = 0; i < bytes.length; i++) parts[i] = HEX_BYTE[bytes[i]!]!;
+  return parts.join('');
 }
 
 function hexNibble(c: number): number {
@@ -37,12 +38,19 @@ function hexNibble(c: number): number {
 export function fromHex(s: string): Uint8Array | null {
   if (typeof s !== 'string' || (s.length & 1) !== 0) return null;
   const out = new Uint8Array(s.length >> 1);
-  for (let i = 0; i < out.length; i++) {
-    const hi = hexNibble(s.charCodeAt(2 * i));
-    const lo = hexNibble(s.charCodeAt(2 * i + 1));
-    if (hi < 0 || lo < 0) return null;
-    out[i] = (hi << 4) | lo;
+  let p = 0;
+  let hi = -1;
+  for (const ch of s) {
+    const v = hexNibble(ch.codePointAt(0)!);
+    if (v < 0) return null;
+    if (hi < 0) hi = v;
+    else {
+      out[p++] = (hi << 4) | v;
+      hi = -1;
+    }
   }
+  // A code point that is one unit on XS but two in UTF-16 cannot be hex, so
+  // reaching here means every unit was a hex digit.
   return out;
 }
 
@@ -50,8 +58,8 @@ export function fromHex(s: string): Uint8Array | null {
 export function isLowerHex(s: unknown, length?: number): boolean {
   if (typeof s !== 'string' || s.length === 0) return false;
   if (length !== undefined && s.length !== length) return false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
     if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
   }
   return true;
@@ -69,21 +77,21 @@ const B64_REV = reverse(B64);
 const B64URL_REV = reverse(B64URL);
 
 function encode64(bytes: Uint8Array, alphabet: string, pad: boolean): string {
-  let s = '';
+  const parts: string[] = [];
   const n = bytes.length;
   let i = 0;
   for (; i + 2 < n; i += 3) {
     const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    s += alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + alphabet[(v >> 6) & 63]! + alphabet[v & 63]!;
+    parts.push(alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + alphabet[(v >> 6) & 63]! + alphabet[v & 63]!);
   }
   if (n - i === 1) {
     const v = bytes[i]! << 16;
-    s += alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + (pad ? '==' : '');
+    parts.push(alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + (pad ? '==' : ''));
   } else if (n - i === 2) {
     const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
-    s += alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + alphabet[(v >> 6) & 63]! + (pad ? '=' : '');
+    parts.push(alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + alphabet[(v >> 6) & 63]! + (pad ? '=' : ''));
   }
-  return s;
+  return parts.join('');
 }
 
 function decode64(s: string, rev: Int8Array): Uint8Array | null {
@@ -91,17 +99,20 @@ function decode64(s: string, rev: Int8Array): Uint8Array | null {
   let len = s.length;
   if (len % 4 === 0 && len > 0) {
     // Padding, when present, is one or two '=' that complete the last quad.
-    if (s.charCodeAt(len - 1) === 61) len--;
-    if (s.charCodeAt(len - 1) === 61) len--;
+    // (endsWith, not charCodeAt: indexing is not constant-time on XS.)
+    if (s.endsWith('==')) len -= 2;
+    else if (s.endsWith('=')) len -= 1;
   }
   const rem = len % 4;
   if (rem === 1) return null;
-  const out = new Uint8Array(((len >> 2) * 3) + (rem === 0 ? 0 : rem - 1));
+  const out = new Uint8Array((len >> 2) * 3 + (rem === 0 ? 0 : rem - 1));
   let acc = 0;
   let bits = 0;
   let p = 0;
-  for (let i = 0; i < len; i++) {
-    const c = s.charCodeAt(i);
+  let i = 0;
+  for (const ch of s) {
+    if (i++ === len) break;
+    const c = ch.codePointAt(0)!;
     const v = c < 128 ? rev[c]! : -1;
     if (v < 0) return null;
     acc = ((acc << 6) | v) & 0xffffff;

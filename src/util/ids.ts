@@ -74,7 +74,8 @@ export function signInCode(fill: RandomFill): string {
 
 /** A typed code as the device compares it: uppercase, spaces and dashes removed. */
 export function normalizeSignInCode(typed: unknown): string {
-  if (typeof typed !== 'string') return '';
+  // Anything this long is no code; don't spend time on a hostile form field.
+  if (typeof typed !== 'string' || typed.length > 64) return '';
   return typed.replace(/[\s-]+/g, '').toUpperCase();
 }
 

@@ -1,28 +1,27 @@
 // UTF-8 encoding and decoding without TextEncoder/TextDecoder (XS has neither
 // in every build), and byte lengths without allocating. Every byte cap in the
 // firmware is measured with utf8Length, so it must agree exactly with encode.
+//
+// Two facts about XS shape this code (measured on the simulator's XS):
+// - Strings are UTF-8 inside, so s.charCodeAt(i) walks from the start: a loop
+//   over indexes is quadratic. for-of walks once, so every loop here is for-of.
+// - Unless XS is built with mxCESU8, a string is a sequence of code points, not
+//   UTF-16 units: '😀'.length is 1, charCodeAt gives the code point, and two
+//   surrogate halves concatenated stay two lone surrogates. So characters are
+//   read with codePointAt(0) and built with String.fromCodePoint, which mean
+//   the same in both models.
 
 const REPLACEMENT = 0xfffd;
 
-/**
- * Bytes the string takes in UTF-8. A lone surrogate counts 3 bytes because
- * encode() writes it as U+FFFD.
- */
+/** Bytes one code point takes; a lone surrogate counts 3 (it encodes as U+FFFD). */
+function width(c: number): number {
+  return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+
+/** Bytes the string takes in UTF-8 (lone surrogates count 3, as U+FFFD). */
 export function utf8Length(s: string): number {
   let n = 0;
-  const len = s.length;
-  for (let i = 0; i < len; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < len) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
+  for (const ch of s) n += width(ch.codePointAt(0)!);
   return n;
 }
 
@@ -40,42 +39,32 @@ export function encode(s: string): Uint8Array {
  */
 export function encodeInto(s: string, out: Uint8Array, offset: number): number {
   let p = offset;
-  const len = s.length;
-  for (let i = 0; i < len; i++) {
-    let c = s.charCodeAt(i);
+  for (const ch of s) {
+    let c = ch.codePointAt(0)!;
     if (c < 0x80) {
       out[p++] = c;
-      continue;
-    }
-    if (c < 0x800) {
+    } else if (c < 0x800) {
       out[p++] = 0xc0 | (c >> 6);
       out[p++] = 0x80 | (c & 0x3f);
-      continue;
+    } else if (c < 0x10000) {
+      if (c >= 0xd800 && c <= 0xdfff) c = REPLACEMENT;
+      out[p++] = 0xe0 | (c >> 12);
+      out[p++] = 0x80 | ((c >> 6) & 0x3f);
+      out[p++] = 0x80 | (c & 0x3f);
+    } else {
+      out[p++] = 0xf0 | (c >> 18);
+      out[p++] = 0x80 | ((c >> 12) & 0x3f);
+      out[p++] = 0x80 | ((c >> 6) & 0x3f);
+      out[p++] = 0x80 | (c & 0x3f);
     }
-    if (c >= 0xd800 && c <= 0xdfff) {
-      const d = i + 1 < len ? s.charCodeAt(i + 1) : 0;
-      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-        const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        out[p++] = 0xf0 | (cp >> 18);
-        out[p++] = 0x80 | ((cp >> 12) & 0x3f);
-        out[p++] = 0x80 | ((cp >> 6) & 0x3f);
-        out[p++] = 0x80 | (cp & 0x3f);
-        i++;
-        continue;
-      }
-      c = REPLACEMENT;
-    }
-    out[p++] = 0xe0 | (c >> 12);
-    out[p++] = 0x80 | ((c >> 6) & 0x3f);
-    out[p++] = 0x80 | (c & 0x3f);
   }
   return p;
 }
 
-// Code units are collected and turned into a string in chunks: one
-// String.fromCharCode per byte would be quadratic-ish on an interpreter, and
-// one call with every unit could exceed the engine's argument limit.
-const CHUNK = 4096;
+// Code points are turned into a string in chunks: one call per character is
+// slow on an interpreter, and one call with every character overflows the XS
+// stack (4096 arguments did on the simulator; a device's stack is smaller).
+const CHUNK = 128;
 
 /**
  * Decodes UTF-8 the way the WHATWG decoder does (TextDecoder with fatal off
@@ -83,26 +72,18 @@ const CHUNK = 4096;
  * one U+FFFD. A leading BOM is kept, not stripped: callers decide.
  */
 export function decode(bytes: Uint8Array, start = 0, end = bytes.length): string {
-  let out = '';
-  const units: number[] = [];
+  const parts: string[] = [];
+  const cps: number[] = [];
   let needed = 0;
   let seen = 0;
   let cp = 0;
   let lower = 0x80;
   let upper = 0xbf;
-  const push = (u: number): void => {
-    units.push(u);
-    if (units.length >= CHUNK) {
-      out += String.fromCharCode.apply(null, units);
-      units.length = 0;
-    }
-  };
-  const pushCodePoint = (c: number): void => {
-    if (c < 0x10000) push(c);
-    else {
-      c -= 0x10000;
-      push(0xd800 + (c >> 10));
-      push(0xdc00 + (c & 0x3ff));
+  const push = (c: number): void => {
+    cps.push(c);
+    if (cps.length >= CHUNK) {
+      parts.push(String.fromCodePoint.apply(null, cps));
+      cps.length = 0;
     }
   };
   for (let i = start; i < end; i++) {
@@ -138,11 +119,11 @@ export function decode(bytes: Uint8Array, start = 0, end = bytes.length): string
     upper = 0xbf;
     cp = (cp << 6) | (b & 0x3f);
     if (++seen === needed) {
-      pushCodePoint(cp);
+      push(cp);
       needed = seen = cp = 0;
     }
   }
   if (needed !== 0) push(REPLACEMENT);
-  if (units.length > 0) out += String.fromCharCode.apply(null, units);
-  return out;
+  if (cps.length > 0) parts.push(String.fromCodePoint.apply(null, cps));
+  return parts.length === 1 ? parts[0]! : parts.join('');
 }

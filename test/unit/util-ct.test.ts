@@ -43,25 +43,36 @@ describe('ctEqual', () => {
   });
 
   it('walks the longer input in full (no early exit)', () => {
-    // Count character reads through a proxy-like string object wrapper: the
-    // function only touches charCodeAt, so a spy on it shows the iterations.
-    const reads: number[] = [];
-    const orig = String.prototype.charCodeAt;
-    String.prototype.charCodeAt = function (this: string, i: number) {
-      reads.push(i);
-      return orig.call(this, i);
+    // Byte arrays behind counting proxies: every index read is recorded.
+    const counted = (bytes: number[], reads: number[]) =>
+      new Proxy(Uint8Array.from(bytes), {
+        get(target, key) {
+          if (typeof key === 'string' && /^[0-9]+$/.test(key)) reads.push(Number(key));
+          const v = Reflect.get(target, key, target);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+    const run = (x: number[], y: number[]) => {
+      const ra: number[] = [];
+      const rb: number[] = [];
+      const result = ctEqual(counted(x, ra), counted(y, rb));
+      return { result, ra, rb };
     };
-    try {
-      ctEqual('xbcdefgh', 'abcdefgh'); // differs at 0
-      const early = reads.length;
-      reads.length = 0;
-      ctEqual('abcdefgh', 'abcdefgh');
-      expect(early).toBe(reads.length);
-      reads.length = 0;
-      ctEqual('ab', 'abcdefgh');
-      expect(Math.max(...reads)).toBe(7);
-    } finally {
-      String.prototype.charCodeAt = orig;
-    }
+    const equal = run([1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8]);
+    const early = run([9, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(equal.result).toBe(true);
+    expect(early.result).toBe(false);
+    expect(early.ra).toEqual(equal.ra);
+    expect(early.rb).toEqual(equal.rb);
+    expect(equal.ra).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const short = run([1, 2], [1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(short.result).toBe(false);
+    expect(short.rb).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('compares strings by code point: a pair is one, lone surrogates stay distinct', () => {
+    expect(ctEqual('a😀', 'a😀')).toBe(true);
+    expect(ctEqual('\ud800', '\ud801')).toBe(false);
+    expect(ctEqual('\ud83d\ude00', '😀')).toBe(true);
   });
 });
