@@ -8,6 +8,7 @@ import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
 import { AccessToken } from './auth/token.ts';
 import { Console } from './console/console.ts';
 import type { Context, Mode } from './core/context.ts';
+import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
 import { Store } from './core/store.ts';
 import type { Hal } from './hal/index.ts';
 import { Log } from './log/log.ts';
@@ -42,11 +43,14 @@ export function boot(hal: Hal): Device {
   const token = new AccessToken(store('auth'), random, log.redactor);
   const signin = new SignInCodes(hal.clock, random);
   token.onRotate(() => signin.clear());
+  const hotspots = chooseHotspots(hal);
+  log.info('boot', `hotspots: ${describeHotspots(hotspots)}`);
   const ctx: Context = {
     hal,
     log,
     store,
     random,
+    hotspots,
     mode: readMode(store('sys')),
     router: new Router(makeGate(token)),
     console: new Console(hal.serial, hal.build.testBuild, (m) => log.error('console', m)),

@@ -10,6 +10,7 @@ import type { AccessToken } from '../auth/token.ts';
 import type { SignInCodes } from '../auth/signin.ts';
 import type { StatusRegistry } from '../system/status.ts';
 import type { RandomFill } from '../util/ids.ts';
+import type { Hotspots } from './hotspots.ts';
 import type { Store } from './store.ts';
 
 /** Console MODE values: 0 Notifier (BLE only), 1 Orchestrator (Wi-Fi, HTTP, assistant). */
@@ -21,6 +22,8 @@ export interface Context {
   /** The NVS namespace of one subsystem. */
   store(ns: string): Store;
   random: RandomFill;
+  /** Native or fallback hot loops, chosen at boot. */
+  hotspots: Hotspots;
   mode: Mode;
   router: Router;
   console: Console;

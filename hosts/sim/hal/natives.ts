@@ -1,8 +1,14 @@
-// Picks the native hotspots the runtime linked in (__native), if any.
+// Picks the native hotspots the runtime linked in (__native), if any; the
+// firmware falls back to the TypeScript implementations without them.
 
 import type { Natives } from '../../../src/hal/index.ts';
+import { hasNativeSha256, sha256Native } from '../../../modules/sha256/sha256.ts';
+import { hasNativeVecdot, vecdotNative } from '../../../modules/vecdot/vecdot.ts';
 
 export function createNatives(): Natives {
   if (typeof __native === 'undefined') return {};
-  return {};
+  const natives: Natives = {};
+  if (hasNativeVecdot(__native)) natives.vecdot = vecdotNative(__native);
+  if (hasNativeSha256(__native)) natives.sha256 = sha256Native(__native);
+  return natives;
 }

@@ -1,0 +1,22 @@
+// The hot loops, chosen once at boot: the host's native C when it has it,
+// else the TypeScript fallbacks with the same results bit for bit.
+
+import type { Hal } from '../hal/index.ts';
+import { sha256Fallback, type Sha256Api } from '../../modules/sha256/sha256.ts';
+import { vecdotFallback, type VecdotApi } from '../../modules/vecdot/vecdot.ts';
+
+export interface Hotspots {
+  vecdot: VecdotApi;
+  sha256: Sha256Api;
+}
+
+export function chooseHotspots(hal: Hal): Hotspots {
+  return {
+    vecdot: hal.natives.vecdot ?? vecdotFallback,
+    sha256: hal.natives.sha256 ?? sha256Fallback,
+  };
+}
+
+export function describeHotspots(h: Hotspots): string {
+  return `vecdot ${h.vecdot.native ? 'C' : 'TS'}, sha256 ${h.sha256.native ? 'C' : 'TS'}`;
+}
