@@ -73,7 +73,9 @@ export function createBattery(): Battery {
 }
 
 export function createAudio(): AudioOut {
+  // queued and audio.played count frames (samples per channel), as AudioOut.queued says
   let queued = 0;
+  let channels = 1;
   const audio: AudioOut = {
     present: true,
     onNeed: null,
@@ -82,10 +84,11 @@ export function createAudio(): AudioOut {
     },
     start(format: PcmFormat) {
       queued = 0;
+      channels = format.channels === 2 ? 2 : 1;
       send('audio.start', { ...format });
     },
     write(pcm: Int16Array) {
-      queued += pcm.length;
+      queued += Math.floor(pcm.length / channels);
       send('audio.write', {}, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
     },
     stop() {
