@@ -151,37 +151,38 @@ export function parseUrlEncoded(text: string): Map<string, string> {
   return out;
 }
 
-/** Percent-decodes UTF-8; returns null on malformed escapes. */
+/**
+ * Percent-decodes UTF-8; returns null on malformed escapes. Iterates by code
+ * point (for...of), which is right under both XS string models.
+ */
 export function percentDecode(s: string): string | null {
   if (!s.includes('%')) return s;
-  const bytes: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 37) {
-      const h = s.slice(i + 1, i + 3);
-      if (!/^[0-9a-fA-F]{2}$/.test(h)) return null;
-      bytes.push(parseInt(h, 16));
-      i += 2;
-    } else if (c < 128) bytes.push(c);
-    else {
-      // Non-ASCII in a URL is already text: re-encode it as UTF-8 bytes.
-      const ch = s.codePointAt(i)!;
-      if (ch > 0xffff) i++;
-      const enc = new Uint8Array(4);
-      let n = 0;
-      if (ch < 0x800) {
-        enc[n++] = 0xc0 | (ch >> 6);
-      } else if (ch < 0x10000) {
-        enc[n++] = 0xe0 | (ch >> 12);
-        enc[n++] = 0x80 | ((ch >> 6) & 63);
-      } else {
-        enc[n++] = 0xf0 | (ch >> 18);
-        enc[n++] = 0x80 | ((ch >> 12) & 63);
-        enc[n++] = 0x80 | ((ch >> 6) & 63);
+  const parts: string[] = [];
+  let bytes: number[] = [];
+  let pending = 0;
+  let hex = '';
+  const flush = (): void => {
+    if (bytes.length) parts.push(decode(Uint8Array.from(bytes)));
+    bytes = [];
+  };
+  for (const ch of s) {
+    if (pending) {
+      hex += ch;
+      if (--pending === 0) {
+        if (!/^[0-9a-fA-F]{2}$/.test(hex)) return null;
+        bytes.push(parseInt(hex, 16));
+        hex = '';
       }
-      enc[n++] = 0x80 | (ch & 63);
-      for (let k = 0; k < n; k++) bytes.push(enc[k]!);
+      continue;
     }
+    if (ch === '%') {
+      pending = 2;
+      continue;
+    }
+    flush();
+    parts.push(ch);
   }
-  return decode(Uint8Array.from(bytes));
+  if (pending) return null;
+  flush();
+  return parts.join('');
 }
