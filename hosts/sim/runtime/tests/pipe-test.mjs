@@ -115,7 +115,7 @@ function malformed(name, bytes) {
     const t = setTimeout(() => c.kill('SIGKILL'), 5000);
     c.stdio[3].on('error', () => {});
     c.stdio[3].write(bytes);
-    c.on('exit', (code) => {
+    c.on('close', (code) => {
       clearTimeout(t);
       resolvePromise([name, code, err.trim()]);
     });
@@ -132,7 +132,7 @@ function raw(kind, id, json, extra = 0) {
   return Buffer.concat([header, j]);
 }
 
-child.on('exit', async (code) => {
+child.on('close', async (code) => {
   clearTimeout(timeout);
   const bad = await Promise.all([
     malformed('a call from the board', raw(1, 1, '{}')),
