@@ -2,11 +2,18 @@
 // bundle runs. See docs/sim-protocol.md.
 
 interface SimHeap {
+  /** chunks + slots in use now (includes garbage: gc() first for live sizes). */
   now: number;
+  /** High-water of chunks plus high-water of slots since start or resetPeak(). */
   peak: number;
   chunks: number;
   slots: number;
+  /** --heap-max. */
   limit: number;
+  /** What XS has taken from the system (what --heap-max limits). */
+  reserved: number;
+  /** Property names in use (the device's XS has 16-bit key ids). */
+  keys: number;
 }
 
 interface SimApi {
