@@ -62,6 +62,8 @@ const EXIT_NAMES: Record<number, string> = {
 };
 
 const CRASH_REBOOT_MS = 200;
+const SPAWN_RETRIES = 10;
+const SPAWN_RETRY_MS = 200;
 const LOG_HISTORY = 2000;
 
 interface KillPlan {
@@ -158,6 +160,7 @@ export class Board implements BoardContext {
   wallSynced: boolean;
   console: SerialConsole | null = null;
   private kill: KillPlan | null = null;
+  private spawnFailures = 0;
   private nextBoot: NodeJS.Timeout | null = null;
   private stopping = false;
   private printed = '';
@@ -349,9 +352,16 @@ export class Board implements BoardContext {
     this.exitWaiters = [];
     for (const w of waiting) w();
     if (e.spawnError) {
+      // the binary may be being rebuilt (ETXTBSY, ENOENT for a moment): retry a little
+      if (++this.spawnFailures <= SPAWN_RETRIES && !this.stopping) {
+        this.log(`board: ${e.spawnError}; retrying`);
+        this.schedule(session.resetReason, SPAWN_RETRY_MS);
+        return;
+      }
       this.fatal(e.spawnError);
       return;
     }
+    this.spawnFailures = 0;
     const plan = this.kill;
     this.kill = null;
     let outcome: string;
