@@ -13,6 +13,7 @@ import { ReadStream } from 'node:tty';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlJson } from '../../hosts/sim/board/control-client.ts';
+import { encodeFrame, FrameDecoder } from '../../hosts/sim/board/frames.ts';
 import type { BoardRun} from './fixtures/board-harness.ts';
 import { buildProbe, cleanup, startBoard, tempDir } from './fixtures/board-harness.ts';
 
@@ -38,6 +39,34 @@ function listen<T extends Server | TlsServer>(server: T): Promise<number> {
   servers.push(server);
   return new Promise((r) => server.listen(0, '127.0.0.1', () => r((server.address() as { port: number }).port)));
 }
+
+describe('frame codec', () => {
+  it('decodes frames split at every kind of boundary, including a multi-megabyte one', () => {
+    const frames = [
+      { kind: 1, id: 1, json: '{"op":"a"}', bin: Buffer.alloc(0) },
+      { kind: 3, id: 2, json: '{"op":"b","s":"é"}', bin: Buffer.from([1, 2, 3]) },
+      { kind: 1, id: 3, json: '{}', bin: Buffer.alloc(5 * 1024 * 1024, 9) },
+      { kind: 3, id: 4, json: '', bin: Buffer.from('x') },
+    ];
+    const wire = Buffer.concat(frames.flatMap((f) => encodeFrame(f.kind, f.id, f.json, f.bin)));
+    // byte-sized reads only around the small frames (the big one would take seconds that way)
+    const bigAt = Buffer.concat(frames.slice(0, 2).flatMap((f) => encodeFrame(f.kind, f.id, f.json, f.bin))).length;
+    for (const cut of [1, 3, 4, 13, 100, 4093, 65536, wire.length]) {
+      const d = new FrameDecoder();
+      const out = [];
+      const step = (at: number): number => (cut < 100 && at >= bigAt + 20 && at < wire.length - 40 ? 65536 : cut);
+      for (let at = 0; at < wire.length; ) {
+        const n = Math.min(step(at), wire.length - at);
+        out.push(...d.push(wire.subarray(at, at + n)));
+        at += n;
+      }
+      expect(out.map((f) => [f.kind, f.id, f.json, f.bin.length])).toEqual(frames.map((f) => [f.kind, f.id, f.json, f.bin.length]));
+      expect(out[2]!.bin.every((x) => x === 9)).toBe(true);
+      expect(d.pending).toBe(0);
+    }
+    expect(() => new FrameDecoder().push(Buffer.from([1, 0, 0, 0, 1]))).toThrow(/malformed/);
+  });
+});
 
 describe('board with the probe firmware (panel-35, stdio console)', () => {
   let b: BoardRun;
@@ -136,6 +165,11 @@ describe('board with the probe firmware (panel-35, stdio console)', () => {
     await b.cmd({ cmd: 'fclose', h: 'g' });
     expect((await b.call('sd.probe')).result).toMatchObject({ freeBytes: 100 });
     await b.request('sd.size', { bytes: 64 * 1024 * 1024 });
+
+    // a 5 MB frame each way through the pipe
+    expect(await b.cmd({ cmd: 'bigio', path: '/big.bin', bytes: 5 * 1024 * 1024 })).toMatchObject({ ok: true, same: true });
+    expect(readFileSync(join(b.dir, 'sd/big.bin')).length).toBe(5 * 1024 * 1024);
+    await b.call('sd.remove', '/big.bin');
 
     await b.request('sd.remove');
     expect((await b.call('sd.probe')).result).toEqual({ present: false, totalBytes: null, freeBytes: null });

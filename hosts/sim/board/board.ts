@@ -171,7 +171,7 @@ export class Board implements BoardContext {
   /** Set when the board cannot go on (no bootable image, no runtime). */
   onFatal: (message: string) => void = () => {};
   readonly startedAt = performance.now();
-  /** ms from the board's start to the first runtime's spawn. */
+  /** ms from the board process's start to the first runtime's spawn. */
   firstSpawnMs: number | null = null;
 
   constructor(private readonly opts: BoardOptions) {
@@ -328,7 +328,7 @@ export class Board implements BoardContext {
       protocolError: (m) => this.log(`board: protocol error from the runtime: ${m}; killing it`),
       exit: (e) => this.onExit(session, e),
     });
-    this.firstSpawnMs ??= performance.now() - this.startedAt;
+    this.firstSpawnMs ??= performance.now(); // ms since the board process started
     this.state = 'running';
     for (const w of this.waiters) if (w.kind === 'boot' && session.boot > w.after) this.settle(w, this.bootRecord());
   }
@@ -420,7 +420,8 @@ export class Board implements BoardContext {
    * console opening). A running runtime is killed first.
    */
   reset(reason: ResetReason, why: string, failed = false): Promise<void> {
-    if (this.stopping) return Promise.resolve();
+    // before the first boot (or after a fatal error) there is nothing to reset
+    if (this.stopping || this.state === 'starting' || this.state === 'stopped') return Promise.resolve();
     if (this.session && this.session.alive) {
       this.kill = { reason, failed, why };
       const done = new Promise<void>((r) => this.exitWaiters.push(r));
@@ -581,6 +582,8 @@ export class Board implements BoardContext {
       ble: this.ble.status(),
       heap: this.system.heap(),
       firstSpawnMs: this.firstSpawnMs,
+      // the part of it after Node had started and loaded the board
+      firstSpawnAfterInitMs: this.firstSpawnMs === null ? null : this.firstSpawnMs - this.startedAt,
     };
   }
 

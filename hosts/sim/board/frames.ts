@@ -32,9 +32,14 @@ export function encodeFrame(kind: number, id: number, json: string, bin?: Uint8A
   return parts;
 }
 
-/** Accumulates bytes and yields complete frames. Throws on a malformed frame. */
+/**
+ * Accumulates bytes and yields complete frames. Throws on a malformed frame.
+ * Linear in the bytes received however they are split (a queue of chunks
+ * with a head index; a frame spanning chunks is copied once).
+ */
 export class FrameDecoder {
   private chunks: Buffer[] = [];
+  private head = 0;
   private total = 0;
 
   push(chunk: Buffer): Frame[] {
@@ -43,8 +48,7 @@ export class FrameDecoder {
       this.total += chunk.length;
     }
     const frames: Frame[] = [];
-    for (;;) {
-      if (this.total < 4) break;
+    while (this.total >= 4) {
       const length = this.peekU32();
       if (length < 9 || length > MAX_FRAME) throw new Error(`malformed frame (length ${length})`);
       if (this.total < 4 + length) break;
@@ -58,6 +62,10 @@ export class FrameDecoder {
         bin: whole.subarray(HEADER + jsonLength),
       });
     }
+    if (this.head > 1024 && this.head * 2 > this.chunks.length) {
+      this.chunks = this.chunks.slice(this.head);
+      this.head = 0;
+    }
     return frames;
   }
 
@@ -67,39 +75,40 @@ export class FrameDecoder {
   }
 
   private peekU32(): number {
-    const first = this.chunks[0]!;
+    const first = this.chunks[this.head]!;
     if (first.length >= 4) return first.readUInt32LE(0);
-    const head = Buffer.alloc(4);
+    const bytes = Buffer.alloc(4);
     let at = 0;
-    for (const c of this.chunks) {
+    for (let i = this.head; at < 4; i++) {
+      const c = this.chunks[i]!;
       const n = Math.min(4 - at, c.length);
-      c.copy(head, at, 0, n);
+      c.copy(bytes, at, 0, n);
       at += n;
-      if (at === 4) break;
     }
-    return head.readUInt32LE(0);
+    return bytes.readUInt32LE(0);
   }
 
   private take(n: number): Buffer {
-    const first = this.chunks[0]!;
+    const first = this.chunks[this.head]!;
+    this.total -= n;
     if (first.length >= n) {
       const out = first.subarray(0, n);
-      if (first.length === n) this.chunks.shift();
-      else this.chunks[0] = first.subarray(n);
-      this.total -= n;
+      if (first.length === n) this.chunks[this.head++] = EMPTY;
+      else this.chunks[this.head] = first.subarray(n);
       return out;
     }
     const out = Buffer.allocUnsafe(n);
     let at = 0;
     while (at < n) {
-      const c = this.chunks[0]!;
+      const c = this.chunks[this.head]!;
       const k = Math.min(n - at, c.length);
       c.copy(out, at, 0, k);
       at += k;
-      if (k === c.length) this.chunks.shift();
-      else this.chunks[0] = c.subarray(k);
+      if (k === c.length) this.chunks[this.head++] = EMPTY;
+      else this.chunks[this.head] = c.subarray(k);
     }
-    this.total -= n;
     return out;
   }
 }
+
+const EMPTY = Buffer.alloc(0);

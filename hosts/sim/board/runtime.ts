@@ -105,7 +105,14 @@ export class RuntimeProcess {
 
   write(kind: number, id: number, json: string, bin?: Uint8Array): void {
     if (this.exited || this.pipe.destroyed) return;
-    for (const part of encodeFrame(kind, id, json, bin)) this.pipe.write(part);
+    const parts = encodeFrame(kind, id, json, bin);
+    // one write (one syscall) for small frames; big payloads are not copied
+    if (parts.length === 2 || parts[2]!.length < 64 * 1024) this.pipe.write(Buffer.concat(parts));
+    else {
+      this.pipe.cork();
+      for (const part of parts) this.pipe.write(part);
+      this.pipe.uncork();
+    }
   }
 
   get congested(): boolean {
