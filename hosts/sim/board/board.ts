@@ -186,7 +186,12 @@ export class Board implements BoardContext {
     this.sd = new SdCard(this.device.path('sd'), cfg.sd.sizeBytes, cfg.sd.inserted, (sizeBytes, inserted) =>
       this.device.update((c) => (c.sd = { sizeBytes, inserted })),
     );
-    this.tcp = new Tcp(opts.httpPort, cfg.httpPort, (port) => this.device.update((c) => (c.httpPort = port)));
+    this.tcp = new Tcp(
+      opts.httpPort,
+      cfg.httpPort,
+      (port) => this.device.update((c) => (c.httpPort = port)),
+      () => this.announce(),
+    );
     for (const r of opts.routes) {
       const { from, to } = parseRoute(r);
       const [host, port] = [from.slice(0, from.lastIndexOf(':')), Number(from.slice(from.lastIndexOf(':') + 1))];
@@ -457,14 +462,33 @@ export class Board implements BoardContext {
     const rec: ReadyRecord = { boot: session.boot, http, signInPath };
     session.ready = rec;
     this.lastReady = rec;
-    const port = this.tcp.httpPort ?? (this.opts.httpPort || this.device.config.httpPort || 0);
-    const lines = http ? [`HTTP: http://127.0.0.1:${port}/`, ...(signInPath ? [`Sign-in: http://127.0.0.1:${port}${signInPath.startsWith('/') ? '' : '/'}${signInPath}`] : [])] : ['HTTP: off (Notifier mode)'];
-    const text = lines.join('\n');
-    if (text !== this.printed) {
-      this.printed = text;
-      for (const l of lines) this.opts.print(l);
-    }
+    this.announce();
+    const port = this.httpPortNow();
     for (const w of this.waiters) if (w.kind === 'ready' && session.boot > w.after) this.settle(w, { ...rec, httpPort: http ? port : null });
+  }
+
+  /** The real port behind the firmware's port 80: its listener's, else the one it will get. */
+  private httpPortNow(): number | null {
+    return this.tcp.httpPort ?? (this.opts.httpPort || this.device.config.httpPort || null);
+  }
+
+  /** Prints the HTTP/Sign-in lines of the current boot's ready, when they changed. */
+  private announce(): void {
+    const rec = this.session?.ready;
+    if (!rec) return;
+    let lines: string[];
+    if (rec.http) {
+      const port = this.httpPortNow();
+      if (port === null) return; // printed when the port-80 listener is up
+      lines = [`HTTP: http://127.0.0.1:${port}/`];
+      if (rec.signInPath) lines.push(`Sign-in: http://127.0.0.1:${port}${rec.signInPath.startsWith('/') ? '' : '/'}${rec.signInPath}`);
+    } else {
+      lines = ['HTTP: off (Notifier mode)'];
+    }
+    const text = lines.join('\n');
+    if (text === this.printed) return;
+    this.printed = text;
+    for (const l of lines) this.opts.print(l);
   }
 
   private boardInfo(session: BootSession): Reply {
@@ -596,7 +620,7 @@ export class Board implements BoardContext {
   wait(kind: Waiter['kind'], timeoutMs: number, after?: number, match?: string): Promise<Json> {
     const since = after ?? (kind === 'boot' ? this.bootCount : this.bootCount - 1);
     if (kind === 'boot' && this.bootCount > since) return Promise.resolve(this.bootRecord());
-    if (kind === 'ready' && this.lastReady && this.lastReady.boot > since) return Promise.resolve({ ...this.lastReady, httpPort: this.lastReady.http ? this.tcp.httpPort : null });
+    if (kind === 'ready' && this.lastReady && this.lastReady.boot > since) return Promise.resolve({ ...this.lastReady, httpPort: this.lastReady.http ? this.httpPortNow() : null });
     if (kind === 'exit' && this.lastExit && this.lastExit.boot > since) return Promise.resolve({ ...this.lastExit });
     if (kind === 'log') {
       if (match === undefined) return Promise.reject(new BoardError('EINVAL', "wait for 'log' needs match"));

@@ -64,6 +64,8 @@ export class Tcp implements Service {
     /** The port used last time (kept across boots and runs when the option is 0). */
     private lastHttpPort: number | null,
     private readonly rememberHttpPort: (port: number) => void,
+    /** The firmware's port-80 listener is up on this real port. */
+    private readonly onHttpListen: (port: number) => void = () => {},
   ) {}
 
   addRoute(host: string, port: number, to: Route): void {
@@ -154,6 +156,7 @@ export class Tcp implements Service {
               this.lastHttpPort = port;
               this.rememberHttpPort(port);
             }
+            this.onHttpListen(port);
           }
           server.on('connection', (socket: Socket) => {
             if (!session.alive || !this.listeners.has(id)) {
