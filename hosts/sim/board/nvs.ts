@@ -148,9 +148,11 @@ export class NvsStore implements Service {
       const ns = str(args, 'ns');
       const keys = args['keys'];
       const values = args['values'];
-      if (!Array.isArray(keys) || !Array.isArray(values) || keys.length !== values.length || !keys.length) {
-        fail('EINVAL', 'nvs.set needs keys and values of the same non-zero length');
+      if (!Array.isArray(keys) || !Array.isArray(values) || keys.length !== values.length) {
+        fail('EINVAL', 'nvs.set needs keys and values of the same length');
       }
+      checkName('namespace', ns);
+      if (!keys.length) return; // an empty batch writes nothing
       let at = 0;
       const entries: Array<[string, Value | undefined]> = [];
       for (let i = 0; i < keys.length; i++) {
