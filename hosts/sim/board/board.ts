@@ -4,7 +4,7 @@
 // ops, and decides what follows each exit (reboot, deep sleep, halt, crash
 // reboot, watchdog reset). The control socket and the CLI drive it.
 
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { accessSync, constants as fsc } from 'node:fs';
 import { BOARD_DESCRIPTORS, toBoardInfo, type BoardDescriptor } from '../../../boards/index.ts';
@@ -65,6 +65,7 @@ const CRASH_REBOOT_MS = 200;
 const SPAWN_RETRIES = 10;
 const SPAWN_RETRY_MS = 200;
 const LOG_HISTORY = 2000;
+const LOG_ROTATE_BYTES = 16 * 1024 * 1024;
 
 interface KillPlan {
   reason: ResetReason;
@@ -165,6 +166,7 @@ export class Board implements BoardContext {
   private stopping = false;
   private printed = '';
   private logFd: number;
+  private logBytes: number;
   private logs: Array<{ boot: number; line: string }> = [];
   private waiters = new Set<Waiter>();
   private exitWaiters: Array<() => void> = [];
@@ -177,6 +179,7 @@ export class Board implements BoardContext {
   constructor(private readonly opts: BoardOptions) {
     this.device = new DeviceFolder(opts.deviceDir, opts.board);
     this.logFd = openSync(this.device.path('device.log'), 'a');
+    this.logBytes = fstatSync(this.logFd).size;
     if (opts.sdSize !== undefined) this.device.update((c) => (c.sd.sizeBytes = opts.sdSize!));
     this.wallSynced = this.device.config.wallSynced;
     this.flash = new FlashChip(this.device.path('flash.bin'));
@@ -237,10 +240,22 @@ export class Board implements BoardContext {
 
   private appendLog(line: string): void {
     try {
-      writeSync(this.logFd, line + '\n');
+      const bytes = Buffer.from(line + '\n', 'utf8');
+      writeSync(this.logFd, bytes);
+      this.logBytes += bytes.length;
+      if (this.logBytes > LOG_ROTATE_BYTES) this.rotateLog();
     } catch {
       // the log is best effort
     }
+  }
+
+  /** device.log becomes device.log.1 (replacing the older one) past LOG_ROTATE_BYTES. */
+  private rotateLog(): void {
+    closeSync(this.logFd);
+    renameSync(this.device.path('device.log'), this.device.path('device.log.1'));
+    this.logFd = openSync(this.device.path('device.log'), 'a');
+    this.logBytes = fstatSync(this.logFd).size;
+    this.logBytes = 0;
   }
 
   /** A board message: device.log, and stderr unless --quiet. */

@@ -33,6 +33,10 @@ export class StdioConsole implements SerialConsole {
     if (stdin.isTTY) {
       stdin.setRawMode(true);
       this.raw = true;
+      // whatever ends the process, the terminal gets its line discipline back
+      process.once('exit', () => {
+        if (this.raw) stdin.setRawMode(false);
+      });
     }
     this.onData = (chunk: Buffer) => {
       if (this.raw && chunk.includes(0x03)) {
@@ -53,6 +57,7 @@ export class StdioConsole implements SerialConsole {
   close(): void {
     process.stdin.off('data', this.onData);
     if (this.raw) process.stdin.setRawMode(false);
+    this.raw = false;
     process.stdin.pause();
     process.stdin.unref?.();
   }
