@@ -69,6 +69,9 @@ export function makeImage(bundle, header) {
 
 export function buildRuntime({ quiet = false } = {}) {
   const stdio = quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit';
+  if (!existsSync(join(ROOT, 'build/sim/xsim'))) {
+    console.error('build: building the XS runtime from @agoric/xsnap\'s sources (first time only, under a minute)...');
+  }
   execFileSync(process.execPath, [join(ROOT, 'hosts/sim/runtime/fetch-xs.mjs')], { cwd: ROOT, stdio });
   execFileSync('make', ['-C', 'hosts/sim/runtime', '-j2', '--no-print-directory'], { cwd: ROOT, stdio });
 }

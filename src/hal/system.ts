@@ -32,6 +32,8 @@ export interface System {
   heap(): HeapFigures;
   /** Resets the high-water mark of xsPeak (for measuring one piece of work). */
   resetHeapPeak(): void;
+  /** A full garbage collection, so heap() shows live sizes (diagnostics only). */
+  gc(): void;
   /** Feed the task watchdog; a loop that stops feeding it gets the device reset. */
   feedWatchdog(): void;
   /** Writes one line to the host's log output (the log ring is the firmware's). */

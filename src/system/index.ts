@@ -35,4 +35,13 @@ export function installSystem(ctx: Context): void {
 
   ctx.console.register({ verb: 'PING', help: 'answer PONG', testOnly: false, run: (c) => c.out('PONG') });
   ctx.console.register({ verb: 'STATUS', help: 'print the status line', run: (c) => c.out(ctx.status.line()) });
+  ctx.console.register({
+    verb: 'HEAP?',
+    help: 'collect garbage, then print heap figures in bytes (xs = live XS heap)',
+    run: (c) => {
+      hal.system.gc();
+      const h = hal.system.heap();
+      c.out(`xs=${h.xsNow} xsPeak=${h.xsPeak} free=${h.freeInternal} largest=${h.largestBlock} minFree=${h.minFreeInternal} psram=${h.freePsram}`);
+    },
+  });
 }

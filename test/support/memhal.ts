@@ -229,6 +229,10 @@ export class MemSystem implements System {
   resetHeapPeak(): void {
     this.heapFigures.xsPeak = this.heapFigures.xsNow;
   }
+  gcRuns = 0;
+  gc(): void {
+    this.gcRuns++;
+  }
   feedWatchdog(): void {
     this.watchdogFeeds++;
   }

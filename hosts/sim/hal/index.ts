@@ -64,6 +64,7 @@ function createSystem(reason: ResetReason, clock: Clock): System {
       };
     },
     resetHeapPeak: () => __sim.resetPeak(),
+    gc: () => __sim.gc(),
     feedWatchdog(): void {
       // The board's watchdog only needs a sign of life every few seconds.
       const now = clock.monoMs();
