@@ -34,6 +34,8 @@ interface ListenerEntry {
   session: Session;
 }
 
+const END_LINGER_MS = 30_000;
+
 const TLS_CODES = /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_OSSL)/;
 
 function classify(e: NodeJS.ErrnoException, stage: 'connect' | 'tls' | 'open'): string {
@@ -252,7 +254,10 @@ export class Tcp implements Service {
     },
     'tcp.end': (args: Json) => {
       const c = this.conn(args);
-      if (c && !c.closed) c.socket.end();
+      if (!c || c.closed) return;
+      c.socket.end();
+      // a peer that never closes its side does not keep the socket forever (as FIN_WAIT_2 ends)
+      setTimeout(() => c.socket.destroy(), END_LINGER_MS).unref();
     },
     'tcp.destroy': (args: Json) => {
       const c = this.conn(args);
