@@ -10,6 +10,7 @@
  */
 #include "sim.h"
 #include "xsScript.h"
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 
@@ -256,6 +257,13 @@ int main(int argc, char* argv[])
 	extra = argi;
 
 	seedRandom();
+	/* Die with the board: a board killed outright must not leave a firmware
+	   spinning as an orphan (the device has no life without its board). */
+	if (!gSimStandalone) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			simExit(SIM_EXIT_PIPE);
+	}
 	simPipeOpen();
 	source = readBundle(path, &length);
 
