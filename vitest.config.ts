@@ -10,6 +10,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -22,6 +23,8 @@ export default defineConfig({
           hookTimeout: 120_000,
           fileParallelism: true,
           maxWorkers: 2,
+          // After the unit suites, so simulator boots do not compete with them.
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -1,0 +1,76 @@
+// The end-to-end harness for the real firmware: boots the simulator on a
+// temporary device folder and a free port, waits for its printed lines, and
+// gives tests the URLs, the console and the board's control socket. Every
+// process it starts is stopped by cleanup() (call it in afterAll).
+
+import { cleanup, startBoard, tempDir, type BoardRun } from './fixtures/board-harness.ts';
+
+export { cleanup, tempDir };
+
+export interface Device {
+  board: BoardRun;
+  dir: string;
+  /** http://127.0.0.1:<port>/ (null in Notifier mode) */
+  url: string | null;
+  signIn: string | null;
+  consoleLine: string;
+  /** Sends one console line on stdio and resolves with the command's reply (through OK or ERR). */
+  command(line: string, timeoutMs?: number): Promise<string>;
+  fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
+  stop(): Promise<number | null>;
+}
+
+export interface StartOptions {
+  board?: string;
+  mode?: 0 | 1;
+  sdSize?: number;
+  dir?: string;
+  args?: string[];
+}
+
+export async function startDevice(options: StartOptions = {}): Promise<Device> {
+  const dir = options.dir ?? tempDir('desk-e2e-');
+  const args = [
+    ...(options.board ? ['--board', options.board] : []),
+    ...(options.mode !== undefined ? ['--mode', String(options.mode)] : []),
+    ...(options.sdSize !== undefined ? ['--sd-size', String(options.sdSize)] : []),
+    ...(options.args ?? []),
+  ];
+  const board = await startBoard(dir, args);
+  const consoleLine = (await board.waitStdout(/^Console: .*$/m))[0];
+  const http = (await board.waitStdout(/^HTTP: (.*)$/m))[1]!;
+  const url = http.startsWith('http://') ? http : null;
+  const signIn = url ? (await board.waitStdout(/^Sign-in: (.*)$/m))[1]! : null;
+  let consumed = board.stdout.length;
+  const device: Device = {
+    board,
+    dir,
+    url,
+    signIn,
+    consoleLine,
+    async command(line, timeoutMs = 10_000) {
+      const from = consumed;
+      board.proc.stdin!.write(line + '\r\n');
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const out = board.stdout.slice(from);
+        const end = /^(OK|ERR[^\r\n]*)\r?$/m.exec(out);
+        if (end) {
+          consumed = from + end.index + end[0].length;
+          return out.slice(0, end.index + end[0].length).replace(/\r/g, '').replace(/^\n+/, '');
+        }
+        if (Date.now() > deadline) throw new Error(`no reply to ${line}: ${JSON.stringify(out)}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    },
+    fetch(path, init = {}) {
+      if (!url) throw new Error('no HTTP in Notifier mode');
+      const { token, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (token !== undefined) headers.set('X-Device-Token', token);
+      return fetch(new URL(path, url), { ...rest, headers });
+    },
+    stop: () => board.stop(),
+  };
+  return device;
+}
