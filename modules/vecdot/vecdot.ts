@@ -42,18 +42,8 @@ export interface VecdotApi {
 
 /** The functions the runtime puts on `__native` (docs/sim-protocol.md). */
 export interface NativeVecdot {
-  vecdotDot(a: Int8Array, b: Int8Array): number;
-  vecdotTopk(
-    matrix: Int8Array,
-    rows: number,
-    dims: number,
-    norms: Float32Array,
-    query: Int8Array,
-    qnorm: number,
-    k: number,
-    outIdx: Int32Array,
-    outScore: Float32Array,
-  ): number;
+  vecdotDot: VecdotApi['dot'];
+  vecdotTopk: VecdotApi['topk'];
 }
 
 /** True when obj carries the vecdot functions (e.g. the runtime's __native). */

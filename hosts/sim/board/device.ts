@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DeviceType } from '../../../src/hal/index.ts';
+import type { BatteryReading, DeviceType } from '../../../src/hal/index.ts';
 import { DEVICE_TYPES } from '../../../src/hal/index.ts';
 import { writeFileAtomic } from './atomic.ts';
 
@@ -17,15 +17,8 @@ export interface WifiNetwork {
   channel?: number;
 }
 
-export interface BatteryState {
-  /** The gauge answers (only meaningful on boards that have one). */
-  present: boolean;
-  levelPct: number | null;
-  healthPct: number | null;
-  millivolts: number | null;
-  external: boolean;
-  charging: boolean;
-}
+/** The gauge's state as the firmware reads it (present: the gauge answers). */
+export type BatteryState = BatteryReading;
 
 export interface DeviceConfig {
   version: 1;

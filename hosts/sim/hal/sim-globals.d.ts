@@ -32,23 +32,7 @@ interface SimApi {
   argv: string[];
 }
 
-interface SimNative {
-  vecdotDot(a: Int8Array, b: Int8Array): number;
-  vecdotTopk(
-    matrix: Int8Array,
-    rows: number,
-    dims: number,
-    norms: Float32Array,
-    query: Int8Array,
-    qnorm: number,
-    k: number,
-    outIdx: Int32Array,
-    outScore: Float32Array,
-  ): number;
-  sha256Init(): ArrayBuffer;
-  sha256Update(ctx: ArrayBuffer, bytes: Uint8Array): void;
-  sha256Final(ctx: ArrayBuffer): ArrayBuffer;
-}
-
 declare const __sim: SimApi;
-declare const __native: SimNative | undefined;
+declare const __native:
+  | (import('../../../modules/vecdot/vecdot.ts').NativeVecdot & import('../../../modules/sha256/sha256.ts').NativeSha256)
+  | undefined;
