@@ -153,6 +153,8 @@ async function main(): Promise<void> {
   }
   b.console = con;
   process.stdout.write(`Console: ${con.description}\n`);
+  // A person at a terminal gets the console's prompt; scripts get the bare lines.
+  if (consoleKind === 'stdio' && process.stdin.isTTY) process.stderr.write('Type console commands here (HELP lists them); Ctrl-C stops the simulator.\n');
   b.start();
 }
 
