@@ -12,7 +12,9 @@ import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
 import { Store } from './core/store.ts';
 import type { Hal } from './hal/index.ts';
 import { Log } from './log/log.ts';
+import { HttpClient } from './net/http/client.ts';
 import { HttpServer } from './net/http/server.ts';
+import { DeviceTlsPolicy } from './net/tls.ts';
 import { installSystem } from './system/index.ts';
 import { StatusRegistry } from './system/status.ts';
 import { installWeb } from './web/index.ts';
@@ -43,6 +45,7 @@ export function boot(hal: Hal): Device {
   const token = new AccessToken(store('auth'), random, log.redactor);
   const signin = new SignInCodes(hal.clock, random);
   token.onRotate(() => signin.clear());
+  const tls = new DeviceTlsPolicy(store('net'));
   const hotspots = chooseHotspots(hal);
   log.info('boot', `hotspots: ${describeHotspots(hotspots)}`);
   const ctx: Context = {
@@ -57,6 +60,8 @@ export function boot(hal: Hal): Device {
     status: new StatusRegistry(),
     token,
     signin,
+    tls,
+    client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
     defer: (task) => void hal.clock.setTimeout(task, 0),
   };
 

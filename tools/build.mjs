@@ -87,6 +87,9 @@ export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version =
   const custom = Object.keys(defines).length > 0 || version !== firmwareVersion() || entry !== 'hosts/sim/hal/entry.ts';
   if (!force && !custom && !stale(img, inputs)) return img;
   mkdirSync(outDir, { recursive: true });
+  // Test builds trust the local test CA next to the real roots (src/net/tls.ts).
+  const { testCaPem } = await import('./test-ca.mjs');
+  const testDefines = testBuild ? { __TEST_CA_PEM__: JSON.stringify(testCaPem()) } : {};
   await esbuild.build({
     entryPoints: [join(ROOT, entry)],
     bundle: true,
@@ -95,7 +98,7 @@ export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version =
     mainFields: ['module', 'main'],
     ...XS_TARGET,
     outfile: js,
-    define: { ...defines },
+    define: { ...testDefines, ...defines },
     legalComments: 'none',
     logLevel: 'warning',
     loader: { '.md': 'text', '.svg': 'text', '.html': 'text' },

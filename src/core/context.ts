@@ -5,6 +5,8 @@
 import type { Console } from '../console/console.ts';
 import type { Hal } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
+import type { HttpClient } from '../net/http/client.ts';
+import type { DeviceTlsPolicy } from '../net/tls.ts';
 import type { Router } from '../api/router.ts';
 import type { AccessToken } from '../auth/token.ts';
 import type { SignInCodes } from '../auth/signin.ts';
@@ -30,6 +32,9 @@ export interface Context {
   status: StatusRegistry;
   token: AccessToken;
   signin: SignInCodes;
+  /** Outbound HTTP(S), under the device's TLS policy. */
+  client: HttpClient;
+  tls: DeviceTlsPolicy;
   /** Runs work on the main loop after the current request or command has answered. */
   defer(task: () => void): void;
 }
