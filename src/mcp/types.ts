@@ -1,0 +1,60 @@
+// The tool contract every subsystem registers into (the tool registry owns
+// the mechanism; each subsystem owns its tools). One entry per tool: name,
+// description, JSON-schema arguments, handler, and where and for whom it runs.
+
+/** A JSON schema for a tool's arguments (an object schema). */
+export type JsonSchema = Record<string, unknown>;
+
+/** Who may call: open to every principal, or admins only (re-checked in the handler path). */
+export type ToolAccess = 'open' | 'admin';
+
+/** Where a tool may run: the live turn, POST /mcp, or both. */
+export type ToolWhere = 'turn' | 'mcp' | 'both';
+
+/** The tool panel's where-it-runs tag (GET /api/tools). */
+export type ToolRunsOn = 'Orchestrator' | 'Sub-agents' | 'Unavailable';
+
+export interface ToolCaller {
+  via: 'turn' | 'mcp';
+  /** The caller holds the admin role (manageTenants); the owner with the device token does. */
+  admin: boolean;
+  /** A scheduled turn (routine, wakeup). */
+  scheduled: boolean;
+  /** An unattended turn (scheduled, or a synthesis turn): no human is waiting. */
+  unattended: boolean;
+  /** The chat id of the person on whose behalf the call runs (null: the device owner). */
+  person: string | null;
+}
+
+/** Every tool result, uniformly (spec: success, output, error, error_type). */
+export interface ToolResult {
+  success: boolean;
+  output: string;
+  error: string | null;
+  error_type: string | null;
+}
+
+export interface ToolSpec {
+  /** Dotted name, e.g. memory.write (sanitized for providers by the registry). */
+  name: string;
+  description: string;
+  /** Arguments schema: type object with properties and required. */
+  schema: JsonSchema;
+  access: ToolAccess;
+  where: ToolWhere;
+  /** May run in scheduled or unattended turns (default true). */
+  unattended?: boolean;
+  /** Registered but currently unusable (e.g. no SD card, no key): not advertised. */
+  available?: () => boolean;
+  /** Which side of the fabric runs it, for the tool panel (default Orchestrator). */
+  runsOn?: Exclude<ToolRunsOn, 'Unavailable'>;
+  handler(args: Record<string, unknown>, caller: ToolCaller): ToolResult | Promise<ToolResult>;
+}
+
+export function ok(output: string): ToolResult {
+  return { success: true, output, error: null, error_type: null };
+}
+
+export function fail(errorType: string, error: string): ToolResult {
+  return { success: false, output: '', error, error_type: errorType };
+}
