@@ -1,0 +1,74 @@
+// The tunnel guard (spec, Authentication 8): what a request arriving through
+// the cloud relay may reach, and what of a response may leave through it.
+// Paths are canonicalized before the check (percent-decoded until stable,
+// query dropped, repeated and trailing slashes removed, case folded) so
+// encoded, doubled or decorated variants of a denied route are denied too.
+
+import { percentDecode } from '../net/http/parse.ts';
+
+/** Routes never reachable through the tunnel: they mint or reveal credentials. */
+export const TUNNEL_DENIED = ['/api/connect', '/api/token/regen', '/api/signin/code', '/api/signin/exchange'];
+
+/** JSON keys whose values never leave through the tunnel. */
+export const TUNNEL_STRIPPED_KEYS = ['token', 'apPass'];
+
+const MAX_ROUNDS = 8;
+
+/** Canonical form of a request target, or null when it cannot be decoded. */
+export function canonicalPath(target: string): string | null {
+  let path = target;
+  const q = path.search(/[?#]/);
+  if (q >= 0) path = path.slice(0, q);
+  for (let i = 0; i < MAX_ROUNDS; i++) {
+    const next = percentDecode(path);
+    if (next === null) return null;
+    const cut = next.search(/[?#]/);
+    const trimmed = cut >= 0 ? next.slice(0, cut) : next;
+    if (trimmed === path) break;
+    path = trimmed;
+    if (i === MAX_ROUNDS - 1) return null; // still changing: refuse rather than guess
+  }
+  path = path.replace(/\\/g, '/').replace(/\/{2,}/g, '/');
+  // Resolve dot segments so /api/x/../connect is seen as /api/connect.
+  const out: string[] = [];
+  for (const seg of path.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') out.pop();
+    else out.push(seg);
+  }
+  return ('/' + out.join('/')).toLowerCase();
+}
+
+export type TunnelVerdict = { allowed: true; path: string } | { allowed: false; reason: string };
+
+export function tunnelAllows(target: string): TunnelVerdict {
+  const path = canonicalPath(target);
+  if (path === null) return { allowed: false, reason: 'undecodable path' };
+  if (TUNNEL_DENIED.includes(path)) return { allowed: false, reason: `${path} is not available through the relay` };
+  return { allowed: true, path };
+}
+
+/** Removes token and apPass values from a JSON document, at any depth. */
+export function stripSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripSecrets);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (TUNNEL_STRIPPED_KEYS.some((s) => s.toLowerCase() === k.toLowerCase())) continue;
+      out[k] = stripSecrets(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Applies stripSecrets to a JSON response body; other bodies pass unchanged. */
+export function stripResponseBody(contentType: string | undefined, body: string): string {
+  if (!contentType || !/^application\/json\b/i.test(contentType)) return body;
+  try {
+    return JSON.stringify(stripSecrets(JSON.parse(body)));
+  } catch {
+    // Not parseable as JSON although labelled so: nothing we can vouch for leaves.
+    return JSON.stringify({ error: 'internal', message: 'The device answered with a body it could not check.' });
+  }
+}
