@@ -15,6 +15,7 @@ import { Log } from './log/log.ts';
 import { HttpClient } from './net/http/client.ts';
 import { HttpServer } from './net/http/server.ts';
 import { DeviceTlsPolicy } from './net/tls.ts';
+import { Card } from './storage/card.ts';
 import { installSystem } from './system/index.ts';
 import { StatusRegistry } from './system/status.ts';
 import { installWeb } from './web/index.ts';
@@ -61,6 +62,7 @@ export function boot(hal: Hal): Device {
     token,
     signin,
     tls,
+    card: new Card(hal.sd),
     client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
     defer: (task) => void hal.clock.setTimeout(task, 0),
   };

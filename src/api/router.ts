@@ -23,12 +23,19 @@ export interface Route {
 
 export type Gate = (req: HttpRequest) => boolean;
 
+/**
+ * Answers a request before routing and the gate, or returns null to pass.
+ * Only bootstrap flows use this (the setup network's token handout), each
+ * under its own condition.
+ */
+export type Interceptor = (req: HttpRequest) => HttpResponse | null;
+
 export const DEFAULT_BODY_LIMIT = 16 * 1024;
 const UNKNOWN_BODY_LIMIT = 4 * 1024;
 
 export class Router implements HttpApp {
   private routes: Route[] = [];
-  private fallback: Route | null = null;
+  private interceptors: Interceptor[] = [];
 
   constructor(private readonly gate: Gate) {}
 
@@ -38,9 +45,13 @@ export class Router implements HttpApp {
     this.routes.push(route);
   }
 
-  /** A catch-all consulted when nothing else matches (the captive portal). */
-  setFallback(route: Route): void {
-    this.fallback = route;
+  intercept(interceptor: Interceptor): void {
+    this.interceptors.push(interceptor);
+  }
+
+  /** Whether a route exists for this path (any method): bootstrap flows leave known routes alone. */
+  knows(path: string): boolean {
+    return this.matches(path).length > 0;
   }
 
   private matches(path: string): Route[] {
@@ -63,13 +74,14 @@ export class Router implements HttpApp {
   }
 
   async handle(req: HttpRequest): Promise<HttpResponse> {
-    const found = this.find(req.method, req.path);
-    let route = found.route;
-    // The catch-all only ever serves callers it is open to (the setup network).
-    if (!route && !found.pathKnown && this.fallback?.method === req.method && this.openTo(this.fallback)) route = this.fallback;
+    for (const intercept of this.interceptors) {
+      const early = intercept(req);
+      if (early) return early;
+    }
+    const { route, pathKnown } = this.find(req.method, req.path);
     if (!this.allowed(route, req)) return errorResponse(401, 'unauthorized', 'A valid device access token is required.');
     if (!route) {
-      if (found.pathKnown) return errorResponse(405, 'method-not-allowed', `${req.method} is not supported on ${req.path}.`);
+      if (pathKnown) return errorResponse(405, 'method-not-allowed', `${req.method} is not supported on ${req.path}.`);
       return errorResponse(404, 'not-found', `No such route: ${req.path}.`);
     }
     return route.handler(req);

@@ -7,6 +7,7 @@ import type { Hal } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import type { DeviceTlsPolicy } from '../net/tls.ts';
+import type { Card } from '../storage/card.ts';
 import type { Router } from '../api/router.ts';
 import type { AccessToken } from '../auth/token.ts';
 import type { SignInCodes } from '../auth/signin.ts';
@@ -35,6 +36,8 @@ export interface Context {
   /** Outbound HTTP(S), under the device's TLS policy. */
   client: HttpClient;
   tls: DeviceTlsPolicy;
+  /** The SD card's tier (none, unsupported, present) and file quota. */
+  card: Card;
   /** Runs work on the main loop after the current request or command has answered. */
   defer(task: () => void): void;
 }
