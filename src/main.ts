@@ -2,6 +2,7 @@
 // register its routes, commands and status fields, then starts the mode's
 // services (Orchestrator: Wi-Fi and HTTP; Notifier: neither).
 
+import { installRoutesCommand } from './api/routes-command.ts';
 import { Router } from './api/router.ts';
 import { installAuth, makeGate } from './auth/index.ts';
 import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
@@ -16,7 +17,13 @@ import { HttpClient } from './net/http/client.ts';
 import { HttpServer } from './net/http/server.ts';
 import { DeviceTlsPolicy } from './net/tls.ts';
 import { Card } from './storage/card.ts';
+import { SetupPassphrase } from './auth/passphrase.ts';
+import { installSignInRoutes } from './auth/routes.ts';
+import { installProviderSettings } from './providers/settings.ts';
+import { installStorage } from './storage/index.ts';
+import { installDangerZone } from './system/danger.ts';
 import { installSystem } from './system/index.ts';
+import { installProvisioning } from './wifi/provisioning.ts';
 import { StatusRegistry } from './system/status.ts';
 import { installWeb } from './web/index.ts';
 
@@ -69,7 +76,14 @@ export function boot(hal: Hal): Device {
 
   installSystem(ctx);
   installAuth(ctx);
+  const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
+  const provisioning = installProvisioning(ctx, passphrase);
+  installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
+  installProviderSettings(ctx);
+  installStorage(ctx);
+  installDangerZone(ctx);
   installWeb(ctx);
+  installRoutesCommand(ctx);
   ctx.console.start();
 
   const feed = hal.clock.setInterval(() => hal.system.feedWatchdog(), WATCHDOG_FEED_MS);
@@ -77,7 +91,7 @@ export function boot(hal: Hal): Device {
 
   let http: HttpServer | null = null;
   if (ctx.mode === 1) {
-    hal.wifi.setEnabled(true);
+    provisioning.start();
     http = new HttpServer(hal.net, hal.clock, ctx.router, undefined, (m) => log.error('http', m));
     http.listen(HTTP_PORT);
     const code = signin.mint(SCAN_LIFETIME_MS);

@@ -17,7 +17,7 @@ export function installSystem(ctx: Context): void {
     const heap = hal.system.heap();
     return {
       version: hal.build.version,
-      build: hal.build.buildId,
+      buildId: hal.build.buildId,
       board: hal.board.type,
       mode: ctx.mode,
       uptimeS: Math.floor(hal.clock.monoMs() / 1000),

@@ -7,6 +7,14 @@ import { flushJobs } from '../support/clock.ts';
 import { request } from '../support/http.ts';
 import { createMemHal } from '../support/memhal.ts';
 
+/** A device whose Wi-Fi was set up earlier (no setup-network handout). */
+function provisioned(options: Parameters<typeof createMemHal>[0] = {}) {
+  const mem = createMemHal(options);
+  mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
+  mem.wifi.networks.set('Home', 'home-pass-1');
+  return mem;
+}
+
 async function console(mem: ReturnType<typeof createMemHal>, line: string): Promise<string> {
   mem.serial.take();
   mem.serial.type(line + '\r\n');
@@ -17,7 +25,7 @@ async function console(mem: ReturnType<typeof createMemHal>, line: string): Prom
 
 describe('boot in Orchestrator mode', () => {
   it('serves the shell page and the logo without a token, carrying no device data', async () => {
-    const mem = createMemHal();
+    const mem = provisioned();
     const device = boot(mem.hal);
     const page = await request(mem.net, HTTP_PORT, 'GET', '/');
     expect(page.status).toBe(200);
@@ -31,7 +39,7 @@ describe('boot in Orchestrator mode', () => {
   });
 
   it('answers 401 on gated routes without, with a wrong and with a ?t= token, and 200 with the header', async () => {
-    const mem = createMemHal();
+    const mem = provisioned();
     const device = boot(mem.hal);
     const token = device.ctx.token.reveal();
     for (const path of ['/api/state', '/api/log', '/api/nonexistent']) {
@@ -48,7 +56,7 @@ describe('boot in Orchestrator mode', () => {
   });
 
   it('accepts the token as a form field', async () => {
-    const mem = createMemHal();
+    const mem = provisioned();
     const device = boot(mem.hal);
     const res = await request(mem.net, HTTP_PORT, 'GET', '/api/state', {
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -87,7 +95,7 @@ describe('boot in Orchestrator mode', () => {
     expect(await console(mem, 'PING')).toBe('PONG\r\nOK\r\n');
     expect(await console(mem, 'ping')).toBe('PONG\r\nOK\r\n');
     const status = await console(mem, 'STATUS');
-    expect(status).toMatch(/^fw=v0\.1\.0 build=test board=panel-35 mode=1 up=\d+ psram=\d+ minheap=\d+\r\nOK\r\n$/);
+    expect(status).toMatch(/^fw=v0\.1\.0 build=test board=panel-35 mode=1 up=\d+ psram=\d+ minheap=\d+ sd=ok\r\nOK\r\n$/);
     expect(await console(mem, 'WEBTOK?')).toBe(`${device.ctx.token.reveal()}\r\nOK\r\n`);
     expect(await console(mem, 'FROB')).toBe('ERR unknown command FROB (try HELP)\r\n');
   });

@@ -1,0 +1,91 @@
+// The sign-in routes: minting codes for the screen's QR and the hand-entry
+// 'Show code' path, exchanging a code for the token once, rotating the
+// token, and the connect sheet (sign-in links and the setup passphrase).
+
+import type { Context } from '../core/context.ts';
+import { parseForm, parseJsonBody, queryParams } from '../net/http/body.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import type { HttpRequest } from '../net/http/types.ts';
+import { isPlainObject } from '../util/json.ts';
+import { SETUP_SSID, type SetupPassphrase } from './passphrase.ts';
+import { HAND_LIFETIME_MS, SCAN_LIFETIME_MS } from './signin.ts';
+
+/** Failed exchanges allowed per window before answering 429 (codes have ~40 bits). */
+const MAX_FAILURES = 10;
+const FAILURE_WINDOW_MS = 60_000;
+
+/** Base URLs the device can be reached at (LAN address, mDNS name, setup network). */
+export type Addresses = () => Array<{ label: string; base: string }>;
+
+function codeField(req: HttpRequest): unknown {
+  const type = (req.headers.get('content-type') ?? '').toLowerCase();
+  if (type.startsWith('application/json')) {
+    const body = parseJsonBody(req);
+    return body.ok && isPlainObject(body.value) ? body.value['code'] : undefined;
+  }
+  const form = parseForm(req);
+  return form.ok ? form.form.fields.get('code') : undefined;
+}
+
+export function installSignInRoutes(ctx: Context, passphrase: SetupPassphrase, addresses: Addresses): void {
+  const { signin, token, hal } = ctx;
+  let failures: number[] = [];
+
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/signin/code',
+    handler: (req) => {
+      const hand = queryParams(req).get('purpose') === 'hand';
+      const minted = signin.mint(hand ? HAND_LIFETIME_MS : SCAN_LIFETIME_MS);
+      return jsonResponse({ code: minted.code, path: `/?c=${minted.code}`, purpose: hand ? 'hand' : 'scan', lifetimeMs: minted.lifetimeMs, expiresInMs: minted.lifetimeMs });
+    },
+  });
+
+  // Open by necessity: the caller does not have the token yet; the code is the credential.
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/signin/exchange',
+    access: 'open',
+    bodyLimit: 1024,
+    handler: (req) => {
+      const now = hal.clock.monoMs();
+      failures = failures.filter((t) => now - t < FAILURE_WINDOW_MS);
+      if (failures.length >= MAX_FAILURES) {
+        return errorResponse(429, 'too-many-attempts', 'Too many wrong codes; wait a minute and try again.', { 'Retry-After': '60' });
+      }
+      const result = signin.redeem(codeField(req));
+      if (!result.ok) {
+        failures.push(now);
+        const why = result.reason === 'expired' ? 'has expired' : result.reason === 'used' ? 'was already used' : 'is not valid';
+        return errorResponse(401, 'bad-code', `This sign-in code ${why}. Ask the device for a new one.`);
+      }
+      ctx.log.info('auth', 'a sign-in code was exchanged for the token');
+      return jsonResponse({ token: token.reveal() });
+    },
+  });
+
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/token/regen',
+    handler: () => {
+      token.rotate();
+      ctx.log.info('auth', 'the access token was rotated; earlier codes and links are void');
+      // The caller proved the old token, so it may carry on with the new one.
+      return jsonResponse({ token: token.reveal() });
+    },
+  });
+
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/connect',
+    handler: () => {
+      const minted = signin.mint(SCAN_LIFETIME_MS);
+      return jsonResponse({
+        code: minted.code,
+        expiresInMs: minted.lifetimeMs,
+        links: addresses().map((a) => ({ label: a.label, url: `${a.base}/?c=${minted.code}` })),
+        setup: { ssid: SETUP_SSID, passphrase: passphrase.reveal() },
+      });
+    },
+  });
+}

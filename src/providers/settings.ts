@@ -1,0 +1,132 @@
+// The orchestrator settings a person sets on the web page (POST /api/orch):
+// provider keys, provider priority, the custom endpoint (base URL,
+// conversation style, model id), the orchestrator model and tlsVerify.
+// Keys are secrets: registered with the log redactor, never echoed, and
+// settable only here (the human-web-only rail), never by a tool or action.
+
+import type { Context } from '../core/context.ts';
+import type { Store } from '../core/store.ts';
+import { parseForm } from '../net/http/body.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import { parseUrl } from '../net/url.ts';
+import { utf8Length } from '../util/utf8.ts';
+
+/** Provider ids: the three hosted dialects, the Z.ai-style backend, the model router, the custom endpoint. */
+export const PROVIDERS = ['openai', 'anthropic', 'mistral', 'zai', 'router', 'custom'] as const;
+export type ProviderId = (typeof PROVIDERS)[number];
+export const HOSTED: readonly ProviderId[] = ['openai', 'anthropic', 'mistral'];
+
+export type CustomStyle = 'chat' | 'messages';
+
+const KEY_MAX = 256;
+
+export class ProviderSettings {
+  constructor(
+    private readonly store: Store,
+    private readonly ctx: Context,
+  ) {
+    for (const p of PROVIDERS) ctx.log.redactor.add(this.key(p));
+  }
+
+  key(provider: ProviderId): string | null {
+    return this.store.strOrNull(`key.${provider}`);
+  }
+  /** Provider ids in priority order (default: the hosted three). */
+  priority(): ProviderId[] {
+    const raw = this.store.str('priority', HOSTED.join(','));
+    return raw.split(',').filter((p): p is ProviderId => (PROVIDERS as readonly string[]).includes(p));
+  }
+  customBase(): string {
+    return this.store.str('customBase', '');
+  }
+  customStyle(): CustomStyle {
+    return this.store.str('customStyle', 'chat') === 'messages' ? 'messages' : 'chat';
+  }
+  customModel(): string {
+    return this.store.str('customModel', '');
+  }
+  /** The orchestrator's model id ('' = the provider's default). */
+  model(): string {
+    return this.store.str('model', '');
+  }
+
+  /** What the web page may show: which keys are set, never their values. */
+  view(): Record<string, unknown> {
+    return {
+      keys: Object.fromEntries(PROVIDERS.map((p) => [p, this.key(p) !== null])),
+      priority: this.priority(),
+      custom: { base: this.customBase(), style: this.customStyle(), model: this.customModel() },
+      model: this.model(),
+      tlsVerify: this.ctx.tls.verify(),
+    };
+  }
+
+  /** Applies the form's fields, all or nothing. Returns an error sentence or null. */
+  apply(fields: Map<string, string>): string | null {
+    const writes: Array<[string, string | undefined]> = [];
+    let tls: boolean | null = null;
+    for (const [name, raw] of fields) {
+      const value = raw.trim();
+      if (name === 'token') continue; // the gate's form field
+      const keyOf = /^key_([a-z]+)$/.exec(name);
+      if (keyOf) {
+        if (!(PROVIDERS as readonly string[]).includes(keyOf[1]!)) return `unknown provider ${keyOf[1]}`;
+        if (utf8Length(value) > KEY_MAX || /\s/.test(value)) return `the ${keyOf[1]} key is malformed`;
+        writes.push([`key.${keyOf[1]}`, value === '' ? undefined : value]);
+        continue;
+      }
+      switch (name) {
+        case 'tlsVerify':
+          if (value !== '0' && value !== '1') return 'tlsVerify must be 0 or 1';
+          tls = value === '1';
+          break;
+        case 'priority': {
+          const list = value.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
+          if (!list.length || list.some((p) => !(PROVIDERS as readonly string[]).includes(p)) || new Set(list).size !== list.length)
+            return `priority must list providers among ${PROVIDERS.join(', ')}, each once`;
+          writes.push(['priority', list.join(',')]);
+          break;
+        }
+        case 'custom_base': {
+          if (value !== '' && !parseUrl(value).ok) return 'the custom endpoint must be an http(s) URL';
+          writes.push(['customBase', value === '' ? undefined : value]);
+          break;
+        }
+        case 'custom_style':
+          if (value !== 'chat' && value !== 'messages') return 'the conversation style is chat or messages';
+          writes.push(['customStyle', value]);
+          break;
+        case 'custom_model':
+        case 'model':
+          if (utf8Length(value) > 39 || /\s/.test(value)) return `${name} must be a model id of at most 39 bytes`;
+          writes.push([name === 'model' ? 'model' : 'customModel', value === '' ? undefined : value]);
+          break;
+        default:
+          return `unknown setting ${name}`;
+      }
+    }
+    this.store.setMany(writes);
+    for (const [k, v] of writes) if (k.startsWith('key.') && v) this.ctx.log.redactor.add(v);
+    if (tls !== null) this.ctx.tls.setVerify(tls);
+    return null;
+  }
+}
+
+export function installProviderSettings(ctx: Context): ProviderSettings {
+  const settings = new ProviderSettings(ctx.store('orch'), ctx);
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/orch',
+    bodyLimit: 4096,
+    handler: (req) => {
+      const form = parseForm(req);
+      if (!form.ok) return errorResponse(400, 'bad-request', form.error);
+      const problem = settings.apply(form.form.fields);
+      if (problem) return errorResponse(400, 'bad-setting', `${problem[0]!.toUpperCase()}${problem.slice(1)}. Nothing was changed.`);
+      return jsonResponse(settings.view());
+    },
+  });
+  ctx.router.add({ method: 'GET', path: '/api/orch', handler: () => jsonResponse(settings.view()) });
+  ctx.status.section(() => ({ tlsVerify: ctx.tls.verify() }));
+  return settings;
+}

@@ -1,0 +1,106 @@
+// The danger zone: Factory Reset, Erase Storage and Format Card. Each needs
+// its own exact typed phrase, answers first and runs on the main loop after
+// the answer, then restarts the device so nothing in RAM outlives the data.
+// Factory reset keeps only the 'keep' namespace (panel model, mount
+// orientation, touch calibration, update slug).
+
+import type { Context } from '../core/context.ts';
+import { parseForm, parseJsonBody } from '../net/http/body.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
+import { removeTree } from '../storage/tree.ts';
+import { isPlainObject } from '../util/json.ts';
+
+/** The NVS namespace that survives a factory reset (the nvs_keep partition on the device). */
+export const KEEP_NS = 'keep';
+/** Where every subsystem keeps its bulk data on the card. */
+export const DATA_ROOT = '/mem';
+
+export const PHRASES = {
+  factoryReset: 'FACTORY RESET',
+  eraseStorage: 'ERASE STORAGE',
+  formatCard: 'FORMAT CARD',
+} as const;
+
+function fields(req: HttpRequest): Map<string, string> {
+  const type = (req.headers.get('content-type') ?? '').toLowerCase();
+  if (type.startsWith('application/json')) {
+    const body = parseJsonBody(req);
+    const out = new Map<string, string>();
+    if (body.ok && isPlainObject(body.value)) for (const [k, v] of Object.entries(body.value)) out.set(k, String(v));
+    return out;
+  }
+  const form = parseForm(req);
+  return form.ok ? form.form.fields : new Map();
+}
+
+function mismatch(phrase: string): HttpResponse {
+  return errorResponse(400, 'confirmation-mismatch', `Type ${phrase} exactly (capital letters) to confirm. Nothing was changed.`);
+}
+
+export function installDangerZone(ctx: Context): void {
+  const { hal } = ctx;
+
+  const eraseNvsExceptKeep = (): void => {
+    // The HAL erases whole namespaces; everything but 'keep' goes.
+    const keep = hal.nvs.keys(KEEP_NS).map((k) => [k, hal.nvs.get(KEEP_NS, k)] as const);
+    hal.nvs.erase();
+    if (keep.length) hal.nvs.setMany(KEEP_NS, keep);
+  };
+
+  const wipeCard = (root: string): number => {
+    if (!hal.sd.probe().present) return 0;
+    return removeTree(hal.sd, root);
+  };
+
+  const later = (what: string, work: () => void): void => {
+    ctx.defer(() => {
+      try {
+        work();
+        ctx.log.warn('danger', `${what} done; restarting`);
+      } catch (e) {
+        ctx.log.error('danger', `${what} failed: ${String(e)}`);
+      }
+      hal.system.reboot(what);
+    });
+  };
+
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/factory-reset',
+    bodyLimit: 1024,
+    handler: (req) => {
+      const f = fields(req);
+      if (f.get('confirm') !== PHRASES.factoryReset) return mismatch(PHRASES.factoryReset);
+      const eraseCard = f.get('eraseCard') === '1' || f.get('eraseCard') === 'true';
+      later('factory reset', () => {
+        if (eraseCard) wipeCard('/');
+        eraseNvsExceptKeep();
+      });
+      return jsonResponse({ scheduled: 'factory-reset', eraseCard, restarting: true }, 202);
+    },
+  });
+
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/storage/erase',
+    bodyLimit: 1024,
+    handler: (req) => {
+      if (fields(req).get('confirm') !== PHRASES.eraseStorage) return mismatch(PHRASES.eraseStorage);
+      later('erase storage', () => void wipeCard(DATA_ROOT));
+      return jsonResponse({ scheduled: 'erase-storage', restarting: true }, 202);
+    },
+  });
+
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/card/format',
+    bodyLimit: 1024,
+    handler: (req) => {
+      if (fields(req).get('confirm') !== PHRASES.formatCard) return mismatch(PHRASES.formatCard);
+      if (!ctx.card.probe() || ctx.card.get().tier === 'none') return errorResponse(409, 'no-card', 'There is no SD card to format.');
+      later('format card', () => void wipeCard('/'));
+      return jsonResponse({ scheduled: 'format-card', restarting: true }, 202);
+    },
+  });
+}
