@@ -12,6 +12,8 @@ export interface Socket {
   onData: ((chunk: Uint8Array) => void) | null;
   /** Called once when buffered data has drained below the low-water mark. */
   onDrain: (() => void) | null;
+  /** The peer finished sending (half-close); this side may still write, then end(). */
+  onEnd: (() => void) | null;
   /** Called once when the stream ends, with a reason if it failed. */
   onClose: ((error: string | null) => void) | null;
   /** Queues bytes; never blocks. Writing to a closed socket is ignored. */

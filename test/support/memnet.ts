@@ -23,6 +23,7 @@ const decoder = new TextDecoder();
 export class MemSocket implements PendingSocket {
   onData: ((chunk: Uint8Array) => void) | null = null;
   onDrain: (() => void) | null = null;
+  onEnd: (() => void) | null = null;
   onClose: ((error: string | null) => void) | null = null;
   onConnect: (() => void) | null = null;
   peer: MemSocket | null = null;
@@ -67,6 +68,14 @@ export class MemSocket implements PendingSocket {
         peer.onClose?.(null);
       });
     }
+  }
+  /** Shuts this side for writing: the peer hears onEnd after the bytes already sent. */
+  halfClose(): void {
+    const peer = this.peer;
+    if (this.closed || !peer) return;
+    queueMicrotask(() => {
+      if (!peer.closed) peer.onEnd?.();
+    });
   }
   /** What this end received so far, as text. */
   text(): string {

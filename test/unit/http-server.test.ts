@@ -199,6 +199,22 @@ describe('HTTP server', () => {
     expect((await request(net, 80, 'DELETE', '/private', { headers: { 'X-Device-Token': 'secret' } })).status).toBe(405);
   });
 
+  it('answers a client that half-closes after its request, and drops one whose request is incomplete', async () => {
+    const { net } = setup();
+    const done = net.client(80);
+    done.send('GET / HTTP/1.1\r\nHost: d\r\n\r\n');
+    done.halfClose();
+    for (let i = 0; i < 20 && !done.closed; i++) await flushJobs();
+    expect(parseResponses(done.text())[0]?.body).toBe('home');
+    expect(done.closed).toBe(true);
+    const cut = net.client(80);
+    cut.send('GET / HTTP/1.1\r\nHost');
+    cut.halfClose();
+    for (let i = 0; i < 20 && !cut.closed; i++) await flushJobs();
+    expect(cut.closed).toBe(true);
+    expect(cut.text()).toBe('');
+  });
+
   it('answers HEAD like GET without a body', async () => {
     const { net } = setup();
     const { socket } = await exchange(net, 80, 'HEAD / HTTP/1.1\r\nConnection: close\r\n\r\n');

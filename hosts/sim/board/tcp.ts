@@ -113,6 +113,9 @@ export class Tcp implements Service {
     socket.on('error', (e: NodeJS.ErrnoException) => {
       conn.error ??= classify(e, stage());
     });
+    socket.on('end', () => {
+      if (!conn.closed) session.emit('tcp.end', { id });
+    });
     socket.on('close', () => {
       if (conn.closed) return;
       conn.closed = true;
@@ -126,7 +129,8 @@ export class Tcp implements Service {
     const requested = int(args, 'port', 0, 65535);
     const real = requested === 80 ? (this.httpPortOption || this.lastHttpPort || 0) : requested;
     const id = this.nextListener++;
-    const server = createServer({ allowHalfOpen: false });
+    // Half-open: a client may send its request and shut its side; it still gets the answer.
+    const server = createServer({ allowHalfOpen: true });
     const tryListen = (port: number): Promise<number> =>
       new Promise((resolve, reject) => {
         const onError = (e: NodeJS.ErrnoException): void => reject(e);
@@ -209,7 +213,7 @@ export class Tcp implements Service {
       t.once('secureConnect', () => connected());
       socket = t;
     } else {
-      socket = netConnect({ host: target.host, port: target.port });
+      socket = netConnect({ host: target.host, port: target.port, allowHalfOpen: true });
       socket.once('connect', () => connected());
     }
     const conn = this.attach(socket, session, id, () => stage);

@@ -19,6 +19,7 @@ import { call, on, send } from './bridge.ts';
 class SimSocket implements PendingSocket {
   onData: ((chunk: Uint8Array) => void) | null = null;
   onDrain: (() => void) | null = null;
+  onEnd: (() => void) | null = null;
   onClose: ((error: string | null) => void) | null = null;
   onConnect: (() => void) | null = null;
   buffered = 0;
@@ -58,6 +59,7 @@ export function createNet(): Net {
     const s = sockets.get(e['id'] as number);
     if (s && bin) s.onData?.(bin);
   });
+  on('tcp.end', (e) => sockets.get(e['id'] as number)?.onEnd?.());
   on('tcp.drain', (e) => {
     const s = sockets.get(e['id'] as number);
     if (!s) return;

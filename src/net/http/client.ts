@@ -123,6 +123,7 @@ class Exchange {
       s.write(this.wire);
     };
     s.onData = (chunk) => this.data(chunk);
+    s.onEnd = () => this.closed(null);
     s.onClose = (error) => this.closed(error);
   }
 

@@ -132,6 +132,7 @@ class Connection {
   private chunked: ChunkedDecoder | null = null;
   private timer: Timer | null = null;
   private scanFrom = 0;
+  private peerDone = false;
 
   constructor(
     private readonly server: HttpServer,
@@ -139,6 +140,7 @@ class Connection {
     private readonly onGone: () => void,
   ) {
     socket.onData = (chunk) => this.data(chunk);
+    socket.onEnd = () => this.peerEnded();
     socket.onClose = () => this.gone();
     this.arm(server.limits.keepAliveIdleMs, null);
   }
@@ -149,6 +151,20 @@ class Connection {
       if (status === null) this.socket.destroy();
       else this.fail(status, 'timeout', 'The request arrived too slowly.');
     }, ms);
+  }
+
+  /**
+   * The client shut its side. A request still being handled gets its answer
+   * (then the connection closes); one that is incomplete never will be.
+   */
+  private peerEnded(): void {
+    this.peerDone = true;
+    if (this.phase === 'head' || this.phase === 'body') {
+      this.phase = 'closed';
+      this.timer?.cancel();
+      this.socket.destroy();
+      this.onGone();
+    }
   }
 
   private gone(): void {
@@ -324,7 +340,7 @@ class Connection {
 
   private finish(keepAlive: boolean): void {
     if (this.phase === 'closed') return;
-    if (!keepAlive) {
+    if (!keepAlive || this.peerDone) {
       this.phase = 'closed';
       this.timer?.cancel();
       this.socket.end();
