@@ -26,6 +26,9 @@ import { installSystem } from './system/index.ts';
 import { installProvisioning } from './wifi/provisioning.ts';
 import { StatusRegistry } from './system/status.ts';
 import { installWeb } from './web/index.ts';
+import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
+import { installOta, runBootGuard, Updates } from './ota/index.ts';
+import { installTimeline, Timeline } from './system/timeline.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -50,6 +53,8 @@ export function boot(hal: Hal): Device {
     if (!s) stores.set(ns, (s = new Store(hal.nvs, ns)));
     return s;
   };
+  // First thing: the update guard counts this boot and may roll back (src/ota/guard.ts).
+  const otaVerdict = runBootGuard(hal, store('ota'), log);
   const token = new AccessToken(store('auth'), random, log.redactor);
   const signin = new SignInCodes(hal.clock, random);
   token.onRotate(() => signin.clear());
@@ -72,6 +77,9 @@ export function boot(hal: Hal): Device {
     card: new Card(hal.sd),
     client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
     defer: (task) => void hal.clock.setTimeout(task, 0),
+    ota: new Updates(otaVerdict),
+    outbox: new Outbox(store(OUTBOX_NS), hal.clock),
+    timeline: new Timeline(hal.clock, log),
   };
 
   installSystem(ctx);
@@ -84,6 +92,8 @@ export function boot(hal: Hal): Device {
   installDangerZone(ctx);
   installWeb(ctx);
   installRoutesCommand(ctx);
+  installTimeline(ctx);
+  installOta(ctx);
   ctx.console.start();
 
   const feed = hal.clock.setInterval(() => hal.system.feedWatchdog(), WATCHDOG_FEED_MS);
@@ -108,6 +118,7 @@ export function boot(hal: Hal): Device {
     http,
     stop() {
       feed.cancel();
+      ctx.ota.stop();
       http?.close();
     },
   };

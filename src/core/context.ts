@@ -13,6 +13,9 @@ import type { AccessToken } from '../auth/token.ts';
 import type { SignInCodes } from '../auth/signin.ts';
 import type { StatusRegistry } from '../system/status.ts';
 import type { RandomFill } from '../util/ids.ts';
+import type { Outbox } from '../chat/outbox.ts';
+import type { Updates } from '../ota/updates.ts';
+import type { Timeline } from '../system/timeline.ts';
 import type { Hotspots } from './hotspots.ts';
 import type { Store } from './store.ts';
 
@@ -40,4 +43,10 @@ export interface Context {
   card: Card;
   /** Runs work on the main loop after the current request or command has answered. */
   defer(task: () => void): void;
+  /** Firmware updates: check, apply (the one install entry point), installing() (src/ota/). */
+  ota: Updates;
+  /** Owner notices waiting for the chat client (src/chat/outbox.ts). */
+  outbox: Outbox;
+  /** Device timeline rows: restarts, updates, mode switches, storage changes (src/system/timeline.ts). */
+  timeline: Timeline;
 }

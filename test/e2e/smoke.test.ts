@@ -28,7 +28,7 @@ describe('the firmware on the simulator, Orchestrator mode', () => {
 
   it('answers PING, STATUS and WEBTOK? on the console', async () => {
     expect(await device.command('PING')).toBe('PONG\nOK');
-    expect(await device.command('STATUS')).toMatch(/^fw=v\d+\.\d+\.\d+ build=\S+ board=panel-35 mode=1 up=\d+ psram=\d+ minheap=\d+\nOK$/);
+    expect(await device.command('STATUS')).toMatch(/^fw=v\d+\.\d+\.\d+ build=\S+ board=panel-35 mode=1 up=\d+ psram=\d+ minheap=\d+( \w+=\S+)*\nOK$/);
     expect(await device.command('WEBTOK?')).toMatch(/^[0-9a-f]{24}\nOK$/);
     expect(await device.command('NOSUCH')).toMatch(/^ERR unknown command NOSUCH/);
   });

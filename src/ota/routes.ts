@@ -1,0 +1,41 @@
+// The update routes (token-gated): POST /api/ota/check and POST
+// /api/ota/apply (dry=1, force=1 as form fields or in the query). 202 when
+// accepted (the verdict lands in the state snapshot), 409 when busy or gated,
+// always 409 in Notifier mode. A battery refusal carries the force
+// re-submit offer: {"offer": {"label": "Install anyway (I am charging)", "field": "force", "value": "1"}}.
+
+import type { Context } from '../core/context.ts';
+import { parseForm, queryParams } from '../net/http/body.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import type { HttpRequest } from '../net/http/types.ts';
+
+function flag(req: HttpRequest, name: string): boolean {
+  const form = parseForm(req);
+  const v = (form.ok ? form.form.fields.get(name) : undefined) ?? queryParams(req).get(name);
+  return v === '1' || v === 'true';
+}
+
+export function installOtaRoutes(ctx: Context): void {
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/ota/check',
+    handler: () => {
+      const t = ctx.ota.check();
+      if (!t.ok) return errorResponse(409, t.reason, t.message);
+      return jsonResponse({ accepted: true }, 202);
+    },
+  });
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/ota/apply',
+    handler: (req) => {
+      const dry = flag(req, 'dry');
+      const force = flag(req, 'force');
+      const t = ctx.ota.apply({ source: 'web', dry, force });
+      if (!t.ok) {
+        return jsonResponse({ error: t.reason, message: t.message, ...(t.offer ? { offer: { label: t.offer, field: 'force', value: '1' } } : {}) }, 409);
+      }
+      return jsonResponse({ accepted: true, dry, force }, 202);
+    },
+  });
+}
