@@ -26,6 +26,12 @@ import { installSystem } from './system/index.ts';
 import { installProvisioning } from './wifi/provisioning.ts';
 import { StatusRegistry } from './system/status.ts';
 import { installWeb } from './web/index.ts';
+import { ToolRegistry } from './mcp/registry.ts';
+import { installMcp } from './mcp/index.ts';
+import { DeviceActions } from './device/actions.ts';
+import { installSystemTools } from './system/tools.ts';
+import { installDocs } from './docs/index.ts';
+import { installSessionTools } from './agents/session-tools.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { installOta, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
@@ -77,6 +83,9 @@ export function boot(hal: Hal): Device {
     card: new Card(hal.sd),
     client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
     defer: (task) => void hal.clock.setTimeout(task, 0),
+    // Before any subsystem installs, so each can register its tools.
+    tools: new ToolRegistry((m) => log.error('tools', m)),
+    actions: new DeviceActions(hal, store('cfg'), store('orch'), log),
     ota: new Updates(otaVerdict),
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     timeline: new Timeline(hal.clock, log),
@@ -92,6 +101,10 @@ export function boot(hal: Hal): Device {
   installDangerZone(ctx);
   installWeb(ctx);
   installRoutesCommand(ctx);
+  installSystemTools(ctx);
+  installDocs(ctx);
+  installSessionTools(ctx);
+  installMcp(ctx);
   installTimeline(ctx);
   installOta(ctx);
   ctx.console.start();

@@ -16,6 +16,8 @@ import type { RandomFill } from '../util/ids.ts';
 import type { Outbox } from '../chat/outbox.ts';
 import type { Updates } from '../ota/updates.ts';
 import type { Timeline } from '../system/timeline.ts';
+import type { ToolRegistry } from '../mcp/registry.ts';
+import type { DeviceActions } from '../device/actions.ts';
 import type { Hotspots } from './hotspots.ts';
 import type { Store } from './store.ts';
 
@@ -43,6 +45,10 @@ export interface Context {
   card: Card;
   /** Runs work on the main loop after the current request or command has answered. */
   defer(task: () => void): void;
+  /** The tool registry: every subsystem registers its tools here; the live turn and /mcp read it (src/mcp/registry.ts). */
+  tools: ToolRegistry;
+  /** Applies validated device actions (config, led, lights, tts, orch_model, reboot) for device.control and the turn (src/device/actions.ts). */
+  actions: DeviceActions;
   /** Firmware updates: check, apply (the one install entry point), installing() (src/ota/). */
   ota: Updates;
   /** Owner notices waiting for the chat client (src/chat/outbox.ts). */

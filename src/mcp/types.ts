@@ -44,11 +44,40 @@ export interface ToolSpec {
   where: ToolWhere;
   /** May run in scheduled or unattended turns (default true). */
   unattended?: boolean;
+  /**
+   * May run in scheduled turns (default true). false refuses only scheduled
+   * turns (loop.create); unattended: false refuses every unattended turn,
+   * scheduled ones included (skill.save).
+   */
+  scheduled?: boolean;
   /** Registered but currently unusable (e.g. no SD card, no key): not advertised. */
   available?: () => boolean;
   /** Which side of the fabric runs it, for the tool panel (default Orchestrator). */
   runsOn?: Exclude<ToolRunsOn, 'Unavailable'>;
   handler(args: Record<string, unknown>, caller: ToolCaller): ToolResult | Promise<ToolResult>;
+}
+
+/** One tool as a caller is offered it (the live prompt, a provider's tool list, tools/list). */
+export interface ToolInfo {
+  /** The registry's dotted name. */
+  name: string;
+  /** The name sent to providers (^[a-zA-Z0-9_-]{1,64}$, reg_ before a provider built-in). */
+  providerName: string;
+  description: string;
+  schema: JsonSchema;
+  access: ToolAccess;
+}
+
+/** One row of the tool panel (GET /api/tools). */
+export interface ToolPanelEntry {
+  name: string;
+  providerName: string;
+  description: string;
+  access: ToolAccess;
+  where: ToolWhere;
+  unattended: boolean;
+  scheduled: boolean;
+  runsOn: ToolRunsOn;
 }
 
 export function ok(output: string): ToolResult {

@@ -1,0 +1,187 @@
+// The tool-argument validator: the small subset of JSON Schema the tools use,
+// checked on XS without a schema library. checkSchema() refuses a schema that
+// uses anything outside the subset (so no constraint is ever silently
+// ignored: the registry runs it at registration), and validate() answers
+// with readable errors, [] meaning valid.
+//
+// The subset: type (a name or an array of names), properties, required,
+// additionalProperties (boolean or schema), enum, minimum, maximum,
+// minLength, maxLength, items (one schema), minItems, maxItems; and the
+// annotations description, title and default, which validate nothing.
+//
+// Decisions (docs/decisions.md, "Tool server"):
+// - minLength/maxLength count code points, as JSON Schema defines them and as
+//   Ajv does; the spec's byte caps are the handlers' business, not the schema's.
+// - default is documentation for the model; the validator never fills it in.
+//   Handlers apply their own defaults to absent arguments.
+// - Keywords apply only to values of their kind (minimum to numbers, ...), as
+//   in JSON Schema; type is what restricts the kind.
+
+import { isPlainObject } from '../util/json.ts';
+import type { JsonSchema } from './types.ts';
+
+const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'] as const;
+type TypeName = (typeof TYPES)[number];
+
+const KEYWORDS = [
+  'type', 'properties', 'required', 'additionalProperties', 'enum', 'minimum', 'maximum',
+  'minLength', 'maxLength', 'items', 'minItems', 'maxItems', 'description', 'title', 'default',
+];
+
+/** Most errors reported for one value (the model needs the first few, not a flood). */
+export const MAX_ERRORS = 8;
+
+const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/**
+ * Problems with a schema as a tool's argument schema (root must be type
+ * object); [] when it uses only the subset, correctly.
+ */
+export function checkSchema(schema: unknown): string[] {
+  const problems: string[] = [];
+  if (!isPlainObject(schema) || schema.type !== 'object') problems.push('(root): an arguments schema must be {"type": "object", ...}');
+  checkNode(schema, '(root)', problems);
+  return problems;
+}
+
+function checkNode(node: unknown, at: string, out: string[]): void {
+  if (!isPlainObject(node)) {
+    out.push(`${at}: a schema must be an object`);
+    return;
+  }
+  for (const k of Object.keys(node)) if (KEYWORDS.indexOf(k) < 0) out.push(`${at}: keyword ${k} is not supported`);
+  const t = node.type;
+  if (t !== undefined) {
+    const names = Array.isArray(t) ? t : [t];
+    if (names.length === 0 || names.some((n) => TYPES.indexOf(n as TypeName) < 0) || new Set(names).size !== names.length) {
+      out.push(`${at}: type must be one of ${TYPES.join(', ')} or a non-empty array of them without repeats`);
+    }
+  }
+  if (node.properties !== undefined) {
+    if (!isPlainObject(node.properties)) out.push(`${at}: properties must be an object`);
+    else for (const [k, v] of Object.entries(node.properties)) checkNode(v, `${at}.${k}`, out);
+  }
+  if (node.required !== undefined && (!Array.isArray(node.required) || node.required.some((r) => typeof r !== 'string'))) {
+    out.push(`${at}: required must be an array of names`);
+  }
+  const ap = node.additionalProperties;
+  if (ap !== undefined && typeof ap !== 'boolean') checkNode(ap, `${at}.additionalProperties`, out);
+  if (node.enum !== undefined && (!Array.isArray(node.enum) || node.enum.length === 0)) out.push(`${at}: enum must be a non-empty array`);
+  for (const k of ['minimum', 'maximum']) {
+    if (node[k] !== undefined && (typeof node[k] !== 'number' || !Number.isFinite(node[k]))) out.push(`${at}: ${k} must be a number`);
+  }
+  for (const k of ['minLength', 'maxLength', 'minItems', 'maxItems']) {
+    if (node[k] !== undefined && !isCount(node[k])) out.push(`${at}: ${k} must be a whole number of at least 0`);
+  }
+  if (node.items !== undefined) {
+    if (Array.isArray(node.items)) out.push(`${at}: items must be one schema (tuples are not supported)`);
+    else checkNode(node.items, `${at}[]`, out);
+  }
+}
+
+function typeOf(v: unknown): TypeName | 'other' {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  switch (typeof v) {
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+      return Number.isFinite(v) ? 'number' : 'other';
+    case 'object':
+      return 'object';
+    default:
+      return 'other';
+  }
+}
+
+function hasType(v: unknown, name: TypeName): boolean {
+  const actual = typeOf(v);
+  if (name === 'integer') return actual === 'number' && Number.isInteger(v);
+  return actual === name;
+}
+
+/** JSON equality (object key order does not matter). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Length in code points (JSON Schema's and Ajv's measure). */
+function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+function describe(v: unknown): string {
+  const t = typeOf(v);
+  return t === 'number' && Number.isInteger(v) ? 'integer' : t;
+}
+
+function show(v: unknown): string {
+  const s = JSON.stringify(v);
+  return s.length > 40 ? s.slice(0, 37) + '...' : s;
+}
+
+/** Errors of value against schema, at most MAX_ERRORS; [] = valid. Never throws. */
+export function validate(schema: JsonSchema, value: unknown): string[] {
+  const out: string[] = [];
+  walk(schema, value, '', out);
+  return out;
+}
+
+function walk(s: JsonSchema, v: unknown, at: string, out: string[]): void {
+  if (out.length >= MAX_ERRORS) return;
+  const where = at || '(arguments)';
+  const push = (m: string): void => {
+    if (out.length < MAX_ERRORS) out.push(`${where}: ${m}`);
+  };
+  if (s.type !== undefined) {
+    const names = (Array.isArray(s.type) ? s.type : [s.type]) as TypeName[];
+    if (!names.some((n) => hasType(v, n))) {
+      push(`expected ${names.join(' or ')}, got ${describe(v)}`);
+      return; // the other keywords would only repeat the mismatch
+    }
+  }
+  if (Array.isArray(s.enum) && !s.enum.some((e) => jsonEqual(e, v))) {
+    push(`must be one of ${s.enum.map(show).join(', ')}`);
+  }
+  if (typeof v === 'number') {
+    if (typeof s.minimum === 'number' && v < s.minimum) push(`must be at least ${s.minimum}`);
+    if (typeof s.maximum === 'number' && v > s.maximum) push(`must be at most ${s.maximum}`);
+  }
+  if (typeof v === 'string' && (s.minLength !== undefined || s.maxLength !== undefined)) {
+    const n = codePoints(v);
+    if (typeof s.minLength === 'number' && n < s.minLength) push(s.minLength === 1 ? 'must not be empty' : `must be at least ${s.minLength} characters`);
+    if (typeof s.maxLength === 'number' && n > s.maxLength) push(`must be at most ${s.maxLength} characters`);
+  }
+  if (Array.isArray(v)) {
+    if (typeof s.minItems === 'number' && v.length < s.minItems) push(`must have at least ${s.minItems} items`);
+    if (typeof s.maxItems === 'number' && v.length > s.maxItems) push(`must have at most ${s.maxItems} items`);
+    if (isPlainObject(s.items)) v.forEach((item, i) => walk(s.items as JsonSchema, item, `${at}[${i}]`, out));
+  }
+  if (isPlainObject(v)) {
+    const props = isPlainObject(s.properties) ? s.properties : {};
+    if (Array.isArray(s.required)) {
+      for (const r of s.required) if (typeof r === 'string' && !Object.hasOwn(v, r)) push(`${r} is required`);
+    }
+    for (const k of Object.keys(v)) {
+      const path = at ? `${at}.${k}` : k;
+      if (Object.hasOwn(props, k)) {
+        if (isPlainObject(props[k])) walk(props[k] as JsonSchema, v[k], path, out);
+      } else if (s.additionalProperties === false) {
+        if (out.length < MAX_ERRORS) out.push(`${path}: unknown argument`);
+      } else if (isPlainObject(s.additionalProperties)) {
+        walk(s.additionalProperties, v[k], path, out);
+      }
+    }
+  }
+}

@@ -1,0 +1,172 @@
+// The device self-test behind device.selftest: one PASS, FAIL or SKIP per
+// item, each with a short reason. It leaves no trace: the NVS and SD probes
+// erase what they write, and the ring shows the LED state it already had.
+//
+// Audible items (today: the speaker's test tone) run only when asked
+// (audible: true) and are refused while the device is silent. Silent
+// (decision): the sfxVol setting is 0, or the sound-effect level of the
+// current mode is 0 (sfxLvlO in Orchestrator, sfxLvlN in Notifier). An unset
+// setting is not silent.
+
+import type { Context } from '../core/context.ts';
+import { randomId } from '../util/ids.ts';
+import { errorMessage } from '../util/json.ts';
+import { decode, encode } from '../util/utf8.ts';
+
+export type SelftestStatus = 'PASS' | 'FAIL' | 'SKIP';
+
+export interface SelftestItem {
+  item: string;
+  status: SelftestStatus;
+  detail: string;
+}
+
+/** The update engine's heap floor (spec Limits): the device is healthy above it. */
+export const HEAP_FLOOR_FREE = 24 * 1024;
+export const HEAP_FLOOR_BLOCK = 16 * 1024;
+const TONE_HZ = 880;
+const TONE_MS = 200;
+const TONE_RATE = 16000;
+/** Speaker volume for the tone when sfxVol is unset. */
+const DEFAULT_SFX_VOL = 50;
+
+const kb = (n: number): string => `${Math.floor(n / 1024)} KB`;
+const mb = (n: number): string => `${(n / 1024 ** 2).toFixed(1)} MB`;
+
+/** Why sound is off, or null when the device may make sound. */
+export function silentReason(ctx: Context): string | null {
+  const vol = ctx.actions.config('sfxVol');
+  if (vol === 0) return 'sfxVol is 0';
+  const levelKey = ctx.mode === 1 ? 'sfxLvlO' : 'sfxLvlN';
+  if (ctx.actions.config(levelKey) === 0) return `${levelKey} is 0`;
+  return null;
+}
+
+function attempt(item: string, run: () => [SelftestStatus, string]): SelftestItem {
+  try {
+    const [status, detail] = run();
+    return { item, status, detail };
+  } catch (e) {
+    return { item, status: 'FAIL', detail: errorMessage(e) };
+  }
+}
+
+function nvs(ctx: Context): SelftestItem {
+  return attempt('nvs', () => {
+    const value = randomId(ctx.random, 'st-');
+    const { nvs } = ctx.hal;
+    nvs.set('selftest', 'probe', value);
+    const back = nvs.get('selftest', 'probe');
+    nvs.erase('selftest');
+    return back === value ? ['PASS', 'wrote, read back and erased a test key'] : ['FAIL', 'read back a different value'];
+  });
+}
+
+function sd(ctx: Context): SelftestItem {
+  return attempt('sd', () => {
+    const info = ctx.hal.sd.probe();
+    if (!info.present) return ['SKIP', 'no card inserted'];
+    const path = '/selftest.tmp';
+    const data = encode(randomId(ctx.random, 'st-'));
+    const f = ctx.hal.sd.open(path, 'w');
+    try {
+      f.write(data);
+      f.sync();
+    } finally {
+      f.close();
+    }
+    const back = decode(ctx.hal.sd.read(path, 0, data.length + 8));
+    ctx.hal.sd.remove(path);
+    const size = info.totalBytes === null ? 'size unknown' : `${mb(info.totalBytes)}${info.totalBytes < 1024 ** 3 ? ' (under 1 GB: unsupported for files)' : ''}`;
+    return back === decode(data) ? ['PASS', `card ${size}; wrote, read back and removed a test file`] : ['FAIL', 'read back different bytes'];
+  });
+}
+
+function flash(ctx: Context): SelftestItem {
+  return attempt('flash', () => {
+    const { flash } = ctx.hal;
+    const parts = flash.partitions();
+    const apps = parts.filter((p) => p.type === 'app' && /^ota_[01]$/.test(p.subtype));
+    const otadata = parts.some((p) => p.type === 'data' && p.subtype === 'ota');
+    if (apps.length !== 2 || !otadata) return ['FAIL', `expected two app slots and otadata, found ${apps.length} app slots${otadata ? '' : ' and no otadata'}`];
+    if (apps[0]!.size !== apps[1]!.size) return ['FAIL', 'the two app slots differ in size'];
+    const running = flash.runningSlot();
+    const state = flash.slotState(running);
+    if (state === 'invalid' || state === 'aborted') return ['FAIL', `running slot ${running} is marked ${state}`];
+    return ['PASS', `two app slots of ${mb(apps[0]!.size)}; running slot ${running} (${state})`];
+  });
+}
+
+function heap(ctx: Context): SelftestItem {
+  return attempt('heap', () => {
+    const h = ctx.hal.system.heap();
+    const figures = `free ${kb(h.freeInternal)}, largest block ${kb(h.largestBlock)}, lowest ${kb(h.minFreeInternal)}`;
+    const ok = h.freeInternal >= HEAP_FLOOR_FREE && h.largestBlock >= HEAP_FLOOR_BLOCK;
+    return [ok ? 'PASS' : 'FAIL', `${figures}; floor ${kb(HEAP_FLOOR_FREE)} free and ${kb(HEAP_FLOOR_BLOCK)} block`];
+  });
+}
+
+function display(ctx: Context): SelftestItem {
+  return attempt('display', () => {
+    const { width, height } = ctx.hal.display;
+    const { controller } = ctx.hal.board.display;
+    if (!(width > 0 && height > 0)) return ['FAIL', `the panel reports ${width}x${height}`];
+    // Nothing is drawn: the panel cannot be read back, so a drawing proves nothing here.
+    return ['PASS', `${controller} ${width}x${height} reports its size (not drawn)`];
+  });
+}
+
+function ring(ctx: Context): SelftestItem {
+  return attempt('ring', () => {
+    if (ctx.hal.ring.count === 0) return ['SKIP', 'this board has no LED ring'];
+    ctx.actions.showLed();
+    return ['PASS', `${ctx.hal.ring.count} LEDs took a frame (the current LED state)`];
+  });
+}
+
+function touch(ctx: Context): SelftestItem {
+  return attempt('touch', () => {
+    if (!ctx.hal.touch.present) return ['SKIP', 'this board has no touch panel'];
+    return ['PASS', `${ctx.hal.board.touch?.controller ?? 'controller'} present`];
+  });
+}
+
+function battery(ctx: Context): SelftestItem {
+  return attempt('battery', () => {
+    const b = ctx.hal.battery.read();
+    if (!b.present) return ['SKIP', 'no battery gauge (or monitoring off)'];
+    if (b.levelPct === null || b.millivolts === null) return ['FAIL', 'the gauge gives no reading'];
+    const health = b.healthPct === null ? '' : `, health ${b.healthPct}%`;
+    const power = b.external ? (b.charging ? ', charging' : ', on external power') : '';
+    return ['PASS', `${b.levelPct}% at ${b.millivolts} mV${health}${power}`];
+  });
+}
+
+function audio(ctx: Context, audible: boolean): SelftestItem {
+  return attempt('audio', () => {
+    const out = ctx.hal.audio;
+    if (!out.present) return ['SKIP', 'this board has no speaker'];
+    if (!audible) return ['SKIP', 'audible test not requested (audible: false)'];
+    const silent = silentReason(ctx);
+    if (silent !== null) return ['SKIP', `refused: the device is silent (${silent})`];
+    const vol = ctx.actions.config('sfxVol');
+    const n = Math.floor((TONE_RATE * TONE_MS) / 1000);
+    const pcm = new Int16Array(n);
+    for (let i = 0; i < n; i++) pcm[i] = Math.round(8000 * Math.sin((2 * Math.PI * TONE_HZ * i) / TONE_RATE));
+    out.setVolume(typeof vol === 'number' ? vol : DEFAULT_SFX_VOL);
+    out.start({ sampleRate: TONE_RATE, channels: 1 });
+    out.write(pcm);
+    ctx.hal.clock.setTimeout(() => out.stop(), TONE_MS + 100);
+    return ['PASS', `played a ${TONE_MS} ms ${TONE_HZ} Hz tone`];
+  });
+}
+
+export function runSelftest(ctx: Context, options: { audible: boolean }): SelftestItem[] {
+  return [nvs(ctx), sd(ctx), flash(ctx), heap(ctx), display(ctx), ring(ctx), touch(ctx), battery(ctx), audio(ctx, options.audible)];
+}
+
+export function formatSelftest(items: SelftestItem[]): string {
+  const count = (s: SelftestStatus): number => items.filter((i) => i.status === s).length;
+  const lines = items.map((i) => `${i.status} ${i.item}: ${i.detail}`);
+  return [`selftest: ${count('PASS')} PASS, ${count('FAIL')} FAIL, ${count('SKIP')} SKIP`, ...lines].join('\n');
+}
