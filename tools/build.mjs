@@ -89,7 +89,9 @@ export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version =
   mkdirSync(outDir, { recursive: true });
   // Test builds trust the local test CA next to the real roots (src/net/tls.ts).
   const { testCaPem } = await import('./test-ca.mjs');
-  const testDefines = testBuild ? { __TEST_CA_PEM__: JSON.stringify(testCaPem()) } : {};
+  // ... and the local test signing key next to the release keys (src/ota/keys.ts).
+  const { ensureTestSigningKey } = await import('./test-keys.mjs');
+  const testDefines = testBuild ? { __TEST_CA_PEM__: JSON.stringify(testCaPem()), __TEST_OTA_PUBKEY__: JSON.stringify(ensureTestSigningKey().publicKeyHex) } : {};
   await esbuild.build({
     entryPoints: [join(ROOT, entry)],
     bundle: true,
