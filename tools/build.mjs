@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
+import { docsPack } from './docs-pack.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -83,7 +84,7 @@ export function buildRuntime({ quiet = false } = {}) {
 export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version = firmwareVersion(), defines = {}, force = false, entry = 'hosts/sim/hal/entry.ts', testBuild = true } = {}) {
   const js = join(outDir, 'firmware.js');
   const img = join(outDir, 'firmware.img');
-  const inputs = ['src', 'hosts/sim/hal', 'modules', 'boards', 'docs', 'package-lock.json', 'tools/build.mjs'].map((p) => join(ROOT, p));
+  const inputs = ['src', 'hosts/sim/hal', 'modules', 'boards', 'docs', 'package-lock.json', 'tools/build.mjs', 'README.md', 'tools/docs-pack.mjs'].map((p) => join(ROOT, p));
   const custom = Object.keys(defines).length > 0 || version !== firmwareVersion() || entry !== 'hosts/sim/hal/entry.ts';
   if (!force && !custom && !stale(img, inputs)) return img;
   mkdirSync(outDir, { recursive: true });
@@ -100,7 +101,8 @@ export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version =
     mainFields: ['module', 'main'],
     ...XS_TARGET,
     outfile: js,
-    define: { ...testDefines, ...defines },
+    // The embedded documentation pack (src/docs/pack.ts), split into sections here.
+    define: { __DOCS_PACK__: JSON.stringify(docsPack(ROOT)), ...testDefines, ...defines },
     legalComments: 'none',
     logLevel: 'warning',
     loader: { '.md': 'text', '.svg': 'text', '.html': 'text' },
