@@ -1,0 +1,20 @@
+// Types for tools/release.mjs.
+export const DEVICE_TYPES: string[];
+export const SLOT_BYTES: number;
+export function imageVersion(bytes: Buffer): string | null;
+export interface ReleaseManifest {
+  schema: 1 | 2;
+  version: string;
+  notes: string;
+  variants: Record<string, { url: string; size: number; sha256: string; sig: string }>;
+}
+export function release(options: {
+  image: string;
+  version: string;
+  keyPem: string;
+  out: string;
+  notes?: string;
+  types?: string[];
+  baseUrl?: string | null;
+  schema?: 1 | 2;
+}): ReleaseManifest;
