@@ -66,7 +66,11 @@ function checkNode(node: unknown, at: string, out: string[]): void {
   }
   const ap = node.additionalProperties;
   if (ap !== undefined && typeof ap !== 'boolean') checkNode(ap, `${at}.additionalProperties`, out);
-  if (node.enum !== undefined && (!Array.isArray(node.enum) || node.enum.length === 0)) out.push(`${at}: enum must be a non-empty array`);
+  if (node.enum !== undefined) {
+    const e = node.enum;
+    if (!Array.isArray(e) || e.length === 0) out.push(`${at}: enum must be a non-empty array`);
+    else if (e.some((x, i) => e.findIndex((y) => jsonEqual(x, y)) !== i)) out.push(`${at}: enum must not repeat a value`);
+  }
   for (const k of ['minimum', 'maximum']) {
     if (node[k] !== undefined && (typeof node[k] !== 'number' || !Number.isFinite(node[k]))) out.push(`${at}: ${k} must be a number`);
   }
