@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { ROOT, XS_TARGET } from '../tools/build.mjs';
+import { otaBench } from './ota.mjs';
 
 const XSIM = join(ROOT, 'build/sim/xsim');
 const rows = [];
@@ -135,6 +136,9 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+
+console.log('\nFirmware update (OTA):');
+await otaBench(row, ok);
 
 const missed = rows.filter((r) => r.verdict === 'MISSED');
 console.log(`\n${rows.filter((r) => r.target).length - missed.length} of ${rows.filter((r) => r.target).length} targets met${missed.length ? '; missed: ' + missed.map((r) => r.work).join('; ') : ''}.`);

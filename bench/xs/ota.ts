@@ -1,0 +1,51 @@
+// Runs ON XS (build/sim/xsim --standalone): the cost of verifying a 6.5 MB
+// update image as the firmware does it (src/ota/verify.ts): SHA-256 of the
+// image with the C hotspot and with the TypeScript fallback, and the P-256
+// signature check over the rebuilt message (cold, i.e. the first in a run as
+// on a device, and warm). The image bytes and the signature come from
+// bench/ota.mjs through __OTA_BENCH__. Prints JSON lines.
+
+import { sha256Fallback, sha256Native, type NativeSha256, type Sha256Api } from '../../modules/sha256/sha256.ts';
+import { signedMessage } from '../../src/ota/signed-message.ts';
+import { decodeSignature, verifySignature } from '../../src/ota/verify.ts';
+import { toHex } from '../../src/util/encoding.ts';
+
+declare const __sim: { print(text: string): void; monoMs(): number };
+declare const __native: NativeSha256;
+declare const __OTA_BENCH__: { bytes: number; publicKeyHex: string; sig: string; version: string; type: string };
+
+const emit = (o: Record<string, unknown>): void => __sim.print(JSON.stringify(o));
+const cfg = __OTA_BENCH__;
+
+// The same bytes bench/ota.mjs signed: byte i = top byte of i * 2654435761 (mod 2^32).
+const image = new Uint8Array(cfg.bytes);
+for (let i = 0; i < image.length; i++) image[i] = Math.imul(i, 2654435761) >>> 24;
+
+function hashMs(api: Sha256Api, chunk: number): { ms: number; hex: string } {
+  const t0 = __sim.monoMs();
+  const h = api.create();
+  for (let o = 0; o < image.length; o += chunk) h.update(image.subarray(o, Math.min(image.length, o + chunk)));
+  const hex = toHex(h.digest());
+  return { ms: __sim.monoMs() - t0, hex };
+}
+
+const C = sha256Native(__native);
+const keys = [{ id: 'bench', publicKeyHex: cfg.publicKeyHex }];
+const sig = decodeSignature(cfg.sig)!;
+
+// As an install does it: the digest streamed in network-sized chunks, then the signature.
+const hashC = hashMs(C, 16384);
+const t0 = __sim.monoMs();
+const ok = verifySignature(signedMessage(2, cfg.version, cfg.type, hashC.hex), sig, keys, C) !== null;
+const coldMs = __sim.monoMs() - t0;
+const warm: number[] = [];
+for (let i = 0; i < 10; i++) {
+  const t = __sim.monoMs();
+  verifySignature(signedMessage(2, cfg.version, cfg.type, hashC.hex), sig, keys, C);
+  warm.push(__sim.monoMs() - t);
+}
+warm.sort((a, b) => a - b);
+emit({ what: 'ota-hash-c', ms: hashC.ms, hex: hashC.hex });
+emit({ what: 'ota-verify', ok, coldMs, warmMs: warm[warm.length >> 1] });
+const hashTs = hashMs(sha256Fallback, 16384);
+emit({ what: 'ota-hash-ts', ms: hashTs.ms, same: hashTs.hex === hashC.hex });
