@@ -10,6 +10,7 @@ import { AccessToken } from './auth/token.ts';
 import { Console } from './console/console.ts';
 import type { Context, Mode } from './core/context.ts';
 import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
+import { CachedNvs } from './core/nvs-cache.ts';
 import { Store } from './core/store.ts';
 import type { Hal } from './hal/index.ts';
 import { Log } from './log/log.ts';
@@ -49,7 +50,9 @@ function readMode(store: Store): Mode {
   return store.int('mode', 1) === 0 ? 0 : 1;
 }
 
-export function boot(hal: Hal): Device {
+export function boot(rawHal: Hal): Device {
+  // Every NVS read in the firmware goes through one write-through cache.
+  const hal: Hal = { ...rawHal, nvs: new CachedNvs(rawHal.nvs) };
   const log = new Log(hal.clock, hal.system);
   log.info('boot', `${hal.build.version} (${hal.build.buildId}) on ${hal.board.type}, reset: ${hal.system.resetReason()}`);
   const random = (bytes: Uint8Array): void => hal.system.random(bytes);

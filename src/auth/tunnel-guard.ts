@@ -6,6 +6,12 @@
 
 import { percentDecode } from '../net/http/parse.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const QUERY_OR_FRAGMENT = /[?#]/;
+const BACKSLASHES = /\\/g;
+const REPEATED_SLASHES = /\/{2,}/g;
+const JSON_TYPE = /^application\/json\b/i;
+
 /** Routes never reachable through the tunnel: they mint or reveal credentials. */
 export const TUNNEL_DENIED = ['/api/connect', '/api/token/regen', '/api/signin/code', '/api/signin/exchange'];
 
@@ -17,18 +23,18 @@ const MAX_ROUNDS = 8;
 /** Canonical form of a request target, or null when it cannot be decoded. */
 export function canonicalPath(target: string): string | null {
   let path = target;
-  const q = path.search(/[?#]/);
+  const q = path.search(QUERY_OR_FRAGMENT);
   if (q >= 0) path = path.slice(0, q);
   for (let i = 0; i < MAX_ROUNDS; i++) {
     const next = percentDecode(path);
     if (next === null) return null;
-    const cut = next.search(/[?#]/);
+    const cut = next.search(QUERY_OR_FRAGMENT);
     const trimmed = cut >= 0 ? next.slice(0, cut) : next;
     if (trimmed === path) break;
     path = trimmed;
     if (i === MAX_ROUNDS - 1) return null; // still changing: refuse rather than guess
   }
-  path = path.replace(/\\/g, '/').replace(/\/{2,}/g, '/');
+  path = path.replace(BACKSLASHES, '/').replace(REPEATED_SLASHES, '/');
   // Resolve dot segments so /api/x/../connect is seen as /api/connect.
   const out: string[] = [];
   for (const seg of path.split('/')) {
@@ -64,7 +70,7 @@ export function stripSecrets(value: unknown): unknown {
 
 /** Applies stripSecrets to a JSON response body; other bodies pass unchanged. */
 export function stripResponseBody(contentType: string | undefined, body: string): string {
-  if (!contentType || !/^application\/json\b/i.test(contentType)) return body;
+  if (!contentType || !JSON_TYPE.test(contentType)) return body;
   try {
     return JSON.stringify(stripSecrets(JSON.parse(body)));
   } catch {

@@ -6,6 +6,11 @@
 import type { Serial } from '../hal/index.ts';
 import { decode } from '../util/utf8.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const WHITESPACE_RUN = /\s+/;
+const WHITESPACE = /\s/;
+const LINE_BREAKS = /[\r\n]+/g;
+
 export const MAX_LINE = 512;
 
 /** Thrown by a command to end with ERR <reason>. */
@@ -118,12 +123,12 @@ export class Console {
 
   /** Runs one command line and returns its whole reply (for tests and TEST scripts). */
   async execute(text: string): Promise<string> {
-    const space = text.search(/\s/);
+    const space = text.search(WHITESPACE);
     const verb = (space < 0 ? text : text.slice(0, space)).toUpperCase();
     const args = space < 0 ? '' : text.slice(space + 1).trim();
     let reply = '';
     const out = (line: string): void => {
-      const l = line.replace(/[\r\n]+/g, ' ') + '\r\n';
+      const l = line.replace(LINE_BREAKS, ' ') + '\r\n';
       reply += l;
       this.serial.write(l);
     };
@@ -133,7 +138,7 @@ export class Console {
       return reply;
     }
     try {
-      await cmd.run({ args, argv: args ? args.split(/\s+/) : [], out });
+      await cmd.run({ args, argv: args ? args.split(WHITESPACE_RUN) : [], out });
       out('OK');
     } catch (e) {
       if (e instanceof CommandError) out(`ERR ${e.message}`);

@@ -23,6 +23,12 @@ export interface HeapFigures {
   /** XS heap in use now (chunks plus slots), and its high-water since boot. */
   xsNow: number;
   xsPeak: number;
+  /**
+   * The part of xsNow that is the firmware's code and module-level objects,
+   * measured once the modules have run. On the device these are preloaded
+   * into flash; RAM holds xsNow - xsStatic.
+   */
+  xsStatic: number;
 }
 
 export interface System {

@@ -6,6 +6,9 @@ import { utf8Length } from '../util/utf8.ts';
 import { capBytes } from '../util/cap.ts';
 import { Redactor } from './redact.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const LINE_BREAKS = /[\r\n]+/g;
+
 export const LOG_RING_BYTES = 1280;
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -34,7 +37,7 @@ export class Log {
   write(level: LogLevel, tag: string, message: string): void {
     const t = (this.clock.monoMs() / 1000).toFixed(3);
     const prefix = level === 'info' ? '' : level === 'warn' ? 'W ' : 'E ';
-    const line = capBytes(this.redactor.redact(`[${t}] ${prefix}${tag}: ${message}`.replace(/[\r\n]+/g, ' ')), this.capacity - 1);
+    const line = capBytes(this.redactor.redact(`[${t}] ${prefix}${tag}: ${message}`.replace(LINE_BREAKS, ' ')), this.capacity - 1);
     this.system.log(line);
     this.lines.push(line);
     this.bytes += utf8Length(line) + 1;

@@ -1,6 +1,14 @@
 // Parsing the absolute http(s) URLs the device calls out to. Deliberately
 // small: scheme, host (name, IPv4 or [IPv6]), port, and the request target.
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const ABSOLUTE_URL = /^(https?):\/\/([^/?#]*)([^#]*)/i;
+const HOST_PORT = /^(.*):(\d{1,5})$/;
+const BAD_TARGET_CHAR = /[\s\x00-\x1f]/;
+const HAS_SCHEME = /^https?:\/\//i;
+const TRAILING_SLASHES = /\/+$/;
+const LEADING_SLASHES = /^\/+/;
+
 export interface ParsedUrl {
   scheme: 'http' | 'https';
   host: string;
@@ -16,13 +24,13 @@ export type UrlResult = { ok: true; url: ParsedUrl } | { ok: false; error: strin
 const HOST = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/;
 
 export function parseUrl(text: string): UrlResult {
-  const m = /^(https?):\/\/([^/?#]*)([^#]*)/i.exec(text.trim());
+  const m = ABSOLUTE_URL.exec(text.trim());
   if (!m) return { ok: false, error: 'not an http(s) URL' };
   const scheme = m[1]!.toLowerCase() as 'http' | 'https';
   let authority = m[2]!;
   if (authority.includes('@')) return { ok: false, error: 'credentials in URLs are not supported' };
   let port = scheme === 'https' ? 443 : 80;
-  const pm = /^(.*):(\d{1,5})$/.exec(authority);
+  const pm = HOST_PORT.exec(authority);
   // host:port, or [v6]:port; a bare IPv6 literal's colons are not a port.
   if (pm && (pm[1]!.startsWith('[') ? pm[1]!.endsWith(']') : !pm[1]!.includes(':'))) {
     authority = pm[1]!;
@@ -33,7 +41,7 @@ export function parseUrl(text: string): UrlResult {
   if (!host || !HOST.test(host)) return { ok: false, error: 'bad host' };
   let target = m[3] || '/';
   if (!target.startsWith('/')) target = '/' + target;
-  if (/[\s\x00-\x1f]/.test(target)) return { ok: false, error: 'bad characters in the path' };
+  if (BAD_TARGET_CHAR.test(target)) return { ok: false, error: 'bad characters in the path' };
   const defaultPort = scheme === 'https' ? 443 : 80;
   return {
     ok: true,
@@ -43,6 +51,6 @@ export function parseUrl(text: string): UrlResult {
 
 /** Appends a path to a base URL (an absolute URL as path is returned as is). */
 export function joinUrl(base: string, path: string): string {
-  if (/^https?:\/\//i.test(path)) return path;
-  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  if (HAS_SCHEME.test(path)) return path;
+  return `${base.replace(TRAILING_SLASHES, '')}/${path.replace(LEADING_SLASHES, '')}`;
 }

@@ -11,6 +11,10 @@ import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { parseUrl } from '../net/url.ts';
 import { utf8Length } from '../util/utf8.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const KEY_FIELD = /^key_([a-z]+)$/;
+const WHITESPACE = /\s/;
+
 /** Provider ids: the three hosted dialects, the Z.ai-style backend, the model router, the custom endpoint. */
 export const PROVIDERS = ['openai', 'anthropic', 'mistral', 'zai', 'router', 'custom'] as const;
 export type ProviderId = (typeof PROVIDERS)[number];
@@ -68,10 +72,10 @@ export class ProviderSettings {
     for (const [name, raw] of fields) {
       const value = raw.trim();
       if (name === 'token') continue; // the gate's form field
-      const keyOf = /^key_([a-z]+)$/.exec(name);
+      const keyOf = KEY_FIELD.exec(name);
       if (keyOf) {
         if (!(PROVIDERS as readonly string[]).includes(keyOf[1]!)) return `unknown provider ${keyOf[1]}`;
-        if (utf8Length(value) > KEY_MAX || /\s/.test(value)) return `the ${keyOf[1]} key is malformed`;
+        if (utf8Length(value) > KEY_MAX || WHITESPACE.test(value)) return `the ${keyOf[1]} key is malformed`;
         writes.push([`key.${keyOf[1]}`, value === '' ? undefined : value]);
         continue;
       }
@@ -98,7 +102,7 @@ export class ProviderSettings {
           break;
         case 'custom_model':
         case 'model':
-          if (utf8Length(value) > 39 || /\s/.test(value)) return `${name} must be a model id of at most 39 bytes`;
+          if (utf8Length(value) > 39 || WHITESPACE.test(value)) return `${name} must be a model id of at most 39 bytes`;
           writes.push([name === 'model' ? 'model' : 'customModel', value === '' ? undefined : value]);
           break;
         default:

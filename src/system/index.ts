@@ -22,7 +22,7 @@ export function installSystem(ctx: Context): void {
       mode: ctx.mode,
       uptimeS: Math.floor(hal.clock.monoMs() / 1000),
       resetReason: hal.system.resetReason(),
-      heap: { freeInternal: heap.freeInternal, largestBlock: heap.largestBlock, minFreeInternal: heap.minFreeInternal, freePsram: heap.freePsram, xsNow: heap.xsNow, xsPeak: heap.xsPeak },
+      heap: { freeInternal: heap.freeInternal, largestBlock: heap.largestBlock, minFreeInternal: heap.minFreeInternal, freePsram: heap.freePsram, xsNow: heap.xsNow, xsPeak: heap.xsPeak, xsStatic: heap.xsStatic },
     };
   });
 
@@ -41,7 +41,7 @@ export function installSystem(ctx: Context): void {
     run: (c) => {
       hal.system.gc();
       const h = hal.system.heap();
-      c.out(`xs=${h.xsNow} xsPeak=${h.xsPeak} free=${h.freeInternal} largest=${h.largestBlock} minFree=${h.minFreeInternal} psram=${h.freePsram}`);
+      c.out(`xs=${h.xsNow} xsStatic=${h.xsStatic} xsRam=${h.xsNow - h.xsStatic} xsPeak=${h.xsPeak} free=${h.freeInternal} largest=${h.largestBlock} minFree=${h.minFreeInternal} psram=${h.freePsram}`);
     },
   });
 }

@@ -31,6 +31,10 @@ import {
   type LightValue,
 } from './device-contract.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const DECIMAL_INT = /^-?[0-9]{1,9}$/;
+const WHITESPACE = /\s/;
+
 export interface Rgb {
   r: number;
   g: number;
@@ -117,7 +121,7 @@ const TOKEN_RE = /^[A-Za-z0-9._-]+$/;
 function configValue(v: unknown, f: Field): number | string | boolean | undefined {
   switch (f.type) {
     case 'integer': {
-      const n = typeof v === 'string' && /^-?[0-9]{1,9}$/.test(v) ? Number(v) : v;
+      const n = typeof v === 'string' && DECIMAL_INT.test(v) ? Number(v) : v;
       return isInt(n, f.min ?? -Infinity, f.max ?? Infinity) ? n : undefined;
     }
     case 'boolean':
@@ -196,7 +200,7 @@ function validateOrchModel(p: unknown): ActionResult {
   if (provider === undefined) return refuse('bad-provider', 'orch_model');
   // A cut model id names another model (or none): refuse rather than cap.
   const model = typeof p.model === 'string' ? p.model.trim() : '';
-  if (model.length === 0 || utf8Length(model) > MODEL_CAP_BYTES || /\s/.test(model) || hasControl(model)) {
+  if (model.length === 0 || utf8Length(model) > MODEL_CAP_BYTES || WHITESPACE.test(model) || hasControl(model)) {
     return refuse('bad-model', 'orch_model');
   }
   return { ok: true, action: { kind: 'orch_model', provider, model } };

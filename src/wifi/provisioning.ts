@@ -15,6 +15,9 @@ import { utf8Length } from '../util/utf8.ts';
 import { SETUP_SSID, type SetupPassphrase } from '../auth/passphrase.ts';
 import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const COLONS = /:/g;
+
 export const OVERLAP_MS = 20_000;
 export const HANDOFF_DROP_MS = 4_000;
 /** The device's address on its own setup network (ESP-IDF's default soft-AP address). */
@@ -176,7 +179,7 @@ export class Provisioning {
 
 /** The mDNS host name: desk- and the last two bytes of the station MAC. */
 export function mdnsName(mac: string): string {
-  return `desk-${mac.replace(/:/g, '').slice(-4).toLowerCase()}`;
+  return `desk-${mac.replace(COLONS, '').slice(-4).toLowerCase()}`;
 }
 
 export function installProvisioning(ctx: Context, passphrase: SetupPassphrase): Provisioning {

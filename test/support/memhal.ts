@@ -197,6 +197,7 @@ export class MemSystem implements System {
     freePsram: 6 * 1024 * 1024,
     xsNow: 300 * 1024,
     xsPeak: 320 * 1024,
+    xsStatic: 150 * 1024,
   };
   watchdogFeeds = 0;
   private rng: (bytes: Uint8Array) => void;

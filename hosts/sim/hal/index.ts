@@ -41,7 +41,7 @@ function createClock(synced: () => boolean): Clock {
   };
 }
 
-function createSystem(reason: ResetReason, clock: Clock): System {
+function createSystem(reason: ResetReason, clock: Clock, staticHeap: number): System {
   let pool: Uint8Array = new Uint8Array(0);
   let poolAt = 0;
   let lastFeed = -1e9;
@@ -61,6 +61,7 @@ function createSystem(reason: ResetReason, clock: Clock): System {
         freePsram: internal.freePsram,
         xsNow: xs.now,
         xsPeak: xs.peak,
+        xsStatic: staticHeap,
       };
     },
     resetHeapPeak: () => __sim.resetPeak(),
@@ -97,7 +98,8 @@ function createSystem(reason: ResetReason, clock: Clock): System {
   };
 }
 
-export function createSimHal(): Hal {
+/** staticHeap: XS bytes in use once the bundle's modules have run (see HeapFigures.xsStatic). */
+export function createSimHal(staticHeap = 0): Hal {
   installEventDispatch((line) => __sim.print(line));
   const info = call('board.info').reply as unknown as BootInfo;
   let wallSynced = info.wallSynced;
@@ -110,7 +112,7 @@ export function createSimHal(): Hal {
     board,
     build: info.build,
     clock,
-    system: createSystem(info.resetReason, clock),
+    system: createSystem(info.resetReason, clock, staticHeap),
     nvs: createNvs(),
     sd: createSd(),
     flash: createFlash(),

@@ -10,6 +10,11 @@ import { parseUrl } from '../url.ts';
 import { ChunkedDecoder, findHeadEnd } from './parse.ts';
 import { decode } from '../../util/utf8.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const LINE_BREAK = /[\r\n]/;
+const IPV6_BRACKETS = /^\[|\]$/g;
+const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})/;
+
 /** Where TLS settings come from: tlsVerify (persisted) and the embedded CA bundle. */
 export interface TlsPolicy {
   verify(): boolean;
@@ -70,7 +75,7 @@ export class HttpClient {
     if (body.length || !['GET', 'HEAD', 'DELETE'].includes(req.method)) headers['Content-Length'] = String(body.length);
     let head = `${req.method} ${url.target} HTTP/1.1\r\n`;
     for (const [k, v] of Object.entries(headers)) {
-      if (/[\r\n]/.test(k + v)) return Promise.resolve({ ok: false, error: 'bad-url', message: `header ${k} contains a line break` });
+      if (LINE_BREAK.test(k + v)) return Promise.resolve({ ok: false, error: 'bad-url', message: `header ${k} contains a line break` });
       head += `${k}: ${v}\r\n`;
     }
     const headBytes = encode(head + '\r\n');
@@ -78,11 +83,11 @@ export class HttpClient {
     wire.set(headBytes);
     wire.set(body, headBytes.length);
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT;
-    const tls = url.scheme === 'https' ? { serverName: url.host.replace(/^\[|\]$/g, ''), verify: req.alwaysVerify === true || this.tls.verify(), caBundle: this.tls.caBundle() } : undefined;
+    const tls = url.scheme === 'https' ? { serverName: url.host.replace(IPV6_BRACKETS, ''), verify: req.alwaysVerify === true || this.tls.verify(), caBundle: this.tls.caBundle() } : undefined;
     return new Promise<ClientResult>((resolve) => {
       new Exchange(this.clock, req, wire, timeoutMs, resolve).start(() =>
         this.net.connect({
-          host: url.host.replace(/^\[|\]$/g, ''),
+          host: url.host.replace(IPV6_BRACKETS, ''),
           port: url.port,
           ...(tls ? { tls } : {}),
           timeoutMs: Math.min(req.connectTimeoutMs ?? 10_000, timeoutMs),
@@ -193,7 +198,7 @@ class Exchange {
 
   private parseHead(text: string): boolean {
     const lines = text.split('\r\n');
-    const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? '');
+    const m = STATUS_LINE.exec(lines[0] ?? '');
     if (!m) {
       this.fail('protocol', 'not an HTTP response');
       return false;

@@ -4,6 +4,13 @@
 
 import { decode } from '../../util/utf8.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const BAD_VALUE_CHAR = /[\x00-\x08\x0a-\x1f\x7f\ufffd]/;
+const DECIMAL_LENGTH = /^\d{1,15}$/;
+const CHUNK_SIZE_LINE = /^([0-9a-fA-F]{1,8})(;.*)?$/;
+const PLUS_SIGNS = /\+/g;
+const HEX_PAIR = /^[0-9a-fA-F]{2}$/;
+
 export interface RequestHead {
   method: string;
   path: string;
@@ -48,7 +55,7 @@ export function parseHead(bytes: Uint8Array): HeadResult {
     const name = line.slice(0, colon).toLowerCase();
     if (!TOKEN.test(name)) return { ok: false, status: 400, reason: 'bad header name' };
     const value = line.slice(colon + 1).trim();
-    if (/[\x00-\x08\x0a-\x1f\x7f\ufffd]/.test(value)) return { ok: false, status: 400, reason: 'bad header value' };
+    if (BAD_VALUE_CHAR.test(value)) return { ok: false, status: 400, reason: 'bad header value' };
     const prior = headers.get(name);
     headers.set(name, prior === undefined ? value : `${prior}, ${value}`);
   }
@@ -76,7 +83,7 @@ export function bodyFraming(headers: Map<string, string>): BodyFraming {
   }
   if (cl === undefined) return { kind: 'none' };
   const values = cl.split(',').map((v) => v.trim());
-  if (!values.every((v) => /^\d{1,15}$/.test(v) && v === values[0])) return { kind: 'error', status: 400, reason: 'bad Content-Length' };
+  if (!values.every((v) => DECIMAL_LENGTH.test(v) && v === values[0])) return { kind: 'error', status: 400, reason: 'bad Content-Length' };
   const length = Number(values[0]);
   return length === 0 ? { kind: 'none' } : { kind: 'length', length };
 }
@@ -120,7 +127,7 @@ export class ChunkedDecoder {
         if (line !== '') this.error = 'missing CRLF after chunk';
         this.state = 'size';
       } else if (this.state === 'size') {
-        const m = /^([0-9a-fA-F]{1,8})(;.*)?$/.exec(line);
+        const m = CHUNK_SIZE_LINE.exec(line);
         if (!m) {
           this.error = 'bad chunk size';
           break;
@@ -144,8 +151,8 @@ export function parseUrlEncoded(text: string): Map<string, string> {
     const eq = pair.indexOf('=');
     const k = eq < 0 ? pair : pair.slice(0, eq);
     const v = eq < 0 ? '' : pair.slice(eq + 1);
-    const key = percentDecode(k.replace(/\+/g, ' '));
-    const value = percentDecode(v.replace(/\+/g, ' '));
+    const key = percentDecode(k.replace(PLUS_SIGNS, ' '));
+    const value = percentDecode(v.replace(PLUS_SIGNS, ' '));
     if (key !== null && value !== null) out.set(key, value);
   }
   return out;
@@ -169,7 +176,7 @@ export function percentDecode(s: string): string | null {
     if (pending) {
       hex += ch;
       if (--pending === 0) {
-        if (!/^[0-9a-fA-F]{2}$/.test(hex)) return null;
+        if (!HEX_PAIR.test(hex)) return null;
         bytes.push(parseInt(hex, 16));
         hex = '';
       }

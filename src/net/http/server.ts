@@ -9,6 +9,9 @@ import { errorResponse } from './errors.ts';
 import { bodyFraming, ChunkedDecoder, findHeadEnd, parseHead, type RequestHead } from './parse.ts';
 import { STATUS_TEXT, type BodyWriter, type HttpRequest, type HttpResponse } from './types.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const LINE_BREAK = /[\r\n]/;
+
 export interface ServerLimits {
   /** Request line plus headers. */
   maxHeadBytes: number;
@@ -96,7 +99,7 @@ function serializeHead(res: HttpResponse, keepAlive: boolean, version: '1.0' | '
   let head = `HTTP/1.1 ${res.status} ${text}\r\n`;
   const headers: Record<string, string> = { 'X-Content-Type-Options': 'nosniff', ...res.headers };
   for (const [k, v] of Object.entries(headers)) {
-    if (/[\r\n]/.test(k) || /[\r\n]/.test(v)) continue; // never let a value split the head
+    if (LINE_BREAK.test(k) || LINE_BREAK.test(v)) continue; // never let a value split the head
     head += `${k}: ${v}\r\n`;
   }
   if (length === null) head += 'Transfer-Encoding: chunked\r\n';
