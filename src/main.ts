@@ -22,6 +22,9 @@ import { SetupPassphrase } from './auth/passphrase.ts';
 import { installSignInRoutes } from './auth/routes.ts';
 import { installProviderSettings } from './providers/settings.ts';
 import { installStorage } from './storage/index.ts';
+import { Memory } from './memory/index.ts';
+import { installMemory } from './memory/install.ts';
+import { embeddingKeys } from './memory/keys.ts';
 import { installDangerZone } from './system/danger.ts';
 import { installSystem } from './system/index.ts';
 import { installProvisioning } from './wifi/provisioning.ts';
@@ -92,6 +95,7 @@ export function boot(rawHal: Hal): Device {
     ota: new Updates(otaVerdict),
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     timeline: new Timeline(hal.clock, log),
+    memory: new Memory(hal, log, store('mem'), hotspots, random),
   };
 
   installSystem(ctx);
@@ -99,8 +103,9 @@ export function boot(rawHal: Hal): Device {
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = installProvisioning(ctx, passphrase);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
-  installProviderSettings(ctx);
+  const providers = installProviderSettings(ctx);
   installStorage(ctx);
+  installMemory(ctx, { keys: embeddingKeys(providers) });
   installDangerZone(ctx);
   installWeb(ctx);
   installRoutesCommand(ctx);

@@ -18,6 +18,7 @@ import type { Updates } from '../ota/updates.ts';
 import type { Timeline } from '../system/timeline.ts';
 import type { ToolRegistry } from '../mcp/registry.ts';
 import type { DeviceActions } from '../device/actions.ts';
+import type { Memory } from '../memory/index.ts';
 import type { Hotspots } from './hotspots.ts';
 import type { Store } from './store.ts';
 
@@ -55,4 +56,6 @@ export interface Context {
   outbox: Outbox;
   /** Device timeline rows: restarts, updates, mode switches, storage changes (src/system/timeline.ts). */
   timeline: Timeline;
+  /** Long-term memory: vector store, episodic log (append(row)), running memory, scratchpad (src/memory/). */
+  memory: Memory;
 }

@@ -95,7 +95,7 @@ describe('boot in Orchestrator mode', () => {
     expect(await console(mem, 'PING')).toBe('PONG\r\nOK\r\n');
     expect(await console(mem, 'ping')).toBe('PONG\r\nOK\r\n');
     const status = await console(mem, 'STATUS');
-    expect(status).toMatch(/^fw=v0\.1\.0 build=test board=panel-35 mode=1 up=\d+ psram=\d+ minheap=\d+ sd=ok ota=idle lastOta=-\r\nOK\r\n$/);
+    expect(status).toMatch(/^fw=v0\.1\.0 build=test board=panel-35 mode=1 up=\d+ psram=\d+ minheap=\d+ sd=ok vec=\d+ ota=idle lastOta=-\r\nOK\r\n$/);
     expect(await console(mem, 'WEBTOK?')).toBe(`${device.ctx.token.reveal()}\r\nOK\r\n`);
     expect(await console(mem, 'FROB')).toBe('ERR unknown command FROB (try HELP)\r\n');
   });

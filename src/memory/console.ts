@@ -1,0 +1,124 @@
+// The memory console commands (test builds only): MEMFILL (bulk writes for
+// tests and power-cut drills), EPIQ (episodic search with a cold-scan
+// cursor), DREAM (decay, prune and dedupe now) and COMPACT (summarize a
+// chat into memory: needs the turn engine, which does not exist yet).
+
+import type { Context } from '../core/context.ts';
+import { CommandError } from '../console/console.ts';
+import { stamp } from './time.ts';
+import type { Memory } from './index.ts';
+import { MemoryError } from './vector-store.ts';
+
+const WORDS =
+  'amber river quiet maple orbit velvet canyon ember lantern meadow copper harbor violet thunder willow cobalt saffron glacier ' +
+  'pepper falcon marble juniper nectar prism quartz raven sable tundra umber vessel walnut zephyr basil cedar dune fjord ' +
+  'garnet hazel iris jasper kelp lichen moss nova onyx pine quill rust slate thistle';
+const DICT = WORDS.split(' ');
+
+/** Deterministic filler text of about `bytes` bytes, distinct per (run, i) so dedup keeps them apart. */
+export function fillerText(kind: string, run: string, i: number, bytes: number): string {
+  let s = (Math.imul(i + 1, 0x9e3779b1) ^ run.length * 0x85ebca6b) >>> 0;
+  const words = [`${kind}fill ${run} item ${i}:`];
+  let len = words[0]!.length;
+  while (len < bytes) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    const w = DICT[s % DICT.length]!;
+    words.push(w);
+    len += w.length + 1;
+  }
+  return words.join(' ');
+}
+
+/** Lets the event loop run (watchdog, console, HTTP) during a long command. */
+function yieldLoop(ctx: Context): Promise<void> {
+  return new Promise((resolve) => void ctx.hal.clock.setTimeout(resolve, 0));
+}
+
+export function installMemoryConsole(ctx: Context, memory: Memory): void {
+  ctx.console.register({
+    verb: 'MEMFILL',
+    usage: '<epi or vec> <n> [bytes]',
+    help: 'write n filler memories (vec) or episodic rows (epi) of about bytes bytes; logs each 25 acknowledged',
+    run: async (c) => {
+      const [what, nRaw, bytesRaw] = c.argv;
+      const n = Number(nRaw);
+      const bytes = bytesRaw === undefined ? 120 : Number(bytesRaw);
+      if ((what !== 'epi' && what !== 'vec') || !Number.isInteger(n) || n < 1 || n > 100000) throw new CommandError('usage: MEMFILL <epi or vec> <n 1-100000> [bytes]');
+      if (!Number.isInteger(bytes) || bytes < 16 || bytes > (what === 'vec' ? 1200 : 4096)) throw new CommandError(`bytes must be 16-${what === 'vec' ? 1200 : 4096}`);
+      const run = Math.floor(ctx.hal.clock.monoMs()).toString(36);
+      let added = 0;
+      for (let i = 0; i < n; i++) {
+        const text = fillerText(what, run, i, bytes);
+        try {
+          if (what === 'vec') {
+            const o = await memory.store.write({ content: text, importance: 0.5, source: 'memfill', creator: true }, null);
+            if (o.action === 'added') added++;
+          } else {
+            memory.episodic.append({ session: 'memfill', role: 'system', kind: 'log', text });
+            added++;
+          }
+        } catch (e) {
+          if (e instanceof MemoryError) throw new CommandError(`after ${i} written: ${e.message}`);
+          throw e;
+        }
+        if ((i + 1) % 25 === 0) {
+          ctx.log.info('mem', `memfill ${what} ${i + 1} acknowledged`);
+          await yieldLoop(ctx);
+        }
+      }
+      ctx.log.info('mem', `memfill ${what} ${n} acknowledged`);
+      c.out(`${what} ${n} written (${added} new); vec=${memory.store.index.count}`);
+    },
+  });
+
+  ctx.console.register({
+    verb: 'EPIQ',
+    usage: '[@<cursor>] <text>',
+    help: 'search the episodic log for text: the hot window, or a cold scan from @cursor',
+    run: (c) => {
+      let args = c.args;
+      let cursor: string | null = null;
+      const m = /^@(\S+)\s*(.*)$/.exec(args);
+      if (m) {
+        cursor = m[1]!;
+        args = m[2]!;
+      }
+      const q = { limit: 20, ...(args ? { text: args } : {}) };
+      try {
+        const page = cursor ? memory.episodic.coldScan(q, cursor) : memory.episodic.query(q);
+        for (const r of page.rows) c.out(`${stamp(r.ts)} ${r.session} ${r.role}/${r.kind}: ${r.text.length > 120 ? r.text.slice(0, 120) + '...' : r.text}`);
+        c.out(`rows=${page.rows.length} searchedTo=${page.searchedTo === null ? '-' : stamp(page.searchedTo)} olderExists=${page.olderExists ? 1 : 0} next=${page.nextBefore ?? '-'}`);
+      } catch (e) {
+        if (e instanceof MemoryError) throw new CommandError(e.message);
+        throw e;
+      }
+    },
+  });
+
+  ctx.console.register({
+    verb: 'DREAM',
+    help: 'run memory maintenance now: one decay step, prune, dedupe',
+    run: (c) => {
+      try {
+        const r = memory.dreamNow();
+        c.out(`decayed=${r.decayed} pruned=${r.pruned} merged=${r.merged} vec=${memory.store.index.count}`);
+      } catch (e) {
+        if (e instanceof MemoryError) throw new CommandError(e.message);
+        throw e;
+      }
+    },
+  });
+
+  ctx.console.register({
+    verb: 'COMPACT',
+    usage: '<chat>',
+    help: 'summarize a chat into memory (needs the turn engine)',
+    run: (c) => {
+      if (!c.args) throw new CommandError('usage: COMPACT <chat>');
+      throw new CommandError('COMPACT is unavailable until the turn engine exists (summarizing needs a provider turn)');
+    },
+  });
+}
