@@ -88,6 +88,23 @@ describe('sign-in codes', () => {
   });
 });
 
+describe('no decision uses Host, Origin, Referer or the client address', () => {
+  it('answers the same whatever those headers say', async () => {
+    const { mem, token } = start();
+    const variants: Array<Record<string, string>> = [
+      {},
+      { Host: 'evil.example', Origin: 'https://evil.example', Referer: 'https://evil.example/x' },
+      { Host: '127.0.0.1', Origin: 'http://127.0.0.1', Referer: 'http://127.0.0.1/' },
+      { 'X-Forwarded-For': '127.0.0.1', Host: 'localhost' },
+    ];
+    for (const headers of variants) {
+      expect((await call(mem, 'GET', '/api/state', null, { headers })).status).toBe(401);
+      expect((await call(mem, 'GET', '/api/state', token, { headers })).status).toBe(200);
+      expect((await call(mem, 'GET', '/api/state', 'f'.repeat(24), { headers })).status).toBe(401);
+    }
+  });
+});
+
 describe('the token and the setup passphrase', () => {
   it('keeps a 96-bit token with no setter: nothing but regen changes it', async () => {
     const { mem, token } = start();
@@ -216,6 +233,7 @@ describe('danger zone', () => {
     await expect(mem.clock.advance(1)).rejects.toBeInstanceOf(RebootSignal);
     expect(mem.nvs.get('wifi', 'ssid')).toBeUndefined();
     expect(mem.nvs.get('auth', 'token')).toBeUndefined();
+    expect(mem.nvs.get('auth', 'apPass')).toBeUndefined();
     expect(mem.nvs.get('keep', 'panel')).toBe('st7796s');
     expect(mem.nvs.get('keep', 'tcal')).toBe('1,2,3,4');
     expect(mem.sd.stat('/mem/a.txt')).not.toBeNull();
