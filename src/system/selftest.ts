@@ -56,8 +56,12 @@ function nvs(ctx: Context): SelftestItem {
     const value = randomId(ctx.random, 'st-');
     const { nvs } = ctx.hal;
     nvs.set('selftest', 'probe', value);
+    // get() may be served by the firmware's write-through cache; keys() always asks the store.
+    const stored = nvs.keys('selftest').indexOf('probe') >= 0;
     const back = nvs.get('selftest', 'probe');
     nvs.erase('selftest');
+    if (!stored) return ['FAIL', 'the written key is not in the store'];
+    if (nvs.keys('selftest').length !== 0) return ['FAIL', 'the test key survived an erase'];
     return back === value ? ['PASS', 'wrote, read back and erased a test key'] : ['FAIL', 'read back a different value'];
   });
 }

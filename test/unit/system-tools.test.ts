@@ -72,9 +72,11 @@ describe('device.selftest', () => {
   it('reports a heap below the floor and a broken NVS as FAIL', async () => {
     const { call, mem } = start();
     mem.system.heapFigures.largestBlock = 8 * 1024;
-    mem.nvs.set = () => {
+    const broken = (): never => {
       throw new Error('NVS write failed');
     };
+    mem.nvs.set = broken;
+    mem.nvs.setMany = broken;
     const r = await call('device.selftest');
     expect(r.output).toContain('FAIL heap: free 160 KB, largest block 8 KB');
     expect(r.output).toContain('FAIL nvs: NVS write failed');
