@@ -12,8 +12,9 @@
 import { DEFAULT_EMBEDDING, OFFLINE_MODEL, OFFLINE_PROVIDER, type Embedder, type EmbeddingConfig } from './embedder.ts';
 
 const W_WORD = 1.0;
-const W_BIGRAM = 0.6;
-const W_TRIGRAM = 0.3;
+const W_BIGRAM = 0.3;
+const W_TRIGRAM = 0.6;
+const TRIGRAM_WORD_MAX = 24;
 
 const STOP_WORDS =
   'a an and are as at be been but by can could did do does for from had has have he her hers him his how i if in into is it its ' +
@@ -53,6 +54,8 @@ function codes(word: string): number[] {
 
 const STOP = new Set(STOP_WORDS.split(' ').map((w) => { const c = codes(w); return fnv(c, 0, c.length, 0); }));
 
+const VOWELS = [0x61, 0x65, 0x69, 0x6f, 0x75];
+
 const SUFFIXES = ['ing', 'edly', 'ed', 'ies', 'es', 's', 'ly', 'er'].map(codes);
 
 /** Length of the word's stem: a common English suffix off words long enough to have one. */
@@ -64,6 +67,9 @@ function stemLength(w: number[]): number {
     for (let i = 0; i < suf.length; i++) if (w[n + i] !== suf[i]) { match = false; break; }
     if (!match) continue;
     if (suf.length === 1 && w[n - 1] === 0x73) continue; // 'ss' (class, glass) keeps its s
+    // running -> run, stopped -> stop: a doubled consonant left by the suffix goes too
+    const last = w[n - 1]!;
+    if (suf.length >= 2 && n > 3 && last === w[n - 2] && last !== 0x6c && last !== 0x73 && last !== 0x7a && !VOWELS.includes(last)) return n - 1;
     return n;
   }
   return w.length;
@@ -97,10 +103,13 @@ export class OfflineEmbedder implements Embedder {
         add(stem, W_WORD);
         if (prev >= 0) add(Math.imul(prev, 31) ^ stem ^ 0x5bd1e995, W_BIGRAM);
         prev = stem;
-        // character trigrams with word boundaries: ^ab, abc, ..., yz$
+        // Character trigrams with word boundaries (^ab, abc, ..., yz$), weighted
+        // 1/sqrt(count) so that one long word cannot outweigh the words.
+        if (word.length > TRIGRAM_WORD_MAX) word.length = TRIGRAM_WORD_MAX;
         word.unshift(0x5e);
         word.push(0x24);
-        for (let i = 0; i + 3 <= word.length; i++) add(fnv(word, i, i + 3, 2), W_TRIGRAM);
+        const w = W_TRIGRAM / Math.sqrt(word.length - 2);
+        for (let i = 0; i + 3 <= word.length; i++) add(fnv(word, i, i + 3, 2), w);
       }
       word.length = 0;
     };

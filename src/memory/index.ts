@@ -73,6 +73,11 @@ export class Memory {
     this.episodic = new EpisodicLog({ sd: hal.sd, cardLive, sha: hotspots.sha256, clock: hal.clock, log, random });
   }
 
+  /** Roles and quota overrides come from the people subsystem once it exists. */
+  setPeople(people: People): void {
+    this.people = people;
+  }
+
   /** The configured embedding (NVS; the offline embedder at 256 dims until set). */
   embeddingConfig(): EmbeddingConfig {
     try {

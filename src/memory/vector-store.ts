@@ -501,9 +501,10 @@ export class VectorStore {
     return { total: all.length, items: all.slice(offset, offset + limit) };
   }
 
+  /** The memory with this id in person's namespace (null when absent, or past its TTL). */
   get(id: string, person: string | null): MemRecord | null {
     const r = this.index.get(id);
-    return r && r.ns === nsOf(person) ? r : null;
+    return r && this.visible(r, nsOf(person), this.now(), this.deps.clock.synced()) ? r : null;
   }
 
   /** The memory meant by an id, or the closest one to a text (at least `min` similar). */
