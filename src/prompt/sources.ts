@@ -1,0 +1,68 @@
+// The prompt blocks whose owners have no better home: the owner's directive,
+// the scratchpad with running memory, relevant memories, the capability
+// manifest, the recent conversation and [PROVIDERS & CONNECTORS]. Sub-agent
+// blocks ([SPAWN CAPACITY], [FRESH RESULTS], the sessions digest and
+// [SUB-AGENT CAPABILITIES]) are registered by the fabric when it runs.
+
+import type { Context } from '../core/context.ts';
+import type { ProviderSettings } from '../providers/settings.ts';
+import { capBytes } from '../util/cap.ts';
+import type { PromptBlocks, PromptInput } from './blocks.ts';
+
+const WHITESPACE_RUNS = /\s+/g;
+
+/** Messages of the recent conversation, and bytes kept of each. */
+export const CONVERSATION_MESSAGES = 12;
+export const CONVERSATION_LINE_BYTES = 1200;
+
+export function registerCoreBlocks(ctx: Context, blocks: PromptBlocks, providers: ProviderSettings, clearedAt: (chat: string) => number): void {
+  blocks.register({
+    name: 'directive',
+    text: () => {
+      const d = providers.directive();
+      return d ? `[DIRECTIVE]\n${d}` : '';
+    },
+  });
+  blocks.register({
+    name: 'scratchpad',
+    floor: 400,
+    text: () => {
+      const pad = ctx.memory.scratchpadBlock();
+      const running = ctx.memory.runningMemory();
+      return [pad, running ? `[RUNNING MEMORY]\n${running}` : ''].filter(Boolean).join('\n');
+    },
+  });
+  blocks.register({
+    name: 'memories',
+    text: (input: PromptInput) => ctx.memory.relevantMemories(input.text, input.memQueries, input.person),
+  });
+  blocks.register({
+    name: 'capabilities',
+    floor: 600,
+    text: (input: PromptInput) => {
+      const caller = { via: 'turn' as const, admin: input.person === null, scheduled: false, unattended: input.unattended, person: input.person };
+      const tools = ctx.tools.list(caller).map((t) => `- ${ctx.tools.providerName(t.name)}: ${capBytes(t.description.split('\n')[0] ?? '', 160)}`);
+      const b = ctx.hal.board;
+      const device = `Device: ${b.type} (${b.display.width}x${b.display.height} screen${b.ringLeds ? `, ${b.ringLeds}-LED ring` : ''}${b.touch ? ', touch' : ''}${b.battery ? ', battery' : ''}), firmware ${ctx.hal.build.version}.`;
+      return ['[CAPABILITIES]', device, 'Tools:', ...tools].join('\n');
+    },
+  });
+  blocks.register({
+    name: 'conversation',
+    floor: 600,
+    text: (input: PromptInput) => {
+      const since = clearedAt(input.chat);
+      const page = ctx.memory.episodic.query({ session: input.chat, kind: 'message', limit: CONVERSATION_MESSAGES });
+      const rows = page.rows.filter((r) => r.ts > since).reverse();
+      if (!rows.length) return '';
+      return ['[RECENT CONVERSATION]', ...rows.map((r) => `${r.role === 'assistant' ? 'assistant' : 'user'}: ${capBytes(r.text.replace(WHITESPACE_RUNS, ' '), CONVERSATION_LINE_BYTES)}`)].join('\n');
+    },
+  });
+  blocks.register({
+    name: 'providers',
+    text: () => {
+      const keyed = providers.keyedList();
+      return keyed.length ? `[PROVIDERS & CONNECTORS]\nProviders with keys: ${keyed.join(', ')}. Connectors: none.` : '';
+    },
+  });
+}

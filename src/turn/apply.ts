@@ -1,0 +1,49 @@
+// Applying a parsed turn, after its reply went out: device actions through
+// the validator and the applier, memory writes, the scratchpad and running
+// memory. What the model should hear about next turn comes back as lines:
+// mem_query results, refused actions, and the plain-text refusal of session
+// ops this device does not run.
+
+import type { Context } from '../core/context.ts';
+import { validateActions } from './actions.ts';
+import type { Turn } from './turn-types.ts';
+import type { TurnRequest } from './engine.ts';
+
+/** Session ops the sub-agent fabric will serve; until it exists they are refused too. */
+export type SessionOpsHandler = (turn: Turn, req: TurnRequest) => Promise<string[]>;
+
+export function makeApplier(ctx: Context, sessionOps: SessionOpsHandler | null) {
+  return async (turn: Turn, req: TurnRequest): Promise<string[]> => {
+    const lines: string[] = [];
+    const unattended = req.unattended === true || req.scheduled === true;
+
+    const checked = validateActions(turn.device);
+    for (const r of checked.refused) lines.push(`[DEVICE] device action ${r.index + 1}${r.kind ? ` (${r.kind})` : ''} was refused: ${r.reason}.`);
+    for (const action of checked.actions) {
+      const result = ctx.actions.apply(action, { unattended });
+      if (!result.ok) lines.push(`[DEVICE] ${result.note}`);
+    }
+
+    if (turn.mem_write.length) {
+      const outcomes = await ctx.memory.applyMemWrites(turn.mem_write, req.person);
+      const failed = outcomes.filter((o) => o instanceof Error);
+      if (failed.length) lines.push(`[MEMORY] ${failed.length} of ${outcomes.length} memory writes were not saved: ${failed.map((f) => (f as Error).message).join('; ')}`);
+    }
+    if (turn.mem_query.length) {
+      const found = await ctx.memory.relevantMemories('', turn.mem_query, req.person);
+      lines.push(`[MEMORY QUERY RESULTS] for ${turn.mem_query.map((q) => JSON.stringify(q)).join(', ')}:\n${found || '(nothing relevant found)'}`);
+    }
+
+    if (sessionOps) lines.push(...(await sessionOps(turn, req)));
+    else {
+      const asked = [...turn.session_ops.map((o) => o.op), ...turn.unknownOps, ...(turn.spawn.length ? ['spawn (retired array)'] : [])];
+      if (asked.length) lines.push(`[SESSIONS] Not run: ${asked.join(', ')}. Sub-agents are not available on this device yet.`);
+    }
+    const retired = [...turn.session_ops.filter((o) => o.op === 'tell' || o.op === 'poll' || o.op === 'list').map((o) => o.op), ...turn.unknownOps];
+    if (sessionOps && retired.length) lines.push(`[SESSIONS] Refused: ${retired.join(', ')} (retired or unknown session ops; the fabric is fire-and-forget).`);
+
+    ctx.memory.applyScratchpad(turn.scratchpad);
+    ctx.memory.applyRunningMemory(turn.memory);
+    return lines;
+  };
+}

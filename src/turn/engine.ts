@@ -1,0 +1,403 @@
+// The turn engine: one assistant turn at a time. Builds the prompt, runs the
+// provider's rounds (tools through the registry), enforces the caps, fails
+// over between providers by the spec's rules, parses the turn object, then
+// applies it: the reply is delivered first, then device actions, memory
+// writes, the scratchpad and running memory; mem_query results and
+// refusals ride into the next turn's input.
+//
+// Caps (docs/decisions.md, "Turn engine"): MAX_ROUNDS tool rounds, a
+// 600 s turn deadline, each round's timeout clamped to what is left with an
+// 8 s floor, a heap floor, a transcript byte cap, and a stall detector. A
+// tripped cap gets one forced tool-less final round pinning orch_turn; if the
+// model still does not finish, a clean error reply follows.
+
+import type { Log } from '../log/log.ts';
+import type { Hal } from '../hal/index.ts';
+import type { ToolCaller, ToolResult } from '../mcp/types.ts';
+import type { ToolRegistry } from '../mcp/registry.ts';
+import type { ProviderErrorKind, RoundRequest, RoundResult, ToolDef, TranscriptItem } from '../providers/types.ts';
+import type { ProviderId } from '../providers/settings.ts';
+import { buildTurnSchema } from './schema.ts';
+import { turnPromptDoc } from './promptdoc.ts';
+import { parseTurn } from './parse.ts';
+import type { Turn } from './turn-types.ts';
+import type { PromptBlocks, Assembled } from '../prompt/blocks.ts';
+import { DEFAULT_BUDGET } from '../prompt/blocks.ts';
+import { utf8Length } from '../util/utf8.ts';
+import { errorMessage } from '../util/json.ts';
+
+export const MAX_ROUNDS = 10;
+export const TURN_DEADLINE_MS = 600_000;
+export const ROUND_FLOOR_MS = 8_000;
+/** Read deadline of a synchronous provider round (spec: 60 s; custom endpoint 30 s). */
+export const PROVIDER_READ_MS = 60_000;
+export const CUSTOM_READ_MS = 30_000;
+/** Free internal heap below which a turn is deferred before any provider call. */
+export const TURN_HEAP_FLOOR = 36 * 1024;
+/** Free internal heap below which a running loop trips its heap cap. */
+export const LOOP_HEAP_FLOOR = 28 * 1024;
+/** Transcript bytes beyond which the loop trips its bytes cap. */
+export const TRANSCRIPT_MAX_BYTES = 96 * 1024;
+/** Identical tool calls in a row that count as a stall. */
+export const STALL_REPEATS = 3;
+/** Provider switches allowed within one turn. */
+export const MAX_SWITCHES = 2;
+export const SCHEMA_NAME = 'orch_turn';
+
+export const ONE_MOMENT = 'One moment: I am short on memory right now. Please ask again in a few seconds.';
+
+/** The provider wire as the engine uses it (src/providers/wire.ts implements it). */
+export interface RoundSender {
+  round(req: RoundRequest, timeoutMs: number): Promise<RoundResult>;
+}
+
+/** A provider the turn may use, in the order it should be tried. */
+export interface ProviderChoice {
+  provider: ProviderId;
+  model: string;
+  /** The backend can run a tool loop. */
+  loops: boolean;
+  /** Read deadline of one round on this provider. */
+  readMs: number;
+  /** A label for people ('anthropic claude-x', 'offline demo'). */
+  label: string;
+}
+
+export type TurnOrigin = 'console' | 'chat' | 'web' | 'voice' | 'synthesis' | 'schedule' | 'mcp';
+
+export interface TurnRequest {
+  chat: string;
+  text: string;
+  person: string | null;
+  admin: boolean;
+  origin: TurnOrigin;
+  unattended?: boolean;
+  scheduled?: boolean;
+  /** A [SYSTEM] preamble for turns no person started (synthesis). */
+  preamble?: string;
+  /** Called with the reply as soon as it is known (before memory writes apply). */
+  deliver?: (reply: string, ask: string) => void;
+}
+
+export type CapName = 'rounds' | 'deadline' | 'heap' | 'bytes' | 'stall';
+
+export interface TurnOutcome {
+  status: 'ok' | 'deferred' | 'error';
+  reply: string;
+  ask: string;
+  provider: ProviderId | null;
+  model: string | null;
+  /** 'served by <provider> <model>' when a fallback provider answered. */
+  servedBy: string | null;
+  rounds: number;
+  toolCalls: number;
+  switches: number;
+  cap: CapName | null;
+  error: string | null;
+  turn: Turn | null;
+  json: string | null;
+}
+
+/** What the engine needs from the rest of the device (kept narrow for tests). */
+export interface EngineDeps {
+  hal: Hal;
+  log: Log;
+  tools: ToolRegistry;
+  blocks: PromptBlocks;
+  wire: RoundSender;
+  /** Providers to try for this turn, primary first (empty: none is set up). */
+  providers(): ProviderChoice[];
+  /** midFail (default on): mid-turn failover on the shared transcript. */
+  midFail(): boolean;
+  /** Applies a parsed turn after the reply went out; returns lines for the next turn's input. */
+  apply(turn: Turn, req: TurnRequest): Promise<string[]>;
+  /** Appends one conversation message (the episodic log). */
+  remember(chat: string, role: 'creator' | 'assistant', text: string): void;
+  /** Tells the owner something (provider switch notices). */
+  notify(key: string, text: string): void;
+  /** Marks a chat fold-due (a context overflow: summarize it soon). */
+  foldDue(chat: string): void;
+  budget?(): number;
+}
+
+type LoopResult =
+  | { kind: 'turn'; turn: Turn; json: string }
+  | { kind: 'error'; error: ProviderErrorKind | 'cap' | 'parse'; message: string };
+
+const TRANSPORTISH: readonly ProviderErrorKind[] = ['transport', 'timeout', 'http', 'malformed'];
+
+function transcriptBytes(t: readonly TranscriptItem[]): number {
+  let n = 0;
+  for (const item of t) {
+    if (item.kind === 'opaque') n += 512;
+    else if (item.kind === 'tool_call') n += utf8Length(item.args) + item.name.length + 32;
+    else if (item.kind === 'tool_result') n += utf8Length(item.output) + 32;
+    else n += utf8Length(item.text);
+  }
+  return n;
+}
+
+export class TurnEngine {
+  private queue: Promise<unknown> = Promise.resolve();
+  private pendingInput = new Map<string, string[]>();
+  private lastTurn: { json: string; chat: string; provider: string | null; model: string | null; atWall: number } | null = null;
+  private readonly schema = buildTurnSchema();
+  private readonly schemaDoc = turnPromptDoc();
+  busy = false;
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  last(): { json: string; chat: string; provider: string | null; model: string | null; atWall: number } | null {
+    return this.lastTurn;
+  }
+
+  lastPrompt(): Assembled | null {
+    return this.deps.blocks.lastAssembled();
+  }
+
+  /** Lines to put ahead of a chat's next user message (refusals, query results). */
+  queueInput(chat: string, line: string): void {
+    const list = this.pendingInput.get(chat) ?? [];
+    list.push(line);
+    this.pendingInput.set(chat, list.slice(-12));
+  }
+
+  /** Runs a turn after any turn already running (one turn at a time). */
+  run(req: TurnRequest): Promise<TurnOutcome> {
+    const next = this.queue.then(() => this.runNow(req));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private outcome(partial: Partial<TurnOutcome> & Pick<TurnOutcome, 'status' | 'reply'>): TurnOutcome {
+    return {
+      ask: '',
+      provider: null,
+      model: null,
+      servedBy: null,
+      rounds: 0,
+      toolCalls: 0,
+      switches: 0,
+      cap: null,
+      error: null,
+      turn: null,
+      json: null,
+      ...partial,
+    };
+  }
+
+  private async runNow(req: TurnRequest): Promise<TurnOutcome> {
+    const { hal, log } = this.deps;
+    if (hal.system.heap().freeInternal < TURN_HEAP_FLOOR) {
+      log.warn('turn', 'deferred: heap below the turn floor');
+      req.deliver?.(ONE_MOMENT, '');
+      return this.outcome({ status: 'deferred', reply: ONE_MOMENT });
+    }
+    this.busy = true;
+    try {
+      return await this.turn(req);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private caller(req: TurnRequest): ToolCaller {
+    return { via: 'turn', admin: req.admin, scheduled: req.scheduled === true, unattended: req.unattended === true || req.scheduled === true, person: req.person };
+  }
+
+  private toolDefs(caller: ToolCaller): ToolDef[] {
+    const defs: ToolDef[] = [];
+    for (const t of this.deps.tools.list(caller)) {
+      const name = this.deps.tools.providerName(t.name);
+      if (name) defs.push({ name, description: t.description, parameters: t.schema });
+    }
+    return defs;
+  }
+
+  private async turn(req: TurnRequest): Promise<TurnOutcome> {
+    const { hal, log } = this.deps;
+    const started = hal.clock.monoMs();
+    const chain = this.deps.providers();
+    const pending = this.pendingInput.get(req.chat) ?? [];
+    this.pendingInput.delete(req.chat);
+    const userText = [...(req.preamble ? [req.preamble] : []), ...pending, req.text].join('\n\n');
+    if (!chain.length) {
+      const reply = 'No model provider is set up yet. Add a provider key on the web page (Assistant) and ask again.';
+      req.deliver?.(reply, '');
+      return this.outcome({ status: 'error', reply, error: 'no provider' });
+    }
+    const prompt = await this.deps.blocks.assemble(
+      { chat: req.chat, person: req.person, text: req.text, memQueries: [], unattended: req.unattended === true },
+      this.deps.budget?.() ?? DEFAULT_BUDGET,
+      started,
+    );
+    if (prompt.overBudget) log.warn('turn', `prompt ${prompt.bytes} bytes is over its ${prompt.budget}-byte budget even at the blocks' floors`);
+    const fresh = (): TranscriptItem[] => [
+      { kind: 'system', text: prompt.text },
+      { kind: 'user', text: userText },
+    ];
+    const caller = this.caller(req);
+    const tools = this.toolDefs(caller);
+    const stats = { rounds: 0, toolCalls: 0, switches: 0, cap: null as CapName | null };
+    const midFail = this.deps.midFail();
+    let index = 0;
+    let transcript = fresh();
+    let sameHostRetried = false;
+    let freshRetried = false;
+    let overflowRetried = false;
+    let result: LoopResult;
+    for (;;) {
+      const choice = chain[index]!;
+      result = await this.loop(choice, transcript, tools, caller, started, stats);
+      if (result.kind === 'turn' || result.error === 'parse' || result.error === 'cap') break;
+      log.warn('turn', `${choice.label}: ${result.error}: ${result.message}`);
+      if (result.error === 'context-overflow' && !overflowRetried) {
+        // Too long for the model: start a fresh thread and have the chat folded soon.
+        overflowRetried = true;
+        this.deps.foldDue(req.chat);
+        transcript = [{ kind: 'system', text: prompt.text }, { kind: 'user', text: userText }];
+        continue;
+      }
+      const next = chain[index + 1];
+      const canSwitch = next !== undefined && stats.switches < MAX_SWITCHES;
+      if (midFail) {
+        if (TRANSPORTISH.includes(result.error as ProviderErrorKind) && !sameHostRetried) {
+          sameHostRetried = true;
+          continue;
+        }
+        if (!canSwitch) break;
+        // Progress carries over: the shared transcript, minus what only the old dialect reads.
+        transcript = transcript.filter((t) => t.kind !== 'opaque');
+      } else {
+        if (stats.toolCalls > 0) break;
+        if (!freshRetried) {
+          freshRetried = true;
+          transcript = fresh();
+          continue;
+        }
+        if (!canSwitch) break;
+        transcript = fresh();
+      }
+      index++;
+      stats.switches++;
+      sameHostRetried = false;
+      const note = `I switched from ${choice.label} to ${next!.label} because ${choice.label} failed (${result.error}); the work so far carries over.`;
+      this.deps.notify(`switch:${req.chat}:${started}:${stats.switches}`, note);
+      log.info('turn', note);
+    }
+    const choice = chain[index]!;
+    const servedBy = result.kind === 'turn' && index > 0 ? `served by ${choice.provider} ${choice.model}` : null;
+    if (result.kind !== 'turn') {
+      const reply =
+        result.error === 'cap'
+          ? `Sorry, I could not finish that within my limits (${stats.cap ?? 'limit'}). Please try a smaller request.`
+          : result.error === 'parse'
+            ? 'Sorry, the model answered in a form I could not read. Please ask again.'
+            : `Sorry, I could not reach a model provider (${result.error}). Please try again later.`;
+      req.deliver?.(reply, '');
+      this.deps.remember(req.chat, 'creator', req.text);
+      return this.outcome({ status: 'error', reply, error: `${result.error}: ${result.message}`, provider: choice.provider, model: choice.model, ...stats });
+    }
+    const turn = result.turn;
+    const reply = servedBy ? `${turn.reply}\n\n(${servedBy})` : turn.reply;
+    this.lastTurn = { json: result.json, chat: req.chat, provider: choice.provider, model: choice.model, atWall: hal.clock.wallMs() };
+    // The reply leaves first: what it says it saved is an intent until applied below.
+    req.deliver?.(reply, turn.ask);
+    this.deps.remember(req.chat, 'creator', req.text);
+    if (reply) this.deps.remember(req.chat, 'assistant', reply);
+    try {
+      for (const line of await this.deps.apply(turn, req)) this.queueInput(req.chat, line);
+    } catch (e) {
+      log.error('turn', `applying the turn failed: ${errorMessage(e)}`);
+    }
+    log.info('turn', `${choice.label}: ${stats.rounds} round(s), ${stats.toolCalls} tool call(s), ${Math.round(hal.clock.monoMs() - started)} ms`);
+    return this.outcome({ status: 'ok', reply, ask: turn.ask, provider: choice.provider, model: choice.model, servedBy, ...stats, turn, json: result.json });
+  }
+
+  private tripped(started: number, rounds: number, transcript: readonly TranscriptItem[], stalled: boolean): CapName | null {
+    const { hal } = this.deps;
+    if (rounds >= MAX_ROUNDS) return 'rounds';
+    if (hal.clock.monoMs() - started >= TURN_DEADLINE_MS - ROUND_FLOOR_MS) return 'deadline';
+    if (hal.system.heap().freeInternal < LOOP_HEAP_FLOOR) return 'heap';
+    if (transcriptBytes(transcript) > TRANSCRIPT_MAX_BYTES) return 'bytes';
+    if (stalled) return 'stall';
+    return null;
+  }
+
+  /** Rounds on one provider until a turn, an error, or a cap's forced final round. */
+  private async loop(
+    choice: ProviderChoice,
+    transcript: TranscriptItem[],
+    tools: ToolDef[],
+    caller: ToolCaller,
+    started: number,
+    stats: { rounds: number; toolCalls: number; cap: CapName | null },
+  ): Promise<LoopResult> {
+    const { hal, wire } = { hal: this.deps.hal, wire: this.deps.wire };
+    const mode: 'single' | 'loop' = choice.loops && tools.length ? 'loop' : 'single';
+    let forced = false;
+    let repaired = false;
+    let lastCall = '';
+    let repeats = 0;
+    let roundsHere = 0;
+    for (;;) {
+      if (!forced && mode === 'loop') {
+        const cap = this.tripped(started, stats.rounds, transcript, repeats >= STALL_REPEATS);
+        if (cap) {
+          forced = true;
+          stats.cap = cap;
+          this.deps.log.warn('turn', `cap tripped (${cap}): one forced final round`);
+        }
+      }
+      const left = TURN_DEADLINE_MS - (hal.clock.monoMs() - started);
+      const timeout = Math.max(ROUND_FLOOR_MS, Math.min(choice.readMs, left));
+      const req: RoundRequest = {
+        provider: choice.provider,
+        model: choice.model,
+        transcript,
+        mode,
+        tools: forced ? [] : tools,
+        forceFinal: forced,
+        schema: this.schema,
+        schemaName: SCHEMA_NAME,
+        schemaDoc: this.schemaDoc,
+      };
+      const res = await wire.round(req, timeout);
+      stats.rounds++;
+      roundsHere++;
+      if (res.kind === 'error') return { kind: 'error', error: res.error, message: res.message };
+      transcript.push(...res.items);
+      if (res.kind === 'turn') {
+        const parsed = parseTurn(res.json);
+        if (parsed.code === 'Ok') return { kind: 'turn', turn: parsed.turn, json: res.json };
+        if (repaired || mode === 'single') return { kind: 'error', error: 'parse', message: `${parsed.code}: ${parsed.detail}` };
+        // One repair round: the model is told what was wrong and must call orch_turn.
+        repaired = true;
+        forced = true;
+        transcript.push({ kind: 'user', text: `[SYSTEM] Your orch_turn output was not valid (${parsed.code}: ${parsed.detail}). Call orch_turn again with a valid object.` });
+        continue;
+      }
+      if (forced) return { kind: 'error', error: 'cap', message: `the model kept calling tools after the ${stats.cap ?? 'final'} cap` };
+      for (const call of res.calls) {
+        const signature = `${call.name}:${call.args}`;
+        repeats = signature === lastCall ? repeats + 1 : 1;
+        lastCall = signature;
+        const result = await this.dispatch(call.name, call.args, caller);
+        stats.toolCalls++;
+        transcript.push({ kind: 'tool_result', id: call.id, name: call.name, output: JSON.stringify(result) });
+      }
+      if (roundsHere > MAX_ROUNDS + 2) return { kind: 'error', error: 'cap', message: 'runaway loop' };
+    }
+  }
+
+  private async dispatch(providerName: string, args: string, caller: ToolCaller): Promise<ToolResult> {
+    const name = this.deps.tools.restoreName(providerName) ?? providerName;
+    let parsed: unknown;
+    try {
+      parsed = args.trim() ? JSON.parse(args) : {};
+    } catch (e) {
+      return { success: false, output: '', error: `the arguments are not JSON: ${errorMessage(e)}`, error_type: 'bad-arguments' };
+    }
+    return this.deps.tools.call(name, parsed, caller);
+  }
+}

@@ -1,0 +1,199 @@
+// The assistant subsystem's face: the turn engine on the context, the
+// provider chain for a turn, conversations (recent messages from the
+// episodic log, forgotten by /clear), GET /api/lastturn, GET /api/mem/working,
+// and the console's TURN, PROMPT? and CTX?.
+
+import { CommandError } from '../console/console.ts';
+import type { Context } from '../core/context.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import { PromptBlocks } from '../prompt/blocks.ts';
+import { registerCoreBlocks } from '../prompt/sources.ts';
+import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
+import { capBytes } from '../util/cap.ts';
+import { makeApplier, type SessionOpsHandler } from './apply.ts';
+import { CUSTOM_READ_MS, PROVIDER_READ_MS, TurnEngine, type ProviderChoice, type RoundSender, type TurnOutcome } from './engine.ts';
+
+/** What the engine needs to know of a backend to choose it. */
+export interface BackendInfo {
+  loops: boolean;
+  defaultModel: string;
+  /** The model id is one this backend accepts (an invalid one is coerced to the default). */
+  validModel(model: string): boolean;
+}
+
+export interface TurnWire extends RoundSender {
+  info(provider: ProviderId): BackendInfo;
+}
+
+/** The offline demo: the provider emulator, used by test builds with no provider set up. */
+export interface DemoProvider {
+  provider: ProviderId;
+  model: string;
+}
+
+const CONV_NS = 'conv';
+const MODEL_LABEL_MAX = 39;
+
+function chatKey(chat: string): string {
+  // NVS keys are at most 15 bytes; long chat ids are folded into a short hash.
+  if (chat.length <= 15) return chat;
+  let h = 2166136261;
+  for (const ch of chat) h = Math.imul(h ^ (ch.codePointAt(0) ?? 0), 16777619) >>> 0;
+  return `c${h.toString(16)}`;
+}
+
+export class Assistant {
+  readonly blocks = new PromptBlocks();
+  readonly engine: TurnEngine;
+  private sessionOps: SessionOpsHandler | null = null;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly settings: ProviderSettings,
+    private readonly wire: TurnWire,
+    private readonly demo: DemoProvider | null,
+  ) {
+    const conv = ctx.store(CONV_NS);
+    registerCoreBlocks(ctx, this.blocks, settings, (chat) => this.clearedAt(chat));
+    const applier = makeApplier(ctx, null);
+    this.engine = new TurnEngine({
+      hal: ctx.hal,
+      log: ctx.log,
+      tools: ctx.tools,
+      blocks: this.blocks,
+      wire,
+      providers: () => this.chain(),
+      midFail: () => settings.midFail(),
+      apply: (turn, req) => (this.sessionOps ? makeApplier(ctx, this.sessionOps)(turn, req) : applier(turn, req)),
+      remember: (chat, role, text) => {
+        try {
+          ctx.memory.episodic.append({ session: chat, role, kind: 'message', text });
+        } catch (e) {
+          ctx.log.warn('turn', `conversation not recorded: ${String(e)}`);
+        }
+      },
+      notify: (key, text) => void ctx.outbox.post(key, text),
+      foldDue: (chat) => {
+        conv.set(`f.${chatKey(chat)}`.slice(0, 15), 1);
+        ctx.log.info('turn', `chat ${chat} is due for folding (context overflow)`);
+      },
+      budget: () => settings.promptBudget(),
+    });
+  }
+
+  /** The sub-agent fabric serves session ops once it runs. */
+  setSessionOps(handler: SessionOpsHandler): void {
+    this.sessionOps = handler;
+  }
+
+  /** Wall-clock ms before which a chat's messages are forgotten (/clear). */
+  clearedAt(chat: string): number {
+    return this.ctx.store(CONV_NS).int(chatKey(chat), 0) * 1000;
+  }
+
+  /** Forgets a chat's conversation (and active task); long-term memory and files stay. */
+  clear(chat: string): void {
+    this.ctx.store(CONV_NS).set(chatKey(chat), Math.floor(this.ctx.hal.clock.wallMs() / 1000));
+  }
+
+  /** Providers for one turn: the orchestrator's choice (or the first keyed), then up to two alternates. */
+  chain(): ProviderChoice[] {
+    const s = this.settings;
+    const usable = s.keyedList().filter((p) => p !== 'custom' || s.customBase() !== '');
+    if (s.customBase() !== '' && !usable.includes('custom')) usable.push('custom');
+    const chosen = s.orchProvider();
+    const order = chosen && usable.includes(chosen) ? [chosen, ...usable.filter((p) => p !== chosen)] : usable;
+    const out: ProviderChoice[] = order.slice(0, 3).map((provider, i) => {
+      const info = this.wire.info(provider);
+      const wanted = i === 0 ? (provider === 'custom' ? s.customModel() : s.model()) : '';
+      const model = wanted && info.validModel(wanted) ? wanted : info.defaultModel;
+      return {
+        provider,
+        model,
+        loops: info.loops,
+        readMs: provider === 'custom' ? CUSTOM_READ_MS : PROVIDER_READ_MS,
+        label: `${provider} ${capBytes(model, MODEL_LABEL_MAX)}`,
+      };
+    });
+    if (!out.length && this.demo && this.ctx.hal.build.testBuild) {
+      const info = this.wire.info(this.demo.provider);
+      out.push({ provider: this.demo.provider, model: this.demo.model, loops: info.loops, readMs: PROVIDER_READ_MS, label: 'offline demo' });
+    }
+    return out;
+  }
+
+  /** Runs a console or web turn for the owner and resolves with its outcome. */
+  ownerTurn(chat: string, text: string, origin: 'console' | 'web' | 'voice'): Promise<TurnOutcome> {
+    return this.engine.run({ chat, text, person: null, admin: true, origin });
+  }
+}
+
+export function installAssistant(ctx: Context, settings: ProviderSettings, wire: TurnWire, demo: DemoProvider | null): Assistant {
+  const a = new Assistant(ctx, settings, wire, demo);
+
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/lastturn',
+    handler: () => {
+      const last = a.engine.last();
+      if (!last) return errorResponse(404, 'no-turn', 'No turn has run since the device started.');
+      let turn: unknown = last.json;
+      try {
+        turn = JSON.parse(last.json);
+      } catch {
+        // kept as text: the raw turn is what the model sent
+      }
+      return jsonResponse({ chat: last.chat, provider: last.provider, model: last.model, at: last.atWall, turn });
+    },
+  });
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/mem/working',
+    handler: () => {
+      const p = a.engine.lastPrompt();
+      if (!p) return jsonResponse({ assembled: false, sections: [] });
+      return jsonResponse({
+        assembled: true,
+        bytes: p.bytes,
+        budget: p.budget,
+        overBudget: p.overBudget,
+        sections: p.sections.map((s) => ({ name: s.name, offeredBytes: s.offered, sentBytes: s.sent, text: s.text })),
+      });
+    },
+  });
+
+  ctx.console.register({
+    verb: 'TURN',
+    usage: '<text>',
+    help: 'run one assistant turn as the owner (chat console) and print the reply',
+    run: async (c) => {
+      if (!c.args) throw new CommandError('TURN needs text');
+      const out = await a.ownerTurn('console', c.args, 'console');
+      for (const line of out.reply.split('\n')) c.out(line);
+      if (out.ask) c.out(`ASK: ${out.ask}`);
+      if (out.status !== 'ok') throw new CommandError(out.status === 'deferred' ? 'deferred (heap below the turn floor)' : (out.error ?? 'turn failed'));
+    },
+  });
+  ctx.console.register({
+    verb: 'PROMPT?',
+    help: 'the prompt sections as last assembled: name, bytes offered and sent',
+    run: (c) => {
+      const p = a.engine.lastPrompt();
+      if (!p) throw new CommandError('no prompt assembled yet (run a turn)');
+      c.out(`prompt ${p.bytes} bytes of ${p.budget}${p.overBudget ? ' (over budget)' : ''}`);
+      for (const s of p.sections) c.out(`${s.name} ${s.offered} ${s.sent}`);
+    },
+  });
+  ctx.console.register({
+    verb: 'CTX?',
+    usage: '[chat]',
+    help: 'the recent conversation of a chat (default console) as the next prompt will see it',
+    run: (c) => {
+      const chat = c.argv[0] ?? 'console';
+      const page = ctx.memory.episodic.query({ session: chat, kind: 'message', limit: 12 });
+      const since = a.clearedAt(chat);
+      for (const r of page.rows.filter((row) => row.ts > since).reverse()) c.out(`${r.role}: ${capBytes(r.text, 200)}`);
+    },
+  });
+  return a;
+}
