@@ -23,6 +23,7 @@ export const HOSTED: readonly ProviderId[] = ['openai', 'anthropic', 'mistral'];
 export type CustomStyle = 'chat' | 'messages';
 
 const KEY_MAX = 256;
+const DIRECTIVE_MAX = 1500;
 
 export class ProviderSettings {
   constructor(
@@ -53,6 +54,28 @@ export class ProviderSettings {
   model(): string {
     return this.store.str('model', '');
   }
+  /** The orchestrator's provider, as orch_model or the web set it (null: by priority). */
+  orchProvider(): ProviderId | null {
+    const p = this.store.strOrNull('provider');
+    return p !== null && (PROVIDERS as readonly string[]).includes(p) ? (p as ProviderId) : null;
+  }
+  /** Providers with a key, in priority order then the rest. */
+  keyedList(): ProviderId[] {
+    const order = [...this.priority(), ...PROVIDERS.filter((p) => !this.priority().includes(p))];
+    return order.filter((p) => this.key(p) !== null);
+  }
+  /** The owner's directive, the first block of every prompt (at most 1500 bytes). */
+  directive(): string {
+    return this.store.str('directive', '');
+  }
+  /** The prompt's total budget in bytes (default 32 KB). */
+  promptBudget(): number {
+    return this.store.int('promptBudget', 32 * 1024);
+  }
+  /** midFail (default on): mid-turn failover on the shared transcript. */
+  midFail(): boolean {
+    return this.store.str('midFail', '1') !== '0';
+  }
 
   /** What the web page may show: which keys are set, never their values. */
   view(): Record<string, unknown> {
@@ -61,13 +84,17 @@ export class ProviderSettings {
       priority: this.priority(),
       custom: { base: this.customBase(), style: this.customStyle(), model: this.customModel() },
       model: this.model(),
+      provider: this.orchProvider(),
+      directive: this.directive(),
+      midFail: this.midFail(),
+      promptBudget: this.promptBudget(),
       tlsVerify: this.ctx.tls.verify(),
     };
   }
 
   /** Applies the form's fields, all or nothing. Returns an error sentence or null. */
   apply(fields: Map<string, string>): string | null {
-    const writes: Array<[string, string | undefined]> = [];
+    const writes: Array<[string, string | number | undefined]> = [];
     let tls: boolean | null = null;
     for (const [name, raw] of fields) {
       const value = raw.trim();
@@ -100,6 +127,20 @@ export class ProviderSettings {
           if (value !== 'chat' && value !== 'messages') return 'the conversation style is chat or messages';
           writes.push(['customStyle', value]);
           break;
+        case 'directive':
+          if (utf8Length(raw) > DIRECTIVE_MAX) return `the directive may be at most ${DIRECTIVE_MAX} bytes`;
+          writes.push(['directive', raw === '' ? undefined : raw]);
+          break;
+        case 'prompt_budget': {
+          const n = Number(value);
+          if (!Number.isInteger(n) || n < 8192 || n > 65536) return 'prompt_budget is a number of bytes from 8192 to 65536';
+          writes.push(['promptBudget', n]);
+          break;
+        }
+        case 'midFail':
+          if (value !== '0' && value !== '1') return 'midFail must be 0 or 1';
+          writes.push(['midFail', value]);
+          break;
         case 'custom_model':
         case 'model':
           if (utf8Length(value) > 39 || WHITESPACE.test(value)) return `${name} must be a model id of at most 39 bytes`;
@@ -110,7 +151,7 @@ export class ProviderSettings {
       }
     }
     this.store.setMany(writes);
-    for (const [k, v] of writes) if (k.startsWith('key.') && v) this.ctx.log.redactor.add(v);
+    for (const [k, v] of writes) if (k.startsWith('key.') && typeof v === 'string' && v) this.ctx.log.redactor.add(v);
     if (tls !== null) this.ctx.tls.setVerify(tls);
     return null;
   }
