@@ -176,10 +176,28 @@ export function parseCursor(s: string): Pos | null {
   return day === null ? null : { day, off: Number(m[2]) };
 }
 
+/** A row as stored (short keys; empty blobPath and tags left out): rows are small, so keys would be a third of the log. */
+function encodeRow(r: EpisodicRow): string {
+  const o: Record<string, unknown> = { i: r.id, s: r.session, t: r.ts, r: r.role, k: r.kind, x: r.text };
+  if (r.blobPath) o['b'] = r.blobPath;
+  if (r.tags.length) o['g'] = r.tags;
+  return JSON.stringify(o);
+}
+
 function rowOf(json: string): EpisodicRow | null {
   try {
-    const o = JSON.parse(json) as EpisodicRow;
-    return o && typeof o.id === 'string' && typeof o.text === 'string' ? o : null;
+    const o = JSON.parse(json) as Record<string, unknown>;
+    if (!o || typeof o['i'] !== 'string' || typeof o['x'] !== 'string' || typeof o['t'] !== 'number') return null;
+    return {
+      id: o['i'],
+      session: String(o['s']),
+      ts: o['t'],
+      role: o['r'] as EpiRole,
+      kind: o['k'] as EpiKind,
+      text: o['x'],
+      blobPath: typeof o['b'] === 'string' ? o['b'] : '',
+      tags: Array.isArray(o['g']) ? (o['g'] as string[]) : [],
+    };
   } catch {
     return null;
   }
@@ -192,6 +210,9 @@ export interface EpisodicDeps {
   clock: Clock;
   log: Log;
   random: RandomFill;
+  /** The boot scan's bounds (default the spec's 4000 rows and 256 KB; tests make them small). */
+  bootRows?: number;
+  bootBytes?: number;
 }
 
 export class EpisodicLog {
@@ -272,6 +293,8 @@ export class EpisodicLog {
     const files = this.days();
     for (const f of files) this.repairTail(f);
     const rows: Array<{ json: string; ts: number; pos: Pos }> = [];
+    const maxRows = this.deps.bootRows ?? EPI_BOOT_ROWS;
+    const maxBytes = this.deps.bootBytes ?? EPI_BOOT_BYTES;
     let bytes = 0;
     let full = false;
     for (const f of files) {
@@ -279,7 +302,7 @@ export class EpisodicLog {
       readBackward(this.deps.sd, this.path(f.day), f.size, Infinity, this.opts, (p, start) => {
         const json = decode(p);
         const n = utf8Length(json);
-        if (rows.length >= EPI_BOOT_ROWS || bytes + n > EPI_BOOT_BYTES) {
+        if (rows.length >= maxRows || bytes + n > maxBytes) {
           full = true;
           return false;
         }
@@ -291,7 +314,7 @@ export class EpisodicLog {
         return true;
       });
     }
-    this.hot = new Ring(EPI_BOOT_ROWS, EPI_BOOT_BYTES);
+    this.hot = new Ring(maxRows, maxBytes);
     for (let i = rows.length - 1; i >= 0; i--) this.hot.push(rows[i]!.json, rows[i]!.ts, rows[i]!.pos);
     // full is set only by a row that did not fit, so older rows remain on the card.
     this.truncated = full;
@@ -368,7 +391,7 @@ export class EpisodicLog {
   /** Validates and appends one row; card trouble never loses it (it waits in RAM). Bad input throws and appends nothing. */
   append(input: AppendInput): EpisodicRow {
     const row = this.validate(input);
-    const json = JSON.stringify(row);
+    const json = encodeRow(row);
     let pos: Pos | null = null;
     if (this.onCard) {
       try {
@@ -438,7 +461,7 @@ export class EpisodicLog {
       for (let i = 0; i < ring.count && !full; i++) {
         const e = ring.at(i);
         // cheap string tests before parsing (JSON.stringify writes these fields plainly)
-        if (q.kind && !e.json.includes(`"kind":"${q.kind}"`)) continue;
+        if (q.kind && !e.json.includes(`"k":"${q.kind}"`)) continue;
         const row = rowOf(e.json);
         if (!row || seen.has(row.id)) continue;
         seen.add(row.id);

@@ -114,16 +114,20 @@ export class Memory {
     const clock = this.hal.clock;
     clock.setInterval(() => this.tick(), TICK_MS);
     clock.setInterval(() => {
-      // A store that met a missing card demoted itself: let the card's tier catch up;
-      // and without a card, look for one now and then.
-      if (this.store.degraded || this.episodic.degraded) ctx.card.probe();
+      // Without a card, look for one now and then. A store that met a missing
+      // card demoted itself while the tier still says present: re-probe, and
+      // reattach once the card answers again.
+      if (!this.store.degraded && !this.episodic.degraded) return;
+      ctx.card.probe();
+      if (ctx.card.live()) this.attach();
     }, CARD_POLL_MS);
     ctx.defer(() => this.tick());
   }
 
+  /** Opens whichever part runs without the card while a card is live. */
   private attach(): void {
-    const stale = this.store.attach();
-    this.episodic.attach();
+    const stale = this.store.degraded ? this.store.attach() : false;
+    if (this.episodic.degraded) this.episodic.attach();
     if (stale) this.background(() => this.store.reembed());
   }
 
