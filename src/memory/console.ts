@@ -5,6 +5,7 @@
 
 import type { Context } from '../core/context.ts';
 import { CommandError } from '../console/console.ts';
+import { randomId } from '../util/ids.ts';
 import { stamp } from './time.ts';
 import type { Memory } from './index.ts';
 import { MemoryError } from './vector-store.ts';
@@ -17,7 +18,9 @@ const DICT = WORDS.split(' ');
 
 /** Deterministic filler text of about `bytes` bytes, distinct per (run, i) so dedup keeps them apart. */
 export function fillerText(kind: string, run: string, i: number, bytes: number): string {
-  let s = (Math.imul(i + 1, 0x9e3779b1) ^ run.length * 0x85ebca6b) >>> 0;
+  let s = Math.imul(i + 1, 0x9e3779b1) >>> 0;
+  for (const ch of run) s = (Math.imul(s ^ ch.codePointAt(0)!, 0x01000193) ^ (s >>> 15)) >>> 0;
+  if (s === 0) s = 1;
   const words = [`${kind}fill ${run} item ${i}:`];
   let len = words[0]!.length;
   while (len < bytes) {
@@ -48,7 +51,8 @@ export function installMemoryConsole(ctx: Context, memory: Memory): void {
       const bytes = bytesRaw === undefined ? 120 : Number(bytesRaw);
       if ((what !== 'epi' && what !== 'vec') || !Number.isInteger(n) || n < 1 || n > 100000) throw new CommandError('usage: MEMFILL <epi or vec> <n 1-100000> [bytes]');
       if (!Number.isInteger(bytes) || bytes < 16 || bytes > (what === 'vec' ? 1200 : 4096)) throw new CommandError(`bytes must be 16-${what === 'vec' ? 1200 : 4096}`);
-      const run = Math.floor(ctx.hal.clock.monoMs()).toString(36);
+      // A random run tag: bursts after a reboot must not repeat (and so merge with) earlier ones.
+      const run = randomId(ctx.random, '', 3);
       let added = 0;
       for (let i = 0; i < n; i++) {
         const text = fillerText(what, run, i, bytes);
