@@ -12,7 +12,7 @@ import { toHex } from '../../src/util/encoding.ts';
 
 declare const __sim: { print(text: string): void; monoMs(): number };
 declare const __native: NativeSha256;
-declare const __OTA_BENCH__: { bytes: number; publicKeyHex: string; sig: string; version: string; type: string };
+declare const __OTA_BENCH__: { bytes: number; publicKeyHex: string; sig: string; version: string; type: string; fallback: boolean };
 
 const emit = (o: Record<string, unknown>): void => __sim.print(JSON.stringify(o));
 const cfg = __OTA_BENCH__;
@@ -33,11 +33,17 @@ const C = sha256Native(__native);
 const keys = [{ id: 'bench', publicKeyHex: cfg.publicKeyHex }];
 const sig = decodeSignature(cfg.sig)!;
 
-// As an install does it: the digest streamed in network-sized chunks, then the signature.
-const hashC = hashMs(C, 16384);
+// As an install does it: the digest streamed in network-sized chunks, then the
+// signature; the first check in the process is the one a device pays. The hash
+// is repeated (best of 3) because a loaded machine makes single runs noisy.
+let hashC = hashMs(C, 16384);
 const t0 = __sim.monoMs();
 const ok = verifySignature(signedMessage(2, cfg.version, cfg.type, hashC.hex), sig, keys, C) !== null;
 const coldMs = __sim.monoMs() - t0;
+for (let i = 0; i < 2; i++) {
+  const again = hashMs(C, 16384);
+  if (again.ms < hashC.ms) hashC = again;
+}
 const warm: number[] = [];
 for (let i = 0; i < 10; i++) {
   const t = __sim.monoMs();
@@ -47,5 +53,7 @@ for (let i = 0; i < 10; i++) {
 warm.sort((a, b) => a - b);
 emit({ what: 'ota-hash-c', ms: hashC.ms, hex: hashC.hex });
 emit({ what: 'ota-verify', ok, coldMs, warmMs: warm[warm.length >> 1] });
-const hashTs = hashMs(sha256Fallback, 16384);
-emit({ what: 'ota-hash-ts', ms: hashTs.ms, same: hashTs.hex === hashC.hex });
+if (cfg.fallback) {
+  const hashTs = hashMs(sha256Fallback, 16384);
+  emit({ what: 'ota-hash-ts', ms: hashTs.ms, same: hashTs.hex === hashC.hex });
+}

@@ -53,6 +53,9 @@ export type BootVerdict =
 
 /** The persisted half of the guard: its three values and lastOta. */
 export class GuardStore {
+  /** lastOta as last read or written (the status line reads it often). */
+  private last: string | null | undefined;
+
   constructor(readonly store: Store) {}
 
   pending(): { version: string; boots: number; prev: 0 | 1 } | null {
@@ -63,11 +66,13 @@ export class GuardStore {
   }
 
   lastOta(): string | null {
-    return this.store.strOrNull(K_LAST);
+    if (this.last === undefined) this.last = this.store.strOrNull(K_LAST);
+    return this.last;
   }
 
   setLastOta(value: string): void {
     this.store.set(K_LAST, value);
+    this.last = value;
   }
 
   /** Stores the guard values before the flip (one atomic NVS batch). */
@@ -92,6 +97,7 @@ export class GuardStore {
       [K_PREV, undefined],
       ...(lastOta !== undefined ? ([[K_LAST, lastOta]] as const) : []),
     ]);
+    if (lastOta !== undefined) this.last = lastOta;
   }
 
   setBoots(n: number): void {

@@ -121,7 +121,8 @@ export async function runInstall(d: InstallDeps, c: Candidate, dry: boolean): Pr
   }
   if (!res.ok || status !== 200) {
     abandon();
-    return fail(`failed ${version}`, 'download', res.ok ? `HTTP ${status}` : status !== 200 && status !== 0 ? `HTTP ${status}` : `${res.error}: ${res.message}`);
+    const detail = status !== 0 && status !== 200 ? `HTTP ${status}` : res.ok ? 'no answer' : `${res.error}: ${res.message}`;
+    return fail(`failed ${version}`, 'download', detail);
   }
   if (received !== size) {
     abandon();

@@ -8,10 +8,12 @@
 // downloads leave the running firmware untouched; power cuts during the
 // download, after arming and after the flip come back bootable with the
 // right lastOta.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFirmware } from '../../tools/build.mjs';
+import { signedMessage } from '../../tools/ota-sign.mjs';
 import { release } from '../../tools/release.mjs';
 import { ensureTestSigningKey, makeSigningKey } from '../../tools/test-keys.mjs';
 import { startUpdateServer, UPDATE_HOST, type UpdateServer } from '../../tools/update-server.mjs';
@@ -31,7 +33,12 @@ beforeAll(async () => {
   release({ image: img.v2, version: 'v2.0.0', keyPem: key, out: join(root, 'good'), notes: 'Second release.' });
   release({ image: img.v3, version: 'v3.0.0', keyPem: key, out: join(root, 'crash') });
   release({ image: img.v2, version: 'v2.0.0', keyPem: makeSigningKey(join(work, 'stranger.pem')), out: join(root, 'wrongkey') });
-  for (const feed of ['tampered', 'trunc', 'stall']) release({ image: img.v2, version: 'v2.0.0', keyPem: key, out: join(root, feed) });
+  for (const feed of ['tampered', 'trunc', 'stall', 'openssl']) release({ image: img.v2, version: 'v2.0.0', keyPem: key, out: join(root, feed) });
+  // The openssl feed's panel-35 signature is made by the openssl command line instead of the release tool.
+  const m = JSON.parse(readFileSync(join(root, 'openssl/latest/manifest.json'), 'utf8'));
+  writeFileSync(join(work, 'msg'), signedMessage(2, 'v2.0.0', 'panel-35', m.variants['panel-35'].sha256));
+  m.variants['panel-35'].sig = execFileSync('openssl', ['dgst', '-sha256', '-sign', ensureTestSigningKey().path, join(work, 'msg')]).toString('base64');
+  writeFileSync(join(root, 'openssl/latest/manifest.json'), JSON.stringify(m));
   const tampered = join(root, 'tampered/v2.0.0/desk-v2.0.0.img');
   const bytes = readFileSync(tampered);
   bytes[bytes.length - 2]! ^= 0x20;
@@ -82,6 +89,11 @@ describe('an update on the simulator', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(state).toMatchObject({ otaResult: 'new-version', otaLatest: 'v2.0.0', otaNotes: 'Second release.', otaSlot: 'ota_0', ota: 'idle' });
+  });
+
+  it('accepts a signature made by the openssl command line', async () => {
+    await d.command(feed('openssl'));
+    expect(await d.command('OTACHECK')).toBe('otaResult=new-version\notaLatest=v2.0.0\nOK');
   });
 
   it('refuses a tampered image (sha-fail), a wrong key (sig-fail) and a truncated download (failed), each leaving v1 running', async () => {
