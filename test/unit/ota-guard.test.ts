@@ -164,6 +164,13 @@ describe('power cuts during an install', () => {
     expect(mem.nvs.get('ota', 'otaPend')).toBeUndefined();
   });
 
+  it('OTASIM crash answers, then panics on the next loop turn (a failed boot for the guard)', async () => {
+    const { mem, device } = fresh();
+    expect(await device.ctx.console.execute('OTASIM crash')).toBe('crashing\r\nOK\r\n');
+    await expect(mem.clock.advance(10)).rejects.toThrow('OTASIM crash');
+    expect(await device.ctx.console.execute('OTASIM arm 2.0')).toMatch(/^ERR usage/);
+  });
+
   it('OTASIM arm <ver> leaves the same state', async () => {
     const { feed, ...booted } = fresh();
     let { mem, device } = booted;
