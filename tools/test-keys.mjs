@@ -3,7 +3,7 @@
 // public key next to the release keys (tools/build.mjs defines
 // __TEST_OTA_PUBKEY__; src/ota/keys.ts), so tests can sign update images.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publicKeyHex } from './ota-sign.mjs';
@@ -23,7 +23,18 @@ export function makeSigningKey(path) {
 /** The test signing key: its PEM path and text, and its public key hex. */
 export function ensureTestSigningKey() {
   const path = join(TEST_KEYS_DIR, 'ota-test.key.pem');
-  if (!existsSync(path)) makeSigningKey(path);
+  if (!existsSync(path)) {
+    // Made aside and linked into place, so processes racing here all end up with the first key.
+    const tmp = `${path}.${process.pid}.tmp`;
+    makeSigningKey(tmp);
+    try {
+      linkSync(tmp, path);
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
   const pem = readFileSync(path, 'utf8');
   return { path, pem, publicKeyHex: publicKeyHex(pem) };
 }
