@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { ROOT, XS_TARGET } from '../tools/build.mjs';
 import { otaBench } from './ota.mjs';
+import { memoryBench } from './memory.mjs';
 
 const XSIM = join(ROOT, 'build/sim/xsim');
 const rows = [];
@@ -208,6 +209,9 @@ try {
 
 console.log('\nFirmware update (OTA):');
 await otaBench(row, ok);
+
+console.log('\nLong-term memory (store search, usearch peer, heap per memory, boot load):');
+await memoryBench(row);
 
 const missed = rows.filter((r) => r.verdict === 'MISSED');
 console.log(`\n${rows.filter((r) => r.target).length - missed.length} of ${rows.filter((r) => r.target).length} targets met${missed.length ? '; missed: ' + missed.map((r) => r.work).join('; ') : ''}.`);

@@ -165,6 +165,7 @@ export class VectorStore {
    */
   attach(): boolean {
     if (!this.deps.cardLive()) return false;
+    const t0 = this.deps.clock.monoMs();
     const loaded = new Map<string, [MemRecord, Int8Array, number]>();
     let fileDims = this.emb.dims;
     let result;
@@ -212,7 +213,7 @@ export class VectorStore {
       }
       this.enforceCap();
     }
-    this.deps.log.info('mem', `vector store on the card: ${this.index.count} memories${stale ? ' (re-embedding)' : ''}`);
+    this.deps.log.info('mem', `vector store on the card: ${this.index.count} memories in ${Math.round(this.deps.clock.monoMs() - t0)} ms${stale ? ' (re-embedding)' : ''}`);
     return stale;
   }
 
