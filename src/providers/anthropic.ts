@@ -1,0 +1,150 @@
+// Provider B: the Messages API (POST {base}/v1/messages, headers x-api-key
+// and anthropic-version), also spoken by a custom endpoint in the messages
+// conversation style.
+//   single-shot  forced tool use: only orch_turn, tool_choice {type: tool};
+//   loop round   orch_turn offered with the registry's tools, tool_choice
+//                auto: the schema is advisory, a plain-text answer is read
+//                as the turn and the device parser judges it;
+//   forced final only orch_turn, tool_choice pinned to it.
+// The leading system items become the system parameter (the API has no
+// system role in messages); later system items travel as user text.
+// Thinking blocks, when returned, are kept as opaque items and replayed in
+// the assistant message ahead of its tool_use blocks, as the API requires.
+
+import { isPlainObject } from '../util/json.ts';
+import { CATALOG } from './catalog.ts';
+import { argsObject, argsText, cleanBase, configError, jsonBody, readObject, splitSystem, toolsResult, turnResult, turnText, usableKey, type BuildResult } from './common.ts';
+import { fromStatus, malformed } from './errors.ts';
+import type { ProviderId } from './settings.ts';
+import { ANTHROPIC_ID, mapIds } from './tool-ids.ts';
+import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types.ts';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+/** Output budget of one round: room for a long reply inside the turn object. */
+export const MAX_TOKENS = 8192;
+/** Sent when a round has no message of its own (an automatic turn): the API needs one. */
+export const NO_MESSAGE = '(automatic turn: no new message)';
+
+type Block = Record<string, unknown>;
+interface Message {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+export interface MessagesOptions {
+  provider: ProviderId;
+  /** The endpoint, e.g. https://api.anthropic.com/v1/messages. */
+  url: string;
+  key: string | null;
+  /** The custom endpoint runs keyless over plain http; a hosted provider refuses. */
+  keyOptional: boolean;
+  /** No tools at all: the turn is asked for as JSON text (the custom endpoint's retry). */
+  schemaless?: boolean;
+}
+
+function messages(req: RoundRequest, provider: ProviderId): { system: string[]; messages: Message[] } {
+  const { system, rest } = splitSystem(req.transcript);
+  const ids = mapIds(
+    rest.flatMap((i) => (i.kind === 'tool_call' || i.kind === 'tool_result' ? [i.id] : [])),
+    ANTHROPIC_ID,
+  );
+  const out: Message[] = [];
+  const push = (role: Message['role'], block: Block): void => {
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.content.push(block);
+    else out.push({ role, content: [block] });
+  };
+  for (const item of rest) {
+    switch (item.kind) {
+      case 'system':
+      case 'user':
+        // The API refuses empty text blocks.
+        if (item.text !== '') push('user', { type: 'text', text: item.text });
+        break;
+      case 'assistant':
+        if (item.text !== '') push('assistant', { type: 'text', text: item.text });
+        break;
+      case 'tool_call':
+        push('assistant', { type: 'tool_use', id: ids.get(item.id)!, name: item.name, input: argsObject(item.args) });
+        break;
+      case 'tool_result':
+        push('user', { type: 'tool_result', tool_use_id: ids.get(item.id)!, content: item.output });
+        break;
+      case 'opaque':
+        if (item.provider === provider && isPlainObject(item.raw)) push('assistant', item.raw);
+        break;
+    }
+  }
+  if (!out.some((m) => m.role === 'user')) out.unshift({ role: 'user', content: [{ type: 'text', text: NO_MESSAGE }] });
+  return { system, messages: out };
+}
+
+export function buildMessages(req: RoundRequest, o: MessagesOptions): BuildResult {
+  const k = usableKey(o.url, o.key, o.provider, o.keyOptional);
+  if (!('ok' in k)) return k;
+  const { system, messages: msgs } = messages(req, o.provider);
+  const body: Record<string, unknown> = { model: req.model, max_tokens: MAX_TOKENS };
+  if (o.schemaless) system.push(req.schemaDoc);
+  if (system.length) body['system'] = system.join('\n\n');
+  body['messages'] = msgs;
+  if (!o.schemaless) {
+    const turnTool = { name: req.schemaName, description: req.schemaDoc, input_schema: req.schema };
+    const pinned = { type: 'tool', name: req.schemaName };
+    if (req.mode === 'single' || req.forceFinal) {
+      body['tools'] = [turnTool];
+      body['tool_choice'] = pinned;
+    } else {
+      body['tools'] = [turnTool, ...req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }))];
+      body['tool_choice'] = { type: 'auto' };
+    }
+  }
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json', 'anthropic-version': ANTHROPIC_VERSION };
+  if (k.key !== null) headers['x-api-key'] = k.key;
+  return { url: o.url, headers, body: jsonBody(body) };
+}
+
+export function parseMessages(provider: ProviderId, status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
+  if (status < 200 || status > 299) return fromStatus(provider, status, bytes);
+  const obj = readObject(bytes);
+  if (obj === null) return malformed(provider, 'the answer is not a JSON object');
+  const content = obj['content'];
+  if (!Array.isArray(content)) return malformed(provider, 'no content list');
+  const items: TranscriptItem[] = [];
+  const calls: Array<{ id: string; name: string; args: string }> = [];
+  const texts: string[] = [];
+  let turn: string | null = null;
+  for (const b of content) {
+    if (!isPlainObject(b)) continue;
+    if (b['type'] === 'text' && typeof b['text'] === 'string') {
+      texts.push(b['text']);
+      if (b['text'] !== '') items.push({ kind: 'assistant', text: b['text'] });
+    } else if (b['type'] === 'tool_use' && typeof b['name'] === 'string') {
+      const args = argsText(b['input']);
+      if (b['name'] === req.schemaName) turn ??= args;
+      else {
+        const id = typeof b['id'] === 'string' && b['id'] !== '' ? b['id'] : `call${req.transcript.length}x${calls.length}`;
+        calls.push({ id, name: b['name'], args });
+        items.push({ kind: 'tool_call', id, name: b['name'], args });
+      }
+    } else if (b['type'] === 'thinking' || b['type'] === 'redacted_thinking') items.push({ kind: 'opaque', provider, raw: b });
+  }
+  if (turn !== null) return turnResult(turn);
+  if (calls.length) return toolsResult(calls, items);
+  const text = turnText(texts.join(''));
+  if (text !== '') return turnResult(text);
+  return malformed(provider, obj['stop_reason'] === 'max_tokens' ? 'the answer was cut at max_tokens' : 'no text and no tool call');
+}
+
+export function anthropicBackend(base: string = CATALOG.anthropic.base): Backend {
+  return {
+    id: 'anthropic',
+    defaultModel: CATALOG.anthropic.defaultModel,
+    loops: true,
+    build: (req, key) => {
+      const root = cleanBase(base);
+      if (root === null) return configError(`bad anthropic base URL ${base}`);
+      return buildMessages(req, { provider: 'anthropic', url: `${root}/v1/messages`, key, keyOptional: false });
+    },
+    parse: (status, body, req) => parseMessages('anthropic', status, body, req),
+  };
+}

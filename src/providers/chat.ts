@@ -1,0 +1,158 @@
+// The chat-completions dialect (OpenAI-compatible messages, function tools
+// and choices[0].message), shared by provider C's tool loop, the Z.ai-style
+// backend, the model router, the custom endpoint's chat style and the
+// offline demo. What differs per backend is a ChatFlavor:
+//   loopChoice   tool_choice of a loop round: "required" (OpenAI style),
+//                "any" (Mistral's word for it), or "auto" (Z.ai accepts no other);
+//   pin          how the forced final round pins orch_turn: a named function
+//                choice, or (Z.ai) only orch_turn offered with "auto";
+//   single       response_format of a single-shot round: json_schema strict,
+//                or json_object with the field docs in the system prompt;
+//   ids          a pattern every tool-call id must match (Mistral's nine
+//                alphanumerics), ids mapped for the request (tool-ids.ts);
+//   lateSystem   "user" where the API refuses a system message after the
+//                conversation started (Mistral), else "system".
+// The leading system items become one system message.
+
+import { isPlainObject } from '../util/json.ts';
+import { NO_MESSAGE } from './anthropic.ts';
+import { argsText, contentText, jsonBody, readObject, splitSystem, toolsResult, turnResult, turnText, type BuildResult } from './common.ts';
+import { fromStatus, malformed } from './errors.ts';
+import type { ProviderId } from './settings.ts';
+import { mapIds } from './tool-ids.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from './types.ts';
+
+export interface ChatFlavor {
+  provider: ProviderId;
+  loopChoice: 'required' | 'any' | 'auto';
+  pin: 'function' | 'offer-only';
+  single: 'json_schema' | 'json_object';
+  ids?: RegExp;
+  lateSystem: 'system' | 'user';
+  /** Send strict: true on orch_turn's function (APIs that know the flag). */
+  strictTool: boolean;
+  /** Name the tool in a tool message (Mistral's ToolMessage has name; OpenAI's takes only tool_call_id). */
+  toolMessageName: boolean;
+}
+
+type Msg = Record<string, unknown>;
+
+function chatMessages(req: RoundRequest, flavor: ChatFlavor, extraSystem: string | null): Msg[] {
+  const { system, rest } = splitSystem(req.transcript);
+  if (extraSystem !== null) system.push(extraSystem);
+  const ids = flavor.ids
+    ? mapIds(
+        rest.flatMap((i) => (i.kind === 'tool_call' || i.kind === 'tool_result' ? [i.id] : [])),
+        flavor.ids,
+      )
+    : null;
+  const id = (raw: string): string => (ids ? ids.get(raw)! : raw);
+  const out: Msg[] = [];
+  if (system.length) out.push({ role: 'system', content: system.join('\n\n') });
+  for (const item of rest) {
+    switch (item.kind) {
+      case 'system':
+        out.push({ role: flavor.lateSystem, content: item.text });
+        break;
+      case 'user':
+      case 'assistant':
+        out.push({ role: item.kind, content: item.text });
+        break;
+      case 'tool_call': {
+        const call = { id: id(item.id), type: 'function', function: { name: item.name, arguments: item.args } };
+        const last = out[out.length - 1];
+        // Calls of one round, and the text said with them, are one assistant message.
+        if (last && last['role'] === 'assistant') {
+          const list = Array.isArray(last['tool_calls']) ? (last['tool_calls'] as unknown[]) : [];
+          list.push(call);
+          last['tool_calls'] = list;
+        } else out.push({ role: 'assistant', content: null, tool_calls: [call] });
+        break;
+      }
+      case 'tool_result':
+        out.push(
+          flavor.toolMessageName
+            ? { role: 'tool', tool_call_id: id(item.id), name: item.name, content: item.output }
+            : { role: 'tool', tool_call_id: id(item.id), content: item.output },
+        );
+        break;
+      case 'opaque':
+        break; // chat completions have nothing to replay
+    }
+  }
+  if (!out.some((m) => m['role'] !== 'system')) out.push({ role: 'user', content: NO_MESSAGE });
+  return out;
+}
+
+function fn(name: string, description: string, parameters: unknown, strict: boolean | null): Msg {
+  const f: Msg = { name, description, parameters };
+  if (strict !== null) f['strict'] = strict;
+  return { type: 'function', function: f };
+}
+
+/**
+ * The body of one chat-completions round. schemaless: a single-shot round
+ * with no response_format (the field docs go in the system prompt instead).
+ */
+export function chatBody(req: RoundRequest, flavor: ChatFlavor, model: string, schemaless = false): Record<string, unknown> {
+  if (req.mode === 'single') {
+    const docsInPrompt = schemaless || flavor.single === 'json_object';
+    const body: Record<string, unknown> = { model, messages: chatMessages(req, flavor, docsInPrompt ? req.schemaDoc : null) };
+    if (!schemaless) {
+      body['response_format'] =
+        flavor.single === 'json_schema'
+          ? { type: 'json_schema', json_schema: { name: req.schemaName, description: req.schemaDoc, schema: req.schema, strict: true } }
+          : { type: 'json_object' };
+    }
+    return body;
+  }
+  const turnTool = fn(req.schemaName, req.schemaDoc, req.schema, flavor.strictTool ? true : null);
+  const body: Record<string, unknown> = { model, messages: chatMessages(req, flavor, null) };
+  if (req.forceFinal) {
+    body['tools'] = [turnTool];
+    body['tool_choice'] = flavor.pin === 'function' ? { type: 'function', function: { name: req.schemaName } } : 'auto';
+  } else {
+    body['tools'] = [turnTool, ...req.tools.map((t) => fn(t.name, t.description, t.parameters, flavor.strictTool ? false : null))];
+    body['tool_choice'] = flavor.loopChoice;
+  }
+  return body;
+}
+
+export function buildChat(req: RoundRequest, flavor: ChatFlavor, url: string, key: string | null, model = req.model, schemaless = false): BuildResult {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  if (key !== null) headers['Authorization'] = `Bearer ${key}`;
+  return { url, headers, body: jsonBody(chatBody(req, flavor, model, schemaless)) };
+}
+
+export function parseChat(provider: ProviderId, status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
+  if (status < 200 || status > 299) return fromStatus(provider, status, bytes);
+  const obj = readObject(bytes);
+  if (obj === null) return malformed(provider, 'the answer is not a JSON object');
+  const choices = obj['choices'];
+  const choice = Array.isArray(choices) ? choices[0] : undefined;
+  const message = isPlainObject(choice) ? choice['message'] : undefined;
+  if (!isPlainObject(message)) return malformed(provider, 'no choices[0].message');
+  const text = contentText(message['content']);
+  const items: TranscriptItem[] = [];
+  const calls: Array<{ id: string; name: string; args: string }> = [];
+  let turn: string | null = null;
+  if (text !== '') items.push({ kind: 'assistant', text });
+  const toolCalls = Array.isArray(message['tool_calls']) ? message['tool_calls'] : [];
+  for (const tc of toolCalls as unknown[]) {
+    if (!isPlainObject(tc)) continue;
+    const f = tc['function'];
+    if (!isPlainObject(f) || typeof f['name'] !== 'string') continue;
+    const args = argsText(f['arguments']);
+    if (f['name'] === req.schemaName) {
+      turn ??= args;
+      continue;
+    }
+    const id = typeof tc['id'] === 'string' && tc['id'] !== '' ? tc['id'] : `call${req.transcript.length}x${calls.length}`;
+    calls.push({ id, name: f['name'], args });
+    items.push({ kind: 'tool_call', id, name: f['name'], args });
+  }
+  if (turn !== null) return turnResult(turn);
+  if (calls.length) return toolsResult(calls, items);
+  if (text.trim() !== '') return turnResult(turnText(text));
+  return malformed(provider, isPlainObject(choice) && choice['finish_reason'] === 'length' ? 'the answer was cut at the length limit' : 'no content and no tool call');
+}

@@ -1,0 +1,128 @@
+// Provider A: the Responses API (POST {base}/v1/responses).
+//   single-shot  structured output: text.format json_schema, strict, with the
+//                turn schema (the one call with provider-side enforcement);
+//   loop round   the orch_turn function tool (strict) plus the registry's
+//                tools, tool_choice "required" (a tool every round);
+//   forced final only orch_turn, pinned: tool_choice {type: function, name}.
+// Stateless: store false, the whole input re-sent every round. Reasoning
+// items come back with encrypted_content (include
+// reasoning.encrypted_content, what stateless replay needs) and are kept in
+// the transcript as opaque items, replayed in place on later rounds.
+
+import { isPlainObject } from '../util/json.ts';
+import { CATALOG } from './catalog.ts';
+import { argsText, cleanBase, configError, contentText, jsonBody, readObject, toolsResult, turnResult, turnText, usableKey, type BuildResult } from './common.ts';
+import { fail, fromStatus, isOverflow, malformed } from './errors.ts';
+import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types.ts';
+
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+/** Reasoning models (gpt-5 family but its chat variants, o-series): the only ones that return encrypted reasoning. */
+const REASONING_MODEL = /^(o\d|gpt-5(?!-chat))/;
+
+function inputItems(transcript: readonly TranscriptItem[]): unknown[] {
+  const input: unknown[] = [];
+  for (const item of transcript) {
+    switch (item.kind) {
+      case 'system':
+        // Developer messages may sit anywhere in the input, so order is kept.
+        input.push({ type: 'message', role: 'developer', content: item.text });
+        break;
+      case 'user':
+      case 'assistant':
+        input.push({ type: 'message', role: item.kind, content: item.text });
+        break;
+      case 'tool_call':
+        input.push({ type: 'function_call', call_id: item.id, name: item.name, arguments: item.args });
+        break;
+      case 'tool_result':
+        input.push({ type: 'function_call_output', call_id: item.id, output: item.output });
+        break;
+      case 'opaque':
+        if (item.provider === 'openai' && isPlainObject(item.raw)) input.push(item.raw);
+        break;
+    }
+  }
+  return input;
+}
+
+export function buildResponses(req: RoundRequest, base: string, key: string | null): BuildResult {
+  const root = cleanBase(base);
+  if (root === null) return configError(`bad openai base URL ${base}`);
+  const url = `${root}/v1/responses`;
+  const k = usableKey(url, key, 'openai', false);
+  if (!('ok' in k)) return k;
+  const body: Record<string, unknown> = { model: req.model, input: inputItems(req.transcript), store: false };
+  if (REASONING_MODEL.test(req.model)) body['include'] = ['reasoning.encrypted_content'];
+  if (req.mode === 'single') {
+    body['text'] = { format: { type: 'json_schema', name: req.schemaName, description: req.schemaDoc, schema: req.schema, strict: true } };
+  } else {
+    const turnTool = { type: 'function', name: req.schemaName, description: req.schemaDoc, parameters: req.schema, strict: true };
+    if (req.forceFinal) {
+      body['tools'] = [turnTool];
+      body['tool_choice'] = { type: 'function', name: req.schemaName };
+    } else {
+      // Registry schemas are not written to strict mode's rules, so they are offered non-strict.
+      body['tools'] = [turnTool, ...req.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }))];
+      body['tool_choice'] = 'required';
+    }
+  }
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  if (k.key !== null) headers['Authorization'] = `Bearer ${k.key}`;
+  return { url, headers, body: jsonBody(body) };
+}
+
+export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
+  if (status < 200 || status > 299) return fromStatus('openai', status, bytes);
+  const obj = readObject(bytes);
+  if (obj === null) return malformed('openai', 'the answer is not a JSON object');
+  if (obj['status'] === 'failed') {
+    const err = isPlainObject(obj['error']) ? obj['error'] : {};
+    const text = [err['code'], err['message']].filter((v) => typeof v === 'string').join(': ');
+    if (isOverflow('openai', text)) return fail('context-overflow', text);
+    return fail(err['code'] === 'rate_limit_exceeded' ? 'rate-limit' : 'http', `response failed: ${text || 'no reason given'}`);
+  }
+  const output = obj['output'];
+  if (!Array.isArray(output)) return malformed('openai', 'no output list');
+  const items: TranscriptItem[] = [];
+  const calls: Array<{ id: string; name: string; args: string }> = [];
+  const texts: string[] = [];
+  let turn: string | null = null;
+  let refusal: string | null = null;
+  for (const o of output) {
+    if (!isPlainObject(o)) continue;
+    if (o['type'] === 'reasoning') items.push({ kind: 'opaque', provider: 'openai', raw: o });
+    else if (o['type'] === 'function_call' && typeof o['name'] === 'string') {
+      const args = argsText(o['arguments']);
+      if (o['name'] === req.schemaName) turn ??= args;
+      else {
+        const id = typeof o['call_id'] === 'string' && o['call_id'] !== '' ? o['call_id'] : `call${req.transcript.length}x${calls.length}`;
+        calls.push({ id, name: o['name'], args });
+        items.push({ kind: 'tool_call', id, name: o['name'], args });
+      }
+    } else if (o['type'] === 'message' && Array.isArray(o['content'])) {
+      const text = contentText(o['content']);
+      if (text !== '') {
+        texts.push(text);
+        items.push({ kind: 'assistant', text });
+      }
+      for (const c of o['content']) if (isPlainObject(c) && c['type'] === 'refusal' && typeof c['refusal'] === 'string') refusal = c['refusal'];
+    }
+  }
+  // orch_turn ends the turn even beside other calls: the turn object carries its own effects.
+  if (turn !== null) return turnResult(turn);
+  if (calls.length) return toolsResult(calls, items);
+  if (texts.length) return turnResult(turnText(texts.join('')));
+  if (refusal !== null) return malformed('openai', `the model refused: ${refusal}`);
+  const why = isPlainObject(obj['incomplete_details']) ? obj['incomplete_details']['reason'] : null;
+  return malformed('openai', typeof why === 'string' ? `incomplete answer (${why})` : 'no message and no tool call');
+}
+
+export function openaiBackend(base: string = CATALOG.openai.base): Backend {
+  return {
+    id: 'openai',
+    defaultModel: CATALOG.openai.defaultModel,
+    loops: true,
+    build: (req, key) => buildResponses(req, base, key),
+    parse: parseResponses,
+  };
+}

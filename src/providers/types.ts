@@ -1,0 +1,98 @@
+// The provider wire's contract with the turn engine: a dialect-neutral
+// transcript, one round's request, and one round's result. Each backend
+// (src/providers/<dialect>.ts) turns a RoundRequest into one HTTP request
+// body (serialized once, into one buffer) and a response into a RoundResult;
+// the engine (src/turn/engine.ts) never sees a dialect.
+
+import type { JsonSchema } from '../mcp/types.ts';
+import type { ProviderId } from './settings.ts';
+
+/** One item of the conversation as the engine keeps it across rounds. */
+export type TranscriptItem =
+  /** The prompt blocks (system or developer instructions, by dialect). */
+  | { kind: 'system'; text: string }
+  | { kind: 'user'; text: string }
+  /** Earlier assistant text (a previous turn's reply). */
+  | { kind: 'assistant'; text: string }
+  /** A tool call the model made; `args` is the raw JSON text it sent. */
+  | { kind: 'tool_call'; id: string; name: string; args: string }
+  /** What the device answered to a tool call (the ToolResult as JSON). */
+  | { kind: 'tool_result'; id: string; name: string; output: string }
+  /**
+   * An item only its own dialect understands, replayed verbatim on later
+   * rounds (provider A's reasoning items, B's thinking blocks). Dropped when
+   * the transcript moves to another provider.
+   */
+  | { kind: 'opaque'; provider: ProviderId; raw: unknown };
+
+/** A tool offered to the model, already under its provider-safe name. */
+export interface ToolDef {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export interface RoundRequest {
+  provider: ProviderId;
+  model: string;
+  transcript: TranscriptItem[];
+  /**
+   * 'single': one-shot structured output of the turn object (no tools).
+   * 'loop': a tool-loop round: the registry's tools plus the orch_turn tool.
+   */
+  mode: 'single' | 'loop';
+  /** Tools for a loop round (the orch_turn tool is added by the backend). */
+  tools: ToolDef[];
+  /** The forced final round of a tripped cap: only orch_turn, and it must be called. */
+  forceFinal: boolean;
+  /** The turn object's wire schema and its name (orch_turn). */
+  schema: JsonSchema;
+  schemaName: string;
+  /** The prompt's field documentation (the description of orch_turn). */
+  schemaDoc: string;
+}
+
+export type ProviderErrorKind =
+  /** Could not connect, TLS failure, connection dropped: worth a retry or a failover. */
+  | 'transport'
+  /** No answer in time (the exchange deadline). */
+  | 'timeout'
+  /** The provider refused the request as too long for the model's context (recognized by its wording). */
+  | 'context-overflow'
+  /** 401 or 403: the key is wrong. */
+  | 'auth'
+  /** 429. */
+  | 'rate-limit'
+  /** Any other non-2xx answer (5xx included). */
+  | 'http'
+  /** A 2xx answer whose body is not what the dialect promises (unparseable, no content). */
+  | 'malformed'
+  /** The request could not be built (no key for a keyed provider, a key over plain http, bad base URL). */
+  | 'config';
+
+export type RoundResult =
+  /** The model produced the turn object (raw JSON text, for src/turn/parse.ts). */
+  | { kind: 'turn'; json: string; items: TranscriptItem[] }
+  /** The model called tools; run them and send another round. `items` are appended to the transcript. */
+  | { kind: 'tools'; calls: Array<{ id: string; name: string; args: string }>; items: TranscriptItem[] }
+  | { kind: 'error'; error: ProviderErrorKind; message: string; status?: number };
+
+/** One HTTP exchange a backend wants made (the body serialized once). */
+export interface WireRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+/** A dialect: pure functions from a round to bytes and back. */
+export interface Backend {
+  id: ProviderId;
+  /** Builds the request; an error result when it cannot (no key, bad endpoint). */
+  build(req: RoundRequest, key: string | null): WireRequest | { kind: 'error'; error: ProviderErrorKind; message: string };
+  /** Reads a response (any status) into a result. */
+  parse(status: number, body: Uint8Array, req: RoundRequest): RoundResult;
+  /** The default model when none is configured or the configured one is invalid. */
+  defaultModel: string;
+  /** Whether this backend can run a tool loop (the custom endpoint cannot). */
+  loops: boolean;
+}
