@@ -184,6 +184,14 @@ row('C hotspot', `${shaC.toFixed(0)} MB/s`, `>= 316 MB/s and >= half of OpenSSL 
 row('OpenSSL, SHA-NI masked, same run', osl ? `${osl.toFixed(0)} MB/s` : 'openssl not available');
 row('TypeScript fallback', `${xs['sha-ts'].mbps.toFixed(2)} MB/s (ratio C / fallback ${(shaC / xs['sha-ts'].mbps).toFixed(0)}x)`);
 
+console.log('\nUTF-8 on XS (modules/utf8), microseconds per call, C hotspot / TypeScript fallback:');
+const u8 = await runXs('bench/xs/utf8.ts');
+const u8f = (w) => `${u8[w].c.toFixed(2)} / ${u8[w].ts.toFixed(0)}`;
+row(
+  'encode, decode',
+  `${u8['utf8-head-encode'].bytes} B HTTP head: encode ${u8f('utf8-head-encode')}, decode ${u8f('utf8-head-decode')}; ${(u8['utf8-16k-encode'].bytes / 1024).toFixed(0)} KB mixed text: encode ${u8f('utf8-16k-encode')}, decode ${u8f('utf8-16k-decode')}`,
+);
+
 console.log('\nSimulator (already built):');
 const dir = mkdtempSync(join(tmpdir(), 'bench-sim-'));
 try {

@@ -39,6 +39,7 @@ import { installSessionTools } from './agents/session-tools.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { installOta, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
+import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -54,6 +55,8 @@ function readMode(store: Store): Mode {
 }
 
 export function boot(rawHal: Hal): Device {
+  // Before anything encodes or decodes: with the host's C, every UTF-8 call runs it.
+  useNativeUtf8(rawHal.natives.utf8 ?? null);
   // Every NVS read in the firmware goes through one write-through cache.
   const hal: Hal = { ...rawHal, nvs: new CachedNvs(rawHal.nvs) };
   const log = new Log(hal.clock, hal.system);
@@ -72,7 +75,7 @@ export function boot(rawHal: Hal): Device {
   token.onRotate(() => signin.clear());
   const tls = new DeviceTlsPolicy(store('net'));
   const hotspots = chooseHotspots(hal);
-  log.info('boot', `hotspots: ${describeHotspots(hotspots)}`);
+  log.info('boot', `hotspots: ${describeHotspots(hotspots)}, utf8 ${nativeUtf8InUse() ? 'C' : 'TS'}`);
   const ctx: Context = {
     hal,
     log,

@@ -1,14 +1,21 @@
 // Runs ON XS (standalone): the firmware's HTTP server and router answering
 // keep-alive requests over an in-memory socket, to measure the device-side
 // cost of one request without the simulator's pipe. Prints JSON lines.
+// Like boot(), it routes src/util/utf8.ts to the C hotspot when __native has
+// it; `xsim --standalone http.js ts` keeps the TypeScript codec to compare.
 
 import { Router } from '../../src/api/router.ts';
 import type { Clock, Listener, Net, PendingSocket, Socket, Timer } from '../../src/hal/index.ts';
 import { jsonResponse } from '../../src/net/http/errors.ts';
 import { HttpServer } from '../../src/net/http/server.ts';
-import { encode } from '../../src/util/utf8.ts';
+import { encode, useNativeUtf8 } from '../../src/util/utf8.ts';
+import { hasNativeUtf8, utf8Native } from '../../modules/utf8/utf8.ts';
 
-declare const __sim: { print(text: string): void; monoMs(): number };
+declare const __sim: { print(text: string): void; monoMs(): number; argv: string[] };
+declare const __native: unknown;
+
+const utf8C = typeof __native !== 'undefined' && hasNativeUtf8(__native) && __sim.argv[0] !== 'ts';
+if (utf8C) useNativeUtf8(utf8Native(__native));
 
 const clock: Clock = {
   monoMs: () => __sim.monoMs(),
@@ -65,7 +72,7 @@ const step = (): void => {
   void Promise.resolve().then(() => {
     done++;
     if (done < n) step();
-    else __sim.print(JSON.stringify({ what: 'http-state', msPerRequest: (__sim.monoMs() - t0) / n, bytes: received / n }));
+    else __sim.print(JSON.stringify({ what: 'http-state', utf8: utf8C ? 'C' : 'TS', msPerRequest: (__sim.monoMs() - t0) / n, bytes: received / n }));
   });
 };
 step();

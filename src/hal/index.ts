@@ -24,6 +24,8 @@ export { DEVICE_TYPES } from './board.ts';
 export interface Natives {
   vecdot?: import('../../modules/vecdot/vecdot.ts').VecdotApi;
   sha256?: import('../../modules/sha256/sha256.ts').Sha256Api;
+  /** Routed into src/util/utf8.ts once at boot (useNativeUtf8). */
+  utf8?: import('../../modules/utf8/utf8.ts').Utf8Api;
 }
 
 export interface BuildInfo {

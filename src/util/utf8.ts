@@ -10,6 +10,12 @@
 //   surrogate halves concatenated stay two lone surrogates. So characters are
 //   read with codePointAt(0) and built with String.fromCodePoint, which mean
 //   the same in both models.
+//
+// encode, decode and utf8Length are bindings that boot may point at the C
+// hotspot (modules/utf8) once with useNativeUtf8; the *Fallback functions are
+// the TypeScript implementation, with the same results bit for bit.
+
+import type { Utf8Api } from '../../modules/utf8/utf8.ts';
 
 const REPLACEMENT = 0xfffd;
 
@@ -18,16 +24,20 @@ function width(c: number): number {
   return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
 }
 
+// A character XS cannot encode (a value above U+10FFFF, which only
+// String.fromArrayBuffer lets into a string) iterates as '': it counts and
+// encodes as U+FFFD too.
+
 /** Bytes the string takes in UTF-8 (lone surrogates count 3, as U+FFFD). */
-export function utf8Length(s: string): number {
+export function utf8LengthFallback(s: string): number {
   let n = 0;
-  for (const ch of s) n += width(ch.codePointAt(0)!);
+  for (const ch of s) n += width(ch.codePointAt(0) ?? REPLACEMENT);
   return n;
 }
 
 /** Encodes to UTF-8; lone surrogates become U+FFFD (as TextEncoder does). */
-export function encode(s: string): Uint8Array {
-  const out = new Uint8Array(utf8Length(s));
+export function encodeFallback(s: string): Uint8Array {
+  const out = new Uint8Array(utf8LengthFallback(s));
   encodeInto(s, out, 0);
   return out;
 }
@@ -40,7 +50,7 @@ export function encode(s: string): Uint8Array {
 export function encodeInto(s: string, out: Uint8Array, offset: number): number {
   let p = offset;
   for (const ch of s) {
-    let c = ch.codePointAt(0)!;
+    let c = ch.codePointAt(0) ?? REPLACEMENT;
     if (c < 0x80) {
       out[p++] = c;
     } else if (c < 0x800) {
@@ -69,9 +79,14 @@ const CHUNK = 128;
 /**
  * Decodes UTF-8 the way the WHATWG decoder does (TextDecoder with fatal off
  * and ignoreBOM on): each maximal subpart of an ill-formed sequence becomes
- * one U+FFFD. A leading BOM is kept, not stripped: callers decide.
+ * one U+FFFD. A leading BOM is kept, not stripped: callers decide. start and
+ * end are truncated and clamped to [0, bytes.length]; end below start gives ''.
  */
-export function decode(bytes: Uint8Array, start = 0, end = bytes.length): string {
+export function decodeFallback(bytes: Uint8Array, start = 0, end = bytes.length): string {
+  const len = bytes.length;
+  // (| 0 truncates: both are below len here, and a typed array is under 2^31)
+  start = start >= len ? len : start > 0 ? start | 0 : 0;
+  end = end >= len ? len : end > start ? end | 0 : start;
   const parts: string[] = [];
   const cps: number[] = [];
   let needed = 0;
@@ -126,4 +141,39 @@ export function decode(bytes: Uint8Array, start = 0, end = bytes.length): string
   if (needed !== 0) push(REPLACEMENT);
   if (cps.length > 0) parts.push(String.fromCodePoint.apply(null, cps));
   return parts.length === 1 ? parts[0]! : parts.join('');
+}
+
+/** Bytes the string takes in UTF-8 (lone surrogates count 3, as U+FFFD). */
+export let utf8Length: (s: string) => number = utf8LengthFallback;
+
+/** Encodes to UTF-8; lone surrogates become U+FFFD (as TextEncoder does). */
+export let encode: (s: string) => Uint8Array = encodeFallback;
+
+/**
+ * Decodes UTF-8 the way the WHATWG decoder does (TextDecoder with fatal off
+ * and ignoreBOM on): each maximal subpart of an ill-formed sequence becomes
+ * one U+FFFD. A leading BOM is kept, not stripped: callers decide. start and
+ * end are truncated and clamped to [0, bytes.length]; end below start gives ''.
+ */
+export let decode: (bytes: Uint8Array, start?: number, end?: number) => string = decodeFallback;
+
+let nativeInUse = false;
+
+/**
+ * Points encode, decode and utf8Length at api's functions (the C hotspot,
+ * from hal.natives.utf8), or back at the fallbacks with null. Called once at
+ * boot: the exports are live bindings, so every importer sees the switch and
+ * a call costs nothing more than the implementation. encodeInto stays in
+ * TypeScript (it writes into the caller's buffer).
+ */
+export function useNativeUtf8(api: Utf8Api | null): void {
+  encode = api ? api.encode : encodeFallback;
+  decode = api ? api.decode : decodeFallback;
+  utf8Length = api ? api.length : utf8LengthFallback;
+  nativeInUse = !!api && api.native;
+}
+
+/** True when encode, decode and utf8Length run the native implementation. */
+export function nativeUtf8InUse(): boolean {
+  return nativeInUse;
 }

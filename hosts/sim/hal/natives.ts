@@ -4,11 +4,13 @@
 import type { Natives } from '../../../src/hal/index.ts';
 import { hasNativeSha256, sha256Native } from '../../../modules/sha256/sha256.ts';
 import { hasNativeVecdot, vecdotNative } from '../../../modules/vecdot/vecdot.ts';
+import { hasNativeUtf8, utf8Native } from '../../../modules/utf8/utf8.ts';
 
 export function createNatives(): Natives {
   if (typeof __native === 'undefined') return {};
   const natives: Natives = {};
   if (hasNativeVecdot(__native)) natives.vecdot = vecdotNative(__native);
   if (hasNativeSha256(__native)) natives.sha256 = sha256Native(__native);
+  if (hasNativeUtf8(__native)) natives.utf8 = utf8Native(__native);
   return natives;
 }

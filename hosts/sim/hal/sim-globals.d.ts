@@ -34,5 +34,7 @@ interface SimApi {
 
 declare const __sim: SimApi;
 declare const __native:
-  | (import('../../../modules/vecdot/vecdot.ts').NativeVecdot & import('../../../modules/sha256/sha256.ts').NativeSha256)
+  | (import('../../../modules/vecdot/vecdot.ts').NativeVecdot &
+      import('../../../modules/sha256/sha256.ts').NativeSha256 &
+      import('../../../modules/utf8/utf8.ts').NativeUtf8)
   | undefined;

@@ -14,9 +14,13 @@
 #if __has_include("xs_sha256.h")
 #include "xs_sha256.h"
 #endif
+#if __has_include("xs_utf8.h")
+#include "xs_utf8.h"
+#endif
 
 void xs_vecdot_install(xsMachine* the);
 void xs_sha256_install(xsMachine* the);
+void xs_utf8_install(xsMachine* the);
 
 __attribute__((weak)) void xs_vecdot_install(xsMachine* the)
 {
@@ -28,9 +32,14 @@ __attribute__((weak)) void xs_sha256_install(xsMachine* the)
 	(void)the;
 }
 
+__attribute__((weak)) void xs_utf8_install(xsMachine* the)
+{
+	(void)the;
+}
+
 void simInstallNatives(txMachine* machine)
 {
-	void (*installs[])(xsMachine*) = { xs_vecdot_install, xs_sha256_install };
+	void (*installs[])(xsMachine*) = { xs_vecdot_install, xs_sha256_install, xs_utf8_install };
 	size_t i;
 	{
 		txMachine* the = machine;
