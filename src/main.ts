@@ -21,6 +21,7 @@ import { Card } from './storage/card.ts';
 import { SetupPassphrase } from './auth/passphrase.ts';
 import { installSignInRoutes } from './auth/routes.ts';
 import { installProviderSettings } from './providers/settings.ts';
+import { installWireConsole } from './providers/console.ts';
 import { installStorage } from './storage/index.ts';
 import { Memory } from './memory/index.ts';
 import { installMemory } from './memory/install.ts';
@@ -107,6 +108,7 @@ export function boot(rawHal: Hal): Device {
   const provisioning = installProvisioning(ctx, passphrase);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
   const providers = installProviderSettings(ctx);
+  installWireConsole(ctx, providers);
   installStorage(ctx);
   installMemory(ctx, { keys: embeddingKeys(providers) });
   installDangerZone(ctx);

@@ -1,0 +1,109 @@
+// The provider wire's test-console commands (test builds only), for scripts
+// and the end-to-end tests that exercise the wire on the simulator without
+// the turn engine:
+//   WIRE <provider|demo> [single|loop|final] <text>
+//                 one round with the text as the user message and the
+//                 registry's tools offered; prints the outcome (the turn's
+//                 reply, or the tool calls the model made; never runs them)
+//   WIREKEY <provider>
+//                 the key check (Z.ai-style: probes both regions, pins one)
+//   WIRE?         which providers are usable, their models, the pinned
+//                 Z.ai host and the router host
+
+import { CommandError } from '../console/console.ts';
+import type { Context } from '../core/context.ts';
+import { parseTurn } from '../turn/parse.ts';
+import { turnPromptDoc } from '../turn/promptdoc.ts';
+import { buildTurnSchema } from '../turn/schema.ts';
+import { DEMO_ENDPOINT } from './demo.ts';
+import { PROVIDERS, type ProviderId, type ProviderSettings } from './settings.ts';
+import type { RoundRequest } from './types.ts';
+import { ProviderWire, WIRE_NS } from './wire.ts';
+
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const LINE_BREAKS = /[\r\n]+/g;
+
+/** A console round's deadline: the synchronous provider read (the wire caps it per provider). */
+const CONSOLE_ROUND_MS = 60_000;
+const SYSTEM = 'You are a desk assistant answering a wire test from the serial console. Keep the reply short.';
+
+function oneLine(s: string): string {
+  return s.replace(LINE_BREAKS, ' ');
+}
+
+export function installWireConsole(ctx: Context, settings: ProviderSettings): ProviderWire {
+  const wire = new ProviderWire(ctx.client, settings, ctx.log, ctx.hal.clock, ctx.store(WIRE_NS));
+  const providerArg = (word: string | undefined): ProviderId | 'demo' => {
+    const p = (word ?? '').toLowerCase();
+    if (p === 'demo' || (PROVIDERS as readonly string[]).includes(p)) return p as ProviderId | 'demo';
+    throw new CommandError(`unknown provider ${word ?? ''}: one of ${PROVIDERS.join(', ')}, demo`);
+  };
+
+  ctx.console.register({
+    verb: 'WIRE',
+    usage: '<provider|demo> [single|loop|final] <text>',
+    help: 'send one provider round and print the turn reply or the tool calls',
+    run: async (c) => {
+      const [first, maybeMode, ...rest] = c.argv;
+      const which = providerArg(first);
+      const provider: ProviderId = which === 'demo' ? 'custom' : which;
+      const endpoint = which === 'demo' ? DEMO_ENDPOINT : undefined;
+      const modeWord = (maybeMode ?? '').toLowerCase();
+      const explicit = modeWord === 'single' || modeWord === 'loop' || modeWord === 'final';
+      const words = explicit ? rest : maybeMode === undefined ? rest : [maybeMode, ...rest];
+      const text = words.join(' ').trim();
+      if (!text) throw new CommandError('usage: WIRE <provider|demo> [single|loop|final] <text>');
+      const mode = explicit ? (modeWord === 'single' ? 'single' : 'loop') : wire.loops(provider, endpoint) ? 'loop' : 'single';
+      const caller = { via: 'turn' as const, admin: true, scheduled: false, unattended: false, person: null };
+      const req: RoundRequest = {
+        provider,
+        model: endpoint ? endpoint.model : settings.model(),
+        transcript: [
+          { kind: 'system', text: SYSTEM },
+          { kind: 'user', text },
+        ],
+        mode,
+        tools: mode === 'loop' ? ctx.tools.list(caller).map((t) => ({ name: t.providerName, description: t.description, parameters: t.schema })) : [],
+        forceFinal: modeWord === 'final',
+        schema: buildTurnSchema(),
+        schemaName: 'orch_turn',
+        schemaDoc: turnPromptDoc(),
+      };
+      c.out(`provider=${which} model=${wire.modelFor(provider, req.model, endpoint)} mode=${mode}${req.forceFinal ? ' final' : ''}`);
+      const r = await wire.round(req, CONSOLE_ROUND_MS, endpoint);
+      if (r.kind === 'error') throw new CommandError(oneLine(`${r.error}${r.status !== undefined ? ` ${r.status}` : ''}: ${r.message}`));
+      c.out(`kind=${r.kind}`);
+      if (r.kind === 'tools') {
+        for (const call of r.calls) c.out(oneLine(`call=${call.name} ${call.args}`));
+        return;
+      }
+      const parsed = parseTurn(r.json);
+      if (parsed.code !== 'Ok') throw new CommandError(oneLine(`turn ${parsed.code}${parsed.detail ? `: ${parsed.detail}` : ''}`));
+      c.out(oneLine(`reply=${parsed.turn.reply}`));
+    },
+  });
+
+  ctx.console.register({
+    verb: 'WIREKEY',
+    usage: '<provider>',
+    help: "check a provider's key (Z.ai-style: probes both regions and pins the one that answers)",
+    run: async (c) => {
+      const which = providerArg(c.argv[0]);
+      if (which === 'demo') throw new CommandError('the demo has no key');
+      const v = await wire.verifyKey(which);
+      if (!v.ok) throw new CommandError(oneLine(`${v.error}${v.status !== undefined ? ` ${v.status}` : ''}: ${v.message}`));
+      c.out(`ok ${v.url}`);
+    },
+  });
+
+  ctx.console.register({
+    verb: 'WIRE?',
+    help: 'usable providers and their models, the pinned Z.ai host, the router host',
+    run: (c) => {
+      for (const p of PROVIDERS) c.out(`${p} usable=${wire.keyed(p) ? 1 : 0} model=${wire.modelFor(p, settings.model())} loops=${wire.loops(p) ? 1 : 0}`);
+      c.out(`zaiHost=${wire.zaiHost() ?? '-'}`);
+      c.out(`routerHost=${wire.routerHost()}`);
+    },
+  });
+  return wire;
+}

@@ -1,0 +1,258 @@
+// The provider emulator (tools/provider-emulator.mjs), tested in Node with
+// the firmware's own wire talking to it over TLS validated against the test
+// CA: every dialect answers a turn and tool calls in its shape, scripted
+// faults (5xx, overflow wording, broken JSON, silence, late and slow
+// answers) reach the wire as the right error kinds, reasoning and thinking
+// replay arrive back at the emulator, requests are recorded, the Z.ai
+// regional pinning works against its two names, and the offline demo
+// answers and calls device_status.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { start, turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
+import { testCaPem } from '../../tools/test-ca.mjs';
+import { Store } from '../../src/core/store.ts';
+import { DEMO_ENDPOINT } from '../../src/providers/demo.ts';
+import type { ProviderId } from '../../src/providers/settings.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/providers/types.ts';
+import { ProviderWire, WIRE_NS } from '../../src/providers/wire.ts';
+import { parseTurn } from '../../src/turn/parse.ts';
+import { MemNvs } from '../support/memstorage.ts';
+import { nodeClient } from '../support/node-client.ts';
+import { FakeSettings, TURN, roundRequest } from '../support/provider-fake.ts';
+
+let emu: Emulator;
+let plain: Emulator;
+beforeAll(async () => {
+  emu = await start();
+  plain = await start({ tls: false });
+});
+afterAll(async () => {
+  await emu.close();
+  await plain.close();
+});
+
+function wireFor(e: Emulator, setup: (s: FakeSettings) => void = () => {}) {
+  const settings = new FakeSettings();
+  Object.assign(settings.keys, { openai: 'sk-openai', anthropic: 'sk-ant', mistral: 'mistral-key', zai: 'zai-key', router: 'router-key' });
+  settings.base = 'https://custom.emulator.test';
+  settings.custom = 'local-model';
+  setup(settings);
+  const logs: string[] = [];
+  const store = new Store(new MemNvs(), WIRE_NS);
+  const wire = new ProviderWire(nodeClient(e.port, testCaPem()), settings, { info: (_t, m) => void logs.push(m), warn: (_t, m) => void logs.push(m) }, { monoMs: () => performance.now() }, store);
+  return { wire, settings, store, logs };
+}
+
+const DIALECTS: Array<[ProviderId, string, string]> = [
+  ['openai', 'api.openai.com', '/v1/responses'],
+  ['anthropic', 'api.anthropic.com', '/v1/messages'],
+  ['mistral', 'api.mistral.ai', '/v1/chat/completions'],
+  ['zai', 'api.z.ai', '/api/paas/v4/chat/completions'],
+  ['router', 'router.desk-assistant.invalid', '/router/openai/v1/chat/completions'],
+];
+
+describe('every dialect over TLS', () => {
+  it.each(DIALECTS)('%s: a scripted turn, then scripted tool calls, read by the wire', async (provider, host, path) => {
+    emu.reset();
+    const { wire } = wireFor(emu);
+    emu.script([{ turn: TURN }, { tools: [{ name: 'device_status', args: {} }, { name: 'memory_search', args: { query: 'battery' } }] }]);
+    const turn = await wire.round(roundRequest(provider), 10_000);
+    expect(turn).toMatchObject({ kind: 'turn' });
+    if (turn.kind === 'turn') expect(parseTurn(turn.json).code).toBe('Ok');
+    const tools = await wire.round(roundRequest(provider), 10_000);
+    expect(tools).toMatchObject({ kind: 'tools', calls: [{ name: 'device_status', args: '{}' }, { name: 'memory_search', args: '{"query":"battery"}' }] });
+    const posts = emu.requests.filter((r) => r.method === 'POST');
+    expect(posts.map((r) => [r.host, r.path])).toEqual([
+      [host, path],
+      [host, path],
+    ]);
+    if (provider === 'mistral' && tools.kind === 'tools') for (const c of tools.calls) expect(c.id).toMatch(/^[A-Za-z0-9]{9}$/);
+  });
+
+  it.each([
+    ['mistral', 'api.mistral.ai', '/v1/conversations'],
+    ['openai', 'api.openai.com', '/v1/responses'],
+    ['anthropic', 'api.anthropic.com', '/v1/messages'],
+  ] as Array<[ProviderId, string, string]>)('%s single-shot gets the structured turn', async (provider, host, path) => {
+    emu.reset();
+    emu.script({ turn: TURN });
+    const r = await wireFor(emu).wire.round(roundRequest(provider, { mode: 'single' }), 10_000);
+    expect(r).toMatchObject({ kind: 'turn', json: JSON.stringify(TURN) });
+    expect(emu.requests[0]).toMatchObject({ host, path });
+  });
+});
+
+describe('replay', () => {
+  async function twoRounds(provider: ProviderId): Promise<RoundRequest> {
+    emu.reset();
+    const { wire } = wireFor(emu);
+    emu.script([{ tools: [{ name: 'device_status', args: {} }], reasoning: true }, { turn: TURN }]);
+    const req = roundRequest(provider);
+    const first = await wire.round(req, 10_000);
+    if (first.kind !== 'tools') throw new Error(`expected tools, got ${JSON.stringify(first)}`);
+    const transcript: TranscriptItem[] = [...req.transcript, ...first.items, { kind: 'tool_result', id: first.calls[0]!.id, name: 'device_status', output: '{"success":true,"output":"battery 80%","error":null,"error_type":null}' }];
+    const second = await wire.round({ ...req, transcript }, 10_000);
+    expect(second.kind).toBe('turn');
+    return { ...req, transcript };
+  }
+
+  it('provider A: the reasoning item comes back verbatim before its function call, with the call output', async () => {
+    await twoRounds('openai');
+    const [first, second] = emu.requests;
+    expect(first!.body.include).toEqual(['reasoning.encrypted_content']);
+    expect(first!.body.store).toBe(false);
+    const input = second!.body.input as Array<Record<string, unknown>>;
+    const types = input.map((i) => i.type);
+    expect(types.slice(-3)).toEqual(['reasoning', 'function_call', 'function_call_output']);
+    expect(input.at(-3)!.encrypted_content).toMatch(/^enc/);
+    expect(input.at(-1)!.call_id).toBe(input.at(-2)!.call_id);
+  });
+
+  it('provider B: the thinking block leads the assistant message, the tool result follows in the user message', async () => {
+    await twoRounds('anthropic');
+    const messages = emu.requests[1]!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(messages[1]!.content.map((c) => c.type)).toEqual(['thinking', 'tool_use']);
+    expect(messages[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: messages[1]!.content[1]!.id });
+  });
+});
+
+describe('scripted faults reach the wire as error kinds', () => {
+  const cases: Array<[string, object, RoundResult['kind'], string | undefined]> = [
+    ['a 503', { status: 503 }, 'error', 'http'],
+    ['a 401', { status: 401 }, 'error', 'auth'],
+    ['a 429', { status: 429 }, 'error', 'rate-limit'],
+    ['broken JSON', { broken: true }, 'error', 'malformed'],
+    ['silence', { timeout: true }, 'error', 'timeout'],
+  ];
+  it.each(cases)('%s', async (_name, behaviour, kind, error) => {
+    emu.reset();
+    emu.script(behaviour);
+    const r = await wireFor(emu).wire.round(roundRequest('openai'), 800);
+    expect(r.kind).toBe(kind);
+    if (r.kind === 'error') expect(r.error).toBe(error);
+  });
+
+  it.each(DIALECTS.filter(([p]) => p !== 'zai').concat([['zai', 'api.z.ai', '']]))('%s: the context-overflow wording of the dialect', async (provider) => {
+    emu.reset();
+    emu.script({ overflow: true });
+    const r = await wireFor(emu).wire.round(roundRequest(provider), 10_000);
+    expect(r).toMatchObject({ kind: 'error', error: 'context-overflow', status: 400 });
+  });
+
+  it('a late answer inside the deadline and a slow body are read; a late answer past it is a timeout', async () => {
+    emu.reset();
+    const { wire } = wireFor(emu);
+    emu.script([{ turn: TURN, delayMs: 200 }, { turn: TURN, slow: { chunkBytes: 40, intervalMs: 5 } }, { turn: TURN, delayMs: 1500 }]);
+    expect(await wire.round(roundRequest('anthropic'), 2000)).toMatchObject({ kind: 'turn' });
+    expect(await wire.round(roundRequest('anthropic'), 5000)).toMatchObject({ kind: 'turn' });
+    expect(await wire.round(roundRequest('anthropic'), 500)).toMatchObject({ kind: 'error', error: 'timeout' });
+  });
+
+  it('a behaviour waits for the request it matches', async () => {
+    emu.reset();
+    const { wire } = wireFor(emu);
+    emu.script([{ match: { host: 'api.anthropic.com' }, status: 500 }, { match: { host: 'api.openai.com' }, turn: TURN }]);
+    expect(await wire.round(roundRequest('openai'), 5000)).toMatchObject({ kind: 'turn' });
+    expect(emu.pending()).toBe(1);
+    expect(await wire.round(roundRequest('anthropic'), 5000)).toMatchObject({ kind: 'error', error: 'http', status: 500 });
+  });
+});
+
+describe('the custom endpoint', () => {
+  it('https chat style with the key; a schema refusal retried schemaless', async () => {
+    emu.reset();
+    const { wire } = wireFor(emu, (s) => (s.keys.custom = 'custom-key'));
+    emu.script([{ status: 400, message: "response_format 'json_schema' is not supported" }, { turn: TURN }]);
+    expect(await wire.round(roundRequest('custom', { mode: 'single' }), 5000)).toMatchObject({ kind: 'turn' });
+    expect(emu.requests.map((r) => Boolean(r.body.response_format))).toEqual([true, false]);
+    expect(emu.requests[0]!.headers['authorization']).toBe('Bearer custom-key');
+    expect(emu.requests[0]!.body.model).toBe('local-model');
+  });
+
+  it('plain http in messages style: keyless', async () => {
+    plain.reset();
+    const { wire } = wireFor(plain, (s) => {
+      s.base = 'http://custom.emulator.test:8080/anything';
+      s.style = 'messages';
+      s.keys.custom = 'custom-key';
+    });
+    plain.script({ turn: TURN });
+    expect(await wire.round(roundRequest('custom', { mode: 'single' }), 5000)).toMatchObject({ kind: 'turn', json: JSON.stringify(TURN) });
+    expect(plain.requests[0]).toMatchObject({ path: '/v1/messages', host: 'custom.emulator.test' });
+    expect(plain.requests[0]!.text).not.toContain('custom-key');
+    expect(JSON.stringify(plain.requests[0]!.headers)).not.toContain('custom-key');
+  });
+});
+
+describe('key checks against the emulator', () => {
+  it('Z.ai-style: the host that takes the key is pinned', async () => {
+    emu.reset();
+    emu.keys.set('api.z.ai', 'someone-else');
+    emu.keys.set('open.bigmodel.cn', 'zai-key');
+    const { wire, store } = wireFor(emu);
+    expect(await wire.verifyKey('zai')).toMatchObject({ ok: true, url: 'https://open.bigmodel.cn/api/paas/v4/models' });
+    expect(store.strOrNull('zaiHost')).toBe('https://open.bigmodel.cn');
+    expect(emu.requests.map((r) => `${r.method} ${r.host}${r.path}`).sort()).toEqual(['GET api.z.ai/api/paas/v4/models', 'GET open.bigmodel.cn/api/paas/v4/models']);
+    emu.script({ turn: TURN });
+    expect(await wire.round(roundRequest('zai'), 5000)).toMatchObject({ kind: 'turn' });
+    expect(emu.requests.at(-1)!.host).toBe('open.bigmodel.cn');
+  });
+
+  it.each(['openai', 'anthropic', 'mistral', 'router'] as ProviderId[])('%s: accepted, then refused with a wrong key', async (provider) => {
+    emu.reset();
+    const { wire } = wireFor(emu);
+    expect(await wire.verifyKey(provider)).toMatchObject({ ok: true });
+    const host = { openai: 'api.openai.com', anthropic: 'api.anthropic.com', mistral: 'api.mistral.ai', router: 'router.desk-assistant.invalid' }[provider as string]!;
+    emu.keys.set(host, 'the-right-key');
+    expect(await wire.verifyKey(provider)).toMatchObject({ ok: false, error: 'auth', status: 401 });
+  });
+});
+
+describe('TLS', () => {
+  it('an emulator whose certificate the client does not trust is refused: transport', async () => {
+    const rogue = await start({ untrusted: true });
+    try {
+      const r = await wireFor(rogue).wire.round(roundRequest('openai'), 5000);
+      expect(r).toMatchObject({ kind: 'error', error: 'transport' });
+      expect(rogue.requests).toHaveLength(0);
+    } finally {
+      await rogue.close();
+    }
+  });
+});
+
+describe('the offline demo', () => {
+  it('asked about the device, it calls device_status, then answers with what the tool said', async () => {
+    emu.reset();
+    const { wire } = wireFor(emu);
+    const req = roundRequest('custom', { model: 'demo', transcript: [{ kind: 'system', text: 'prompt' }, { kind: 'user', text: 'How is the device status?' }] });
+    const first = await wire.round(req, 5000, DEMO_ENDPOINT);
+    expect(first).toMatchObject({ kind: 'tools', calls: [{ name: 'device_status', args: '{}' }] });
+    if (first.kind !== 'tools') return;
+    const transcript: TranscriptItem[] = [...req.transcript, ...first.items, { kind: 'tool_result', id: first.calls[0]!.id, name: 'device_status', output: '{"success":true,"output":"battery 80%, heap 120 KB","error":null,"error_type":null}' }];
+    const second = await wire.round({ ...req, transcript }, 5000, DEMO_ENDPOINT);
+    expect(second.kind).toBe('turn');
+    const parsed = parseTurn(second.kind === 'turn' ? second.json : '');
+    expect(parsed.code).toBe('Ok');
+    expect(second.kind === 'turn' && JSON.parse(second.json).reply).toContain('battery 80%, heap 120 KB');
+    expect(emu.requests.every((r) => r.host === 'demo.emulator.test' && r.headers['authorization'] === undefined)).toBe(true);
+  });
+
+  it('anything else gets the friendly offline answer, single-shot or loop, in every dialect', async () => {
+    emu.reset();
+    const { wire } = wireFor(emu);
+    for (const [provider] of DIALECTS) {
+      for (const mode of ['single', 'loop'] as const) {
+        const r = await wire.round(roundRequest(provider, { mode, transcript: [{ kind: 'user', text: 'Tell me a joke' }] }), 5000);
+        expect(r.kind, `${provider} ${mode}`).toBe('turn');
+        const reply = r.kind === 'turn' ? (JSON.parse(r.json) as { reply: string }).reply : '';
+        expect(reply).toContain('This is the offline demo: no provider key is set');
+        expect(reply).toContain('Tell me a joke');
+      }
+    }
+  });
+
+  it('turnObject carries every wire field', () => {
+    expect(parseTurn(JSON.stringify(turnObject('hi'))).code).toBe('Ok');
+  });
+});

@@ -1,0 +1,80 @@
+// Types for tools/provider-emulator.mjs.
+
+export const DEMO_HOST: string;
+export const ROUTER_HOST: string;
+export const ZAI_HOSTS: string[];
+export const EMULATOR_NAMES: string[];
+
+type Rule = string | RegExp;
+
+/** One scripted answer, consumed by the first request it matches (without match.method: the first POST). */
+export interface Behaviour {
+  match?: { host?: Rule; path?: Rule; method?: Rule };
+  /** Answer with the turn object (structured output, or the orch_turn tool call, as the request asks). */
+  turn?: Record<string, unknown> | string;
+  /** Answer with these tool calls (args as an object or raw JSON text; id chosen when absent). */
+  tools?: Array<{ name: string; args?: Record<string, unknown> | string; id?: string }>;
+  /** Answer with plain assistant text. */
+  text?: string;
+  /** Add a reasoning item (Responses) or a thinking block (Messages) to the answer. */
+  reasoning?: boolean;
+  /** Answer with this error status in the dialect's error shape. */
+  status?: number;
+  message?: string;
+  code?: string;
+  /** Answer 400 with the dialect's context-overflow wording. */
+  overflow?: boolean;
+  /** Answer 200 with broken JSON. */
+  broken?: boolean;
+  /** Never answer (the connection stays open). */
+  timeout?: boolean;
+  /** Answer after this many milliseconds. */
+  delayMs?: number;
+  /** Send the body in chunks of chunkBytes every intervalMs. */
+  slow?: { chunkBytes?: number; intervalMs?: number };
+  /** Answer exactly this. */
+  raw?: { status?: number; headers?: Record<string, string>; body?: string };
+  /** Answer as the offline demo. */
+  demo?: boolean;
+}
+
+export interface RecordedRequest {
+  method: string;
+  host: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body (null when absent or not JSON). */
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  text: string;
+  at: number;
+  behaviour?: Behaviour;
+}
+
+export interface Emulator {
+  port: number;
+  url: string;
+  requests: RecordedRequest[];
+  /** host -> the only key that host accepts (401 otherwise). */
+  keys: Map<string, string>;
+  server: import('node:net').Server;
+  script(behaviours: Behaviour | Behaviour[]): void;
+  pending(): number;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  port?: number;
+  tls?: boolean;
+  names?: string[];
+  /** A self-signed certificate the firmware does not trust. */
+  untrusted?: boolean;
+  log?: (line: string) => void;
+}
+
+export function start(options?: StartOptions): Promise<Emulator>;
+export const startProviderEmulator: typeof start;
+export function routeArgs(port: number, names?: string[], targetPort?: number): string[];
+export function turnObject(reply: string, extra?: Record<string, unknown>): Record<string, unknown>;
+export function summarize(dialect: string, body: unknown): { mode: 'single' | 'loop'; schemaName: string; tools: string[]; lastUser: string; lastTool: { name: string; output: string } | null };
+export function demoDecide(s: ReturnType<typeof summarize>): { turn?: Record<string, unknown>; tools?: Array<{ name: string; args: Record<string, unknown> }> };

@@ -1,0 +1,427 @@
+#!/usr/bin/env node
+// The provider emulator: one local HTTP(S) server that speaks every provider
+// dialect and backend the firmware's wire does, under the host names it
+// impersonates (certificates from the local test CA, which the firmware's
+// test builds trust; the board's --route sends those names here):
+//
+//   POST /v1/responses                        provider A (Responses API)
+//   POST /v1/messages                         provider B, and a custom endpoint in messages style
+//   POST /v1/conversations                    provider C single-shot (conversations API)
+//   POST /v1/chat/completions                 provider C loop rounds, custom chat style, the demo
+//   POST /api/paas/v4/chat/completions        Z.ai-style
+//   POST /router/<upstream>/v1/chat/completions  the model router
+//   GET  /v1/models, /api/paas/v4/models, /router/<upstream>/v1/models   key checks
+//
+// Tests drive it with a script: a queue of behaviours, each consumed by the
+// first request it matches (respond with a turn, with tool calls, with an
+// error status, with the dialect's context-overflow wording, with broken
+// JSON, never, late, or slowly; a behaviour without match.method answers a
+// POST only), and read back every request it got (method,
+// host, path, headers, parsed JSON body). With nothing queued it answers as
+// the offline demo: a friendly scripted assistant that calls device_status
+// when asked about the device, so `npm start` works without any key.
+//
+// CLI: node tools/provider-emulator.mjs [--port N] [--http] [--name HOST]...
+
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { issueTestCert } from './test-ca.mjs';
+
+export const DEMO_HOST = 'demo.emulator.test';
+export const ROUTER_HOST = 'router.desk-assistant.invalid';
+export const ZAI_HOSTS = ['api.z.ai', 'open.bigmodel.cn'];
+/** Every name the emulator answers for by default. */
+export const EMULATOR_NAMES = ['api.openai.com', 'api.anthropic.com', 'api.mistral.ai', ...ZAI_HOSTS, ROUTER_HOST, DEMO_HOST, 'custom.emulator.test'];
+
+const MAX_BODY = 8 * 1024 * 1024;
+const STATUS_WORDS = /\b(status|battery|heap|memory|how are you|health|uptime|device)\b/i;
+
+/** Every wire field of the turn object, the optional ones null. */
+export function turnObject(reply, extra = {}) {
+  return { reply, memory: '', ask: '', device: null, mem_write: null, mem_query: null, session_ops: null, scratchpad: null, ...extra };
+}
+
+function id(prefix, n = 12) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = randomBytes(n);
+  return prefix + Array.from(bytes, (b) => alphabet[b % 62]).join('');
+}
+
+function dialectOf(method, path) {
+  if (method === 'GET' && (/^\/v1\/models\/?$/.test(path) || path === '/api/paas/v4/models' || /^\/router\/[^/]+\/v1\/models$/.test(path))) return 'models';
+  if (method !== 'POST') return null;
+  if (path === '/v1/responses') return 'responses';
+  if (path === '/v1/messages') return 'messages';
+  if (path === '/v1/conversations') return 'conversations';
+  if (path === '/v1/chat/completions' || path === '/api/paas/v4/chat/completions' || /^\/router\/[^/]+\/v1\/chat\/completions$/.test(path)) return 'chat';
+  return null;
+}
+
+/** Which provider family's wording and id style a host gets. */
+function familyOf(host, dialect) {
+  if (host === 'api.mistral.ai') return 'mistral';
+  if (ZAI_HOSTS.includes(host)) return 'zai';
+  if (dialect === 'messages') return 'anthropic';
+  return 'openai';
+}
+
+function presentedKey(headers) {
+  const auth = headers['authorization'];
+  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7);
+  const x = headers['x-api-key'];
+  return typeof x === 'string' ? x : null;
+}
+
+function matches(rule, value) {
+  if (rule === undefined) return true;
+  return rule instanceof RegExp ? rule.test(value) : rule === value;
+}
+
+// ---------------------------------------------------------------------------
+// What a request says, whatever its dialect (for the demo and for choosing
+// between a structured answer and a tool call).
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((c) => (typeof c === 'string' ? c : typeof c?.text === 'string' ? c.text : typeof c?.content === 'string' ? c.content : '')).join('');
+  return '';
+}
+
+/** { mode: 'single' | 'loop', schemaName, tools: string[], lastUser, lastTool: {name, output} | null } */
+export function summarize(dialect, body) {
+  const b = body && typeof body === 'object' ? body : {};
+  const out = { mode: 'single', schemaName: 'orch_turn', tools: [], lastUser: '', lastTool: null };
+  const turns = []; // {role: 'user' | 'assistant' | 'tool', text, name}
+  if (dialect === 'responses') {
+    if (Array.isArray(b.tools) && b.tools.length) {
+      out.mode = 'loop';
+      out.tools = b.tools.map((t) => t.name);
+      out.schemaName = b.tools[0].name;
+    } else if (b.text?.format?.name) out.schemaName = b.text.format.name;
+    const calls = new Map();
+    for (const i of Array.isArray(b.input) ? b.input : []) {
+      if (i.type === 'function_call') calls.set(i.call_id, i.name);
+      else if (i.type === 'function_call_output') turns.push({ role: 'tool', text: String(i.output), name: calls.get(i.call_id) ?? '' });
+      else if (i.role === 'user' || i.role === 'assistant') turns.push({ role: i.role, text: textOf(i.content) });
+    }
+  } else if (dialect === 'messages') {
+    if (Array.isArray(b.tools) && b.tools.length) {
+      out.schemaName = b.tools[0].name;
+      const pinned = b.tool_choice?.type === 'tool';
+      out.mode = pinned && b.tools.length === 1 ? 'single' : 'loop';
+      out.tools = b.tools.map((t) => t.name);
+      if (pinned && b.tools.length === 1) out.pinned = true;
+    }
+    const calls = new Map();
+    for (const m of Array.isArray(b.messages) ? b.messages : []) {
+      const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : [];
+      for (const c of blocks) {
+        if (c.type === 'tool_use') calls.set(c.id, c.name);
+        else if (c.type === 'tool_result') turns.push({ role: 'tool', text: textOf(c.content), name: calls.get(c.tool_use_id) ?? '' });
+        else if (c.type === 'text') turns.push({ role: m.role, text: c.text });
+      }
+    }
+  } else if (dialect === 'conversations') {
+    if (b.completion_args?.response_format?.json_schema?.name) out.schemaName = b.completion_args.response_format.json_schema.name;
+    const inputs = typeof b.inputs === 'string' ? [{ role: 'user', content: b.inputs }] : Array.isArray(b.inputs) ? b.inputs : [];
+    for (const e of inputs) if (e.role === 'user' || e.role === 'assistant') turns.push({ role: e.role, text: textOf(e.content) });
+  } else if (dialect === 'chat') {
+    if (Array.isArray(b.tools) && b.tools.length) {
+      out.mode = 'loop';
+      out.tools = b.tools.map((t) => t.function?.name);
+      out.schemaName = out.tools[0];
+    } else if (b.response_format?.json_schema?.name) out.schemaName = b.response_format.json_schema.name;
+    const calls = new Map();
+    for (const m of Array.isArray(b.messages) ? b.messages : []) {
+      for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) calls.set(tc.id, tc.function?.name);
+      if (m.role === 'tool') turns.push({ role: 'tool', text: textOf(m.content), name: m.name ?? calls.get(m.tool_call_id) ?? '' });
+      else if (m.role === 'user' || m.role === 'assistant') turns.push({ role: m.role, text: textOf(m.content) });
+    }
+  }
+  const last = turns[turns.length - 1];
+  if (last?.role === 'tool') out.lastTool = { name: last.name, output: last.text };
+  out.lastUser = [...turns].reverse().find((t) => t.role === 'user')?.text ?? '';
+  return out;
+}
+
+/** The offline demo's decision: a turn, or a device tool call. */
+export function demoDecide(s) {
+  if (s.lastTool) {
+    let said = s.lastTool.output;
+    try {
+      const r = JSON.parse(said);
+      if (r && typeof r === 'object' && typeof r.output === 'string') said = r.success === false ? `it failed: ${r.error ?? r.output}` : r.output;
+    } catch {
+      // not JSON: show it as is
+    }
+    if (said.length > 400) said = `${said.slice(0, 400)}...`;
+    const tool = s.lastTool.name.replace(/_/g, '.');
+    return { turn: turnObject(`(offline demo) I asked the device (${tool}). It says: ${said}`) };
+  }
+  const statusTool = s.tools.find((t) => t === 'device_status');
+  if (s.mode === 'loop' && statusTool && STATUS_WORDS.test(s.lastUser)) return { tools: [{ name: statusTool, args: {} }] };
+  const echo = s.lastUser.trim() ? ` You said: "${s.lastUser.trim().slice(0, 200)}".` : '';
+  return {
+    turn: turnObject(
+      `This is the offline demo: no provider key is set, so I answer from a small script.${echo} Ask me about the device status to see a tool call, ` +
+        'or add a provider key on the web page to talk to a real model.',
+    ),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Answers in each dialect's shape.
+
+function turnJson(turn) {
+  return typeof turn === 'string' ? turn : JSON.stringify(turn);
+}
+
+function turnInput(turn) {
+  if (typeof turn !== 'string') return turn;
+  try {
+    const v = JSON.parse(turn);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function success(dialect, family, s, b, model) {
+  const calls = (b.tools ?? []).map((c) => ({ id: c.id, name: c.name, args: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) }));
+  const turn = b.turn !== undefined ? turnJson(b.turn) : null;
+  const text = typeof b.text === 'string' ? b.text : null;
+  if (dialect === 'responses') {
+    const output = [];
+    if (b.reasoning) output.push({ type: 'reasoning', id: id('rs_'), summary: [], encrypted_content: id('enc', 40) });
+    if (text !== null || (turn !== null && s.mode === 'single')) {
+      output.push({ type: 'message', id: id('msg_'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: text ?? turn, annotations: [] }] });
+    } else if (turn !== null) output.push({ type: 'function_call', id: id('fc_'), call_id: id('call_'), name: s.schemaName, arguments: turn, status: 'completed' });
+    for (const c of calls) output.push({ type: 'function_call', id: id('fc_'), call_id: c.id ?? id('call_'), name: c.name, arguments: c.args, status: 'completed' });
+    return { id: id('resp_'), object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model, output, usage: { input_tokens: 100, output_tokens: 20, total_tokens: 120 } };
+  }
+  if (dialect === 'messages') {
+    const content = [];
+    if (b.reasoning) content.push({ type: 'thinking', thinking: 'Let me think about the device.', signature: id('sig', 40) });
+    if (text !== null) content.push({ type: 'text', text });
+    if (turn !== null) {
+      const input = turnInput(b.turn);
+      if (s.tools.length && input) content.push({ type: 'tool_use', id: id('toolu_'), name: s.schemaName, input });
+      else content.push({ type: 'text', text: turn });
+    }
+    for (const c of calls) content.push({ type: 'tool_use', id: c.id ?? id('toolu_'), name: c.name, input: JSON.parse(c.args) });
+    const usedTool = content.some((c) => c.type === 'tool_use');
+    return { id: id('msg_'), type: 'message', role: 'assistant', model, content, stop_reason: usedTool ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 100, output_tokens: 20 } };
+  }
+  if (dialect === 'conversations') {
+    const now = new Date().toISOString();
+    return {
+      object: 'conversation.response',
+      conversation_id: id('conv_'),
+      outputs: [{ object: 'entry', type: 'message.output', created_at: now, completed_at: now, id: id('msg_'), model, role: 'assistant', content: text ?? turn ?? '' }],
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    };
+  }
+  // chat completions
+  const callId = () => (family === 'mistral' ? id('', 9) : id('call_'));
+  const message = { role: 'assistant', content: text };
+  const toolCalls = [];
+  if (turn !== null) {
+    if (s.mode === 'single') message.content = turn;
+    else toolCalls.push({ id: callId(), type: 'function', function: { name: s.schemaName, arguments: turn } });
+  }
+  for (const c of calls) toolCalls.push({ id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.args } });
+  if (toolCalls.length) message.tool_calls = toolCalls;
+  return {
+    id: id('chatcmpl-'),
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message, finish_reason: toolCalls.length ? 'tool_calls' : 'stop' }],
+    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+  };
+}
+
+const OVERFLOW = {
+  openai: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 210417 tokens. Please reduce the length of the messages.", code: 'context_length_exceeded' },
+  responses: { message: 'Your input exceeds the context window of this model. Please adjust your input and try again.', code: 'context_length_exceeded' },
+  anthropic: { message: 'prompt is too long: 215000 tokens > 200000 maximum' },
+  mistral: { message: 'Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length' },
+  zai: { message: 'Prompt exceeds max length', code: '1261' },
+};
+
+function errorBody(dialect, family, status, message, code) {
+  if (dialect === 'messages') {
+    const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+    return { type: 'error', error: { type, message } };
+  }
+  if (family === 'mistral') return { object: 'error', message, type: status === 401 ? 'unauthorized' : 'invalid_request_error', param: null, code: code ?? null };
+  if (family === 'zai') return { error: { code: code ?? String(status), message } };
+  return { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: code ?? null } };
+}
+
+function overflowBody(dialect, family) {
+  const w = dialect === 'messages' ? OVERFLOW.anthropic : family === 'mistral' ? OVERFLOW.mistral : family === 'zai' ? OVERFLOW.zai : dialect === 'responses' ? OVERFLOW.responses : OVERFLOW.openai;
+  return errorBody(dialect, family, 400, w.message, w.code);
+}
+
+// ---------------------------------------------------------------------------
+
+/**
+ * Starts the emulator on 127.0.0.1. Options: port (0 = any free), tls
+ * (default true), names (certificate names), untrusted (a self-signed
+ * certificate the firmware does not trust), log. Returns { url, port,
+ * script(behaviours), requests, pending(), reset(), keys, close() }.
+ */
+export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted = false, log = () => {} } = {}) {
+  const queue = [];
+  const requests = [];
+  const sockets = new Set();
+  const timers = new Set();
+  /** host -> the key that host accepts (others get 401); hosts not listed accept any key. */
+  const keys = new Map();
+
+  const later = (fn, ms) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+
+  const send = (res, status, body, b) => {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const bytes = Buffer.from(text);
+    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
+    if (!b?.slow) return void res.end(bytes);
+    const size = Math.max(1, b.slow.chunkBytes ?? 16);
+    let at = 0;
+    const step = () => {
+      if (res.destroyed) return;
+      res.write(bytes.subarray(at, at + size));
+      at += size;
+      if (at >= bytes.length) res.end();
+      else later(step, b.slow.intervalMs ?? 50);
+    };
+    step();
+  };
+
+  const perform = (res, rec, dialect, b) => {
+    if (b.timeout) return; // hold the connection: the client's deadline must fire
+    if (b.delayMs) {
+      const { delayMs: _d, ...rest } = b;
+      return later(() => perform(res, rec, dialect, rest), b.delayMs);
+    }
+    const family = familyOf(rec.host, dialect);
+    if (b.raw) {
+      res.writeHead(b.raw.status ?? 200, { 'Content-Type': 'application/json', ...(b.raw.headers ?? {}) });
+      return void res.end(b.raw.body ?? '');
+    }
+    if (b.broken) return send(res, 200, '{"id": "broken", "output": [', b);
+    if (b.overflow) return send(res, 400, overflowBody(dialect, family), b);
+    if (b.status && b.status !== 200) return send(res, b.status, errorBody(dialect, family, b.status, b.message ?? `emulated HTTP ${b.status}`, b.code), b);
+    if (dialect === 'models') return send(res, 200, { object: 'list', data: [{ id: 'model-a', object: 'model' }, { id: 'model-b', object: 'model' }] }, b);
+    const s = summarize(dialect, rec.body);
+    const decided = b.demo || (b.turn === undefined && b.tools === undefined && b.text === undefined) ? { ...demoDecide(s), reasoning: b.reasoning } : b;
+    return send(res, 200, success(dialect, family, s, decided, rec.body?.model ?? 'emulated'), b);
+  };
+
+  const handler = (req, res) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body = null;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        body = null;
+      }
+      const url = new URL(req.url ?? '/', 'http://x');
+      const host = String(req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+      const rec = { method: req.method ?? 'GET', host, path: url.pathname, headers: { ...req.headers }, body, text, at: Date.now() };
+      requests.push(rec);
+      log(`${rec.method} ${host}${rec.path}`);
+      const dialect = dialectOf(rec.method, rec.path);
+      if (!dialect) return send(res, 404, { error: { message: `no such endpoint ${rec.method} ${rec.path}`, type: 'not_found' } });
+      const wanted = keys.get(host);
+      if (wanted !== undefined && presentedKey(req.headers) !== wanted) {
+        return send(res, 401, errorBody(dialect === 'models' ? 'chat' : dialect, familyOf(host, dialect), 401, 'Incorrect API key provided'));
+      }
+      // A behaviour without a method answers rounds (POST) only, so key-check probes pass by.
+      const i = queue.findIndex((b) => matches(b.match?.host, host) && matches(b.match?.path, rec.path) && matches(b.match?.method ?? 'POST', rec.method));
+      const b = i >= 0 ? queue.splice(i, 1)[0] : dialect === 'models' ? {} : { demo: true };
+      rec.behaviour = b;
+      perform(res, rec, dialect, b);
+    });
+  };
+
+  let creds = null;
+  let tmp = null;
+  if (tls && untrusted) {
+    tmp = mkdtempSync(join(tmpdir(), 'emu-untrusted-'));
+    const san = [...names.map((n) => `DNS:${n}`), 'IP:127.0.0.1'].join(',');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(tmp, 'k.pem'), '-out', join(tmp, 'c.pem'), '-days', '30', '-subj', `/CN=${names[0]}`, '-addext', `subjectAltName=${san}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    creds = { cert: readFileSync(join(tmp, 'c.pem'), 'utf8'), key: readFileSync(join(tmp, 'k.pem'), 'utf8') };
+  } else if (tls) creds = issueTestCert(names);
+  const server = tls ? createHttpsServer(creds, handler) : createHttpServer(handler);
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('tlsClientError', () => {}); // an untrusting client hangs up mid-handshake: expected
+  return new Promise((resolvePort, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      const actual = server.address().port;
+      resolvePort({
+        port: actual,
+        url: `${tls ? 'https' : 'http'}://127.0.0.1:${actual}`,
+        requests,
+        keys,
+        server,
+        script(behaviours) {
+          queue.push(...(Array.isArray(behaviours) ? behaviours : [behaviours]));
+        },
+        pending: () => queue.length,
+        reset() {
+          queue.length = 0;
+          requests.length = 0;
+          keys.clear();
+        },
+        close: () =>
+          new Promise((r) => {
+            for (const t of timers) clearTimeout(t);
+            for (const s of sockets) s.destroy();
+            if (tmp) rmSync(tmp, { recursive: true, force: true });
+            server.close(() => r());
+          }),
+      });
+    });
+  });
+}
+
+export const startProviderEmulator = start;
+
+/** The board arguments that send each name's port 443 (or 80) to the emulator. */
+export function routeArgs(port, names = EMULATOR_NAMES, targetPort = 443) {
+  return names.flatMap((n) => ['--route', `${n}:${targetPort}=127.0.0.1:${port}`]);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { port: { type: 'string', default: '8443' }, http: { type: 'boolean', default: false }, name: { type: 'string', multiple: true, default: [] } } });
+  const names = values.name.length ? values.name : EMULATOR_NAMES;
+  const emu = await start({ port: Number(values.port), tls: !values.http, names, log: (l) => console.log(l) });
+  console.log(`provider emulator on ${emu.url} for ${names.join(', ')}`);
+  console.log(`simulator: ${routeArgs(emu.port, names, values.http ? 80 : 443).join(' ')}`);
+}
