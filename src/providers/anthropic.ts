@@ -13,7 +13,21 @@
 
 import { isPlainObject } from '../util/json.ts';
 import { CATALOG } from './catalog.ts';
-import { argsObject, argsText, cleanBase, configError, jsonBody, readObject, splitSystem, toolsResult, turnResult, turnText, usableKey, type BuildResult } from './common.ts';
+import {
+  argsObject,
+  argsText,
+  cleanBase,
+  configError,
+  jsonBody,
+  readObject,
+  splitSystem,
+  toolsResult,
+  turnResult,
+  turnText,
+  TURN_TOOL_DESCRIPTION,
+  usableKey,
+  type BuildResult,
+} from './common.ts';
 import { fromStatus, malformed } from './errors.ts';
 import type { ProviderId } from './settings.ts';
 import { ANTHROPIC_ID, mapIds } from './tool-ids.ts';
@@ -84,11 +98,11 @@ export function buildMessages(req: RoundRequest, o: MessagesOptions): BuildResul
   if (!('ok' in k)) return k;
   const { system, messages: msgs } = messages(req, o.provider);
   const body: Record<string, unknown> = { model: req.model, max_tokens: MAX_TOKENS };
-  if (o.schemaless) system.push(req.schemaDoc);
-  if (system.length) body['system'] = system.join('\n\n');
+  system.push(req.schemaDoc);
+  body['system'] = system.join('\n\n');
   body['messages'] = msgs;
   if (!o.schemaless) {
-    const turnTool = { name: req.schemaName, description: req.schemaDoc, input_schema: req.schema };
+    const turnTool = { name: req.schemaName, description: TURN_TOOL_DESCRIPTION, input_schema: req.schema };
     const pinned = { type: 'tool', name: req.schemaName };
     if (req.mode === 'single' || req.forceFinal) {
       body['tools'] = [turnTool];

@@ -7,16 +7,28 @@
 //   pin          how the forced final round pins orch_turn: a named function
 //                choice, or (Z.ai) only orch_turn offered with "auto";
 //   single       response_format of a single-shot round: json_schema strict,
-//                or json_object with the field docs in the system prompt;
+//                or json_object;
 //   ids          a pattern every tool-call id must match (Mistral's nine
 //                alphanumerics), ids mapped for the request (tool-ids.ts);
 //   lateSystem   "user" where the API refuses a system message after the
 //                conversation started (Mistral), else "system".
-// The leading system items become one system message.
+// The leading system items and the turn's field docs become one system message.
 
 import { isPlainObject } from '../util/json.ts';
 import { NO_MESSAGE } from './anthropic.ts';
-import { argsText, contentText, jsonBody, readObject, splitSystem, toolsResult, turnResult, turnText, type BuildResult } from './common.ts';
+import {
+  argsText,
+  contentText,
+  jsonBody,
+  readObject,
+  splitSystem,
+  toolsResult,
+  turnResult,
+  turnText,
+  TURN_SCHEMA_DESCRIPTION,
+  TURN_TOOL_DESCRIPTION,
+  type BuildResult,
+} from './common.ts';
 import { fromStatus, malformed } from './errors.ts';
 import type { ProviderId } from './settings.ts';
 import { mapIds } from './tool-ids.ts';
@@ -37,9 +49,9 @@ export interface ChatFlavor {
 
 type Msg = Record<string, unknown>;
 
-function chatMessages(req: RoundRequest, flavor: ChatFlavor, extraSystem: string | null): Msg[] {
+function chatMessages(req: RoundRequest, flavor: ChatFlavor, docs: string): Msg[] {
   const { system, rest } = splitSystem(req.transcript);
-  if (extraSystem !== null) system.push(extraSystem);
+  system.push(docs);
   const ids = flavor.ids
     ? mapIds(
         rest.flatMap((i) => (i.kind === 'tool_call' || i.kind === 'tool_result' ? [i.id] : [])),
@@ -90,24 +102,20 @@ function fn(name: string, description: string, parameters: unknown, strict: bool
   return { type: 'function', function: f };
 }
 
-/**
- * The body of one chat-completions round. schemaless: a single-shot round
- * with no response_format (the field docs go in the system prompt instead).
- */
+/** The body of one chat-completions round. schemaless: a single-shot round with no response_format. */
 export function chatBody(req: RoundRequest, flavor: ChatFlavor, model: string, schemaless = false): Record<string, unknown> {
   if (req.mode === 'single') {
-    const docsInPrompt = schemaless || flavor.single === 'json_object';
-    const body: Record<string, unknown> = { model, messages: chatMessages(req, flavor, docsInPrompt ? req.schemaDoc : null) };
+    const body: Record<string, unknown> = { model, messages: chatMessages(req, flavor, req.schemaDoc) };
     if (!schemaless) {
       body['response_format'] =
         flavor.single === 'json_schema'
-          ? { type: 'json_schema', json_schema: { name: req.schemaName, description: req.schemaDoc, schema: req.schema, strict: true } }
+          ? { type: 'json_schema', json_schema: { name: req.schemaName, description: TURN_SCHEMA_DESCRIPTION, schema: req.schema, strict: true } }
           : { type: 'json_object' };
     }
     return body;
   }
-  const turnTool = fn(req.schemaName, req.schemaDoc, req.schema, flavor.strictTool ? true : null);
-  const body: Record<string, unknown> = { model, messages: chatMessages(req, flavor, null) };
+  const turnTool = fn(req.schemaName, TURN_TOOL_DESCRIPTION, req.schema, flavor.strictTool ? true : null);
+  const body: Record<string, unknown> = { model, messages: chatMessages(req, flavor, req.schemaDoc) };
   if (req.forceFinal) {
     body['tools'] = [turnTool];
     body['tool_choice'] = flavor.pin === 'function' ? { type: 'function', function: { name: req.schemaName } } : 'auto';

@@ -13,6 +13,15 @@ const FENCE_OPEN = /^```[A-Za-z0-9_-]*[ \t]*\r?\n/;
 const FENCE_CLOSE = /\r?\n?```\s*$/;
 const TRAILING_SLASHES = /\/+$/;
 
+/**
+ * The field documentation travels once, in the system prompt, and the
+ * orch_turn tool and the structured-output schema get these short
+ * descriptions: the docs are about 4 KB, and OpenAI-compatible servers have
+ * refused function descriptions over 1024 characters (string_above_max_length).
+ */
+export const TURN_TOOL_DESCRIPTION = 'Ends the turn: call this once with the turn object. Its fields are documented in the instructions.';
+export const TURN_SCHEMA_DESCRIPTION = 'The turn object. Its fields are documented in the instructions.';
+
 /** A build failure, in the Backend.build result shape. */
 export type BuildError = { kind: 'error'; error: 'config'; message: string };
 export type BuildResult = WireRequest | BuildError;

@@ -13,7 +13,7 @@ import { isPlainObject } from '../util/json.ts';
 import { CATALOG } from './catalog.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
 import { NO_MESSAGE } from './anthropic.ts';
-import { argsText, cleanBase, configError, contentText, jsonBody, readObject, splitSystem, turnResult, turnText, usableKey } from './common.ts';
+import { argsText, cleanBase, configError, contentText, jsonBody, readObject, splitSystem, turnResult, turnText, TURN_SCHEMA_DESCRIPTION, usableKey } from './common.ts';
 import { fromStatus, malformed } from './errors.ts';
 import { MISTRAL_ID, mapIds } from './tool-ids.ts';
 import type { Backend, RoundRequest, RoundResult } from './types.ts';
@@ -57,7 +57,7 @@ function entries(req: RoundRequest): { instructions: string; inputs: unknown[] }
     }
   }
   if (!inputs.some((e) => isPlainObject(e) && e['role'] === 'user')) inputs.unshift({ type: 'message.input', role: 'user', content: NO_MESSAGE });
-  return { instructions: system.join('\n\n'), inputs };
+  return { instructions: [...system, req.schemaDoc].join('\n\n'), inputs };
 }
 
 function parseConversation(status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
@@ -95,10 +95,10 @@ export function mistralBackend(base: string = CATALOG.mistral.base): Backend {
       if (!('ok' in k)) return k;
       const { instructions, inputs } = entries(req);
       const body: Record<string, unknown> = { model: req.model, inputs };
-      if (instructions !== '') body['instructions'] = instructions;
+      body['instructions'] = instructions;
       body['store'] = false;
       body['completion_args'] = {
-        response_format: { type: 'json_schema', json_schema: { name: req.schemaName, description: req.schemaDoc, schema: req.schema, strict: true } },
+        response_format: { type: 'json_schema', json_schema: { name: req.schemaName, description: TURN_SCHEMA_DESCRIPTION, schema: req.schema, strict: true } },
       };
       const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
       if (k.key !== null) headers['Authorization'] = `Bearer ${k.key}`;

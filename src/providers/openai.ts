@@ -11,7 +11,22 @@
 
 import { isPlainObject } from '../util/json.ts';
 import { CATALOG } from './catalog.ts';
-import { argsText, cleanBase, configError, contentText, jsonBody, readObject, toolsResult, turnResult, turnText, usableKey, type BuildResult } from './common.ts';
+import {
+  argsText,
+  cleanBase,
+  configError,
+  contentText,
+  jsonBody,
+  readObject,
+  splitSystem,
+  toolsResult,
+  turnResult,
+  turnText,
+  TURN_SCHEMA_DESCRIPTION,
+  TURN_TOOL_DESCRIPTION,
+  usableKey,
+  type BuildResult,
+} from './common.ts';
 import { fail, fromStatus, isOverflow, malformed } from './errors.ts';
 import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types.ts';
 
@@ -19,9 +34,11 @@ import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types
 /** Reasoning models (gpt-5 family but its chat variants, o-series): the only ones that return encrypted reasoning. */
 const REASONING_MODEL = /^(o\d|gpt-5(?!-chat))/;
 
-function inputItems(transcript: readonly TranscriptItem[]): unknown[] {
-  const input: unknown[] = [];
-  for (const item of transcript) {
+function inputItems(transcript: readonly TranscriptItem[], docs: string): unknown[] {
+  const { system, rest } = splitSystem(transcript);
+  // The prompt blocks, then the turn's field documentation, then the conversation.
+  const input: unknown[] = [...system, docs].map((text) => ({ type: 'message', role: 'developer', content: text }));
+  for (const item of rest) {
     switch (item.kind) {
       case 'system':
         // Developer messages may sit anywhere in the input, so order is kept.
@@ -51,12 +68,12 @@ export function buildResponses(req: RoundRequest, base: string, key: string | nu
   const url = `${root}/v1/responses`;
   const k = usableKey(url, key, 'openai', false);
   if (!('ok' in k)) return k;
-  const body: Record<string, unknown> = { model: req.model, input: inputItems(req.transcript), store: false };
+  const body: Record<string, unknown> = { model: req.model, input: inputItems(req.transcript, req.schemaDoc), store: false };
   if (REASONING_MODEL.test(req.model)) body['include'] = ['reasoning.encrypted_content'];
   if (req.mode === 'single') {
-    body['text'] = { format: { type: 'json_schema', name: req.schemaName, description: req.schemaDoc, schema: req.schema, strict: true } };
+    body['text'] = { format: { type: 'json_schema', name: req.schemaName, description: TURN_SCHEMA_DESCRIPTION, schema: req.schema, strict: true } };
   } else {
-    const turnTool = { type: 'function', name: req.schemaName, description: req.schemaDoc, parameters: req.schema, strict: true };
+    const turnTool = { type: 'function', name: req.schemaName, description: TURN_TOOL_DESCRIPTION, parameters: req.schema, strict: true };
     if (req.forceFinal) {
       body['tools'] = [turnTool];
       body['tool_choice'] = { type: 'function', name: req.schemaName };

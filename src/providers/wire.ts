@@ -132,7 +132,8 @@ export class ProviderWire {
       result = fail('malformed', `wire: ${errorMessage(e)}`);
     }
     const ms = Math.round(this.clock.monoMs() - t0);
-    const what = `${req.provider}${endpoint ? ' (endpoint)' : ''} ${this.modelFor(req.provider, req.model, endpoint)} ${req.mode}${req.forceFinal ? ' final' : ''}`;
+    const known = (PROVIDERS as readonly string[]).includes(req.provider);
+    const what = `${String(req.provider)}${endpoint ? ' (endpoint)' : ''} ${known ? this.modelFor(req.provider, req.model, endpoint) : '-'} ${req.mode}${req.forceFinal ? ' final' : ''}`;
     if (result.kind === 'error') this.log.warn('wire', `${what}: ${result.error}: ${result.message} (${ms} ms)`);
     else this.log.info('wire', `${what}: ${result.kind === 'turn' ? 'turn' : `${result.calls.length} tool call(s)`} (${ms} ms)`);
     return result;

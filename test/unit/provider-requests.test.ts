@@ -118,6 +118,7 @@ describe('provider A (Responses API)', () => {
     expect(types).toEqual([
       'message:developer',
       'message:developer',
+      'message:developer', // the turn's field docs, after the prompt blocks
       'message:user',
       'message:assistant',
       'message:user',
@@ -129,8 +130,9 @@ describe('provider A (Responses API)', () => {
       'function_call_output',
       'message:developer',
     ]);
-    expect(b['input'][5]).toEqual(reasoningItem); // verbatim; the other dialect's thinking block is dropped
-    expect(b['input'][7]).toEqual({ type: 'function_call', call_id: 'call_Abc.def:1', name: 'device_status', arguments: '{}' });
+    expect(b['input'][2].content).toContain('Answer with one JSON object');
+    expect(b['input'][6]).toEqual(reasoningItem); // verbatim; the other dialect's thinking block is dropped
+    expect(b['input'][8]).toEqual({ type: 'function_call', call_id: 'call_Abc.def:1', name: 'device_status', arguments: '{}' });
     expect(b['include']).toEqual(['reasoning.encrypted_content']);
     expect(body(build(a, roundRequest('openai', { model: 'gpt-4.1' })))['include']).toBeUndefined();
   });
@@ -156,12 +158,12 @@ describe('provider B (Messages API)', () => {
     const loop = body(build(b, roundRequest('anthropic')));
     expect(loop['tools'].map((t: Json) => t.name)).toEqual(['orch_turn', 'device_status', 'memory_search']);
     expect(loop['tool_choice']).toEqual({ type: 'auto' });
-    expect(loop['system']).toBe('You are the desk assistant. Be brief.');
+    expect(loop['system']).toMatch(/^You are the desk assistant\. Be brief\.\n\nAnswer with one JSON object/);
   });
 
   it('replays thinking ahead of the tool_use blocks of one assistant message, tool results in the next user message, ids the API accepts', () => {
     const m = body(build(b, roundRequest('anthropic', { transcript: richTranscript() })));
-    expect(m['system']).toBe('You are the desk assistant.\n\n[SCRATCHPAD] nothing yet');
+    expect(m['system']).toMatch(/^You are the desk assistant\.\n\n\[SCRATCHPAD\] nothing yet\n\nAnswer with one JSON object/);
     const roles = m['messages'].map((x: Json) => x.role);
     expect(roles).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
     const assistant = m['messages'][3].content;
@@ -185,7 +187,7 @@ describe('provider C (conversations API and chat completions)', () => {
     const b = valid('mistral-conversations-start', w);
     expect(b['store']).toBe(false);
     expect(b['completion_args'].response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'orch_turn', strict: true } });
-    expect(b['instructions']).toBe('You are the desk assistant. Be brief.');
+    expect(b['instructions']).toMatch(/^You are the desk assistant\. Be brief\.\n\nAnswer with one JSON object/);
     const replay = valid('mistral-conversations-start', build(c, roundRequest('mistral', { mode: 'single', transcript: richTranscript() })));
     expect(replay['inputs'].map((e: Json) => e.type)).toEqual(['message.input', 'message.input', 'message.input', 'message.input', 'function.call', 'function.call', 'function.result', 'function.result', 'message.input']);
   });
@@ -370,10 +372,25 @@ describe('the reference schemas catch the mistakes they exist for', () => {
   it('a reasoning item without its id, a function_call without call_id', () => {
     const a = body(build(openaiBackend(), roundRequest('openai', { transcript: richTranscript() })));
     const broken = structuredClone(a);
-    delete broken['input'][5].id;
+    delete broken['input'][6].id;
     reject('openai-responses-create', broken);
     const noCall = structuredClone(a);
-    delete noCall['input'][7].call_id;
+    delete noCall['input'][8].call_id;
     reject('openai-responses-create', noCall);
+  });
+});
+
+describe('the field documentation', () => {
+  it('travels once, in the system prompt of every dialect, while tool and schema descriptions stay under 1024 characters', () => {
+    const doc = roundRequest('openai').schemaDoc;
+    expect(doc.length).toBeGreaterThan(1024);
+    const backends: Backend[] = [openaiBackend(), anthropicBackend(), mistralBackend(), zaiBackend(), routerBackend(), customBackend({ base: 'https://c.example', style: 'chat', model: 'x' }), customBackend({ base: 'https://c.example', style: 'messages', model: 'x' })];
+    for (const be of backends)
+      for (const [, over] of MODES) {
+        const text = new TextDecoder().decode(build(be, roundRequest(be.id, { ...over, model: be.id === 'router' ? 'openai/gpt-5-mini' : '' })).body);
+        expect(text.split(JSON.stringify(doc).slice(1, -1)).length - 1, `${be.id} ${JSON.stringify(over)}`).toBe(1);
+        const descriptions = [...text.matchAll(/"description":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+        for (const d of descriptions) expect(d.length).toBeLessThan(1024);
+      }
   });
 });

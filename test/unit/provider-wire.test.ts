@@ -66,6 +66,14 @@ describe('rounds', () => {
     expect(rig.net.attempts.every((a) => a.tls?.verify === true && a.tls.serverName === 'api.openai.com')).toBe(true);
   });
 
+  it('an unknown provider, or an endpoint on a hosted provider, is a config error, never a throw', async () => {
+    const rig = wireRig();
+    expect(await rig.wire.round(roundRequest('nobody' as ProviderId), 30_000)).toMatchObject({ kind: 'error', error: 'config' });
+    expect(await rig.wire.round(roundRequest('openai'), 30_000, DEMO_ENDPOINT)).toMatchObject({ kind: 'error', error: 'config' });
+    expect(rig.logs).toHaveLength(2);
+    expect(rig.net.attempts).toHaveLength(0);
+  });
+
   it('without a key nothing is sent: the round is a config error', async () => {
     const rig = wireRig();
     for (const p of ['openai', 'anthropic', 'mistral', 'router'] as const) expect(await rig.wire.round(roundRequest(p), 30_000)).toMatchObject({ kind: 'error', error: 'config' });
