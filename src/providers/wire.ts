@@ -84,7 +84,8 @@ export class ProviderWire {
   /** The model a round to this provider uses (what a 'served by' note names). */
   modelFor(provider: ProviderId, requested: string | null | undefined, endpoint?: CustomEndpoint): string {
     if (endpoint) return endpoint.model || CATALOG.custom.defaultModel;
-    if (provider === 'custom') return this.settings.customModel() || resolveModel('custom', requested);
+    // The custom endpoint has its own model setting: the orchestrator's model names another provider's.
+    if (provider === 'custom') return this.settings.customModel() || CATALOG.custom.defaultModel;
     return resolveModel(provider, requested);
   }
 

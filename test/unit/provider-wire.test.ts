@@ -306,6 +306,7 @@ describe('models', () => {
     expect(resolveModel('openai', 'x'.repeat(40))).toBe('gpt-5-mini');
     const rig = wireRig();
     expect(rig.wire.modelFor('custom', '')).toBe('default');
+    expect(rig.wire.modelFor('custom', 'gpt-5-mini')).toBe('default'); // the orchestrator's model is another provider's
     rig.settings.custom = 'qwen3:8b';
     expect(rig.wire.modelFor('custom', 'gpt-5')).toBe('qwen3:8b');
     expect(rig.wire.modelFor('custom', '', DEMO_ENDPOINT)).toBe('demo');
