@@ -22,6 +22,7 @@ import { SetupPassphrase } from './auth/passphrase.ts';
 import { installSignInRoutes } from './auth/routes.ts';
 import { installProviderSettings } from './providers/settings.ts';
 import { installWireConsole } from './providers/console.ts';
+import { installAssistant, type Assistant, type TurnWire } from './turn/index.ts';
 import { installStorage } from './storage/index.ts';
 import { Memory } from './memory/index.ts';
 import { installMemory } from './memory/install.ts';
@@ -47,6 +48,7 @@ const WATCHDOG_FEED_MS = 1000;
 
 export interface Device {
   ctx: Context;
+  assistant: Assistant;
   http: HttpServer | null;
   stop(): void;
 }
@@ -55,7 +57,12 @@ function readMode(store: Store): Mode {
   return store.int('mode', 1) === 0 ? 0 : 1;
 }
 
-export function boot(rawHal: Hal): Device {
+export interface BootOptions {
+  /** A provider wire to use instead of the real one (tests). */
+  wire?: TurnWire;
+}
+
+export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // Before anything encodes or decodes: with the host's C, every UTF-8 call runs it.
   useNativeUtf8(rawHal.natives.utf8 ?? null);
   // Every NVS read in the firmware goes through one write-through cache.
@@ -108,7 +115,8 @@ export function boot(rawHal: Hal): Device {
   const provisioning = installProvisioning(ctx, passphrase);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
   const providers = installProviderSettings(ctx);
-  installWireConsole(ctx, providers);
+  const wire = installWireConsole(ctx, providers);
+  const assistant = installAssistant(ctx, providers, options.wire ?? wire);
   installStorage(ctx);
   installMemory(ctx, { keys: embeddingKeys(providers) });
   installDangerZone(ctx);
@@ -141,6 +149,7 @@ export function boot(rawHal: Hal): Device {
 
   return {
     ctx,
+    assistant,
     http,
     stop() {
       feed.cancel();

@@ -17,6 +17,7 @@ import type { ToolCaller, ToolResult } from '../mcp/types.ts';
 import type { ToolRegistry } from '../mcp/registry.ts';
 import type { ProviderErrorKind, RoundRequest, RoundResult, ToolDef, TranscriptItem } from '../providers/types.ts';
 import type { ProviderId } from '../providers/settings.ts';
+import type { CustomEndpoint } from '../providers/custom.ts';
 import { buildTurnSchema } from './schema.ts';
 import { turnPromptDoc } from './promptdoc.ts';
 import { parseTurn } from './parse.ts';
@@ -48,7 +49,7 @@ export const ONE_MOMENT = 'One moment: I am short on memory right now. Please as
 
 /** The provider wire as the engine uses it (src/providers/wire.ts implements it). */
 export interface RoundSender {
-  round(req: RoundRequest, timeoutMs: number): Promise<RoundResult>;
+  round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint): Promise<RoundResult>;
 }
 
 /** A provider the turn may use, in the order it should be tried. */
@@ -61,6 +62,8 @@ export interface ProviderChoice {
   readMs: number;
   /** A label for people ('anthropic claude-x', 'offline demo'). */
   label: string;
+  /** An endpoint other than the configured one (the offline demo). */
+  endpoint?: CustomEndpoint;
 }
 
 export type TurnOrigin = 'console' | 'chat' | 'web' | 'voice' | 'synthesis' | 'schedule' | 'mcp';
@@ -362,7 +365,7 @@ export class TurnEngine {
         schemaName: SCHEMA_NAME,
         schemaDoc: this.schemaDoc,
       };
-      const res = await wire.round(req, timeout);
+      const res = await wire.round(req, timeout, choice.endpoint);
       stats.rounds++;
       roundsHere++;
       if (res.kind === 'error') return { kind: 'error', error: res.error, message: res.message };

@@ -12,23 +12,15 @@ import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
 import { capBytes } from '../util/cap.ts';
 import { makeApplier, type SessionOpsHandler } from './apply.ts';
 import { CUSTOM_READ_MS, PROVIDER_READ_MS, TurnEngine, type ProviderChoice, type RoundSender, type TurnOutcome } from './engine.ts';
+import type { CustomEndpoint } from '../providers/custom.ts';
+import { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from '../providers/demo.ts';
 
-/** What the engine needs to know of a backend to choose it. */
-export interface BackendInfo {
-  loops: boolean;
-  defaultModel: string;
-  /** The model id is one this backend accepts (an invalid one is coerced to the default). */
-  validModel(model: string): boolean;
-}
-
+/** What the assistant needs of the provider wire (src/providers/wire.ts). */
 export interface TurnWire extends RoundSender {
-  info(provider: ProviderId): BackendInfo;
-}
-
-/** The offline demo: the provider emulator, used by test builds with no provider set up. */
-export interface DemoProvider {
-  provider: ProviderId;
-  model: string;
+  keyed(provider: ProviderId): boolean;
+  loops(provider: ProviderId, endpoint?: CustomEndpoint): boolean;
+  /** The model to send: the requested one when the backend accepts it, else its default. */
+  modelFor(provider: ProviderId, requested: string | null | undefined, endpoint?: CustomEndpoint): string;
 }
 
 const CONV_NS = 'conv';
@@ -51,7 +43,6 @@ export class Assistant {
     private readonly ctx: Context,
     private readonly settings: ProviderSettings,
     private readonly wire: TurnWire,
-    private readonly demo: DemoProvider | null,
   ) {
     const conv = ctx.store(CONV_NS);
     registerCoreBlocks(ctx, this.blocks, settings, (chat) => this.clearedAt(chat));
@@ -99,25 +90,24 @@ export class Assistant {
   /** Providers for one turn: the orchestrator's choice (or the first keyed), then up to two alternates. */
   chain(): ProviderChoice[] {
     const s = this.settings;
-    const usable = s.keyedList().filter((p) => p !== 'custom' || s.customBase() !== '');
-    if (s.customBase() !== '' && !usable.includes('custom')) usable.push('custom');
+    const usable = s.keyedList().filter((p) => this.wire.keyed(p));
+    if (!usable.includes('custom') && this.wire.keyed('custom')) usable.push('custom');
     const chosen = s.orchProvider();
     const order = chosen && usable.includes(chosen) ? [chosen, ...usable.filter((p) => p !== chosen)] : usable;
     const out: ProviderChoice[] = order.slice(0, 3).map((provider, i) => {
-      const info = this.wire.info(provider);
-      const wanted = i === 0 ? (provider === 'custom' ? s.customModel() : s.model()) : '';
-      const model = wanted && info.validModel(wanted) ? wanted : info.defaultModel;
+      const requested = i === 0 ? (provider === 'custom' ? s.customModel() : s.model()) : null;
+      const model = this.wire.modelFor(provider, requested);
       return {
         provider,
         model,
-        loops: info.loops,
+        loops: this.wire.loops(provider),
         readMs: provider === 'custom' ? CUSTOM_READ_MS : PROVIDER_READ_MS,
         label: `${provider} ${capBytes(model, MODEL_LABEL_MAX)}`,
       };
     });
-    if (!out.length && this.demo && this.ctx.hal.build.testBuild) {
-      const info = this.wire.info(this.demo.provider);
-      out.push({ provider: this.demo.provider, model: this.demo.model, loops: info.loops, readMs: PROVIDER_READ_MS, label: 'offline demo' });
+    // Test builds answer out of the box through the offline demo (the provider emulator).
+    if (!out.length && this.ctx.hal.build.testBuild) {
+      out.push({ provider: 'custom', model: DEMO_MODEL, loops: true, readMs: PROVIDER_READ_MS, label: DEMO_LABEL, endpoint: DEMO_ENDPOINT });
     }
     return out;
   }
@@ -128,8 +118,8 @@ export class Assistant {
   }
 }
 
-export function installAssistant(ctx: Context, settings: ProviderSettings, wire: TurnWire, demo: DemoProvider | null): Assistant {
-  const a = new Assistant(ctx, settings, wire, demo);
+export function installAssistant(ctx: Context, settings: ProviderSettings, wire: TurnWire): Assistant {
+  const a = new Assistant(ctx, settings, wire);
 
   ctx.router.add({
     method: 'GET',
