@@ -32,6 +32,29 @@ export function frame(sha: Sha256Api, payload: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * Writes one record whose payload is the concatenation of pieces, without
+ * copying them into one buffer (a snapshot's matrix block is megabytes).
+ */
+export function writeFramePieces(sha: Sha256Api, file: { write(b: Uint8Array): void }, pieces: Uint8Array[]): number {
+  let len = 0;
+  const h = sha.create();
+  for (const p of pieces) {
+    len += p.length;
+    h.update(p);
+  }
+  const d = h.digest();
+  const head = new Uint8Array(8);
+  put32(head, 0, len);
+  put32(head, 4, (d[0]! | (d[1]! << 8) | (d[2]! << 16) | (d[3]! << 24)) >>> 0);
+  const tail = new Uint8Array(4);
+  put32(tail, 0, len);
+  file.write(head);
+  for (const p of pieces) file.write(p);
+  file.write(tail);
+  return len + FRAME_OVERHEAD;
+}
+
 /** Several records in one buffer, so a burst is one write and one sync. */
 export function frames(sha: Sha256Api, payloads: Uint8Array[]): Uint8Array {
   const parts = payloads.map((p) => frame(sha, p));

@@ -35,6 +35,9 @@ export const OP_PUT = 1;
 export const OP_DELETE = 2;
 export const OP_FLUSH = 3;
 export const OP_HEADER = 9;
+/** Snapshot blocks: every record's JSON in one array, then every vector in one matrix, in the same order. */
+export const OP_META = 4;
+export const OP_MATRIX = 5;
 
 export interface FileHeader {
   v: 1;
@@ -100,6 +103,35 @@ export function encodeFlush(keepPermanent: boolean): Uint8Array {
 }
 export function encodeHeader(h: FileHeader): Uint8Array {
   return pack(OP_HEADER, JSON.stringify(h), null);
+}
+
+/**
+ * The pieces of a snapshot's record block: op byte, then the records' JSON
+ * array (one decode and one JSON.parse at load instead of one per record).
+ */
+export function encodeMetaBlock(recs: MemRecord[]): Uint8Array[] {
+  return [Uint8Array.of(OP_META), encode(`[${recs.map((r) => JSON.stringify(toJson(r))).join(',')}]`)];
+}
+
+/** Parses a record block's payload (after the op byte). */
+export function decodeMetaBlock(p: Uint8Array): MemRecord[] | null {
+  let arr: unknown;
+  try {
+    arr = JSON.parse(decode(p, 1, p.length));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(arr)) return null;
+  const out: MemRecord[] = [];
+  for (const o of arr) {
+    if (!o || typeof o !== 'object') return null;
+    const obj = o as Record<string, unknown>;
+    const rec = fromJson(obj, typeof obj['b'] === 'number' ? obj['b'] : 0);
+    if (!rec) return null;
+    if (typeof obj['b'] !== 'number') rec.bytes = utf8Length(rec.content);
+    out.push(rec);
+  }
+  return out;
 }
 
 export type Decoded =

@@ -11,15 +11,16 @@
 
 import type { SdCard, SdFile } from '../hal/index.ts';
 import type { Sha256Api } from '../../modules/sha256/sha256.ts';
-import { frame, frames, readForward } from './frames.ts';
+import { frame, frames, readForward, writeFramePieces } from './frames.ts';
 import type { EmbeddingConfig } from './embedder.ts';
-import { decodePayload, encodeHeader, encodePut, OP_DELETE, OP_FLUSH, OP_HEADER, OP_PUT, type MemRecord } from './record.ts';
+import { decodeMetaBlock, decodePayload, encodeHeader, encodeMetaBlock, OP_DELETE, OP_FLUSH, OP_HEADER, OP_MATRIX, OP_META, OP_PUT, type MemRecord } from './record.ts';
 
 const SNAP = 'snap.bin';
 const SNAP_NEW = 'snap.new';
 const READ_WINDOW = 64 * 1024;
 const MAX_PAYLOAD = 64 * 1024;
-const WRITE_CHUNK = 64 * 1024;
+/** A snapshot's blocks hold every record: up to 6000 x (1200 bytes of content and the JSON around it). */
+const MAX_BLOCK = 32 * 1024 * 1024;
 
 export interface LoadHandlers {
   put(rec: MemRecord, vec: Int8Array, dims: number): void;
@@ -66,6 +67,7 @@ export class VectorFile {
     let records = 0;
     let torn = false;
     const opts = { sha: this.sha, window: READ_WINDOW, maxPayload: MAX_PAYLOAD };
+    let meta: MemRecord[] | null = null;
     const apply = (payload: Uint8Array, first: boolean): boolean => {
       if (first) {
         const d = decodePayload(payload, 0);
@@ -73,6 +75,19 @@ export class VectorFile {
         this.gen = d.header.gen;
         this.emb = d.header.emb;
         dims = d.header.emb.dims;
+        return true;
+      }
+      if (payload[0] === OP_META) {
+        meta = decodeMetaBlock(payload);
+        return meta !== null;
+      }
+      if (payload[0] === OP_MATRIX) {
+        const recs: MemRecord[] | null = meta;
+        if (!recs || payload.length !== 1 + recs.length * dims) return false;
+        // Views into the read buffer: the handler copies each into its index.
+        for (let i = 0; i < recs.length; i++) h.put(recs[i]!, new Int8Array(payload.buffer, payload.byteOffset + 1 + i * dims, dims), dims);
+        records += recs.length;
+        meta = null;
         return true;
       }
       const d = decodePayload(payload, dims);
@@ -85,7 +100,7 @@ export class VectorFile {
       return true;
     };
     let first = true;
-    const snap = readForward(this.sd, this.path(SNAP), 0, opts, (p) => {
+    const snap = readForward(this.sd, this.path(SNAP), 0, { ...opts, maxPayload: MAX_BLOCK }, (p) => {
       const okay = apply(p, first);
       first = false;
       if (!okay) torn = true;
@@ -155,27 +170,21 @@ export class VectorFile {
     const f = this.sd.open(tmp, 'w');
     let size = 0;
     try {
-      let pending: Uint8Array[] = [frame(this.sha, encodeHeader({ v: 1, gen: next, emb: { ...emb } }))];
-      let pendingBytes = pending[0]!.length;
-      const flush = (): void => {
-        const all = new Uint8Array(pendingBytes);
-        let o = 0;
-        for (const p of pending) {
-          all.set(p, o);
-          o += p.length;
-        }
-        f.write(all);
-        size += all.length;
-        pending = [];
-        pendingBytes = 0;
-      };
+      // header, then all records' JSON in one block, then all vectors in one block
+      const recs: MemRecord[] = [];
+      const vecs: Int8Array[] = [];
       for (const [rec, vec] of records) {
-        const fr = frame(this.sha, encodePut(rec, vec));
-        pending.push(fr);
-        pendingBytes += fr.length;
-        if (pendingBytes >= WRITE_CHUNK) flush();
+        recs.push(rec);
+        vecs.push(vec);
       }
-      if (pendingBytes) flush();
+      const head = frame(this.sha, encodeHeader({ v: 1, gen: next, emb: { ...emb } }));
+      f.write(head);
+      size += head.length;
+      size += writeFramePieces(this.sha, f, encodeMetaBlock(recs));
+      const matrix = new Uint8Array(1 + vecs.length * emb.dims);
+      matrix[0] = OP_MATRIX;
+      vecs.forEach((v, i) => matrix.set(new Uint8Array(v.buffer, v.byteOffset, emb.dims), 1 + i * emb.dims));
+      size += writeFramePieces(this.sha, f, [matrix]);
       f.sync();
     } finally {
       f.close();
