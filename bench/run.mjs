@@ -221,5 +221,24 @@ await otaBench(row, ok);
 console.log('\nLong-term memory (store search, usearch peer, heap per memory, boot load):');
 await memoryBench(row);
 
+console.log('\nAssistant turn (simulator against the provider emulator on loopback):');
+{
+  const { turnBench } = await import('./turn.mjs');
+  const t = await turnBench();
+  const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
+  row(
+    'device-side cost of one turn on XS (prompt build, parse, apply, memory write)',
+    `${t.medianDeviceMs} ms median, ${t.bestDeviceMs} ms best of 10 (the wire's round trip, with request serialization and response parsing, ${t.providerMs} ms, is counted as provider time)`,
+    '<= 10 ms',
+    ok(t.medianDeviceMs <= 10),
+  );
+  row(
+    `XS heap high-water during a ${t.loopRounds}-round tool loop, RAM part (live, measured after a collection each round)`,
+    `${kb(t.loopLivePeak - t.loopStatic)} = ${kb(t.loopLivePeak)} live minus ${kb(t.loopStatic)} of code and module objects (preloaded into flash on a device); without collecting, XS let the heap reach ${kb(t.loopPeak)}`,
+    '<= 1 MB',
+    ok(t.loopRounds === 10 && t.loopLivePeak - t.loopStatic <= 1024 * 1024),
+  );
+}
+
 const missed = rows.filter((r) => r.verdict === 'MISSED');
 console.log(`\n${rows.filter((r) => r.target).length - missed.length} of ${rows.filter((r) => r.target).length} targets met${missed.length ? '; missed: ' + missed.map((r) => r.work).join('; ') : ''}.`);

@@ -29,6 +29,8 @@ export interface HeapFigures {
    * into flash; RAM holds xsNow - xsStatic.
    */
   xsStatic: number;
+  /** What the XS machine has taken from the system so far (heap and its stack); it never shrinks. */
+  xsReserved: number;
 }
 
 export interface System {

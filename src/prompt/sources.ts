@@ -34,7 +34,10 @@ export function registerCoreBlocks(ctx: Context, blocks: PromptBlocks, providers
   });
   blocks.register({
     name: 'memories',
-    text: (input: PromptInput) => ctx.memory.relevantMemories(input.text, input.memQueries, input.person),
+    text: async (input: PromptInput) => {
+      const lines = await ctx.memory.relevantMemories(input.text, input.memQueries, input.person);
+      return lines ? `[RELEVANT MEMORIES]\n${lines}` : '';
+    },
   });
   blocks.register({
     name: 'capabilities',

@@ -99,6 +99,13 @@ export interface TurnOutcome {
   error: string | null;
   turn: Turn | null;
   json: string | null;
+  /** Device-side milliseconds (prompt, parse, tools, apply): the turn's time minus time waiting on providers. */
+  deviceMs: number;
+  providerMs: number;
+  /** XS heap high-water during the turn (bytes, code and module objects included). */
+  xsPeak: number;
+  /** With heap probing on: the most live XS heap seen after a collection at each round (0 when off). */
+  xsLivePeak: number;
 }
 
 /** What the engine needs from the rest of the device (kept narrow for tests). */
@@ -147,6 +154,15 @@ export class TurnEngine {
   private readonly schema = buildTurnSchema();
   private readonly schemaDoc = turnPromptDoc();
   busy = false;
+  private providerMs = 0;
+  private livePeak = 0;
+  lastOutcome: TurnOutcome | null = null;
+  /**
+   * Measurement mode (test builds): collect garbage after every round and
+   * record the live heap, so the high-water says what the loop needs rather
+   * than how lazily the collector ran. Slows turns; off by default.
+   */
+  probeHeap = false;
 
   constructor(private readonly deps: EngineDeps) {}
 
@@ -185,6 +201,10 @@ export class TurnEngine {
       error: null,
       turn: null,
       json: null,
+      deviceMs: 0,
+      providerMs: 0,
+      xsPeak: 0,
+      xsLivePeak: 0,
       ...partial,
     };
   }
@@ -197,8 +217,18 @@ export class TurnEngine {
       return this.outcome({ status: 'deferred', reply: ONE_MOMENT });
     }
     this.busy = true;
+    const t0 = hal.clock.monoMs();
+    this.providerMs = 0;
+    this.livePeak = 0;
+    hal.system.resetHeapPeak();
     try {
-      return await this.turn(req);
+      const out = await this.turn(req);
+      out.providerMs = Math.round(this.providerMs);
+      out.deviceMs = Math.round(hal.clock.monoMs() - t0 - this.providerMs);
+      out.xsPeak = hal.system.heap().xsPeak;
+      out.xsLivePeak = this.livePeak;
+      this.lastOutcome = out;
+      return out;
     } finally {
       this.busy = false;
     }
@@ -365,11 +395,14 @@ export class TurnEngine {
         schemaName: SCHEMA_NAME,
         schemaDoc: this.schemaDoc,
       };
+      const sent = hal.clock.monoMs();
       const res = await wire.round(req, timeout, choice.endpoint);
+      this.providerMs += hal.clock.monoMs() - sent;
       stats.rounds++;
       roundsHere++;
       if (res.kind === 'error') return { kind: 'error', error: res.error, message: res.message };
       transcript.push(...res.items);
+      this.sampleHeap();
       if (res.kind === 'turn') {
         const parsed = parseTurn(res.json);
         if (parsed.code === 'Ok') return { kind: 'turn', turn: parsed.turn, json: res.json };
@@ -389,8 +422,15 @@ export class TurnEngine {
         stats.toolCalls++;
         transcript.push({ kind: 'tool_result', id: call.id, name: call.name, output: JSON.stringify(result) });
       }
+      this.sampleHeap();
       if (roundsHere > MAX_ROUNDS + 2) return { kind: 'error', error: 'cap', message: 'runaway loop' };
     }
+  }
+
+  private sampleHeap(): void {
+    if (!this.probeHeap) return;
+    this.deps.hal.system.gc();
+    this.livePeak = Math.max(this.livePeak, this.deps.hal.system.heap().xsNow);
   }
 
   private async dispatch(providerName: string, args: string, caller: ToolCaller): Promise<ToolResult> {

@@ -165,6 +165,26 @@ export function installAssistant(ctx: Context, settings: ProviderSettings, wire:
     },
   });
   ctx.console.register({
+    verb: 'TURNSTAT?',
+    help: 'figures of the last turn: device and provider ms, rounds, tool calls, XS heap high-water',
+    run: (c) => {
+      const o = a.engine.lastOutcome;
+      if (!o) throw new CommandError('no turn has run yet');
+      const h = ctx.hal.system.heap();
+      c.out(`status=${o.status} deviceMs=${o.deviceMs} providerMs=${o.providerMs} rounds=${o.rounds} tools=${o.toolCalls} switches=${o.switches} cap=${o.cap ?? '-'} xsPeak=${o.xsPeak} xsLivePeak=${o.xsLivePeak} xsStatic=${h.xsStatic}`);
+    },
+  });
+  ctx.console.register({
+    verb: 'HEAPPROBE',
+    usage: '<on or off>',
+    help: 'measure the live XS heap after every round of later turns (slow; for benchmarks)',
+    run: (c) => {
+      const v = (c.argv[0] ?? '').toLowerCase();
+      if (v !== 'on' && v !== 'off') throw new CommandError('HEAPPROBE on or off');
+      a.engine.probeHeap = v === 'on';
+    },
+  });
+  ctx.console.register({
     verb: 'PROMPT?',
     help: 'the prompt sections as last assembled: name, bytes offered and sent',
     run: (c) => {

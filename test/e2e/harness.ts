@@ -57,7 +57,14 @@ export async function startDevice(options: StartOptions = {}): Promise<Device> {
         const end = /^(OK|ERR[^\r\n]*)\r?$/m.exec(out);
         if (end) {
           consumed = from + end.index + end[0].length;
-          return out.slice(0, end.index + end[0].length).replace(/\r/g, '').replace(/^\n+/, '');
+          // The board's own announcements (after a reboot) are not part of the reply.
+          return out
+            .slice(0, end.index + end[0].length)
+            .replace(/\r/g, '')
+            .split('\n')
+            .filter((l) => !/^(HTTP|Sign-in|Console): /.test(l))
+            .join('\n')
+            .replace(/^\n+/, '');
         }
         if (Date.now() > deadline) throw new Error(`no reply to ${line}: ${JSON.stringify(out)}`);
         await new Promise((r) => setTimeout(r, 5));

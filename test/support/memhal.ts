@@ -198,6 +198,7 @@ export class MemSystem implements System {
     xsNow: 300 * 1024,
     xsPeak: 320 * 1024,
     xsStatic: 150 * 1024,
+    xsReserved: 2 * 1024 * 1024,
   };
   watchdogFeeds = 0;
   private rng: (bytes: Uint8Array) => void;

@@ -326,3 +326,28 @@ describe('provider choice', () => {
     expect(order).toEqual(['first-start', 'first-end', 'second']);
   });
 });
+
+describe('random model output', () => {
+  it('never breaks the loop: every turn ends with a status and a reply string', async () => {
+    const fc = (await import('fast-check')).default;
+    const kinds = ['transport', 'timeout', 'context-overflow', 'auth', 'rate-limit', 'http', 'malformed', 'config'] as const;
+    const step = fc.oneof(
+      fc.oneof(fc.json(), fc.string(), fc.constant('{"reply":"ok","memory":"","ask":""}')).map((json): RoundResult => ({ kind: 'turn', json, items: [] })),
+      fc
+        .array(fc.record({ name: fc.oneof(fc.string(), fc.constantFrom('device_status', 'memory_search', 'docs_read', 'device_control')), args: fc.oneof(fc.string(), fc.json()) }), { minLength: 1, maxLength: 3 })
+        .map((cs): RoundResult => ({ kind: 'tools', calls: cs.map((c, i) => ({ id: `r${i}`, ...c })), items: [] })),
+      fc.constantFrom(...kinds).map((error): RoundResult => ({ kind: 'error', error, message: 'x' })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 16 }), fc.array(step, { maxLength: 6 }), async (primary, alternate) => {
+        const { device, wire } = setup(['anthropic', 'openai']);
+        wire.script('anthropic', ...primary);
+        wire.script('openai', ...alternate);
+        const o = await ask(device, 'hello').out;
+        device.stop();
+        return ['ok', 'error', 'deferred'].includes(o.status) && typeof o.reply === 'string' && o.rounds <= 2 * (MAX_ROUNDS + 2) * 3;
+      }),
+      { numRuns: 60 },
+    );
+  }, 60_000);
+});

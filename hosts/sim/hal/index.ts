@@ -62,6 +62,7 @@ function createSystem(reason: ResetReason, clock: Clock, staticHeap: number): Sy
         xsNow: xs.now,
         xsPeak: xs.peak,
         xsStatic: staticHeap,
+        xsReserved: xs.reserved,
       };
     },
     resetHeapPeak: () => __sim.resetPeak(),
