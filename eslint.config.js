@@ -54,6 +54,13 @@ export default tseslint.config(
         { name: 'document', message: 'No DOM in the firmware.' },
         { name: 'fetch', message: 'Network goes through the HAL sockets.' },
       ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':function Literal[regex]',
+          message: 'Make this regular expression a module constant: XS compiles a literal every time it is evaluated (about 40 us).',
+        },
+      ],
       'no-restricted-properties': [
         'error',
         { object: 'String', property: 'prototype', message: 'Do not extend built-ins.' },

@@ -6,6 +6,13 @@
 
 import type { DocsPack, DocSection } from './pack.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const NON_ALNUM_RUN = /[^a-z0-9]+/;
+const WHITESPACE_RUNS = /\s+/g;
+const MD_EXTENSION = /\.md$/;
+const DOCS_PREFIX = /^docs\//;
+const QUERY_SEPARATORS = /[\s,;]+/;
+
 /** Most search hits listed. */
 export const MAX_HITS = 8;
 /** Longest section text returned by read (in characters); longer text is cut with a note. */
@@ -17,12 +24,12 @@ export type DocsAnswer = { ok: true; text: string } | { ok: false; kind: 'not-fo
 function words(s: string): string[] {
   return s
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
+    .split(NON_ALNUM_RUN)
     .filter((w) => w.length > 0);
 }
 
 function oneLine(s: string): string {
-  return s.replace(/\s+/g, ' ').trim();
+  return s.replace(WHITESPACE_RUNS, ' ').trim();
 }
 
 function count(hay: string, needle: string): number {
@@ -51,7 +58,7 @@ export class Docs {
           .join('\n'),
       };
     }
-    const slug = file.trim().toLowerCase().replace(/\.md$/, '').replace(/^docs\//, '');
+    const slug = file.trim().toLowerCase().replace(MD_EXTENSION, '').replace(DOCS_PREFIX, '');
     if (!this.pack.files.some((f) => f.slug === slug)) {
       return { ok: false, kind: 'not-found', text: `No documentation file ${JSON.stringify(file)}. Files: ${this.pack.files.map((f) => f.slug).join(', ')}.` };
     }
@@ -63,7 +70,7 @@ export class Docs {
 
   /** Sections containing every keyword of query, best first. */
   search(query: string): DocsAnswer {
-    const terms = [...new Set(query.toLowerCase().split(/[\s,;]+/).filter((t) => t.length > 0))];
+    const terms = [...new Set(query.toLowerCase().split(QUERY_SEPARATORS).filter((t) => t.length > 0))];
     if (terms.length === 0) return { ok: false, kind: 'bad-query', text: 'The query has no keywords.' };
     if (this.empty()) return { ok: true, text: 'This firmware build carries no documentation pack.' };
     const lower = this.lowered();
@@ -113,7 +120,7 @@ export class Docs {
   nearMisses(id: string): string[] {
     const [fileWant = '', headWant = ''] = id.toLowerCase().split('#');
     const wanted = new Set(words(`${fileWant} ${headWant}`));
-    const fileSlug = fileWant.replace(/\.md$/, '').replace(/^docs\//, '');
+    const fileSlug = fileWant.replace(MD_EXTENSION, '').replace(DOCS_PREFIX, '');
     const scored = this.pack.sections
       .map((s, at) => {
         const [f = '', h = ''] = s.id.split('#');

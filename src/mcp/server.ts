@@ -42,6 +42,9 @@ import {
 import type { ToolRegistry } from './registry.ts';
 import type { ToolCaller, ToolResult } from './types.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const BASE64_HEADER_WORD = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/;
+
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
@@ -78,7 +81,7 @@ function mediaTypes(header: string): string[] {
 
 /** Decodes the =?base64?...?= sentinel of Mcp-Name (2026-07-28); null when malformed. */
 export function decodeHeaderValue(v: string): string | null {
-  const m = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(v);
+  const m = BASE64_HEADER_WORD.exec(v);
   if (!m) return v;
   const bytes = fromBase64(m[1]!);
   return bytes ? decode(bytes) : null;

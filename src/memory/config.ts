@@ -7,6 +7,9 @@
 import type { Store } from '../core/store.ts';
 import { WORKING_SET } from './limits.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const DECIMAL_TEXT = /^\s*-?(\d+\.?\d*|\.\d+)\s*$/;
+
 export interface MemoryConfig {
   retrieval_count: number;
   relevance_threshold: number;
@@ -59,7 +62,7 @@ export function parseConfigPatch(values: Record<string, unknown>): ConfigPatch {
   for (const key of CONFIG_KEYS) {
     const raw = values[key];
     if (raw === undefined || raw === null || raw === '') continue;
-    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : NaN;
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && DECIMAL_TEXT.test(raw) ? Number(raw) : NaN;
     if (!Number.isFinite(n)) return { ok: false, error: `${key} must be a number` };
     patch[key] = clamp(key, n);
   }

@@ -10,6 +10,9 @@ import { stamp } from './time.ts';
 import type { Memory } from './index.ts';
 import { MemoryError } from './vector-store.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const CURSOR_ARGS = /^@(\S+)\s*(.*)$/;
+
 const WORDS =
   'amber river quiet maple orbit velvet canyon ember lantern meadow copper harbor violet thunder willow cobalt saffron glacier ' +
   'pepper falcon marble juniper nectar prism quartz raven sable tundra umber vessel walnut zephyr basil cedar dune fjord ' +
@@ -85,7 +88,7 @@ export function installMemoryConsole(ctx: Context, memory: Memory): void {
     run: (c) => {
       let args = c.args;
       let cursor: string | null = null;
-      const m = /^@(\S+)\s*(.*)$/.exec(args);
+      const m = CURSOR_ARGS.exec(args);
       if (m) {
         cursor = m[1]!;
         args = m[2]!;

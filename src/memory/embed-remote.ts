@@ -9,6 +9,9 @@ import { isPlainObject, parseJson } from '../util/json.ts';
 import { decode } from '../util/utf8.ts';
 import { EmbedError, type Embedder, type EmbeddingConfig } from './embedder.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const TRAILING_SLASHES = /\/+$/;
+
 export interface EmbeddingEndpoint {
   /** e.g. https://api.example.com (the path /v1/embeddings is appended). */
   baseUrl: string;
@@ -42,7 +45,7 @@ export class RemoteEmbedder implements Embedder {
   private async batch(texts: string[]): Promise<Float32Array[]> {
     const ep = this.keys.endpoint(this.config.provider);
     if (!ep) throw new EmbedError(`embedding provider ${this.config.provider} has no endpoint or key on this device`);
-    const base = ep.baseUrl.replace(/\/+$/, '');
+    const base = ep.baseUrl.replace(TRAILING_SLASHES, '');
     const https = base.startsWith('https://');
     const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
     if (ep.key && https) headers['Authorization'] = `Bearer ${ep.key}`;

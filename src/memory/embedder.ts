@@ -4,6 +4,10 @@
 
 import { DEFAULT_DIMS, MAX_DIMS, MIN_DIMS } from './limits.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const PROVIDER_ID = /^[a-z0-9_-]{1,15}$/;
+const MODEL_ID = /^[A-Za-z0-9._:/-]{1,63}$/;
+
 export interface EmbeddingConfig {
   /** 'offline' (on the device, no network) or a provider id with an embeddings endpoint. */
   provider: string;
@@ -35,8 +39,8 @@ export function sameEmbedding(a: EmbeddingConfig, b: EmbeddingConfig): boolean {
 
 /** Checks a configuration's shape; returns an error sentence or null. */
 export function checkEmbeddingConfig(c: EmbeddingConfig): string | null {
-  if (!/^[a-z0-9_-]{1,15}$/.test(c.provider)) return 'provider must be 1-15 characters of a-z 0-9 _ -';
-  if (!/^[A-Za-z0-9._:/-]{1,63}$/.test(c.model)) return 'model must be 1-63 characters without spaces';
+  if (!PROVIDER_ID.test(c.provider)) return 'provider must be 1-15 characters of a-z 0-9 _ -';
+  if (!MODEL_ID.test(c.model)) return 'model must be 1-63 characters without spaces';
   if (!Number.isInteger(c.dims) || c.dims < MIN_DIMS || c.dims > MAX_DIMS || c.dims % 4 !== 0)
     return `dims must be a multiple of 4 from ${MIN_DIMS} to ${MAX_DIMS}`;
   if (c.provider === OFFLINE_PROVIDER && c.model !== OFFLINE_MODEL) return `the offline embedder's model is ${OFFLINE_MODEL}`;

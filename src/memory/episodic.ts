@@ -39,6 +39,10 @@ import {
 import { dayName, dayOf, parseDayName } from './time.ts';
 import { MemoryError } from './vector-store.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const CURSOR_TEXT = /^(\d{8})\.(\d{1,12})$/;
+const DAY_FILE = /^(\d{8})\.log$/;
+
 export const ROLES = ['creator', 'assistant', 'system', 'tool'] as const;
 export const KINDS = ['message', 'tool_output', 'llm_response', 'file', 'image', 'audio', 'transcript', 'log'] as const;
 export type EpiRole = (typeof ROLES)[number];
@@ -170,7 +174,7 @@ export function encodeCursor(p: Pos): string {
 }
 
 export function parseCursor(s: string): Pos | null {
-  const m = /^(\d{8})\.(\d{1,12})$/.exec(s.trim());
+  const m = CURSOR_TEXT.exec(s.trim());
   if (!m) return null;
   const day = parseDayName(m[1]!);
   return day === null ? null : { day, off: Number(m[2]) };
@@ -253,7 +257,7 @@ export class EpisodicLog {
   private days(): Array<{ day: number; size: number }> {
     const out: Array<{ day: number; size: number }> = [];
     for (const e of this.deps.sd.list(DIR)) {
-      const m = /^(\d{8})\.log$/.exec(e.name);
+      const m = DAY_FILE.exec(e.name);
       const day = m && !e.isDir ? parseDayName(m[1]!) : null;
       if (day !== null) out.push({ day, size: e.size });
     }

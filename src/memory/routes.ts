@@ -14,6 +14,10 @@ import type { MemRecord } from './record.ts';
 import { MemoryError } from './vector-store.ts';
 import type { EpiQuery } from './episodic.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const WHOLE_NUMBER = /^\d{1,9}$/;
+const DECIMAL_NUMBER = /^\d+(\.\d+)?$/;
+
 const OWNER = null;
 
 function view(r: MemRecord, score?: number): Record<string, unknown> {
@@ -44,14 +48,14 @@ function fail(e: unknown): HttpResponse {
 function intParam(q: Map<string, string>, key: string, lo: number, hi: number, d: number): number | string {
   const raw = q.get(key);
   if (raw === undefined || raw === '') return d;
-  if (!/^\d{1,9}$/.test(raw)) return `${key} must be a whole number`;
+  if (!WHOLE_NUMBER.test(raw)) return `${key} must be a whole number`;
   return Math.min(hi, Math.max(lo, Number(raw)));
 }
 
 function hoursParam(q: Map<string, string>, key: string): number | undefined | string {
   const raw = q.get(key);
   if (raw === undefined || raw === '') return undefined;
-  if (!/^\d+(\.\d+)?$/.test(raw)) return `${key} must be a number of hours`;
+  if (!DECIMAL_NUMBER.test(raw)) return `${key} must be a number of hours`;
   return Number(raw);
 }
 

@@ -2,6 +2,9 @@
 // day numbers, the YYYYMMDD names of the episodic log's day files, and a
 // short timestamp for tool output. Civil-from-days after H. Hinnant.
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const DAY_NAME = /^(\d{4})(\d{2})(\d{2})$/;
+
 const DAY_MS = 86_400_000;
 
 export function dayOf(ms: number): number {
@@ -39,7 +42,7 @@ export function dayName(day: number): string {
 
 /** The day number of a 'YYYYMMDD' name, or null. */
 export function parseDayName(name: string): number | null {
-  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(name);
+  const m = DAY_NAME.exec(name);
   if (!m) return null;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (mo < 1 || mo > 12 || d < 1 || d > 31) return null;

@@ -15,6 +15,9 @@ import { frame, frames, readForward, writeFramePieces } from './frames.ts';
 import type { EmbeddingConfig } from './embedder.ts';
 import { decodeMetaBlock, decodePayload, encodeHeader, encodeMetaBlock, OP_DELETE, OP_FLUSH, OP_HEADER, OP_MATRIX, OP_META, OP_PUT, type MemRecord } from './record.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const JOURNAL_FILE = /^jrnl-\d+\.bin$/;
+
 const SNAP = 'snap.bin';
 const SNAP_NEW = 'snap.new';
 const READ_WINDOW = 64 * 1024;
@@ -132,7 +135,7 @@ export class VectorFile {
     // Leftovers of an interrupted compaction, and journals of earlier generations.
     for (const e of this.sd.list(this.dir)) {
       if (e.isDir) continue;
-      if (e.name === SNAP_NEW || (/^jrnl-\d+\.bin$/.test(e.name) && e.name !== `jrnl-${this.gen}.bin`)) this.sd.remove(this.path(e.name));
+      if (e.name === SNAP_NEW || (JOURNAL_FILE.test(e.name) && e.name !== `jrnl-${this.gen}.bin`)) this.sd.remove(this.path(e.name));
     }
     return { emb: this.emb, torn, records };
   }

@@ -38,6 +38,9 @@ import { encodeDelete, encodeFlush, encodePut, type MemRecord } from './record.t
 import { VectorFile } from './vector-file.ts';
 import { VectorIndex } from './vector-index.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const WHITESPACE_RUNS = /\s+/g;
+
 /** A failure the caller can show: code is stable, message is a sentence. Nothing was changed. */
 export class MemoryError extends Error {
   constructor(
@@ -104,7 +107,7 @@ export function contentId(sha: Sha256Api, ns: string, content: string): string {
 }
 
 function normalize(content: string): string {
-  return content.trim().replace(/\s+/g, ' ');
+  return content.trim().replace(WHITESPACE_RUNS, ' ');
 }
 
 export function isExpired(r: MemRecord, now: number, synced: boolean): boolean {

@@ -21,6 +21,9 @@ import type { Store } from '../core/store.ts';
 import type { Hal } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const INSTALLING_LINE = /^(?:installing|dry-run) (v\S+)$/;
+
 export const OTA_NS = 'ota';
 export const K_PEND = 'otaPend';
 export const K_BOOTS = 'otaBoots';
@@ -125,7 +128,7 @@ export function runBootGuard(hal: Hal, store: Store, log: Log): BootVerdict {
   if (pend === null) {
     markValidIfPending(hal, log);
     const last = guard.lastOta() ?? '';
-    const m = /^(?:installing|dry-run) (v\S+)$/.exec(last);
+    const m = INSTALLING_LINE.exec(last);
     if (m) {
       // The install never armed: the old image is intact; the download was cut.
       guard.setLastOta(`failed ${m[1]}`);

@@ -12,6 +12,12 @@ import type { ManifestSchema } from './signed-message.ts';
 import type { OtaError } from './types.ts';
 import { decodeSignature } from './verify.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const ABSOLUTE_HTTP = /^https?:\/\//i;
+const OTHER_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+const ORIGIN_AND_PATH = /^(https?:\/\/[^/?#]+)([^?#]*)/i;
+const BEFORE_QUERY = /(?=[?#])/;
+
 /** Largest manifest body read (a real one with four variants is under 2 KB). */
 export const MANIFEST_MAX_BYTES = 16 * 1024;
 /** otaNotes is kept to this many UTF-8 bytes (cut on a character boundary). */
@@ -72,12 +78,12 @@ export function selectVariant(manifest: Manifest, key: string, slotSize: number)
  * manifest's folder ('./' and '../' segments resolved). Null when it cannot.
  */
 export function resolveImageUrl(manifestUrl: string, ref: string): string | null {
-  if (/^https?:\/\//i.test(ref)) return ref;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(ref) || ref.startsWith('//')) return null; // another scheme
-  const m = /^(https?:\/\/[^/?#]+)([^?#]*)/i.exec(manifestUrl);
+  if (ABSOLUTE_HTTP.test(ref)) return ref;
+  if (OTHER_SCHEME.test(ref) || ref.startsWith('//')) return null; // another scheme
+  const m = ORIGIN_AND_PATH.exec(manifestUrl);
   if (!m) return null;
   const origin = m[1]!;
-  const [refPath, ...rest] = ref.split(/(?=[?#])/);
+  const [refPath, ...rest] = ref.split(BEFORE_QUERY);
   const base = ref.startsWith('/') ? [] : m[2]!.split('/').slice(1, -1);
   const segments = [...base];
   for (const s of refPath!.split('/')) {

@@ -18,6 +18,11 @@ import { TRUSTED_KEYS, type TrustedKey } from './keys.ts';
 import { showRingProgress } from './ring-progress.ts';
 import type { ApplyOptions, ApplyRefusal, InstallOutcome, OtaEngineState, OtaError, OtaResult, OtaState } from './types.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const QUERY_OR_FRAGMENT = /[?#]/;
+const TRAILING_SLASHES = /\/+$/;
+const WHITESPACE_RUNS = /\s+/g;
+
 /** The default update base; the device reads <base>/latest/manifest.json (OTAURL sets it). */
 export const DEFAULT_UPDATE_BASE = 'https://updates.desk-assistant.invalid/releases';
 export const K_BASE = 'otaBase';
@@ -129,8 +134,8 @@ export class Updates {
       return true;
     }
     const p = parseUrl(url);
-    if (!p.ok || url.length > 512 || /[?#]/.test(url)) return false;
-    store.set(K_BASE, url.replace(/\/+$/, ''));
+    if (!p.ok || url.length > 512 || QUERY_OR_FRAGMENT.test(url)) return false;
+    store.set(K_BASE, url.replace(TRAILING_SLASHES, ''));
     return true;
   }
 
@@ -216,7 +221,7 @@ export class Updates {
 
   /** The update-available chat notice, once per version (the outbox de-duplicates by key). */
   private notify(version: string, notes: string): void {
-    const excerpt = capBytes(notes.replace(/\s+/g, ' ').trim(), 300);
+    const excerpt = capBytes(notes.replace(WHITESPACE_RUNS, ' ').trim(), 300);
     const text = `Firmware ${version} is available (running ${this.ctx.hal.build.version}).${excerpt ? ` ${excerpt}` : ''} Reply /update to install it.`;
     if (this.ctx.outbox.post(`ota-available:${version}`, text)) this.ctx.log.info('ota', `owner notice queued for ${version}`);
   }

@@ -13,6 +13,9 @@ import { randomId } from '../util/ids.ts';
 import { errorMessage } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const APP_SLOT = /^ota_[01]$/;
+
 export type SelftestStatus = 'PASS' | 'FAIL' | 'SKIP';
 
 export interface SelftestItem {
@@ -90,7 +93,7 @@ function flash(ctx: Context): SelftestItem {
   return attempt('flash', () => {
     const { flash } = ctx.hal;
     const parts = flash.partitions();
-    const apps = parts.filter((p) => p.type === 'app' && /^ota_[01]$/.test(p.subtype));
+    const apps = parts.filter((p) => p.type === 'app' && APP_SLOT.test(p.subtype));
     const otadata = parts.some((p) => p.type === 'data' && p.subtype === 'ota');
     if (apps.length !== 2 || !otadata) return ['FAIL', `expected two app slots and otadata, found ${apps.length} app slots${otadata ? '' : ' and no otadata'}`];
     if (apps[0]!.size !== apps[1]!.size) return ['FAIL', 'the two app slots differ in size'];

@@ -50,6 +50,7 @@ describe('repository checks', () => {
       ['export const b = Buffer.from([]);', /No Node globals/],
       ['export const e = new TextEncoder();', /TextEncoder/],
       ['setTimeout(() => 0, 1);', /HAL clock/],
+      ["export const f = (s: string): boolean => /x+/.test(s);", /module constant/],
     ])('refuses %s', async (code, why) => {
       const messages = await lint(code);
       expect(messages.some((m) => why.test(m)), messages.join('; ')).toBe(true);
