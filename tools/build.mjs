@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { docsPack } from './docs-pack.mjs';
+import { buildWebPage, webPageDefine } from './web-page.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -84,7 +85,7 @@ export function buildRuntime({ quiet = false } = {}) {
 export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version = firmwareVersion(), defines = {}, force = false, entry = 'hosts/sim/hal/entry.ts', testBuild = true } = {}) {
   const js = join(outDir, 'firmware.js');
   const img = join(outDir, 'firmware.img');
-  const inputs = ['src', 'hosts/sim/hal', 'modules', 'boards', 'docs', 'package-lock.json', 'tools/build.mjs', 'README.md', 'tools/docs-pack.mjs'].map((p) => join(ROOT, p));
+  const inputs = ['src', 'hosts/sim/hal', 'modules', 'boards', 'docs', 'package-lock.json', 'tools/build.mjs', 'README.md', 'tools/docs-pack.mjs', 'tools/web-page.mjs'].map((p) => join(ROOT, p));
   const custom = Object.keys(defines).length > 0 || version !== firmwareVersion() || entry !== 'hosts/sim/hal/entry.ts';
   if (!force && !custom && !stale(img, inputs)) return img;
   mkdirSync(outDir, { recursive: true });
@@ -102,7 +103,8 @@ export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version =
     ...XS_TARGET,
     outfile: js,
     // The embedded documentation pack (src/docs/pack.ts), split into sections here.
-    define: { __DOCS_PACK__: JSON.stringify(docsPack(ROOT)), ...testDefines, ...defines },
+    // ... and the owner's web page (src/web/built.ts), built from src/web/page/.
+    define: { __DOCS_PACK__: JSON.stringify(docsPack(ROOT)), __WEB_PAGE__: JSON.stringify(webPageDefine(await buildWebPage())), ...testDefines, ...defines },
     legalComments: 'none',
     logLevel: 'warning',
     loader: { '.md': 'text', '.svg': 'text', '.html': 'text' },

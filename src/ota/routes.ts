@@ -3,6 +3,7 @@
 // accepted (the verdict lands in the state snapshot), 409 when busy or gated,
 // always 409 in Notifier mode. A battery refusal carries the force
 // re-submit offer: {"offer": {"label": "Install anyway (I am charging)", "field": "force", "value": "1"}}.
+// POST /api/ota/auto (on=0 or 1) is the auto-install switch of the web page.
 
 import type { Context } from '../core/context.ts';
 import { parseForm, queryParams } from '../net/http/body.ts';
@@ -36,6 +37,18 @@ export function installOtaRoutes(ctx: Context): void {
         return jsonResponse({ error: t.reason, message: t.message, ...(t.offer ? { offer: { label: t.offer, field: 'force', value: '1' } } : {}) }, 409);
       }
       return jsonResponse({ accepted: true, dry, force }, 202);
+    },
+  });
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/ota/auto',
+    bodyLimit: 1024,
+    handler: (req) => {
+      const form = parseForm(req);
+      const v = (form.ok ? form.form.fields.get('on') : undefined) ?? queryParams(req).get('on');
+      if (v !== '0' && v !== '1') return errorResponse(400, 'bad-setting', 'on must be 0 or 1. Nothing was changed.');
+      ctx.ota.setAuto(v === '1');
+      return jsonResponse({ autoUpd: ctx.ota.autoEnabled() });
     },
   });
 }

@@ -1,10 +1,12 @@
 // The assistant subsystem's face: the turn engine on the context, the
 // provider chain for a turn, conversations (recent messages from the
 // episodic log, forgotten by /clear), GET /api/lastturn, GET /api/mem/working,
-// and the console's TURN, PROMPT? and CTX?.
+// the web page's conversations (GET /api/conversation, POST
+// /api/conversation/clear), and the console's TURN, PROMPT? and CTX?.
 
 import { CommandError } from '../console/console.ts';
 import type { Context } from '../core/context.ts';
+import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { PromptBlocks } from '../prompt/blocks.ts';
 import { registerCoreBlocks } from '../prompt/sources.ts';
@@ -25,6 +27,9 @@ export interface TurnWire extends RoundSender {
 
 const CONV_NS = 'conv';
 const MODEL_LABEL_MAX = 39;
+/** Chat ids the web page offers to clear: from this many recent message rows. */
+const RECENT_MESSAGE_ROWS = 200;
+const CHAT_ID_MAX = 64;
 
 function chatKey(chat: string): string {
   // NVS keys are at most 15 bytes; long chat ids are folded into a short hash.
@@ -149,6 +154,33 @@ export function installAssistant(ctx: Context, settings: ProviderSettings, wire:
         overBudget: p.overBudget,
         sections: p.sections.map((s) => ({ name: s.name, offeredBytes: s.offered, sentBytes: s.sent, text: s.text })),
       });
+    },
+  });
+
+  // The web page's Memory > Clear conversation: the conversations seen lately, and /clear for one of them.
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/conversation',
+    handler: () => {
+      const last = new Map<string, number>();
+      for (const row of ctx.memory.episodic.query({ kind: 'message', limit: RECENT_MESSAGE_ROWS }).rows) {
+        if (row.session !== 'system' && !last.has(row.session)) last.set(row.session, row.ts);
+      }
+      const chats = [...last].map(([chat, at]) => ({ chat, lastAt: at, clearedAt: a.clearedAt(chat) || null, cleared: a.clearedAt(chat) >= at }));
+      return jsonResponse({ chats });
+    },
+  });
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/conversation/clear',
+    bodyLimit: 1024,
+    handler: (req) => {
+      const form = parseForm(req);
+      const chat = (form.ok ? (form.form.fields.get('chat') ?? '') : '').trim();
+      if (!chat || chat.length > CHAT_ID_MAX) return errorResponse(400, 'bad-request', 'Name the conversation to clear (chat, a chat id). Nothing was changed.');
+      a.clear(chat);
+      ctx.log.info('turn', `conversation ${chat} cleared from the web`);
+      return jsonResponse({ chat, cleared: true });
     },
   });
 

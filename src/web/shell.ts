@@ -1,6 +1,6 @@
-// The static shell page served at GET / and the logo. The page carries no
-// device data: everything it shows comes from the API with the token the
-// browser stored for this origin.
+// The logo, and the plain shell served at GET / by a build that carries no
+// built page (tools/web-page.mjs did not run: unit tests that boot the
+// firmware). Neither carries device data.
 
 export const SHELL_HTML = `<!doctype html>
 <html lang="en">
@@ -20,6 +20,7 @@ main{margin-top:1rem;background:#fff;border-radius:12px;padding:1rem 1.25rem;box
 <header><img src="/logo.svg" alt=""><h1>Desk assistant</h1></header>
 <main id="app">
 <p>This page talks to your device over your home network. Sign in with the link or QR code shown on the device's screen.</p>
+<p>This firmware build carries no web page (it was built without tools/web-page.mjs).</p>
 <noscript>This page needs JavaScript.</noscript>
 </main>
 </body>

@@ -26,6 +26,10 @@ describe('repository checks', () => {
     run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
   }, 120_000);
 
+  it('typechecks the web page (browser TypeScript with the DOM) strictly', () => {
+    run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'src/web/page/tsconfig.json']);
+  }, 120_000);
+
   it('lints clean', async () => {
     const eslint = new ESLint({ cwd: ROOT });
     const results = await eslint.lintFiles(['.']);

@@ -1,0 +1,279 @@
+// Assistant: provider keys (write-only: the device says which are set, never
+// a value) and their priority, the orchestrator model with the catalog from
+// /api/models, fallbacks, the custom endpoint and its conversation style, the
+// directive and failover, outbound TLS, connectors, skills (approve, deny),
+// safety and downloads, and the tool panel.
+
+import { get, missing, post, type ApiResult } from '../api.ts';
+import type { Section } from '../app.ts';
+import { busy, card, check, field, h, message, replace, text } from '../dom.ts';
+import { itemList, listIn, loadList, notBuilt } from './generic.ts';
+
+const PROVIDERS = ['openai', 'anthropic', 'mistral', 'zai', 'router', 'custom'] as const;
+const NAMES: Record<string, string> = {
+  openai: 'OpenAI',
+  anthropic: 'Anthropic',
+  mistral: 'Mistral',
+  zai: 'Z.ai',
+  router: 'Model router',
+  custom: 'Custom endpoint',
+};
+
+interface Orch {
+  keys: Record<string, boolean>;
+  priority: string[];
+  custom: { base: string; style: string; model: string };
+  model: string;
+  provider: string | null;
+  directive: string;
+  midFail: boolean;
+  promptBudget: number;
+  tlsVerify: boolean;
+}
+
+function utf8Bytes(s: string): number {
+  return new Blob([s]).size;
+}
+
+/** Model ids in a catalog answer, whatever its grouping. */
+export function modelRows(data: unknown): Array<{ provider: string; id: string; info: string }> {
+  const rows: Array<{ provider: string; id: string; info: string }> = [];
+  const visit = (provider: string, list: unknown): void => {
+    for (const m of listIn(list, 'models')) {
+      const id = text(m['id'] ?? m['model'] ?? m['name']);
+      const info = ['size', 'sizeClass', 'roles', 'flags']
+        .filter((k) => m[k] !== undefined && m[k] !== null)
+        .map((k) => `${k} ${Array.isArray(m[k]) ? (m[k] as unknown[]).join(', ') : text(m[k])}`)
+        .join('; ');
+      rows.push({ provider: text(m['provider'] ?? provider), id, info });
+    }
+  };
+  const obj = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+  const groups = obj['providers'] && typeof obj['providers'] === 'object' && !Array.isArray(obj['providers']) ? (obj['providers'] as Record<string, unknown>) : null;
+  if (groups) for (const [p, list] of Object.entries(groups)) visit(p, list);
+  else visit('', data);
+  return rows;
+}
+
+export const assistant: Section = {
+  id: 'assistant',
+  title: 'Assistant',
+  async render(host) {
+    const r = await get<Orch>('/api/orch');
+    if (!r.ok) {
+      host.append(h('p', { class: 'msg bad' }, r.message));
+      return;
+    }
+    let orch = r.data;
+    const save = async (fields: Record<string, string>, msg: ReturnType<typeof message>, done = 'Saved.'): Promise<boolean> => {
+      const res = await post<Orch>('/api/orch', fields);
+      if (res.ok) {
+        orch = res.data;
+        msg.say(done, 'ok');
+        return true;
+      }
+      msg.say(res.message, 'bad');
+      return false;
+    };
+
+    // Provider keys
+    const keysHost = h('div');
+    const keysMsg = message();
+    const drawKeys = (): void => {
+      replace(
+        keysHost,
+        PROVIDERS.map((p) => {
+          const input = h('input', { type: 'password', name: `key_${p}`, autocomplete: 'off', spellcheck: 'false' });
+          const set = orch.keys[p] === true;
+          const saveBtn = h('button', { type: 'submit' }, set ? 'Replace key' : 'Save key');
+          const clearBtn = h('button', { type: 'button', class: 'secondary' }, 'Remove key');
+          const onSave = (e: Event): void => {
+            e.preventDefault();
+            void busy(saveBtn, async () => {
+              if (!input.value.trim()) return keysMsg.say(`Paste the ${NAMES[p]} key first.`, 'warn');
+              if (await save({ [`key_${p}`]: input.value.trim() }, keysMsg, `The ${NAMES[p]} key was saved.`)) drawKeys();
+            });
+          };
+          clearBtn.addEventListener('click', () =>
+            void busy(clearBtn, async () => {
+              if (await save({ [`key_${p}`]: '' }, keysMsg, `The ${NAMES[p]} key was removed.`)) drawKeys();
+            }),
+          );
+          return h(
+            'form',
+            { class: 'field', 'data-provider': p, onsubmit: onSave },
+            field(`${NAMES[p]} key`, input, set ? 'A key is set (it is never shown). Paste a new one to replace it.' : 'No key set.'),
+            h('div', { class: 'row' }, saveBtn, set ? clearBtn : null),
+          );
+        }),
+      );
+    };
+    drawKeys();
+
+    // Priority
+    const prioHost = h('ol');
+    const prioMsg = message();
+    let order = [...orch.priority, ...PROVIDERS.filter((p) => !orch.priority.includes(p))];
+    const drawPrio = (focus?: string): void => {
+      replace(
+        prioHost,
+        order.map((p, i) => {
+          const up = h('button', { type: 'button', class: 'secondary', 'aria-label': `Move ${NAMES[p] ?? p} up`, disabled: i === 0 }, '↑');
+          const down = h('button', { type: 'button', class: 'secondary', 'aria-label': `Move ${NAMES[p] ?? p} down`, disabled: i === order.length - 1 }, '↓');
+          const move = (d: number, label: string): void => {
+            const next = [...order];
+            [next[i], next[i + d]] = [next[i + d]!, next[i]!];
+            order = next;
+            drawPrio(`${p}:${label}`);
+          };
+          up.addEventListener('click', () => move(-1, 'up'));
+          down.addEventListener('click', () => move(1, 'down'));
+          up.dataset['focus'] = `${p}:up`;
+          down.dataset['focus'] = `${p}:down`;
+          return h('li', null, h('div', { class: 'row' }, h('span', { style: 'min-width:9rem' }, NAMES[p] ?? p), up, down));
+        }),
+      );
+      if (focus) {
+        const b = prioHost.querySelector<HTMLButtonElement>(`[data-focus="${focus}"]`);
+        (b && !b.disabled ? b : prioHost.querySelector<HTMLButtonElement>('button:not([disabled])'))?.focus();
+      }
+    };
+    drawPrio();
+    const prioSave = h('button', { type: 'button' }, 'Save priority');
+    prioSave.addEventListener('click', () => void busy(prioSave, async () => void (await save({ priority: order.join(',') }, prioMsg, 'Priority saved.'))));
+
+    // Model and catalog
+    const model = h('input', { type: 'text', name: 'model', value: orch.model, list: 'model-ids', spellcheck: 'false' });
+    const ids = h('datalist', { id: 'model-ids' });
+    const modelMsg = message();
+    const modelSave = h('button', { type: 'button' }, 'Save model');
+    modelSave.addEventListener('click', () => void busy(modelSave, async () => void (await save({ model: model.value.trim() }, modelMsg, model.value.trim() ? 'Model saved.' : 'The provider\'s default model will be used.'))));
+    const catalog = h('div');
+    const allModels = h('input', { name: 'all' });
+    const loadModels = async (): Promise<void> => {
+      const m = await get<unknown>(`/api/models${allModels.checked ? '?all=1' : ''}`);
+      if (missing(m)) return replace(catalog, notBuilt('The model catalog'));
+      if (!m.ok) return replace(catalog, h('p', { class: 'msg bad' }, m.message));
+      const rows = modelRows(m.data);
+      replace(ids, rows.map((x) => h('option', { value: x.id })));
+      replace(
+        catalog,
+        rows.length
+          ? h('div', { class: 'scroll' }, h('table', { class: 'table' }, h('thead', null, h('tr', null, h('th', null, 'Provider'), h('th', null, 'Model'), h('th', null, 'Details'))), h('tbody', null, rows.map((x) => h('tr', null, h('td', null, NAMES[x.provider] ?? x.provider), h('td', null, x.id), h('td', null, x.info))))))
+          : h('p', { class: 'muted' }, 'The catalog is empty.'),
+      );
+    };
+    allModels.addEventListener('change', () => void loadModels());
+    const fallbacks = h('div');
+
+    // Custom endpoint and conversation style
+    const base = h('input', { type: 'url', name: 'custom_base', value: orch.custom.base, placeholder: 'http://192.168.1.20:8080', spellcheck: 'false' });
+    const style = h('select', { name: 'custom_style' }, h('option', { value: 'chat' }, 'Chat completions (OpenAI-compatible)'), h('option', { value: 'messages' }, 'Messages (Anthropic-compatible)'));
+    style.value = orch.custom.style;
+    const cmodel = h('input', { type: 'text', name: 'custom_model', value: orch.custom.model, spellcheck: 'false' });
+    const customMsg = message();
+    const customSave = h('button', { type: 'button' }, 'Save endpoint');
+    customSave.addEventListener('click', () =>
+      void busy(customSave, async () => void (await save({ custom_base: base.value.trim(), custom_style: style.value, custom_model: cmodel.value.trim() }, customMsg, 'Custom endpoint saved.'))),
+    );
+
+    // Directive, failover, budget
+    const directive = h('textarea', { name: 'directive', rows: '5' });
+    directive.value = orch.directive;
+    const count = h('span', null);
+    const recount = (): void => {
+      const n = utf8Bytes(directive.value);
+      count.textContent = `${n} of 1500 bytes`;
+      count.className = n > 1500 ? 'msg bad' : 'muted';
+    };
+    directive.addEventListener('input', recount);
+    recount();
+    const midFail = h('input', { name: 'midFail', checked: orch.midFail });
+    const budget = h('input', { type: 'number', name: 'prompt_budget', min: '8192', max: '65536', step: '1024', value: String(orch.promptBudget) });
+    const convMsg = message();
+    const convSave = h('button', { type: 'button' }, 'Save');
+    convSave.addEventListener('click', () =>
+      void busy(convSave, async () => void (await save({ directive: directive.value, midFail: midFail.checked ? '1' : '0', prompt_budget: budget.value }, convMsg))),
+    );
+
+    // Outbound TLS
+    const tls = h('input', { name: 'tlsVerify', checked: orch.tlsVerify });
+    const tlsMsg = message();
+    tls.addEventListener('change', async () => {
+      const ok = await save({ tlsVerify: tls.checked ? '1' : '0' }, tlsMsg, tls.checked ? 'Certificates are verified again.' : 'Certificates are no longer verified: anyone on the path can read and change the device\'s traffic.');
+      if (!ok) tls.checked = !tls.checked;
+      else if (!tls.checked) tlsMsg.say(tlsMsg.textContent ?? '', 'warn');
+    });
+
+    const connectors = h('div');
+    const skills = h('div');
+    const downloads = h('div');
+    const tools = h('div');
+
+    host.append(
+      card('Provider keys', h('p', { class: 'muted' }, 'Keys go to the device only; it never sends them back, never over plain http, and no tool or chat command can change them.'), keysHost, keysMsg),
+      card('Provider priority', h('p', { class: 'muted' }, 'Keyed providers are tried in this order; the next ones take over when one fails.'), prioHost, prioSave, prioMsg),
+      card('Models', field('Orchestrator model', model, 'Empty: the provider\'s default model.'), ids, modelSave, modelMsg, check('Include models hidden by the last probe', allModels), catalog, h('h3', null, 'Fallbacks'), fallbacks),
+      card('Custom endpoint', field('Base URL', base, 'Any OpenAI- or Anthropic-compatible server; only scheme, host and port are used. Over plain http no key is sent.'), field('Conversation style', style), field('Model id', cmodel), customSave, customMsg),
+      card('Conversation', field('Directive', directive, count), check('Fail over mid-turn (keep the conversation when switching providers)', midFail), field('Prompt budget (bytes)', budget), convSave, convMsg),
+      card('Security', check('Verify certificates of outbound HTTPS (tlsVerify)', tls, 'Switch off only to reach a server with a self-made certificate.'), tlsMsg),
+      card('Connectors', connectors),
+      card('Skills', h('p', { class: 'muted' }, 'Skills the assistant saved stay inert until you approve them.'), skills),
+      card('Safety and downloads', downloads),
+      card('Tools', tools),
+    );
+
+    const loadSkills = (): Promise<unknown> =>
+      loadList(skills, '/api/skills', 'Skills', (data) =>
+        itemList(listIn(data, 'skills'), {
+          title: (s) => `${text(s['title'] ?? s['id'])}${s['title'] ? ` (${text(s['id'])})` : ''}`,
+          fields: ['approved', 'inject', 'created_by'],
+          empty: 'No skills yet.',
+          actions: [
+            { label: 'Approve', when: (s) => s['approved'] !== true, run: (s) => post('/api/skills', { action: 'approve', id: text(s['id']) }) },
+            { label: 'Deny', danger: true, run: (s) => post('/api/skills', { action: 'deny', id: text(s['id']) }) },
+          ],
+          after: () => void loadSkills(),
+        }),
+      );
+    const loadDownloads = (): Promise<unknown> =>
+      loadList(downloads, '/api/downloads', 'Downloads (files.fetch)', (data) => {
+        const d = (data ?? {}) as Record<string, unknown>;
+        const policy = h('select', { name: 'urlPolicy' }, h('option', { value: 'off' }, 'Off: no downloads'), h('option', { value: 'ask' }, 'Ask me for each download'), h('option', { value: 'scan' }, 'Scan, keep only files judged safe'), h('option', { value: 'trust' }, 'Full trust'));
+        policy.value = text(d['policy']);
+        const pmsg = message();
+        policy.addEventListener('change', async () => {
+          const res: ApiResult<unknown> = await post('/api/downloads', { action: 'policy', value: policy.value });
+          pmsg.say(res.ok ? 'Download policy saved.' : res.message, res.ok ? 'ok' : 'bad');
+        });
+        return [
+          field('Download policy', policy),
+          pmsg,
+          h('h4', null, 'Waiting for your approval'),
+          itemList(listIn(d, 'pending', 'items'), {
+            title: (x) => text(x['url'] ?? x['name'] ?? x['id']),
+            empty: 'Nothing is waiting.',
+            actions: [
+              { label: 'Approve', run: (x) => post('/api/downloads', { action: 'approve', id: text(x['id']) }) },
+              { label: 'Deny', danger: true, run: (x) => post('/api/downloads', { action: 'deny', id: text(x['id']) }) },
+            ],
+            after: () => void loadDownloads(),
+          }),
+        ];
+      });
+    await Promise.all([
+      loadModels(),
+      loadList(fallbacks, '/api/fallbacks', 'The fallback rule set', (data) => h('pre', null, JSON.stringify(data, null, 2))),
+      loadList(connectors, '/api/connectors', 'Connectors', (data) => itemList(listIn(data, 'connectors'), { title: (c) => text(c['name'] ?? c['id']), empty: 'No connectors are set up.' })),
+      loadSkills(),
+      loadDownloads(),
+      loadList(tools, '/api/tools', 'The tool panel', (data) => {
+        const d = data as { tools?: Array<Record<string, unknown>>; counts?: Record<string, number> };
+        return [
+          h('p', { class: 'muted' }, Object.entries(d.counts ?? {}).map(([k, v]) => `${k}: ${v}`).join(' · ')),
+          h('div', { class: 'scroll' }, h('table', { class: 'table' }, h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'Runs on'), h('th', null, 'Who'))), h('tbody', null, (d.tools ?? []).map((t) => h('tr', null, h('td', null, text(t['name'])), h('td', null, text(t['runsOn'])), h('td', null, t['access'] === 'admin' ? 'owner only' : 'anyone')))))),
+        ];
+      }),
+    ]);
+  },
+};

@@ -1,0 +1,311 @@
+// Memory & Files: memory statistics, browsing and searching the vector
+// store, flush and dedupe, retrieval settings, the episodic log (hot window,
+// then older rows from the card), clearing a conversation, the artifact
+// files (downloaded as Blobs with the header token) and adding music.
+
+import { call, download, get, missing, post } from '../api.ts';
+import type { Section } from '../app.ts';
+import { busy, bytes, card, check, field, h, kv, message, replace, text, when } from '../dom.ts';
+import { itemList, listIn, notBuilt } from './generic.ts';
+
+const PAGE = 20;
+const KINDS = ['', 'message', 'tool_output', 'llm_response', 'file', 'image', 'audio', 'transcript', 'log'];
+const MUSIC_EXT = /\.(wav|mp3)$/i;
+
+interface Mem {
+  id: string;
+  content: string;
+  importance_score: number;
+  ttl_hours: number;
+  created_at: number;
+  source: string;
+  permanent_flag: boolean;
+  pinned: boolean;
+  score?: number;
+}
+
+function memItem(m: Mem): HTMLElement {
+  return h(
+    'li',
+    null,
+    h('div', null, m.content),
+    h(
+      'div',
+      { class: 'muted' },
+      m.score !== undefined ? h('span', { class: 'tag' }, `match ${Math.round(m.score * 100)}%`) : null,
+      h('span', { class: 'tag' }, `importance ${m.importance_score}`),
+      h('span', { class: 'tag' }, m.permanent_flag ? 'permanent' : m.ttl_hours < 0 ? 'no expiry' : `expires after ${m.ttl_hours} h`),
+      m.pinned ? h('span', { class: 'tag' }, 'pinned') : null,
+      h('span', { class: 'tag' }, `from ${m.source}`),
+      h('span', { class: 'tag' }, when(m.created_at)),
+    ),
+  );
+}
+
+/** A two-step button: the first press asks, the second (within the same view) acts. */
+function confirmButton(label: string, ask: string, act: () => Promise<void>): HTMLElement {
+  const first = h('button', { type: 'button', class: 'secondary' }, label);
+  const host = h('div', { class: 'row' }, first);
+  first.addEventListener('click', () => {
+    const yes = h('button', { type: 'button', class: 'danger' }, 'Yes, do it');
+    const no = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
+    no.addEventListener('click', () => {
+      replace(host, first);
+      first.focus();
+    });
+    yes.addEventListener('click', () =>
+      void busy(yes, async () => {
+        await act();
+        replace(host, first);
+      }),
+    );
+    replace(host, h('span', null, ask), yes, no);
+    no.focus();
+  });
+  return host;
+}
+
+export const memory: Section = {
+  id: 'memory',
+  title: 'Memory & Files',
+  async render(host) {
+    // Statistics
+    const stats = h('div');
+    const loadStats = async (): Promise<void> => {
+      const r = await get<Record<string, unknown>>('/api/mem/stats');
+      if (!r.ok) return replace(stats, h('p', { class: 'msg bad' }, r.message));
+      const s = r.data;
+      const deg = (s['degraded'] ?? {}) as Record<string, boolean>;
+      replace(
+        stats,
+        kv([
+          ['Memories', `${text(s['vectors'])} of ${text(s['cap'])} (${text(s['pinned'])} pinned, ${text(s['permanent'])} permanent)`],
+          ['Archived', text(s['archive'])],
+          ['Conversation log', `${text(s['blobCount'])} recent rows; ${text(s['blobFiles'])} day files, ${bytes(s['blobBytes'])} on the card`],
+          ['Older rows on the card', s['epiTruncated'] ? `yes (recent window starts ${when(s['epiFloor'])})` : 'no'],
+          ['Degraded', deg['vectors'] || deg['episodic'] ? 'yes: no SD card, so memory is capped and the log keeps only recent rows' : 'no'],
+          ['Embedding', text(s['embedding'])],
+        ]),
+      );
+    };
+
+    // Vectors: browse and search
+    const q = h('input', { type: 'search', name: 'query', spellcheck: 'false' });
+    const results = h('div');
+    const vmsg = message();
+    let offset = 0;
+    const loadVectors = async (): Promise<void> => {
+      const query = q.value.trim();
+      const r = await get<{ total: number; items: Mem[] }>(`/api/mem/vector?limit=${PAGE}&offset=${offset}${query ? `&query=${encodeURIComponent(query)}` : ''}`);
+      if (!r.ok) return replace(results, h('p', { class: 'msg bad' }, r.message));
+      const { total, items } = r.data;
+      const prev = h('button', { type: 'button', class: 'secondary', disabled: offset === 0 }, 'Previous');
+      const next = h('button', { type: 'button', class: 'secondary', disabled: offset + items.length >= total }, 'Next');
+      prev.addEventListener('click', () => {
+        offset = Math.max(0, offset - PAGE);
+        void loadVectors();
+      });
+      next.addEventListener('click', () => {
+        offset += PAGE;
+        void loadVectors();
+      });
+      replace(
+        results,
+        h('p', { class: 'muted' }, query ? `${total} memories match.` : `${total} memories, most important first${total ? ` (${offset + 1}-${offset + items.length})` : ''}.`),
+        items.length ? h('ul', { class: 'items' }, items.map(memItem)) : null,
+        total > PAGE ? h('div', { class: 'row' }, prev, next) : null,
+      );
+    };
+    const search = h('form', { role: 'search', class: 'row' }, h('div', { style: 'flex:1 1 12rem' }, field('Search memories', q)), h('button', { type: 'submit' }, 'Search'));
+    search.addEventListener('submit', (e) => {
+      e.preventDefault();
+      offset = 0;
+      void loadVectors();
+    });
+    const keep = h('input', { name: 'keep_permanent', checked: true });
+    const flush = confirmButton('Flush memories…', 'Forget every memory' + '?', async () => {
+      const r = await post<{ removed: number; kept: number }>('/api/mem/vector/flush', { keep_permanent: keep.checked ? '1' : '0' });
+      vmsg.say(r.ok ? `${r.data.removed} memories forgotten, ${r.data.kept} kept.` : r.message, r.ok ? 'ok' : 'bad');
+      await Promise.all([loadVectors(), loadStats()]);
+    });
+    const dedupe = h('button', { type: 'button', class: 'secondary' }, 'Remove near-duplicates');
+    dedupe.addEventListener('click', () =>
+      void busy(dedupe, async () => {
+        const r = await post<{ removed: number }>('/api/mem/vector/dedupe');
+        vmsg.say(r.ok ? `${r.data.removed} near-duplicates removed (the more important copy is kept).` : r.message, r.ok ? 'ok' : 'bad');
+        await Promise.all([loadVectors(), loadStats()]);
+      }),
+    );
+
+    // Retrieval settings
+    const cfgHost = h('form');
+    const cfgMsg = message();
+    const loadConfig = async (): Promise<void> => {
+      const r = await get<Record<string, number>>('/api/mem/config');
+      if (!r.ok) return replace(cfgHost, h('p', { class: 'msg bad' }, r.message));
+      const c = r.data;
+      const inputs = {
+        retrieval_count: h('input', { type: 'number', min: '1', max: '100', step: '1', value: String(c['retrieval_count']) }),
+        relevance_threshold: h('input', { type: 'number', min: '0', max: '1', step: '0.01', value: String(c['relevance_threshold']) }),
+        decay_factor: h('input', { type: 'number', min: '0.5', max: '1', step: '0.01', value: String(c['decay_factor']) }),
+        max_context_bytes: h('input', { type: 'number', min: '256', max: '16384', step: '256', value: String(c['max_context_bytes']) }),
+      };
+      const saveBtn = h('button', { type: 'submit' }, 'Save settings');
+      replace(
+        cfgHost,
+        field('Memories recalled per turn', inputs.retrieval_count, '1 to 100'),
+        field('Relevance threshold', inputs.relevance_threshold, '0 to 1: lower recalls more, less related memories'),
+        field('Daily decay factor', inputs.decay_factor, '0.5 to 1: importance kept per day'),
+        field('Room for memories in the prompt (bytes)', inputs.max_context_bytes, '256 to 16384'),
+        saveBtn,
+        cfgMsg,
+      );
+      cfgHost.onsubmit = (e) => {
+        e.preventDefault();
+        void busy(saveBtn, async () => {
+          const form = Object.fromEntries(Object.entries(inputs).map(([k, el]) => [k, el.value]));
+          const res = await call<Record<string, number>>('/api/mem/config', { method: 'PUT', form });
+          cfgMsg.say(res.ok ? 'Saved (values outside their range were brought inside it).' : res.message, res.ok ? 'ok' : 'bad');
+          if (res.ok) for (const [k, el] of Object.entries(inputs)) el.value = String(res.data[k]);
+        });
+      };
+    };
+
+    // Episodic log
+    const kind = h('select', { name: 'kind' }, KINDS.map((k) => h('option', { value: k }, k || 'every kind')));
+    const since = h('input', { type: 'number', name: 'since_hours', min: '0', step: '1', placeholder: 'any time' });
+    const rowsHost = h('div');
+    let cursor: string | null = null;
+    const loadRows = async (older: boolean): Promise<void> => {
+      const p = new URLSearchParams({ limit: '50' });
+      if (kind.value) p.set('kind', kind.value);
+      if (since.value) p.set('since_hours', since.value);
+      if (older && cursor) p.set('before', cursor);
+      const r = await get<{ rows: Array<Record<string, unknown>>; olderExists: boolean; nextBefore: string | null }>(`/api/mem/episodic?${p}`);
+      if (!r.ok) return replace(rowsHost, h('p', { class: 'msg bad' }, r.message));
+      cursor = r.data.nextBefore;
+      const more = h('button', { type: 'button', class: 'secondary' }, 'Older rows');
+      more.addEventListener('click', () => void busy(more, () => loadRows(true)));
+      replace(
+        rowsHost,
+        r.data.rows.length
+          ? h(
+              'ul',
+              { class: 'items' },
+              r.data.rows.map((row) =>
+                h('li', null, h('div', { class: 'muted' }, h('span', { class: 'tag' }, when(row['ts'])), h('span', { class: 'tag' }, `${text(row['session'])} · ${text(row['role'])} · ${text(row['kind'])}`)), h('div', null, text(row['text']))),
+              ),
+            )
+          : h('p', { class: 'muted' }, 'No rows.'),
+        r.data.olderExists && cursor ? more : null,
+      );
+    };
+    const epiForm = h('form', null, h('div', { class: 'row' }, h('div', { style: 'flex:1 1 10rem' }, field('Kind', kind)), h('div', { style: 'flex:1 1 10rem' }, field('Within the last hours', since))), h('button', { type: 'submit' }, 'Show'));
+    epiForm.addEventListener('submit', (e) => {
+      e.preventDefault();
+      cursor = null;
+      void loadRows(false);
+    });
+
+    // Clear a conversation
+    const chat = h('input', { type: 'text', name: 'chat', list: 'chat-ids', spellcheck: 'false' });
+    const chatIds = h('datalist', { id: 'chat-ids' });
+    const clearMsg = message();
+    const clearHost = h('div');
+    const loadChats = async (): Promise<void> => {
+      const probe = await get('/api/conversation');
+      if (missing(probe)) return replace(clearHost, notBuilt('Clearing a conversation from the web'));
+      const chats = listIn(probe.data, 'chats').map((c) => text(c['chat'] ?? c['id']));
+      replace(chatIds, chats.map((c) => h('option', { value: c })));
+      if (!chat.value && chats.length) chat.value = chats[0]!;
+      replace(
+        clearHost,
+        field('Conversation', chat, 'A chat id; the console\'s conversation is "console".'),
+        chatIds,
+        confirmButton('Clear conversation…', 'Forget this conversation?', async () => {
+          const r = await post('/api/conversation/clear', { chat: chat.value.trim() });
+          clearMsg.say(r.ok ? 'The conversation is forgotten; long-term memory and files are kept.' : r.message, r.ok ? 'ok' : 'bad');
+        }),
+        clearMsg,
+      );
+    };
+
+    // Files and music
+    const filesHost = h('div');
+    const musicHost = h('div');
+    let cardPresent: boolean | null = null;
+    const loadFiles = async (): Promise<void> => {
+      const r = await get<Record<string, unknown>>('/api/files/list');
+      if (missing(r)) return replace(filesHost, notBuilt('The file store'));
+      if (!r.ok) return replace(filesHost, h('p', { class: 'msg bad' }, r.message));
+      const d = r.data;
+      cardPresent = d['present'] === true;
+      if (d['unsupported']) return replace(filesHost, h('p', { class: 'msg warn' }, 'The SD card is under 1 GB, which is not supported: nothing can be saved on it.'));
+      if (!cardPresent) return replace(filesHost, h('p', { class: 'msg warn' }, 'No SD card: files need a card. Insert one (1 GB or more).'));
+      const dmsg = message();
+      replace(
+        filesHost,
+        h('p', { class: 'muted' }, `${text(d['count'])} files, ${bytes(d['bytes'])} of ${bytes(d['quota'])} used; ${bytes(d['cardFree'])} free on the card.`),
+        itemList(listIn(d, 'files'), {
+          title: (f) => `${text(f['project'])}/${text(f['name'])}`,
+          fields: ['kind', 'size', 'owner', 'share'],
+          empty: 'No files yet.',
+          actions: [
+            {
+              label: 'Download',
+              run: async (f) => {
+                const path = `/api/files/dl?project=${encodeURIComponent(text(f['project']))}&name=${encodeURIComponent(text(f['name']))}`;
+                const res = await download(path, text(f['name']));
+                dmsg.say(res.ok ? `${text(f['name'])} was downloaded.` : res.message, res.ok ? 'ok' : 'bad');
+                return res;
+              },
+            },
+          ],
+        }),
+        dmsg,
+      );
+    };
+    const loadMusic = async (): Promise<void> => {
+      const probe = await get<unknown>('/api/music');
+      if (missing(probe)) return replace(musicHost, notBuilt('Adding music'));
+      const input = h('input', { type: 'file', name: 'file', accept: '.wav,.mp3,audio/wav,audio/mpeg', multiple: true });
+      const mmsg = message();
+      const add = h('button', { type: 'submit' }, 'Add music');
+      const form = h('form', null, field('Music files', input, '16-bit PCM WAV or MP3. They go to the card\'s music folder.'), add, mmsg);
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        void busy(add, async () => {
+          const files = Array.from(input.files ?? []);
+          if (!files.length) return mmsg.say('Choose a .wav or .mp3 file first.', 'warn');
+          const refused = files.filter((f) => !MUSIC_EXT.test(f.name));
+          if (refused.length) return mmsg.say(`Only .wav and .mp3 files can be added; not added: ${refused.map((f) => f.name).join(', ')}.`, 'bad');
+          if (cardPresent === false) return mmsg.say('No SD card: music needs a card.', 'bad');
+          const done: string[] = [];
+          for (const f of files) {
+            const fd = new FormData();
+            fd.append('file', f, f.name);
+            const r = await post('/api/music', fd);
+            if (!r.ok) return mmsg.say(`${done.length ? `Added ${done.join(', ')}. ` : ''}${f.name}: ${r.message}`, 'bad');
+            done.push(f.name);
+          }
+          mmsg.say(`Added ${done.join(', ')}.`, 'ok');
+          input.value = '';
+        });
+      });
+      const tracks = probe.ok ? listIn(probe.data, 'tracks', 'files') : [];
+      replace(musicHost, form, tracks.length ? h('ul', { class: 'items' }, tracks.map((t) => h('li', null, text(t['name'] ?? t['file'])))) : null);
+    };
+
+    host.append(
+      card('Memory', stats),
+      card('Memories', search, results, check('Keep permanent memories when flushing', keep), h('div', { class: 'row' }, dedupe), flush, vmsg),
+      card('Recall settings', cfgHost),
+      card('Conversation log', epiForm, rowsHost),
+      card('Clear a conversation', clearHost),
+      card('Files', filesHost),
+      card('Music', musicHost),
+    );
+    await Promise.all([loadStats(), loadVectors(), loadConfig(), loadRows(false), loadChats(), loadFiles()]);
+    await loadMusic();
+  },
+};
