@@ -11,7 +11,7 @@ const moddableNames = ['preference', 'flash', 'timer', 'time', 'wifi', 'mdns', '
 
 export default tseslint.config(
   // XS scripts for the runtime's own tests include deliberately broken ones.
-  { ignores: ['node_modules/**', 'build/**', '.sim/**', 'test-results/**', 'hosts/sim/runtime/tests/**'] },
+  { ignores: ['node_modules/**', 'build/**', '.sim/**', 'test-results/**', 'hosts/sim/runtime/tests/**', 'hosts/esp32/native/*.js'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -66,6 +66,37 @@ export default tseslint.config(
         { object: 'String', property: 'prototype', message: 'Do not extend built-ins.' },
         { property: 'toLocaleString', message: 'XS has no Intl: format by hand.' },
         { property: 'localeCompare', message: 'XS has no Intl: compare code units.' },
+      ],
+    },
+  },
+  // The device host runs on XS too: Moddable modules are its business, Node's are not.
+  {
+    files: ['hosts/esp32/**/*.ts', 'hosts/esp32/**/*.js'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          // 'net' is also the Moddable SDK's network module, which this host uses.
+          paths: nodeBuiltins.filter((name) => name !== 'net').map((name) => ({ name, message: 'hosts/esp32 runs on XS: no Node built-ins.' })),
+          patterns: [{ regex: '^node:', message: 'hosts/esp32 runs on XS: no Node built-ins.' }],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'hosts/esp32 runs on XS: no Node globals.' },
+        { name: 'Buffer', message: 'hosts/esp32 runs on XS: no Node globals.' },
+        { name: 'require', message: 'ES modules only.' },
+        { name: 'Intl', message: 'XS has no Intl.' },
+        { name: 'TextEncoder', message: 'XS has no TextEncoder: use src/util/utf8.ts.' },
+        { name: 'TextDecoder', message: 'XS has no TextDecoder: use src/util/utf8.ts.' },
+        { name: 'console', message: 'Log through the HAL (trace), not console.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':function Literal[regex]',
+          message: 'Make this regular expression a module constant: XS compiles a literal every time it is evaluated (about 40 us).',
+        },
       ],
     },
   },

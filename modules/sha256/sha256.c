@@ -19,6 +19,38 @@
 #include <string.h>
 #include "sha256.h"
 
+#if SHA256_USE_MBEDTLS
+
+void sha256_init(sha256_ctx *ctx)
+{
+	mbedtls_sha256_init(&ctx->m);
+	mbedtls_sha256_starts(&ctx->m, 0);
+}
+
+void sha256_update(sha256_ctx *ctx, const void *data, size_t len)
+{
+	if (len)
+		mbedtls_sha256_update(&ctx->m, (const unsigned char *)data, len);
+}
+
+void sha256_final(sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE])
+{
+	mbedtls_sha256_finish(&ctx->m, digest);
+	mbedtls_sha256_free(&ctx->m);
+	sha256_init(ctx);
+}
+
+void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE])
+{
+	sha256_ctx ctx;
+	sha256_init(&ctx);
+	sha256_update(&ctx, data, len);
+	sha256_final(&ctx, digest);
+	mbedtls_sha256_free(&ctx.m);
+}
+
+#else /* the portable C */
+
 #if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) && \
 	!defined(SHA256_NO_TUNE)
 #pragma GCC target("tune=generic")
@@ -202,3 +234,5 @@ void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE])
 	sha256_update(&ctx, data, len);
 	sha256_final(&ctx, digest);
 }
+
+#endif /* SHA256_USE_MBEDTLS */

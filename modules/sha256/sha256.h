@@ -21,6 +21,26 @@ extern "C" {
 #define SHA256_DIGEST_SIZE 32
 #define SHA256_BLOCK_SIZE 64
 
+/*
+ * On the device (a Moddable build whose manifest defines sha256.mbedtls, see
+ * hosts/esp32/manifest.json) the same API runs on ESP-IDF's mbedtls, which
+ * uses the ESP32-S3's SHA accelerator; everywhere else, on the portable C.
+ * The context is copied by value between calls (the XS binding keeps it in
+ * an ArrayBuffer), which both forms allow: neither holds a pointer to itself.
+ */
+#if defined(__has_include)
+#if __has_include("mc.defines.h")
+#include "mc.defines.h"
+#endif
+#endif
+#if defined(MODDEF_SHA256_MBEDTLS) && MODDEF_SHA256_MBEDTLS
+#define SHA256_USE_MBEDTLS 1
+#include "mbedtls/sha256.h"
+typedef struct {
+	mbedtls_sha256_context m;
+} sha256_ctx;
+#else
+#define SHA256_USE_MBEDTLS 0
 typedef struct {
 	uint32_t state[8];
 	uint32_t count_lo;   /* total bytes hashed, low 32 bits */
@@ -28,6 +48,7 @@ typedef struct {
 	uint32_t used;       /* bytes waiting in block[] (0..63) */
 	uint8_t block[SHA256_BLOCK_SIZE];
 } sha256_ctx;
+#endif
 
 void sha256_init(sha256_ctx *ctx);
 void sha256_update(sha256_ctx *ctx, const void *data, size_t len);

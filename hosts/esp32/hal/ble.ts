@@ -1,0 +1,111 @@
+// Device HAL: the Notifier's Bluetooth LE GATT server on Moddable's BLEServer.
+// Security (spec, Authentication 16): LE Secure Connections with Just Works
+// (encryption and bonding on, no MITM, no input or output), bonds kept by the
+// stack in NVS. A characteristic marked bondedOnly answers only on a link
+// that authenticated with a bond.
+//
+// The SDK's BLEServer takes its GATT table from JSON service files compiled
+// into the build (a manifest's "ble" section), with each characteristic's
+// "name" set to its UUID so the handlers see UUIDs as on the simulator. The
+// Notifier's service file comes with the Notifier's GATT service (not written
+// yet: docs/device.md).
+
+import BLEServer, { type BLECharacteristic, type BLEConnection } from 'bleserver';
+import SM, { IOCapability } from 'sm';
+import GAP from 'gap';
+import type { Ble, BleCentral, BleHandlers, GattService } from '../../../src/hal/index.ts';
+import { HalError } from '../../../src/hal/index.ts';
+
+function hex(bytes: ArrayBuffer): string {
+  const parts: string[] = [];
+  for (const b of new Uint8Array(bytes)) parts.push((b < 16 ? '0' : '') + b.toString(16));
+  return parts.join('');
+}
+
+/** 'aa:bb:..' from the stack's little-endian address bytes. */
+function address(bytes: ArrayBuffer): string {
+  const parts: string[] = [];
+  const a = new Uint8Array(bytes);
+  for (let i = a.length - 1; i >= 0; i--) parts.push((a[i]! < 16 ? '0' : '') + a[i]!.toString(16));
+  return parts.join(':');
+}
+
+/** A UUID as the GATT table writes it: 128-bit lowercase hex without dashes. */
+function uuidKey(uuid: string): string {
+  const parts: string[] = [];
+  for (const ch of uuid.toLowerCase()) if (ch !== '-') parts.push(ch);
+  return parts.join('');
+}
+
+export function createBle(bondStore: { list(): string[]; add(a: string): void; clear(): void }): Ble {
+  let server: (BLEServer & { handlers?: BleHandlers }) | null = null;
+  const centrals = new Map<number, { id: number; address: string; bonded: boolean }>();
+  let bondedOnly = new Set<string>();
+  const subscribed = new Map<string, BLECharacteristic>();
+  const charKey = (c: BLECharacteristic): string => uuidKey(hex(c.uuid));
+  return {
+    present: true,
+    start(deviceName: string, services: GattService[], handlers: BleHandlers): void {
+      if (server) throw new HalError('EBUSY', 'BLE already started');
+      bondedOnly = new Set(services.flatMap((s) => s.characteristics.filter((c) => c.bondedOnly).map((c) => uuidKey(c.uuid))));
+      const s = new BLEServer() as BLEServer & { handlers?: BleHandlers };
+      const central = (c: BLEConnection) => centrals.get(c.connection) ?? { id: c.connection, address: address(c.address), bonded: false };
+      s.onReady = () => {
+        s.deviceName = deviceName;
+        s.securityParameters = { encryption: true, bonding: true, mitm: false, ioCapability: IOCapability.NoInputNoOutput };
+        s.deploy();
+        s.startAdvertising({ advertisingData: { flags: GAP.ADFlag.LE_GENERAL_DISCOVERABLE_MODE | GAP.ADFlag.NO_BR_EDR, completeName: deviceName } });
+      };
+      s.onConnected = (c) => {
+        const entry = { id: c.connection, address: address(c.address), bonded: false };
+        centrals.set(c.connection, entry);
+        handlers.onConnect(entry);
+      };
+      s.onDisconnected = (c) => {
+        const entry = central(c);
+        centrals.delete(c.connection);
+        handlers.onDisconnect(entry);
+        s.startAdvertising({ advertisingData: { flags: GAP.ADFlag.LE_GENERAL_DISCOVERABLE_MODE | GAP.ADFlag.NO_BR_EDR, completeName: deviceName } });
+      };
+      s.onAuthenticated = ({ bonded }) => {
+        for (const entry of centrals.values()) {
+          entry.bonded = bonded;
+          if (bonded) bondStore.add(entry.address);
+          handlers.onBond(entry, bonded);
+        }
+      };
+      s.onCharacteristicRead = (c) => {
+        const entry = [...centrals.values()][0] as BleCentral | undefined;
+        if (!entry || (bondedOnly.has(charKey(c)) && !entry.bonded)) return undefined;
+        const value = handlers.onRead(entry, c.name);
+        return value ? (value.slice().buffer as ArrayBuffer) : undefined;
+      };
+      s.onCharacteristicNotifyEnabled = (c) => {
+        subscribed.set(c.name, c);
+      };
+      s.onCharacteristicWritten = (c, value) => {
+        const entry = [...centrals.values()][0] as BleCentral | undefined;
+        if (!entry || (bondedOnly.has(charKey(c)) && !entry.bonded)) return;
+        handlers.onWrite(entry, c.name, new Uint8Array(value));
+      };
+      server = s;
+    },
+    stop(): void {
+      server?.close();
+      server = null;
+      centrals.clear();
+      subscribed.clear();
+    },
+    notify(c: BleCentral, uuid: string, value: Uint8Array): void {
+      const characteristic = subscribed.get(uuid);
+      if (!server || !centrals.has(c.id) || !characteristic) return;
+      server.notifyValue(characteristic, value.slice().buffer as ArrayBuffer);
+    },
+    bonds: () => bondStore.list(),
+    forgetBonds(): void {
+      SM.deleteAllBondings();
+      bondStore.clear();
+    },
+    address: () => (server ? address(server.localAddress) : ''),
+  };
+}

@@ -1,0 +1,59 @@
+// The device HAL, assembled: every service of src/hal on the Moddable SDK's
+// modules and the native glue of hosts/esp32/native. Built into the firmware
+// module by tools/build-device.mjs, which defines the board and the build.
+
+import type { BoardDescriptor } from '../../../boards/index.ts';
+import { toBoardInfo } from '../../../boards/index.ts';
+import type { BuildInfo, Hal } from '../../../src/hal/index.ts';
+import type { SdBusConfig } from '../native/desk-native.js';
+import { createBle } from './ble.ts';
+import { createClock } from './clock.ts';
+import { createAudio, createBattery, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
+import { createNatives } from './natives.ts';
+import { createMdns, createNet, createWifi } from './net.ts';
+import { createFlash, createNvs, createSd } from './storage.ts';
+import { createSystem } from './system.ts';
+
+/** BLE bond addresses are listed by the firmware; the stack keeps the keys. */
+const BOND_NS = 'bleBonds';
+
+function sdBus(d: BoardDescriptor): SdBusConfig {
+  const p = d.sd.pins as Record<string, number>;
+  return d.sd.bus === 'sdmmc'
+    ? { bus: 'sdmmc', clk: p['clk']!, cmd: p['cmd']!, d0: p['d0']! }
+    : { bus: 'sdspi', sclk: p['sclk']!, mosi: p['mosi']!, miso: p['miso']!, cs: p['cs']! };
+}
+
+export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, log: (line: string) => void): Hal {
+  const clock = createClock();
+  const nvs = createNvs();
+  const bondStore = {
+    list: () => nvs.keys(BOND_NS).map((k) => String(nvs.get(BOND_NS, k))),
+    add(a: string) {
+      const key = a.split(':').join('').slice(-12);
+      if (nvs.get(BOND_NS, key) === undefined) nvs.set(BOND_NS, key, a);
+    },
+    clear: () => nvs.erase(BOND_NS),
+  };
+  return {
+    board: toBoardInfo(descriptor),
+    build,
+    clock,
+    system: createSystem(log),
+    nvs,
+    sd: createSd(sdBus(descriptor)),
+    flash: createFlash(),
+    net: createNet(clock),
+    wifi: createWifi(),
+    mdns: createMdns(),
+    serial: createSerial(),
+    ring: createRing(descriptor),
+    display: createDisplay(descriptor),
+    touch: createTouch(descriptor, clock),
+    battery: createBattery(descriptor),
+    audio: createAudio(),
+    mic: createMic(),
+    ble: createBle(bondStore),
+    natives: createNatives(),
+  };
+}

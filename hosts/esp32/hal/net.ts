@@ -1,0 +1,293 @@
+// Device HAL: sockets over ECMA-419 (TCP, listener, UDP and TLS from the
+// Moddable SDK), the Wi-Fi radio (station, setup access point, scan) and mDNS.
+// TLS validates against the firmware's CA bundle: the device build turns the
+// bundle's PEM roots into the SDK's certificate store (tools/build-device.mjs,
+// docs/device.md), and verify: false follows tlsVerify=0.
+
+import TCP from 'embedded:io/socket/tcp';
+import TLSSocket from 'embedded:io/socket/tcp/tls';
+import Listener from 'embedded:io/socket/listener';
+import UDP from 'embedded:io/socket/udp';
+import MDNS from 'mdns';
+import Net from 'net';
+import WiFi from 'wifi';
+import type {
+  ConnectOptions,
+  Listener as HalListener,
+  Mdns,
+  Net as HalNet,
+  PendingSocket,
+  ScanResult,
+  Socket,
+  StationStatus,
+  UdpSocket,
+  Wifi,
+  Clock,
+} from '../../../src/hal/index.ts';
+import { HalError } from '../../../src/hal/index.ts';
+
+/** mDNS service types arrive as '_http'; the SDK wants 'http'. */
+const LEADING_UNDERSCORE = /^_/;
+/** Below this many queued bytes onDrain fires (the HAL's low-water mark). */
+const LOW_WATER = 2048;
+
+/** A HAL socket over an ECMA-419 TCP (or TLS) socket: events in, a write queue out. */
+class DeviceSocket implements PendingSocket {
+  onData: ((chunk: Uint8Array) => void) | null = null;
+  onDrain: (() => void) | null = null;
+  onEnd: (() => void) | null = null;
+  onClose: ((error: string | null) => void) | null = null;
+  onConnect: (() => void) | null = null;
+  remote: string;
+  private queue: Uint8Array[] = [];
+  private queued = 0;
+  private ending = false;
+  private closed = false;
+  private connected = false;
+  private wantDrain = false;
+  private timer: { cancel(): void } | null = null;
+  io: TCP | null = null;
+
+  constructor(remote: string) {
+    this.remote = remote;
+  }
+
+  get buffered(): number {
+    return this.queued;
+  }
+
+  attach(io: TCP, connected: boolean): void {
+    this.io = io;
+    this.connected = connected;
+  }
+
+  armTimeout(clock: Clock, ms: number | undefined): void {
+    if (!ms) return;
+    this.timer = clock.setTimeout(() => {
+      if (!this.connected) this.fail('ETIMEDOUT');
+    }, ms);
+  }
+
+  readable(count: number): void {
+    if (!this.io || this.closed) return;
+    while (count > 0) {
+      const buf = this.io.read(count);
+      if (!buf || !buf.byteLength) break;
+      count -= buf.byteLength;
+      this.onData?.(new Uint8Array(buf));
+    }
+  }
+
+  writable(space: number): void {
+    if (!this.connected) {
+      this.connected = true;
+      this.timer?.cancel();
+      this.onConnect?.();
+    }
+    this.flush(space);
+  }
+
+  private flush(space: number): void {
+    const io = this.io;
+    if (!io || this.closed) return;
+    while (space > 0 && this.queue.length) {
+      const head = this.queue[0]!;
+      const n = Math.min(space, head.length);
+      io.write(n === head.length ? head : head.subarray(0, n));
+      space -= n;
+      this.queued -= n;
+      if (n === head.length) this.queue.shift();
+      else this.queue[0] = head.subarray(n);
+    }
+    if (!this.queue.length && this.ending) {
+      this.finish(null);
+      return;
+    }
+    if (this.wantDrain && this.queued < LOW_WATER) {
+      this.wantDrain = false;
+      this.onDrain?.();
+    }
+  }
+
+  write(bytes: Uint8Array): void {
+    if (this.closed || this.ending || !bytes.length) return;
+    this.queue.push(bytes.slice());
+    this.queued += bytes.length;
+    this.wantDrain = true;
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.ending = true;
+    if (!this.queue.length) this.finish(null);
+  }
+
+  destroy(): void {
+    this.finish(null);
+  }
+
+  fail(error: string): void {
+    // ECMA-419 reports a peer's orderly close as an error too: with nothing
+    // pending it is the end of the stream (the HAL's onEnd, then onClose).
+    if (this.connected && !this.queue.length && error === 'ECONN') this.onEnd?.();
+    this.finish(error);
+  }
+
+  private finish(error: string | null): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.timer?.cancel();
+    try {
+      this.io?.close();
+    } catch {
+      // already closed by the stack
+    }
+    this.io = null;
+    this.queue = [];
+    this.queued = 0;
+    this.onClose?.(error);
+  }
+}
+
+export function createNet(clock: Clock): HalNet {
+  return {
+    listen(port: number, onAccept: (socket: Socket) => void): HalListener {
+      const listener = new Listener({
+        port,
+        onReadable(count) {
+          for (let i = 0; i < count; i++) {
+            const s = new DeviceSocket('');
+            const io = new TCP({
+              from: this.read(),
+              onReadable: (n) => s.readable(n),
+              onWritable: (n) => s.writable(n),
+              onError: () => s.fail('ECONN'),
+            });
+            s.attach(io, true);
+            s.remote = `${io.remoteAddress ?? '?'}:${io.remotePort ?? 0}`;
+            onAccept(s);
+          }
+        },
+      });
+      return { port, close: () => listener.close() };
+    },
+    connect(options: ConnectOptions): PendingSocket {
+      const s = new DeviceSocket(`${options.host}:${options.port}`);
+      const handlers = {
+        host: options.host,
+        port: options.port,
+        onReadable: (n: number) => s.readable(n),
+        onWritable: (n: number) => s.writable(n),
+        onError: () => s.fail(options.tls ? 'ETLS' : 'ECONN'),
+      };
+      try {
+        const io = options.tls
+          ? new TLSSocket({ ...handlers, secure: { serverName: options.tls.serverName, verify: options.tls.verify, protocolVersion: 0x303 } })
+          : new TCP(handlers);
+        s.attach(io, false);
+      } catch (e) {
+        throw new HalError('ECONN', e instanceof Error ? e.message : String(e));
+      }
+      s.armTimeout(clock, options.timeoutMs);
+      return s;
+    },
+    udp(port: number): UdpSocket {
+      const u: UdpSocket = {
+        port,
+        onMessage: null,
+        send: (bytes, address, toPort) => io.write(bytes, address, toPort),
+        close: () => io.close(),
+      };
+      const io = new UDP({
+        port,
+        onReadable(packets) {
+          for (let i = 0; i < packets; i++) {
+            const p = this.read();
+            if (p) u.onMessage?.(new Uint8Array(p), p.address, p.port);
+          }
+        },
+      });
+      return u;
+    },
+  };
+}
+
+export function createWifi(): Wifi {
+  let enabled = true;
+  let ap = false;
+  let station: StationStatus = { state: 'off', ssid: null, ip: null, rssi: null };
+  let monitor: WiFi | null = null;
+  const set = (next: Partial<StationStatus>): void => {
+    station = { ...station, ...next };
+    wifi.onStation?.({ ...station });
+  };
+  const mode = (): void => {
+    WiFi.mode = !enabled ? WiFi.Mode.none : ap ? WiFi.Mode.station | WiFi.Mode.accessPoint : WiFi.Mode.station;
+  };
+  const wifi: Wifi = {
+    onStation: null,
+    setEnabled(on) {
+      enabled = on;
+      if (!on) {
+        monitor?.close();
+        monitor = null;
+        ap = false;
+        set({ state: 'off', ip: null, rssi: null });
+      }
+      mode();
+    },
+    enabled: () => enabled,
+    stationConnect(ssid, passphrase) {
+      if (!enabled) throw new HalError('EBUSY', 'the radio is off');
+      monitor?.close();
+      set({ state: 'connecting', ssid, ip: null, rssi: null });
+      monitor = new WiFi({ ssid, password: passphrase }, (message) => {
+        if (message === WiFi.gotIP) set({ state: 'connected', ip: String(Net.get('IP', 'station') ?? ''), rssi: Number(Net.get('RSSI') ?? 0) });
+        else if (message === WiFi.disconnected) set({ state: station.state === 'connecting' ? 'failed' : 'disconnected', ip: null, rssi: null });
+      });
+    },
+    stationDisconnect() {
+      monitor?.close();
+      monitor = null;
+      WiFi.disconnect();
+      set({ state: 'off', ip: null, rssi: null });
+    },
+    station: () => ({ ...station }),
+    apStart(ssid, passphrase) {
+      ap = true;
+      mode();
+      WiFi.accessPoint({ ssid, password: passphrase || undefined, station: true });
+    },
+    apStop() {
+      ap = false;
+      mode();
+    },
+    apActive: () => ap,
+    scan() {
+      return new Promise((resolve) => {
+        const found: ScanResult[] = [];
+        WiFi.scan({}, (item) => {
+          if (!item) resolve(found);
+          else found.push({ ssid: item.ssid, rssi: item.rssi, secure: item.authentication !== 'none', channel: item.channel });
+        });
+      });
+    },
+    mac: () => String(Net.get('MAC') ?? '00:00:00:00:00:00').toLowerCase(),
+  };
+  return wifi;
+}
+
+export function createMdns(): Mdns {
+  let mdns: MDNS | null = null;
+  return {
+    advertise(hostname, services) {
+      mdns?.close();
+      mdns = new MDNS({ hostName: hostname });
+      for (const s of services) mdns.add({ name: s.type.replace(LEADING_UNDERSCORE, ''), protocol: s.protocol, port: s.port, txt: s.txt });
+    },
+    stop() {
+      mdns?.close();
+      mdns = null;
+    },
+  };
+}

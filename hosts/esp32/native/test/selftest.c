@@ -1,0 +1,129 @@
+/*
+ * Host self-test of the device glue's portable parts (sdpath, otastate,
+ * resetreason, panel). Run by `npm run check:device` (tools/check-device.mjs).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "../sdpath.h"
+#include "../otastate.h"
+#include "../resetreason.h"
+#include "../panel.h"
+
+static int failures = 0;
+
+static void check(int ok, const char *what)
+{
+	if (!ok) {
+		printf("FAIL: %s\n", what);
+		failures++;
+	}
+}
+
+static int maps(const char *in, const char *want)
+{
+	char out[SDPATH_MAX];
+	size_t n = sdpath_map(in, strlen(in), out, sizeof out);
+	if (!want)
+		return n == 0;
+	return n == strlen(want) && strcmp(out, want) == 0;
+}
+
+static void test_sdpath(void)
+{
+	char big[400];
+	char small[8];
+	check(maps("/", "/sd"), "/ is the mount point");
+	check(maps("/mem/vec/snap.bin", "/sd/mem/vec/snap.bin"), "plain path");
+	check(maps("/mem/epi/", "/sd/mem/epi"), "trailing slash dropped");
+	check(maps("mem", NULL), "relative refused");
+	check(maps("", NULL), "empty refused");
+	check(maps("/a//b", NULL), "empty segment refused");
+	check(maps("/a/../b", NULL), ".. refused");
+	check(maps("/a/./b", NULL), ". refused");
+	check(maps("/..", NULL), "/.. refused");
+	check(maps("/a\\b", NULL), "backslash refused");
+	check(maps("/a\nb", NULL), "control character refused");
+	check(maps("/a/.hidden", "/sd/a/.hidden"), "dot file allowed");
+	check(maps("/caf\xc3\xa9.md", "/sd/caf\xc3\xa9.md"), "UTF-8 allowed");
+	check(sdpath_map("/a\0b", 4, small, sizeof small) == 0, "NUL refused");
+	check(sdpath_map("/abcdefg", 8, small, sizeof small) == 0, "too long for the buffer");
+	check(sdpath_backup("/sd/mem/vec/snap.bin", big, sizeof big) == 24 && strcmp(big, "/sd/mem/vec/snap.bin~bak") == 0, "backup name");
+	check(sdpath_backup("/sd/abc", small, sizeof small) == 0, "backup name too long");
+	memset(big, 'a', sizeof big);
+	big[0] = '/';
+	check(sdpath_map(big, 300, small, sizeof small) == 0, "over SDPATH_MAX refused");
+}
+
+static void test_otastate(void)
+{
+	check(strcmp(otastate_name(OTASTATE_IDF_NEW, 1), "new") == 0, "new");
+	check(strcmp(otastate_name(OTASTATE_IDF_PENDING_VERIFY, 1), "pending-verify") == 0, "pending-verify");
+	check(strcmp(otastate_name(OTASTATE_IDF_VALID, 1), "valid") == 0, "valid");
+	check(strcmp(otastate_name(OTASTATE_IDF_INVALID, 1), "invalid") == 0, "invalid");
+	check(strcmp(otastate_name(OTASTATE_IDF_ABORTED, 1), "aborted") == 0, "aborted");
+	check(strcmp(otastate_name(OTASTATE_IDF_UNDEFINED, 1), "undefined") == 0, "undefined");
+	check(strcmp(otastate_name(7, 1), "undefined") == 0, "unknown state");
+	check(strcmp(otastate_name(OTASTATE_IDF_VALID, 0), "undefined") == 0, "no otadata entry");
+	check(otastate_slot(0x10) == 0 && otastate_slot(0x11) == 1, "ota_0, ota_1");
+	check(otastate_slot(0x00) == -1 && otastate_slot(0x12) == -1 && otastate_slot(0x20) == -1, "other subtypes");
+}
+
+static void test_resetreason(void)
+{
+	check(strcmp(resetreason_name(1), "power-on") == 0, "power-on");
+	check(strcmp(resetreason_name(3), "software") == 0, "software");
+	check(strcmp(resetreason_name(4), "panic") == 0, "panic");
+	check(strcmp(resetreason_name(6), "watchdog") == 0, "task watchdog");
+	check(strcmp(resetreason_name(8), "deep-sleep") == 0, "deep sleep");
+	check(strcmp(resetreason_name(9), "brownout") == 0, "brownout");
+	check(strcmp(resetreason_name(11), "external") == 0, "usb");
+	check(strcmp(resetreason_name(0), "unknown") == 0 && strcmp(resetreason_name(99), "unknown") == 0, "unknown");
+}
+
+static int table_ok(const uint8_t *table, size_t size, int *records)
+{
+	size_t pos = 0;
+	panel_record r;
+	*records = 0;
+	while (panel_next(table, size, &pos, &r))
+		(*records)++;
+	return pos == size;
+}
+
+static void test_panel(void)
+{
+	int n;
+	uint8_t c[4], r[4], out[16];
+	uint8_t cut[] = { 0x36, 2, 0, 0x48 };
+	size_t pos = 0;
+	panel_record rec;
+	uint16_t px[2] = { 0x1234, 0xF800 };
+	uint8_t data[2] = { 0xA5, 0x01 };
+	check(table_ok(panel_st7796s_init, panel_st7796s_init_size, &n) && n == 17, "ST7796S table parses whole");
+	check(table_ok(panel_st7701s_init, panel_st7701s_init_size, &n) && n == 34, "ST7701S table parses whole");
+	check(!panel_next(cut, sizeof cut, &pos, &rec) && pos == 0, "cut record refused");
+	check(panel_madctl(0) == 0x48 && panel_madctl(90) == 0x28 && panel_madctl(180) == 0x88 && panel_madctl(270) == 0xE8, "madctl");
+	check(panel_madctl(45) == 0xFF, "bad rotation");
+	check(panel_window(10, 300, 480, 20, c, r) && c[0] == 0 && c[1] == 10 && c[2] == 0x01 && c[3] == 0xE9 && r[0] == 0x01 && r[1] == 0x2C && r[2] == 0x01 && r[3] == 0x3F, "window");
+	check(!panel_window(0, 0, 0, 5, c, r) && !panel_window(0xFFFF, 0, 2, 1, c, r), "empty or overflowing window");
+	/* 0x36 then data 0xA5 0x01: 000110110 110100101 100000001 (27 bits) = 1B 69 60 20 */
+	check(panel_pack9(0x36, data, 2, out, sizeof out) == 4, "pack9 length");
+	check(out[0] == 0x1B && out[1] == 0x69 && out[2] == 0x60 && out[3] == 0x20, "pack9 bits");
+	check(panel_pack9(0x36, data, 2, out, 3) == 0, "pack9 small buffer");
+	panel_swap16(px, 2);
+	check(px[0] == 0x3412 && px[1] == 0x00F8, "swap16");
+}
+
+int main(void)
+{
+	test_sdpath();
+	test_otastate();
+	test_resetreason();
+	test_panel();
+	if (failures) {
+		printf("%d failed\n", failures);
+		return 1;
+	}
+	printf("device glue self-test: ok\n");
+	return 0;
+}
