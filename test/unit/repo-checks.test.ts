@@ -22,6 +22,10 @@ describe('repository checks', () => {
     run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.firmware.json']);
   }, 120_000);
 
+  it('typechecks the device path (hosts/esp32 on our typings of the Moddable SDK) strictly', () => {
+    run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.device.json']);
+  }, 120_000);
+
   it('typechecks the hosts, tools and tests strictly', () => {
     run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
   }, 120_000);

@@ -7,14 +7,10 @@ import Analog from 'embedded:io/analog';
 import I2C from 'embedded:io/i2c';
 import PWM from 'embedded:io/pwm';
 import Serial from 'embedded:io/serial';
-import FT6206 from 'ft6206';
-import GC9A01 from 'gc9a01';
-import GT911 from 'gt911';
-import ILI9341 from 'ili9341';
-import NeoPixel from 'neopixel';
 import { panelBegin, panelEnd, panelOpen, panelSend } from '../native/desk-native.js';
 import type { BoardDescriptor } from '../../../boards/index.ts';
 import { encode } from '../../../src/util/utf8.ts';
+import { drivers } from './drivers.ts';
 import type { AudioOut, Battery, BatteryReading, Clock, Display, LedRing, Microphone, Serial as HalSerial, Touch, TouchEvent } from '../../../src/hal/index.ts';
 
 /** How often touch controllers are polled (their INT lines are not wired on every board). */
@@ -39,7 +35,8 @@ export function createSerial(): HalSerial {
 }
 
 export function createRing(d: BoardDescriptor): LedRing {
-  if (!d.ring) return { count: 0, show: () => undefined };
+  const NeoPixel = drivers.neopixel;
+  if (!d.ring || !NeoPixel) return { count: 0, show: () => undefined };
   const pixels = new NeoPixel({ length: d.ring.leds, pin: d.ring.pin, order: d.ring.order === 'RGB' ? 'RGB' : 'GRB' });
   return {
     count: d.ring.leds,
@@ -65,8 +62,8 @@ export function createDisplay(d: BoardDescriptor): Display {
   };
   const base = { width: d.display.width, height: d.display.height, setBrightness };
   const c = d.display.controller;
-  if (c === 'ili9341' || c === 'gc9a01') {
-    const Driver = c === 'ili9341' ? ILI9341 : GC9A01;
+  const Driver = c === 'ili9341' ? drivers.ili9341 : c === 'gc9a01' ? drivers.gc9a01 : undefined;
+  if (Driver) {
     const screen = new Driver({
       width: d.display.panelWidth,
       height: d.display.panelHeight,
@@ -100,7 +97,9 @@ export function createTouch(d: BoardDescriptor, clock: Clock): Touch {
   if (!d.touch) return { present: false, onTouch: null };
   const t = d.touch;
   const options = { sda: t.i2c.sda, scl: t.i2c.scl, address: t.i2c.address };
-  const driver = t.controller === 'gt911' ? new GT911(options) : new FT6206(options);
+  const Driver = t.controller === 'gt911' ? drivers.gt911 : drivers.ft6206;
+  if (!Driver) return { present: false, onTouch: null };
+  const driver = new Driver(options);
   const touch: Touch = { present: true, onTouch: null };
   // Raw readings are in the panel's own orientation; rotate to the logical screen.
   const rotate = (x: number, y: number): [number, number] => {

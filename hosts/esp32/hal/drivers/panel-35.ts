@@ -1,0 +1,6 @@
+// The SDK drivers the panel-35 image links (boards/panel-35/manifest.json); see ../drivers.ts.
+
+import FT6206 from 'ft6206';
+import type { Drivers } from '../drivers.ts';
+
+export const drivers: Drivers = { ft6206: FT6206 };

@@ -1,0 +1,7 @@
+// The SDK drivers the ring-tft image links (boards/ring-tft/manifest.json); see ../drivers.ts.
+
+import GC9A01 from 'gc9a01';
+import NeoPixel from 'neopixel';
+import type { Drivers } from '../drivers.ts';
+
+export const drivers: Drivers = { gc9a01: GC9A01, neopixel: NeoPixel };
