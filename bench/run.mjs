@@ -240,5 +240,15 @@ console.log('\nAssistant turn (simulator against the provider emulator on loopba
   );
 }
 
+console.log('\nDevice cores (the C hotspots built for RISC-V rv32imc, instructions counted under qemu-user):');
+{
+  const { riscvBench } = await import('./riscv.mjs');
+  try {
+    await riscvBench(row);
+  } catch (e) {
+    row('RISC-V instruction counts', `not measured: ${e.message}`);
+  }
+}
+
 const missed = rows.filter((r) => r.verdict === 'MISSED');
 console.log(`\n${rows.filter((r) => r.target).length - missed.length} of ${rows.filter((r) => r.target).length} targets met${missed.length ? '; missed: ' + missed.map((r) => r.work).join('; ') : ''}.`);

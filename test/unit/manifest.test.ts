@@ -95,4 +95,27 @@ describe('Moddable manifests', () => {
     const top = load(join(ROOT, 'manifest.json'));
     expect(top.platforms?.['...']?.error).toMatch(/esp32/);
   });
+
+  it('gives every manifest one esp32 platform entry, complete on its own (a subplatform entry would replace it, not merge)', () => {
+    const files = ['manifest.json', 'hosts/esp32/manifest.json', ...DEVICE_TYPES.map((b) => `boards/${b}/manifest.json`), 'modules/vecdot/manifest.json', 'modules/sha256/manifest.json', 'modules/utf8/manifest.json'];
+    for (const f of files) {
+      const entries = Object.keys(load(join(ROOT, f)).platforms ?? {}).filter((k) => k === 'esp32' || k.startsWith('esp32/'));
+      expect(entries.length, f).toBeLessThanOrEqual(1);
+    }
+    for (const f of ['manifest.json', ...DEVICE_TYPES.map((b) => `boards/${b}/manifest.json`)]) {
+      const build = load(join(ROOT, f)).platforms?.esp32?.build ?? {};
+      expect(build.PARTITIONS_FILE, f).toBe('$(DESK_ROOT)/partitions.csv');
+      expect(build.SDKCONFIGPATH, f).toMatch(/sdkconfig$/);
+    }
+    const host = load(join(ROOT, 'hosts/esp32/manifest.json')) as Manifest & { platforms: Record<string, { defines?: Record<string, Record<string, number>> }> };
+    expect(host.platforms['esp32']?.defines?.['sha256']?.['mbedtls']).toBe(1);
+  });
+
+  it('preloads the firmware module and boots it from a main that is not preloaded', () => {
+    const top = load(join(ROOT, 'manifest.json')) as Manifest & { creation: { main: string } };
+    expect(top.preload).toContain('firmware');
+    expect(top.creation.main).toBe('main');
+    expect(top.preload).not.toContain('main');
+    expect(readFileSync(join(ROOT, 'hosts/esp32/main.js'), 'utf8')).toMatch(/import \{ start \} from "firmware";\s+start\(\);/);
+  });
 });

@@ -1,0 +1,100 @@
+// The device build as far as it runs without the Moddable SDK: the clear
+// refusal without a toolchain, the per-board firmware bundle (release defines
+// only, only the board's drivers), the mcconfig command line, and that every
+// host function desk-native.js binds exists in the C the manifests link.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bundleDevice, checkToolchain, mcconfigArgs } from '../../tools/build-device.mjs';
+import { testCaPem } from '../../tools/test-ca.mjs';
+import { ensureTestSigningKey } from '../../tools/test-keys.mjs';
+import { DEVICE_TYPES } from '../../src/hal/index.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const out = mkdtempSync(join(tmpdir(), 'device-build-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+const DRIVER_MANIFESTS: Record<string, string> = {
+  ili9341: '$(MODDABLE)/modules/drivers/ili9341/manifest.json',
+  gc9a01: '$(MODDABLE)/modules/drivers/gc9a01/manifest.json',
+  ft6206: '$(MODDABLE)/modules/drivers/ft6206/manifest.json',
+  gt911: '$(MODDABLE)/modules/drivers/gt911/manifest.json',
+  neopixel: '$(MODDABLE)/modules/drivers/neopixel/manifest.json',
+};
+const IMPORT = /^import .* from "([^"]+)";$/gm;
+
+describe('npm run build:device without a toolchain', () => {
+  it('names what is missing', () => {
+    const t = checkToolchain({});
+    expect(t.ok).toBe(false);
+    expect(t.missing.join('\n')).toMatch(/MODDABLE is not set/);
+    expect(t.missing.join('\n')).toMatch(/IDF_PATH is not set/);
+    expect(checkToolchain({ MODDABLE: out, IDF_PATH: out }).missing.join('\n')).toMatch(/is not a Moddable SDK[\s\S]*not an ESP-IDF checkout/);
+  });
+
+  it('stops with that message and a non-zero exit, and refuses an unknown board', () => {
+    const env = { ...process.env, MODDABLE: '', IDF_PATH: '' };
+    const r = spawnSync(process.execPath, ['tools/build-device.mjs', '--board', 'panel-35'], { cwd: ROOT, encoding: 'utf8', env });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/cannot build the panel-35 image here:\n {2}- MODDABLE is not set/);
+    const flash = spawnSync(process.execPath, ['tools/build-device.mjs', '--flash', '--board', 'ring-tft'], { cwd: ROOT, encoding: 'utf8', env });
+    expect(flash.status).toBe(1);
+    expect(flash.stderr).toMatch(/^flash: cannot build the ring-tft image here/);
+    const bad = spawnSync(process.execPath, ['tools/build-device.mjs', '--board', 'eink'], { cwd: ROOT, encoding: 'utf8', env });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--board must be one of ring-tft, panel-28, panel-35, panel-40/);
+  });
+
+  it('runs mcconfig for esp32/esp32s3 on the board manifest (deploy to flash)', () => {
+    const args = mcconfigArgs('panel-40');
+    expect(args.slice(0, 3)).toEqual(['-m', '-p', 'esp32/esp32s3']);
+    expect(args.at(-1)).toBe(join(ROOT, 'boards/panel-40/manifest.json'));
+    expect(mcconfigArgs('panel-40', { flash: true, port: '/dev/ttyACM0' })).toEqual(expect.arrayContaining(['-t', 'deploy', 'UPLOAD_PORT=/dev/ttyACM0']));
+  });
+});
+
+describe('the device firmware bundle', () => {
+  for (const board of DEVICE_TYPES) {
+    it(`${board}: a release module importing only what its manifest links`, async () => {
+      const { outDir, build } = await bundleDevice(board, { outRoot: out, version: 'v9.8.7' });
+      const js = readFileSync(join(outDir, 'firmware.js'), 'utf8');
+      expect(build.testBuild).toBe(false);
+      expect(js).toContain(`"${board}"`);
+      // a release image carries neither the test CA nor the local test signing key
+      expect(js).not.toContain(testCaPem().trim().split('\n')[1]);
+      expect(js).not.toContain(ensureTestSigningKey().publicKeyHex);
+      const imports = [...js.matchAll(IMPORT)].map((m) => m[1]!);
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'boards', board, 'manifest.json'), 'utf8')) as { include: string[] };
+      for (const name of imports.filter((i) => i in DRIVER_MANIFESTS)) expect(manifest.include).toContain(DRIVER_MANIFESTS[name]);
+      for (const [name, path] of Object.entries(DRIVER_MANIFESTS)) if (manifest.include.includes(path)) expect(imports).toContain(name);
+      expect(imports).toContain('desk-native');
+      expect(readFileSync(join(outDir, 'sdkconfig/sdkconfig.defaults'), 'utf8')).toMatch(/CONFIG_APP_PROJECT_VER="v9.8.7"\n$/);
+    }, 60_000);
+  }
+});
+
+describe('desk-native.js', () => {
+  const js = readFileSync(join(ROOT, 'hosts/esp32/native/desk-native.js'), 'utf8');
+  const bindings = [...js.matchAll(/^function (\w+)\([^)]*\) @ "(\w+)";$/gm)].map((m) => ({ name: m[1]!, c: m[2]! }));
+  const cFiles = [
+    'modules/vecdot/xs_vecdot.c', 'modules/sha256/xs_sha256.c', 'modules/utf8/xs_utf8.c',
+    ...['desk_sd', 'desk_ota', 'desk_sys', 'desk_nvs', 'desk_panel'].map((f) => `hosts/esp32/native/${f}.c`),
+  ].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
+
+  it('binds every host function to C that the manifests link', () => {
+    expect(bindings.length).toBeGreaterThan(40);
+    const missing = bindings.filter((b) => !new RegExp(`^void ${b.c}\\(xsMachine \\*the\\)$`, 'm').test(cFiles)).map((b) => b.c);
+    expect(missing).toEqual([]);
+  });
+
+  it('exports what desk-native.d.ts declares, and nothing else', () => {
+    const dts = readFileSync(join(ROOT, 'hosts/esp32/native/desk-native.d.ts'), 'utf8');
+    const declared = [...dts.matchAll(/^export declare (?:const|function) (\w+)/gm)].map((m) => m[1]).sort();
+    const exported = /export \{([^}]*)\}/.exec(js)![1]!.split(',').map((s) => s.trim()).filter(Boolean).sort();
+    expect(exported).toEqual(declared);
+    expect(bindings.map((b) => b.name).sort()).toEqual(declared);
+  });
+});
