@@ -32,6 +32,9 @@ export async function exchange(code: string): Promise<{ ok: boolean; message: st
 }
 
 async function acceptLegacy(t: string): Promise<void> {
+  // Accepted once: the token this browser already keeps (the setup network
+  // hands it out again on every visit until Wi-Fi is set up) is only stripped.
+  if (t === tokens.get()) return;
   // Checked before it is kept: a stale link must not replace a working sign-in.
   const r = await call('/api/state', { token: t });
   if (r.ok) {

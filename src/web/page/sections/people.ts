@@ -1,10 +1,53 @@
-// People: who may talk to the device in chat, their role (admin, user,
-// guest, unknown = revoked) and quotas (0 restores the role's default).
+// People: the chat messenger (bot token, write-only; the allowlist, whose
+// first entry is the owner; moderation switches: human-web-only settings),
+// who may talk to the device, their role (admin, user, guest, unknown =
+// revoked) and quotas (0 restores the role's default).
 
 import { post } from '../api.ts';
 import type { Section } from '../app.ts';
-import { busy, card, field, h, message, text } from '../dom.ts';
+import { busy, card, check, field, h, message, text } from '../dom.ts';
 import { listIn, loadList } from './generic.ts';
+
+interface ChatView {
+  tokenSet?: boolean;
+  bot?: { username?: string | null } | null;
+  allowlist?: string[];
+  moderation?: { inbound?: boolean; outbound?: boolean; fetched?: boolean };
+  status?: { state?: string; lastError?: string | null };
+}
+
+function chatSettings(c: ChatView): HTMLElement[] {
+  const tokenInput = h('input', { type: 'password', name: 'tg_token', autocomplete: 'off', spellcheck: 'false' });
+  const allow = h('input', { type: 'text', name: 'tg_allow', value: (c.allowlist ?? []).join(', '), spellcheck: 'false' });
+  const modIn = h('input', { name: 'moderate_in', checked: c.moderation?.inbound === true });
+  const modOut = h('input', { name: 'moderate_out', checked: c.moderation?.outbound === true });
+  const modFetch = h('input', { name: 'screen_fetched', checked: c.moderation?.fetched === true });
+  const msg = message();
+  const save = h('button', { type: 'submit' }, 'Save');
+  const form = h(
+    'form',
+    null,
+    h('p', { class: 'muted' }, `Bot: ${c.bot?.username ? `@${c.bot.username}` : c.tokenSet ? 'token set' : 'no token'}; ${text(c.status?.state)}${c.status?.lastError ? ` (${c.status.lastError})` : ''}.`),
+    field('Bot token', tokenInput, c.tokenSet ? 'A token is set (never shown). Paste a new one to replace it.' : 'From BotFather: <bot id>:<secret>.'),
+    field('Allowed chats', allow, 'Chat ids separated by commas; the first is the owner. Empty: every chat is refused.'),
+    check('Screen incoming guest messages (refused when the screen is unsure)', modIn),
+    check('Screen replies to guests (a flagged reply is held back)', modOut),
+    check('Screen fetched web content for injected instructions', modFetch),
+    save,
+    msg,
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void busy(save, async () => {
+      const fields: Record<string, string> = { tg_allow: allow.value, moderate_in: modIn.checked ? '1' : '0', moderate_out: modOut.checked ? '1' : '0', screen_fetched: modFetch.checked ? '1' : '0' };
+      if (tokenInput.value.trim()) fields['tg_token'] = tokenInput.value.trim();
+      const r = await post('/api/chat', fields);
+      msg.say(r.ok ? 'Saved.' : r.message, r.ok ? 'ok' : 'bad');
+      if (r.ok) tokenInput.value = '';
+    });
+  });
+  return [form];
+}
 
 const ROLES = ['admin', 'user', 'guest', 'unknown'];
 const QUOTAS: Array<[string, string]> = [
@@ -44,12 +87,14 @@ export const people: Section = {
   title: 'People',
   async render(host) {
     const list = h('div');
+    const chat = h('div');
+    host.append(card('Chat messenger', chat));
     host.append(card('People and roles', h('p', { class: 'muted' }, 'Admins manage the device from chat; users and guests may converse; unknown means revoked. The last admin cannot be demoted.'), list));
     const load = (): Promise<unknown> =>
       loadList(list, '/api/people', 'People and roles', (data) => {
         const items = listIn(data, 'people', 'tenants');
         return items.length ? h('ul', { class: 'items' }, items.map((p) => person(p, () => void load()))) : h('p', { class: 'muted' }, 'Nobody yet: add chats to the allowlist first.');
       });
-    await load();
+    await Promise.all([load(), loadList(chat, '/api/chat', 'The chat messenger', (data) => chatSettings(data as ChatView))]);
   },
 };
