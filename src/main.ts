@@ -24,6 +24,9 @@ import { installProviderSettings } from './providers/settings.ts';
 import { installWireConsole } from './providers/console.ts';
 import { installAssistant, type Assistant, type TurnWire } from './turn/index.ts';
 import { installStorage } from './storage/index.ts';
+import { Files, installFiles } from './files/index.ts';
+import { installMusic } from './music/index.ts';
+import { MusicPlayer } from './music/player.ts';
 import { Memory } from './memory/index.ts';
 import { installMemory } from './memory/install.ts';
 import { embeddingKeys } from './memory/keys.ts';
@@ -84,6 +87,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const tls = new DeviceTlsPolicy(store('net'));
   const hotspots = chooseHotspots(hal);
   log.info('boot', `hotspots: ${describeHotspots(hotspots)}, utf8 ${nativeUtf8InUse() ? 'C' : 'TS'}`);
+  const card = new Card(hal.sd);
+  const client = new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`);
   const ctx: Context = {
     hal,
     log,
@@ -97,8 +102,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     token,
     signin,
     tls,
-    card: new Card(hal.sd),
-    client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
+    card,
+    client,
     defer: (task) => void hal.clock.setTimeout(task, 0),
     // Before any subsystem installs, so each can register its tools.
     tools: new ToolRegistry((m) => log.error('tools', m)),
@@ -107,6 +112,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     timeline: new Timeline(hal.clock, log),
     memory: new Memory(hal, log, store('mem'), hotspots, random),
+    files: new Files({ sd: hal.sd, card, clock: hal.clock, log, client, nvs: store('files'), random, notify: (key, text) => void ctx.outbox.post(key, text) }),
+    music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
   };
 
   installSystem(ctx);
@@ -118,6 +125,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const wire = installWireConsole(ctx, providers);
   const assistant = installAssistant(ctx, providers, options.wire ?? wire);
   installStorage(ctx);
+  installFiles(ctx);
+  installMusic(ctx);
   installMemory(ctx, { keys: embeddingKeys(providers) });
   installDangerZone(ctx);
   installWeb(ctx);

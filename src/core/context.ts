@@ -19,6 +19,8 @@ import type { Timeline } from '../system/timeline.ts';
 import type { ToolRegistry } from '../mcp/registry.ts';
 import type { DeviceActions } from '../device/actions.ts';
 import type { Memory } from '../memory/index.ts';
+import type { Files } from '../files/index.ts';
+import type { MusicPlayer } from '../music/player.ts';
 import type { Hotspots } from './hotspots.ts';
 import type { Store } from './store.ts';
 
@@ -58,4 +60,8 @@ export interface Context {
   timeline: Timeline;
   /** Long-term memory: vector store, episodic log (append(row)), running memory, scratchpad (src/memory/). */
   memory: Memory;
+  /** The artifact file store, downloads (files.fetch approvals) and the chat hooks (src/files/index.ts). */
+  files: Files;
+  /** Music from the card's /music folder: command(text) for /play and PLAY, play, pause, stop (src/music/player.ts). */
+  music: MusicPlayer;
 }

@@ -70,8 +70,21 @@ export interface PcmFormat {
   channels: 1 | 2;
 }
 
+/** Compressed streams an output may decode itself (its codec or decoder library). */
+export type EncodedCodec = 'mp3';
+
 export interface AudioOut {
   readonly present: boolean;
+  /**
+   * Compressed formats this output decodes itself; absent or empty: 16-bit
+   * PCM only. A stream started with startEncoded() takes whole encoded
+   * frames; queued, onNeed and stop() work as for PCM.
+   */
+  readonly codecs?: readonly EncodedCodec[];
+  /** Starts a stream of encoded frames (a codec listed in codecs); format is what the frames decode to. */
+  startEncoded?(codec: EncodedCodec, format: PcmFormat): void;
+  /** Queues whole encoded frames that decode to `frames` samples per channel. */
+  writeEncoded?(data: Uint8Array, frames: number): void;
   /** Starts a stream; write() queues PCM; onNeed asks for more. */
   start(format: PcmFormat): void;
   write(pcm: Int16Array): void;

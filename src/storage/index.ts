@@ -1,34 +1,76 @@
 // The storage subsystem's face: the sd= status field, the files summary and
-// sd status in the state snapshot, and GET /api/sdprobe (re-probe the card;
-// a card inserted later upgrades the tier without a reboot).
+// sd status in the state snapshot, GET /api/sdprobe (re-probe the card; a
+// card inserted later upgrades the tier without a reboot), a periodic probe
+// (so a card inserted or pulled while nobody asks is noticed within
+// CARD_PROBE_MS), a device timeline row per tier change, and the console's
+// SDCHECK.
 
 import type { Context } from '../core/context.ts';
 import { jsonResponse } from '../net/http/errors.ts';
+import { encode, decode } from '../util/utf8.ts';
+import type { CardState } from './card.ts';
+
+/** How often the card is probed (a card-detect read on the device). */
+export const CARD_PROBE_MS = 10_000;
+const CHECK_PATH = '/sdcheck.tmp';
+
+function describe(c: CardState): string {
+  if (c.tier === 'none') return 'no card';
+  if (c.tier === 'unsupported') return `an unsupported card of ${c.totalBytes} bytes (under 1 GB)`;
+  return c.totalBytes === null ? 'a card of unknown size (512 MB default quota)' : `a card of ${c.totalBytes} bytes`;
+}
 
 export function installStorage(ctx: Context): void {
   const { card } = ctx;
-  ctx.status.field('sd', () => card.statusWord());
-  ctx.status.section(() => {
+  const summary = (): Record<string, unknown> => {
     const c = card.get();
+    const s = c.tier === 'present' ? ctx.files.store.summary() : { count: 0, bytes: 0 };
     return {
-      sd: card.statusWord(),
-      // The artifact store fills count and bytes in when it lands; until then it holds nothing.
-      files: {
-        present: c.tier === 'present',
-        unsupported: c.tier === 'unsupported',
-        count: 0,
-        bytes: 0,
-        quota: c.quota,
-        cardFree: c.freeBytes,
-      },
+      present: c.tier === 'present',
+      unsupported: c.tier === 'unsupported',
+      count: s.count,
+      bytes: s.bytes,
+      quota: c.quota,
+      cardFree: c.freeBytes,
     };
+  };
+  ctx.status.field('sd', () => card.statusWord());
+  ctx.status.section(() => ({ sd: card.statusWord(), files: summary() }));
+  card.onChange((now, before) => {
+    ctx.log.info('sd', `card: ${describe(before)} -> ${describe(now)}`);
+    ctx.timeline.row('storage', `SD card: ${describe(now)} (was ${describe(before)})`);
   });
+  ctx.hal.clock.setInterval(() => card.probe(), CARD_PROBE_MS);
   ctx.router.add({
     method: 'GET',
     path: '/api/sdprobe',
     handler: () => {
       const c = card.probe();
-      return jsonResponse({ sd: card.statusWord(), tier: c.tier, quota: c.quota, cardTotal: c.totalBytes, cardFree: c.freeBytes });
+      return jsonResponse({ sd: card.statusWord(), tier: c.tier, quota: c.quota, cardTotal: c.totalBytes, cardFree: c.freeBytes, files: summary() });
+    },
+  });
+  ctx.console.register({
+    verb: 'SDCHECK',
+    help: 'probe the SD card, print its tier and figures, and write, read back and remove a test file',
+    run: (c) => {
+      const s = card.probe();
+      c.out(`sd=${card.statusWord()} tier=${s.tier} total=${s.totalBytes ?? '-'} free=${s.freeBytes ?? '-'} quota=${s.quota}`);
+      const f = summary();
+      c.out(`files=${String(f['count'])} bytes=${String(f['bytes'])}`);
+      if (s.tier === 'none') return;
+      const sd = ctx.hal.sd;
+      try {
+        const data = encode(`sdcheck ${ctx.hal.clock.monoMs()}`);
+        const w = sd.open(CHECK_PATH, 'w');
+        w.write(data);
+        w.sync();
+        w.close();
+        const back = decode(sd.read(CHECK_PATH, 0, data.length + 8));
+        sd.remove(CHECK_PATH);
+        c.out(back === decode(data) ? 'rw=pass' : 'rw=fail read back different bytes');
+      } catch (e) {
+        c.out(`rw=fail ${e instanceof Error ? e.message : String(e)}`);
+      }
     },
   });
 }

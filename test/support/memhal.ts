@@ -113,8 +113,15 @@ export class MemBattery implements Battery {
 
 export class MemAudio implements AudioOut {
   readonly present = true;
+  /** Decodes MP3 itself, like the simulator's and the device's outputs (AudioOut.codecs). */
+  codecs: Array<'mp3'> = ['mp3'];
   format: PcmFormat | null = null;
   samples: Int16Array[] = [];
+  /** The codec of the running stream (null: PCM) and the encoded writes with their frame counts. */
+  codec: 'mp3' | null = null;
+  encoded: Array<{ data: Uint8Array; frames: number }> = [];
+  /** Streams started, PCM and encoded. */
+  starts = 0;
   volume = 50;
   onNeed: (() => void) | null = null;
   get queued(): number {
@@ -122,12 +129,23 @@ export class MemAudio implements AudioOut {
   }
   start(format: PcmFormat): void {
     this.format = format;
+    this.codec = null;
+    this.starts++;
+  }
+  startEncoded(codec: 'mp3', format: PcmFormat): void {
+    this.format = format;
+    this.codec = codec;
+    this.starts++;
+  }
+  writeEncoded(data: Uint8Array, frames: number): void {
+    this.encoded.push({ data: data.slice(), frames });
   }
   write(pcm: Int16Array): void {
     this.samples.push(pcm.slice());
   }
   stop(): void {
     this.format = null;
+    this.codec = null;
   }
   setVolume(level: number): void {
     this.volume = level;

@@ -3,6 +3,7 @@
 
 import type {
   AudioOut,
+  EncodedCodec,
   Battery,
   BatteryReading,
   Ble,
@@ -78,6 +79,8 @@ export function createAudio(): AudioOut {
   let channels = 1;
   const audio: AudioOut = {
     present: true,
+    // The board records encoded streams as they are and paces them by their frames (docs/sim-protocol.md).
+    codecs: ['mp3'],
     onNeed: null,
     get queued() {
       return queued;
@@ -90,6 +93,15 @@ export function createAudio(): AudioOut {
     write(pcm: Int16Array) {
       queued += Math.floor(pcm.length / channels);
       send('audio.write', {}, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    },
+    startEncoded(codec: EncodedCodec, format: PcmFormat) {
+      queued = 0;
+      channels = format.channels === 2 ? 2 : 1;
+      send('audio.startEncoded', { codec, ...format });
+    },
+    writeEncoded(data: Uint8Array, frames: number) {
+      queued += frames;
+      send('audio.writeEncoded', { frames }, data);
     },
     stop() {
       queued = 0;

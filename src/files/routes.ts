@@ -1,0 +1,153 @@
+// The file routes (the owner's view: the token holder is the device owner
+// and sees every file): GET /api/files/list, GET /api/files/dl (streams one
+// file from the card), and the web page's Safety > Downloads: GET and POST
+// /api/downloads (url policy, pending approvals, recent jobs).
+
+import type { Context } from '../core/context.ts';
+import { parseForm, queryParams } from '../net/http/body.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import type { HttpResponse } from '../net/http/types.ts';
+import { URL_POLICIES } from './fetch.ts';
+import type { Files } from './index.ts';
+import { FilesError, type FileMeta } from './store.ts';
+
+const DL_CHUNK = 4096;
+const QUOTE = /"/g;
+
+const CONTENT_TYPES: Record<string, string> = {
+  markdown: 'text/markdown; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+  log: 'text/plain; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  json: 'application/json',
+  pdf: 'application/pdf',
+};
+
+function filesError(e: unknown): HttpResponse {
+  if (e instanceof FilesError) {
+    const status = e.code === 'not-found' ? 404 : e.code === 'bad-input' ? 400 : e.code === 'no-card' || e.code === 'unsupported' || e.code === 'card-removed' ? 409 : 500;
+    return errorResponse(status, e.code, e.message);
+  }
+  throw e;
+}
+
+export function filesListing(files: Files, ctx: Context): Record<string, unknown> {
+  const c = ctx.card.get();
+  if (c.tier !== 'present') return { present: false, unsupported: c.tier === 'unsupported', count: 0, bytes: 0, quota: 0, cardTotal: c.totalBytes, cardFree: c.freeBytes, freeBytes: 0, files: [] };
+  const list: FileMeta[] = files.store.list(null);
+  const used = files.store.usedBytes();
+  return {
+    present: true,
+    unsupported: false,
+    count: list.length,
+    bytes: used,
+    quota: c.quota,
+    cardTotal: c.totalBytes,
+    cardFree: c.freeBytes,
+    freeBytes: files.store.room(),
+    files: list,
+  };
+}
+
+export function installFileRoutes(ctx: Context, files: Files): void {
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/files/list',
+    handler: () => {
+      try {
+        ctx.card.probe();
+        return jsonResponse(filesListing(files, ctx));
+      } catch (e) {
+        return filesError(e);
+      }
+    },
+  });
+
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/files/dl',
+    handler: (req) => {
+      const q = queryParams(req);
+      let project = q.get('project') ?? '';
+      let name = q.get('name') ?? '';
+      const ref = q.get('ref') ?? q.get('file');
+      if (ref && !project) {
+        const slash = ref.indexOf('/');
+        project = slash < 0 ? '' : ref.slice(0, slash);
+        name = slash < 0 ? ref : ref.slice(slash + 1);
+      }
+      let meta: FileMeta;
+      try {
+        meta = files.store.stat(null, project, name);
+      } catch (e) {
+        return filesError(e);
+      }
+      const store = files.store;
+      return {
+        status: 200,
+        headers: {
+          'Content-Type': CONTENT_TYPES[meta.kind] ?? 'application/octet-stream',
+          'Content-Disposition': `attachment; filename="${meta.name.replace(QUOTE, '')}"`,
+          'Cache-Control': 'no-store',
+        },
+        stream: {
+          length: meta.size,
+          start(w) {
+            let at = 0;
+            const pump = (): void => {
+              while (at < meta.size) {
+                let chunk: Uint8Array;
+                try {
+                  chunk = store.readBytes(meta, at, Math.min(DL_CHUNK, meta.size - at));
+                } catch (e) {
+                  w.abort(e instanceof Error ? e.message : 'card read failed');
+                  return;
+                }
+                if (!chunk.length) {
+                  w.abort('the file shrank while it was sent');
+                  return;
+                }
+                at += chunk.length;
+                if (!w.write(chunk)) {
+                  w.onDrain = pump;
+                  return;
+                }
+              }
+              w.onDrain = null;
+              w.end();
+            };
+            pump();
+          },
+        },
+      };
+    },
+  });
+
+  const downloads = files.downloads;
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/downloads',
+    handler: () => jsonResponse({ policy: downloads.policy(), policies: URL_POLICIES, pending: downloads.pending(), jobs: downloads.jobs() }),
+  });
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/downloads',
+    handler: (req) => {
+      const f = parseForm(req);
+      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
+      const action = f.form.fields.get('action') ?? '';
+      if (action === 'policy') {
+        const value = f.form.fields.get('value') ?? '';
+        if (!downloads.setPolicy(value)) return errorResponse(400, 'bad-policy', `value must be one of ${URL_POLICIES.join(', ')}.`);
+        return jsonResponse({ policy: downloads.policy() });
+      }
+      if (action === 'approve' || action === 'deny') {
+        const id = f.form.fields.get('id') ?? '';
+        const r = action === 'approve' ? downloads.approve(id) : downloads.deny(id);
+        if (!r.ok) return errorResponse(r.code === 'not-found' ? 404 : 409, r.code, r.message);
+        return jsonResponse({ id: r.id, message: r.message });
+      }
+      return errorResponse(400, 'bad-action', 'action must be policy, approve or deny.');
+    },
+  });
+}

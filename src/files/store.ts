@@ -1,0 +1,514 @@
+// The artifact file store (spec "Artifact file", "Limits: file store,
+// artifact save", Authentication 18): files under /mem/files/<project>/<name>
+// on the SD card, each with its metadata (project, name, kind, size, created,
+// provider file id, owner, share flag), a quota of card capacity minus
+// 512 MB, and per-person visibility.
+//
+// Persistence: metadata first, then the data, each written to a '.part'
+// file, synced, and renamed over the old one. A power cut or a pulled card
+// leaves the old file or the new one, never a partial file: '.part' files
+// are removed when the store next opens, and metadata without data is
+// dropped then. A save keeps the original creation time and owner.
+//
+// Visibility: the device owner (person null) sees every file; anyone else
+// sees their own and shared ones. Another person's file is invisible
+// (answered as not found) and never overwritten by anyone: saving over a
+// name another person holds is refused without saying whose it is.
+//
+// An in-RAM index (built by one scan when a live card is first used, and
+// again after every tier change) keeps listing and the quota cheap.
+
+import type { Clock, SdCard } from '../hal/index.ts';
+import { HalError } from '../hal/index.ts';
+import type { Log } from '../log/log.ts';
+import type { CardState } from '../storage/card.ts';
+import { decode, encode } from '../util/utf8.ts';
+import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
+import { FILES_ROOT, META_DIR, checkName, checkProject, filePath, isText, kindOf, metaPath, projectDir } from './names.ts';
+import type { FilePeople } from './people.ts';
+
+export type FilesErrorCode =
+  | 'no-card'
+  | 'unsupported'
+  | 'not-found'
+  | 'bad-input'
+  | 'name-taken'
+  | 'quota'
+  | 'card-full'
+  | 'card-removed'
+  | 'forbidden'
+  | 'too-large'
+  | 'not-text'
+  | 'io';
+
+export class FilesError extends Error {
+  constructor(
+    readonly code: FilesErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface FileMeta {
+  project: string;
+  name: string;
+  kind: string;
+  size: number;
+  /** Wall-clock ms of the first save. */
+  created: number;
+  /** The provider's id for this file when it was uploaded to one (null: none). */
+  providerFileId: string | null;
+  /** The person's chat id (null: the device owner). */
+  owner: string | null;
+  share: boolean;
+}
+
+/** The card as the store needs it (src/storage/card.ts). */
+export interface CardView {
+  get(): CardState;
+  live(): boolean;
+  probe(): CardState;
+}
+
+export interface StoreDeps {
+  sd: SdCard;
+  card: CardView;
+  clock: Clock;
+  log: Log;
+  people: () => FilePeople;
+}
+
+/** Bytes written to the card per call (one SD sector cluster's worth). */
+export const WRITE_CHUNK = 4096;
+/** files.read returns at most this many bytes per call. */
+export const READ_WINDOW = 8192;
+/** files.search reads at most this much of each file. */
+export const SEARCH_READ_MAX = 64 * 1024;
+
+const PART = '.part';
+const WORD_SPLIT = /[\s.,;:!?()[\]{}"'`<>|/\\*#=+~^&%$@_-]+/;
+
+function key(project: string, name: string): string {
+  return `${project.toLowerCase()}/${name.toLowerCase()}`;
+}
+
+/** A writer into a '.part' file that becomes the target only on commit(). */
+export interface PartWriter {
+  readonly written: number;
+  write(bytes: Uint8Array): void;
+  /** Syncs and renames into place. */
+  commit(): void;
+  /** Removes the part file (best effort). */
+  abort(): void;
+}
+
+export class ArtifactStore {
+  private index: Map<string, FileMeta> | null = null;
+  private projects = new Map<string, string>();
+  private used = 0;
+  /** STORAGE <pct> (test console): pretend this many bytes of the quota are used. */
+  private simulated: number | null = null;
+
+  constructor(private readonly deps: StoreDeps) {}
+
+  /** The card changed tier: the next use rescans. */
+  reset(): void {
+    this.index = null;
+    this.projects.clear();
+    this.used = 0;
+  }
+
+  /** Throws the legible reason files cannot be used now (no card, unsupported card). */
+  requireCard(): void {
+    const tier = this.deps.card.get().tier;
+    if (tier === 'none') throw new FilesError('no-card', 'No SD card is inserted: files need a card of 1 GB or more. Insert one and try again.');
+    if (tier === 'unsupported') throw new FilesError('unsupported', 'The SD card is smaller than 1 GB, which is not supported: nothing can be saved on it. Use a card of 1 GB or more.');
+  }
+
+  /** Wraps card failures into a clear error, re-probing when the card vanished. */
+  private cardFailure(e: unknown, what: string): FilesError {
+    if (e instanceof FilesError) return e;
+    if (e instanceof HalError) {
+      if (e.code === 'ENOCARD') {
+        this.deps.card.probe();
+        return new FilesError('card-removed', `The SD card was removed during ${what}; nothing was saved and no partial file was left.`);
+      }
+      if (e.code === 'ENOSPC') return new FilesError('card-full', `The SD card is full: ${what} did not fit. Free some space and try again.`);
+      return new FilesError('io', `The SD card failed during ${what} (${e.code}): ${e.message}`);
+    }
+    return new FilesError('io', `${what} failed: ${errorMessage(e)}`);
+  }
+
+  private load(): Map<string, FileMeta> {
+    this.requireCard();
+    if (this.index) return this.index;
+    const { sd, log } = this.deps;
+    const index = new Map<string, FileMeta>();
+    const projects = new Map<string, string>();
+    let used = 0;
+    try {
+      if (sd.stat(FILES_ROOT)) {
+        for (const p of sd.list(FILES_ROOT)) {
+          if (!p.isDir || checkProject(p.name) !== null) continue;
+          projects.set(p.name.toLowerCase(), p.name);
+          const metas = new Map<string, Record<string, unknown>>();
+          const mdir = `${projectDir(p.name)}/${META_DIR}`;
+          if (sd.stat(mdir)) {
+            for (const m of sd.list(mdir)) {
+              if (m.isDir) continue;
+              const path = `${mdir}/${m.name}`;
+              if (m.name.endsWith(PART)) {
+                sd.remove(path);
+                continue;
+              }
+              const r = parseJson(decode(sd.read(path, 0, 4096)));
+              if (r.ok && isPlainObject(r.value)) metas.set(m.name.slice(0, -'.json'.length).toLowerCase(), r.value);
+            }
+          }
+          const seen = new Set<string>();
+          for (const f of sd.list(projectDir(p.name))) {
+            if (f.isDir) continue;
+            const path = `${projectDir(p.name)}/${f.name}`;
+            if (f.name.endsWith(PART)) {
+              sd.remove(path); // the leftover of an interrupted save
+              continue;
+            }
+            if (checkName(f.name) !== null) continue;
+            const m = metas.get(f.name.toLowerCase()) ?? {};
+            seen.add(f.name.toLowerCase());
+            const meta: FileMeta = {
+              project: p.name,
+              name: f.name,
+              kind: typeof m['kind'] === 'string' ? m['kind'] : kindOf(f.name),
+              size: f.size,
+              created: typeof m['created'] === 'number' ? m['created'] : (sd.stat(path)?.mtimeMs ?? 0),
+              providerFileId: typeof m['providerFileId'] === 'string' ? m['providerFileId'] : null,
+              owner: typeof m['owner'] === 'string' ? m['owner'] : null,
+              share: m['share'] === true,
+            };
+            index.set(key(p.name, f.name), meta);
+            used += f.size;
+          }
+          // Metadata whose data never landed (a save cut between the two): drop it.
+          for (const name of metas.keys()) if (!seen.has(name)) for (const m of sd.list(mdir)) if (m.name.toLowerCase() === `${name}.json`) sd.remove(`${mdir}/${m.name}`);
+        }
+      }
+    } catch (e) {
+      throw this.cardFailure(e, 'reading the file store');
+    }
+    this.index = index;
+    this.projects = projects;
+    this.used = used;
+    log.info('files', `file store: ${index.size} files, ${used} bytes`);
+    return index;
+  }
+
+  /** Files and bytes in the store (0 without a usable card). */
+  summary(): { count: number; bytes: number } {
+    if (!this.deps.card.live()) return { count: 0, bytes: 0 };
+    try {
+      const index = this.load();
+      return { count: index.size, bytes: this.usedBytes() };
+    } catch {
+      return { count: 0, bytes: 0 };
+    }
+  }
+
+  /** Bytes counted against the quota (the STORAGE test override included). */
+  usedBytes(): number {
+    return this.simulated === null ? this.used : Math.max(this.used, this.simulated);
+  }
+
+  quota(): number {
+    return this.deps.card.get().quota;
+  }
+
+  /** STORAGE <pct>: pretend pct % of the quota is used (null: off). */
+  simulateUse(pct: number | null): void {
+    this.simulated = pct === null ? null : Math.floor((this.quota() * pct) / 100);
+  }
+
+  private visibleTo(meta: FileMeta, person: string | null): boolean {
+    if (person === null) return true;
+    if (this.deps.people().roleOf(person) === 'unknown') return false;
+    return meta.owner === person || meta.share;
+  }
+
+  private validate(project: unknown, name: unknown): { project: string; name: string } {
+    const pe = checkProject(project);
+    if (pe) throw new FilesError('bad-input', pe);
+    const ne = checkName(name);
+    if (ne) throw new FilesError('bad-input', ne);
+    return { project: project as string, name: name as string };
+  }
+
+  /** Visible files, sorted by project then name. */
+  list(person: string | null, project?: string): FileMeta[] {
+    const index = this.load();
+    const p = project?.toLowerCase();
+    return [...index.values()]
+      .filter((m) => this.visibleTo(m, person) && (p === undefined || m.project.toLowerCase() === p))
+      .sort((a, b) => (key(a.project, a.name) < key(b.project, b.name) ? -1 : 1))
+      .map((m) => ({ ...m }));
+  }
+
+  /** One visible file's metadata; another person's file is not found. */
+  stat(person: string | null, project: unknown, name: unknown): FileMeta {
+    const v = this.validate(project, name);
+    const meta = this.load().get(key(v.project, v.name));
+    if (!meta || !this.visibleTo(meta, person)) throw new FilesError('not-found', `No file ${v.project}/${v.name}.`);
+    return { ...meta };
+  }
+
+  /** Raw bytes of a visible file (the download route streams through this). */
+  readBytes(meta: FileMeta, offset: number, length: number): Uint8Array {
+    try {
+      return this.deps.sd.read(filePath(meta.project, meta.name), offset, length);
+    } catch (e) {
+      throw this.cardFailure(e, 'reading the file');
+    }
+  }
+
+  /** A text window of a visible text file, cut on a character boundary; next is the offset to continue from. */
+  readText(person: string | null, project: unknown, name: unknown, offset = 0): { meta: FileMeta; text: string; next: number | null } {
+    const meta = this.stat(person, project, name);
+    if (!isText(meta.name)) throw new FilesError('not-text', `${meta.project}/${meta.name} is not a text file; files.read reads .md, .txt, .csv, .json and .log files.`);
+    if (!Number.isInteger(offset) || offset < 0) throw new FilesError('bad-input', 'offset must be a whole number of bytes, 0 or more');
+    if (offset >= meta.size) return { meta, text: '', next: null };
+    let bytes = this.readBytes(meta, offset, READ_WINDOW);
+    // Never end inside a UTF-8 sequence: drop a trailing incomplete one (it starts the next window).
+    let end = bytes.length;
+    if (offset + end < meta.size) {
+      let i = end - 1;
+      while (i > 0 && end - i < 4 && (bytes[i]! & 0xc0) === 0x80) i--;
+      const lead = bytes[i]!;
+      const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+      if (end - i < need) end = i;
+      bytes = bytes.subarray(0, end);
+    }
+    const next = offset + end < meta.size ? offset + end : null;
+    return { meta, text: decode(bytes), next };
+  }
+
+  /** The folder of a project, created with its actual (case-kept) name. */
+  private dirFor(project: string): string {
+    const existing = this.projects.get(project.toLowerCase());
+    return existing ?? project;
+  }
+
+  /**
+   * Checks a save of `size` bytes under project/name by person against
+   * names, ownership, quota and free space; returns the target's names.
+   */
+  private prepare(person: string | null, project: unknown, name: unknown, size: number): { project: string; name: string; existing: FileMeta | null } {
+    const v = this.validate(project, name);
+    const index = this.load();
+    if (person !== null && this.deps.people().roleOf(person) === 'unknown') throw new FilesError('forbidden', 'This person may not save files.');
+    const existing = index.get(key(v.project, v.name)) ?? null;
+    if (existing && existing.owner !== person) throw new FilesError('name-taken', `The name ${v.project}/${v.name} is taken; choose another name.`);
+    const quota = this.quota();
+    const after = this.usedBytes() - (existing?.size ?? 0) + size;
+    if (after > quota)
+      throw new FilesError('quota', `The file store is full: ${size} bytes would bring it to ${after} of its ${quota}-byte quota. Remove files or use a larger card.`);
+    const free = this.deps.card.get().freeBytes;
+    if (free !== null && size > free + (existing?.size ?? 0)) throw new FilesError('card-full', `The SD card has ${free} bytes free; ${size} bytes do not fit.`);
+    const dir = this.dirFor(v.project);
+    return { project: dir, name: existing ? existing.name : v.name, existing };
+  }
+
+  /** A part-file writer for path (created with its folder); nothing replaces path until commit(). */
+  beginPart(path: string): PartWriter {
+    const { sd } = this.deps;
+    const part = `${path}${PART}`;
+    const slash = path.lastIndexOf('/');
+    let file: ReturnType<SdCard['open']>;
+    try {
+      sd.mkdir(path.slice(0, slash));
+      file = sd.open(part, 'w');
+    } catch (e) {
+      throw this.cardFailure(e, 'the save');
+    }
+    let written = 0;
+    let open = true;
+    const store = this;
+    const cleanup = (): void => {
+      if (open) {
+        open = false;
+        try {
+          file.close();
+        } catch {
+          // the card is gone: nothing to close
+        }
+      }
+      try {
+        sd.remove(part);
+      } catch {
+        // a pulled card: the part file is removed when the store next opens
+      }
+    };
+    return {
+      get written() {
+        return written;
+      },
+      write(bytes: Uint8Array) {
+        try {
+          for (let at = 0; at < bytes.length; at += WRITE_CHUNK) file.write(bytes.subarray(at, Math.min(bytes.length, at + WRITE_CHUNK)));
+          written += bytes.length;
+        } catch (e) {
+          cleanup();
+          throw store.cardFailure(e, 'the save');
+        }
+      },
+      commit() {
+        try {
+          file.sync();
+          file.close();
+          open = false;
+          sd.rename(part, path);
+        } catch (e) {
+          cleanup();
+          throw store.cardFailure(e, 'the save');
+        }
+      },
+      abort: cleanup,
+    };
+  }
+
+  private writeMeta(meta: FileMeta): void {
+    const w = this.beginPart(metaPath(meta.project, meta.name));
+    w.write(encode(JSON.stringify({ kind: meta.kind, created: meta.created, providerFileId: meta.providerFileId, owner: meta.owner, share: meta.share })));
+    w.commit();
+  }
+
+  private removeMeta(project: string, name: string): void {
+    try {
+      this.deps.sd.remove(metaPath(project, name));
+    } catch {
+      // dropped when the store next opens
+    }
+  }
+
+  /** Saves bytes as project/name for person (overwriting their own file of that name). */
+  save(person: string | null, project: unknown, name: unknown, bytes: Uint8Array, options: { kind?: string; providerFileId?: string | null } = {}): FileMeta {
+    const t = this.prepare(person, project, name, bytes.length);
+    const meta = this.metaFor(person, t, bytes.length, options);
+    this.writeMeta(meta);
+    let w: PartWriter | null = null;
+    try {
+      w = this.beginPart(filePath(t.project, t.name));
+      w.write(bytes);
+      w.commit();
+    } catch (e) {
+      w?.abort();
+      if (!t.existing) this.removeMeta(t.project, t.name);
+      throw this.cardFailure(e, 'the save');
+    }
+    this.landed(meta, t.existing);
+    return { ...meta };
+  }
+
+  private metaFor(person: string | null, t: { project: string; name: string; existing: FileMeta | null }, size: number, options: { kind?: string; providerFileId?: string | null }): FileMeta {
+    return {
+      project: t.project,
+      name: t.name,
+      kind: options.kind ?? kindOf(t.name),
+      size,
+      created: t.existing?.created ?? this.deps.clock.wallMs(),
+      providerFileId: options.providerFileId ?? t.existing?.providerFileId ?? null,
+      owner: person,
+      share: t.existing?.share ?? false,
+    };
+  }
+
+  private landed(meta: FileMeta, existing: FileMeta | null): void {
+    const index = this.index;
+    if (!index) return;
+    index.set(key(meta.project, meta.name), { ...meta });
+    this.projects.set(meta.project.toLowerCase(), meta.project);
+    this.used += meta.size - (existing?.size ?? 0);
+  }
+
+  /**
+   * Moves a finished file (a download or a promoted quarantine file) into the
+   * store as project/name for person. The source must be on the card.
+   */
+  adopt(person: string | null, project: unknown, name: unknown, source: string, options: { kind?: string } = {}): FileMeta {
+    const { sd } = this.deps;
+    let size: number;
+    try {
+      const st = sd.stat(source);
+      if (!st) throw new FilesError('not-found', 'the downloaded file vanished');
+      size = st.size;
+    } catch (e) {
+      throw this.cardFailure(e, 'storing the download');
+    }
+    const t = this.prepare(person, project, name, size);
+    const meta = this.metaFor(person, t, size, options);
+    this.writeMeta(meta);
+    try {
+      sd.mkdir(projectDir(t.project));
+      sd.rename(source, filePath(t.project, t.name));
+    } catch (e) {
+      if (!t.existing) this.removeMeta(t.project, t.name);
+      throw this.cardFailure(e, 'storing the download');
+    }
+    this.landed(meta, t.existing);
+    return { ...meta };
+  }
+
+  /** Quota check for a download of unknown size so far: bytes still allowed. */
+  room(): number {
+    this.load();
+    const free = this.deps.card.get().freeBytes;
+    const byQuota = Math.max(0, this.quota() - this.usedBytes());
+    return free === null ? byQuota : Math.min(byQuota, free);
+  }
+
+  /** Sets the share flag: the file's owner only (or the device owner); guests cannot share. */
+  share(person: string | null, project: unknown, name: unknown, share: boolean): FileMeta {
+    const meta = this.stat(person, project, name);
+    if (person !== null && meta.owner !== person) throw new FilesError('forbidden', `Only the owner of ${meta.project}/${meta.name} can change its sharing.`);
+    if (person !== null && share && this.deps.people().roleOf(person) === 'guest') throw new FilesError('forbidden', 'Guests cannot share files.');
+    const next = { ...meta, share };
+    try {
+      this.writeMeta(next);
+    } catch (e) {
+      throw this.cardFailure(e, 'changing the share flag');
+    }
+    this.index?.set(key(meta.project, meta.name), next);
+    return { ...next };
+  }
+
+  /**
+   * Text files ranked by term frequency: each query word (case folded)
+   * counts its occurrences in the name and the first 64 KB of text; files
+   * missing every word are left out. At most `limit` hits.
+   */
+  search(person: string | null, query: string, project?: string, limit = 8): Array<{ meta: FileMeta; score: number; snippet: string }> {
+    const terms = [...new Set(query.toLowerCase().split(WORD_SPLIT).filter((w) => w.length > 1))];
+    if (!terms.length) throw new FilesError('bad-input', 'query needs at least one word');
+    const hits: Array<{ meta: FileMeta; score: number; snippet: string }> = [];
+    for (const meta of this.list(person, project)) {
+      if (!isText(meta.name)) continue;
+      const text = decode(this.readBytes(meta, 0, SEARCH_READ_MAX));
+      const lower = text.toLowerCase();
+      const name = meta.name.toLowerCase();
+      let score = 0;
+      let first = -1;
+      for (const t of terms) {
+        for (let at = lower.indexOf(t); at >= 0; at = lower.indexOf(t, at + t.length)) {
+          score++;
+          if (first < 0 || at < first) first = at;
+        }
+        if (name.includes(t)) score += 2;
+      }
+      if (!score) continue;
+      const from = Math.max(0, first - 40);
+      const snippet = first < 0 ? '' : text.slice(from, from + 160).split('\n').join(' ').trim();
+      hits.push({ meta, score, snippet });
+    }
+    hits.sort((a, b) => b.score - a.score || (key(a.meta.project, a.meta.name) < key(b.meta.project, b.meta.name) ? -1 : 1));
+    return hits.slice(0, limit);
+  }
+}

@@ -1,0 +1,312 @@
+// The SD card tiers and the artifact file store on the in-memory HAL: tiers
+// and the routes per tier, a card inserted later (memory leaves degraded
+// mode, the episodic ring reaches the card), the store's rules (extensions,
+// overwrite, quota, per-person visibility, sharing, search, read windows),
+// a card pulled in the middle of a save, and the console's SDCHECK and
+// STORAGE.
+
+import { describe, expect, it } from 'vitest';
+import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
+import type { ToolCaller } from '../../src/mcp/types.ts';
+import { judgeCard } from '../../src/storage/card.ts';
+import { CARD_PROBE_MS } from '../../src/storage/index.ts';
+import { HalError } from '../../src/hal/index.ts';
+import { flushJobs } from '../support/clock.ts';
+import { request } from '../support/http.ts';
+import { createMemHal, type MemHal } from '../support/memhal.ts';
+
+const GB = 1024 ** 3;
+const MB = 1024 ** 2;
+const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
+const as = (person: string, extra: Partial<ToolCaller> = {}): ToolCaller => ({ via: 'turn', admin: false, scheduled: false, unattended: false, person, ...extra });
+
+function start(options: Parameters<typeof createMemHal>[0] = {}): { mem: MemHal; device: Device } {
+  const mem = createMemHal(options);
+  return { mem, device: boot(mem.hal) };
+}
+
+async function api(mem: MemHal, device: Device, method: string, path: string, body?: string) {
+  const headers: Record<string, string> = { 'X-Device-Token': device.ctx.token.reveal() };
+  if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+  const r = await request(mem.net, HTTP_PORT, method, path, { headers, ...(body !== undefined ? { body } : {}) });
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(r.body) as Record<string, unknown>;
+  } catch {
+    // a file body
+  }
+  return { status: r.status, json, body: r.body, headers: r.headers };
+}
+
+async function consoleLine(mem: MemHal, line: string): Promise<string> {
+  mem.serial.take();
+  mem.serial.type(line + '\r\n');
+  await mem.clock.advance(1);
+  await flushJobs();
+  return mem.serial.take();
+}
+
+const call = (d: Device, name: string, args: Record<string, unknown>, caller: ToolCaller = OWNER) => d.ctx.tools.call(name, args, caller);
+
+describe('card tiers', () => {
+  it('judges no card, an unsupported card under 1 GB, a present card and a card without a size', () => {
+    expect(judgeCard({ present: false, totalBytes: null, freeBytes: null })).toMatchObject({ tier: 'none', quota: 0 });
+    expect(judgeCard({ present: true, totalBytes: 512 * MB, freeBytes: 500 * MB })).toMatchObject({ tier: 'unsupported', quota: 0 });
+    expect(judgeCard({ present: true, totalBytes: 8 * GB, freeBytes: 8 * GB })).toMatchObject({ tier: 'present', quota: 8 * GB - 512 * MB });
+    expect(judgeCard({ present: true, totalBytes: null, freeBytes: null })).toMatchObject({ tier: 'present', quota: 512 * MB });
+  });
+
+  it('lists present false without a card, refuses saves with a legible reason, and declines inbound photos', async () => {
+    const { mem, device } = start({ sd: { present: false } });
+    const list = await api(mem, device, 'GET', '/api/files/list');
+    expect(list.status).toBe(200);
+    expect(list.json).toMatchObject({ present: false, unsupported: false, files: [] });
+    const r = await call(device, 'artifact.save', { project: 'notes', name: 'a.md', text: 'hello' });
+    expect(r).toMatchObject({ success: false, error_type: 'no-card' });
+    expect(r.error).toMatch(/No SD card/);
+    expect(device.ctx.files.inbound('photo')).toEqual({ ok: false, reply: expect.stringMatching(/no SD card.*describe it/) });
+    expect((await call(device, 'files.list', {})).error_type).toBe('no-card');
+    const state = await api(mem, device, 'GET', '/api/state');
+    expect(state.json['files']).toMatchObject({ present: false, count: 0 });
+    expect(state.json['sd']).toBe('none');
+    device.stop();
+  });
+
+  it('treats a card under 1 GB as unsupported: present false, zero quota, saves refused', async () => {
+    const { mem, device } = start({ sd: { totalBytes: 256 * MB } });
+    expect((await api(mem, device, 'GET', '/api/files/list')).json).toMatchObject({ present: false, unsupported: true, files: [] });
+    const r = await call(device, 'artifact.save', { project: 'notes', name: 'a.md', text: 'hello' });
+    expect(r).toMatchObject({ success: false, error_type: 'unsupported' });
+    expect((await api(mem, device, 'GET', '/api/state')).json['files']).toMatchObject({ present: false, unsupported: true, quota: 0 });
+    expect(device.ctx.files.inbound('document').ok).toBe(false);
+    device.stop();
+  });
+
+  it('gives a card without a reported size the 512 MB default quota', async () => {
+    const { mem, device } = start({ sd: { totalBytes: null } });
+    const list = await api(mem, device, 'GET', '/api/files/list');
+    expect(list.json).toMatchObject({ present: true, quota: 512 * MB, cardTotal: null });
+    device.stop();
+  });
+
+  it('upgrades the tier without a reboot when a card is inserted: sdprobe, memory leaves degraded mode, the ring reaches the card', async () => {
+    const { mem, device } = start({ sd: { present: false } });
+    const ctx = device.ctx;
+    expect(ctx.memory.store.degraded).toBe(true);
+    ctx.memory.episodic.append({ session: 'chat:1', role: 'creator', kind: 'message', text: 'said while no card was in' });
+    await call(device, 'memory.write', { content: 'the cat is called Miso' });
+    mem.sd.insert();
+    const probe = await api(mem, device, 'GET', '/api/sdprobe');
+    expect(probe.json).toMatchObject({ sd: 'ok', tier: 'present', quota: 32 * GB - 512 * MB, files: { present: true, count: 0 } });
+    await flushJobs();
+    expect(ctx.memory.store.degraded).toBe(false);
+    expect(ctx.memory.episodic.degraded).toBe(false);
+    const day = mem.sd.list('/mem/epi');
+    expect(day.length).toBeGreaterThan(0);
+    const text = new TextDecoder().decode(mem.sd.read(`/mem/epi/${day[0]!.name}`, 0, 1 << 16));
+    expect(text).toContain('said while no card was in');
+    expect((await api(mem, device, 'GET', '/api/state')).json).toMatchObject({ sd: 'ok', files: { present: true } });
+    expect(await consoleLine(mem, 'STATUS')).toMatch(/ sd=ok /);
+    // A timeline row records the change.
+    expect(ctx.timeline.recent().some((r) => r.kind === 'storage' && r.text.includes('SD card: a card of'))).toBe(true);
+    device.stop();
+  });
+
+  it('notices a card pulled and inserted while running through the periodic probe', async () => {
+    const { mem, device } = start();
+    expect(device.ctx.card.get().tier).toBe('present');
+    mem.sd.pull();
+    await mem.clock.advance(CARD_PROBE_MS);
+    expect(device.ctx.card.get().tier).toBe('none');
+    expect((await api(mem, device, 'GET', '/api/state')).json['files']).toMatchObject({ present: false });
+    mem.sd.insert();
+    await mem.clock.advance(CARD_PROBE_MS);
+    expect(device.ctx.card.get().tier).toBe('present');
+    device.stop();
+  });
+});
+
+describe('the artifact store', () => {
+  it('saves text files with metadata, overwrites the same project and name, and refuses other extensions and over 24 KB', async () => {
+    const { mem, device } = start();
+    const r = await call(device, 'artifact.save', { project: 'trip', name: 'plan.md', text: '# Plan\nfly out' });
+    expect(r).toMatchObject({ success: true, output: 'Saved trip/plan.md (14 bytes).' });
+    const again = await call(device, 'artifact.save', { project: 'trip', name: 'plan.md', text: '# Plan\nfly out on Monday' });
+    expect(again.success).toBe(true);
+    const stat = JSON.parse((await call(device, 'files.stat', { project: 'trip', name: 'plan.md' })).output) as Record<string, unknown>;
+    expect(stat).toMatchObject({ project: 'trip', name: 'plan.md', kind: 'markdown', size: 24, providerFileId: null, owner: null, share: false });
+    expect(typeof stat['created']).toBe('number');
+    expect(new TextDecoder().decode(mem.sd.read('/mem/files/trip/plan.md', 0, 100))).toBe('# Plan\nfly out on Monday');
+    expect((await call(device, 'files.list', {})).output).toMatch(/^1 file:\n- trip\/plan\.md \(markdown, 24 bytes/);
+    for (const name of ['plan.exe', 'plan', 'a/b.md', '../x.md', 'run.sh']) expect((await call(device, 'artifact.save', { project: 'trip', name, text: 'x' })).success).toBe(false);
+    expect((await call(device, 'artifact.save', { project: 'bad project', name: 'a.md', text: 'x' })).error_type).toBe('bad-input');
+    const big = await call(device, 'artifact.save', { project: 'trip', name: 'big.txt', text: 'é'.repeat(12 * 1024 + 1) });
+    expect(big).toMatchObject({ success: false, error_type: 'too-large' });
+    for (const ext of ['txt', 'csv', 'json']) expect((await call(device, 'artifact.save', { project: 'trip', name: `x.${ext}`, text: '1' })).success).toBe(true);
+    device.stop();
+  });
+
+  it('keeps another person\'s file invisible (not found) and never overwritten; sharing is the owner\'s and not a guest\'s', async () => {
+    const { device } = start();
+    const ana = as('chat:ana');
+    const bob = as('chat:bob');
+    expect((await call(device, 'artifact.save', { project: 'p', name: 'secret.md', text: 'ana only' }, ana)).success).toBe(true);
+    expect((await call(device, 'files.list', {}, bob)).output).toBe('No files yet.');
+    expect(await call(device, 'files.read', { project: 'p', name: 'secret.md' }, bob)).toMatchObject({ success: false, error_type: 'not-found' });
+    expect(await call(device, 'files.stat', { project: 'p', name: 'secret.md' }, bob)).toMatchObject({ success: false, error_type: 'not-found' });
+    const over = await call(device, 'artifact.save', { project: 'p', name: 'SECRET.md', text: 'bob was here' }, bob);
+    expect(over).toMatchObject({ success: false, error_type: 'name-taken' });
+    expect(over.error).not.toContain('ana');
+    expect((await call(device, 'files.read', { project: 'p', name: 'secret.md' }, ana)).output).toMatch(/^ana only/);
+    // The device owner sees every file, with its owner.
+    expect((await call(device, 'files.list', {})).output).toContain('owner chat:ana');
+    // Bob cannot share Ana's file; Ana can; then Bob reads it but still cannot overwrite it.
+    expect((await call(device, 'files.share', { project: 'p', name: 'secret.md' }, bob)).error_type).toBe('not-found');
+    expect((await call(device, 'files.share', { project: 'p', name: 'secret.md' }, ana)).output).toBe('p/secret.md is shared.');
+    expect((await call(device, 'files.read', { project: 'p', name: 'secret.md' }, bob)).output).toMatch(/^ana only/);
+    expect((await call(device, 'files.share', { project: 'p', name: 'secret.md', share: false }, bob)).error_type).toBe('forbidden');
+    expect((await call(device, 'artifact.save', { project: 'p', name: 'secret.md', text: 'x' }, bob)).error_type).toBe('name-taken');
+    // Guests cannot share; revoked people see nothing.
+    device.ctx.files.setPeople({ roleOf: (p) => (p === null ? 'admin' : p === 'chat:gus' ? 'guest' : p === 'chat:rev' ? 'unknown' : 'user') });
+    const gus = as('chat:gus');
+    expect((await call(device, 'artifact.save', { project: 'g', name: 'g.md', text: 'guest note' }, gus)).success).toBe(true);
+    expect(await call(device, 'files.share', { project: 'g', name: 'g.md' }, gus)).toMatchObject({ success: false, error_type: 'forbidden', error: 'Guests cannot share files.' });
+    expect((await call(device, 'files.list', {}, as('chat:rev'))).output).toBe('No files yet.');
+    device.stop();
+  });
+
+  it('enforces the quota (STORAGE simulates a full store) and reports the card filling up', async () => {
+    const { mem, device } = start({ sd: { totalBytes: GB } });
+    expect(await consoleLine(mem, 'STORAGE 100')).toMatch(/^files=0 used=536870912 quota=536870912\r\nOK/);
+    const r = await call(device, 'artifact.save', { project: 'p', name: 'a.md', text: 'no room' });
+    expect(r).toMatchObject({ success: false, error_type: 'quota' });
+    expect(r.error).toMatch(/file store is full/);
+    expect((await api(mem, device, 'GET', '/api/files/list')).json).toMatchObject({ bytes: 512 * MB, freeBytes: 0 });
+    expect(await consoleLine(mem, 'STORAGE off')).toMatch(/^files=0 used=0 /);
+    expect((await call(device, 'artifact.save', { project: 'p', name: 'a.md', text: 'room again' })).success).toBe(true);
+    expect(await consoleLine(mem, 'STORAGE 101')).toMatch(/^ERR usage/);
+    // A card that really fills: a clear error, nothing partial.
+    mem.sd.failNextWrite = 'ENOSPC';
+    const full = await call(device, 'artifact.save', { project: 'p', name: 'b.md', text: 'x'.repeat(100) });
+    expect(full).toMatchObject({ success: false, error_type: 'card-full' });
+    expect(mem.sd.list('/mem/files/p').map((e) => e.name)).toEqual(['.meta', 'a.md']);
+    device.stop();
+  });
+
+  it('leaves no partial file when the card is pulled in the middle of a save, and loses nothing else', async () => {
+    const { mem, device } = start();
+    expect((await call(device, 'artifact.save', { project: 'p', name: 'keep.md', text: 'kept' })).success).toBe(true);
+    // Pull the card after the first 4 KB of the data file went out.
+    const open = mem.sd.open.bind(mem.sd);
+    mem.sd.open = (path, mode) => {
+      const f = open(path, mode);
+      if (!path.endsWith('big.md.part')) return f;
+      let writes = 0;
+      return {
+        get size() {
+          return f.size;
+        },
+        write(bytes: Uint8Array) {
+          if (++writes === 2) {
+            mem.sd.pull();
+            throw new HalError('ENOCARD', 'no SD card');
+          }
+          f.write(bytes);
+        },
+        sync: () => f.sync(),
+        close: () => f.close(),
+      };
+    };
+    const r = await call(device, 'artifact.save', { project: 'p', name: 'big.md', text: 'y'.repeat(20000) });
+    expect(r).toMatchObject({ success: false, error_type: 'card-removed' });
+    expect(r.error).toMatch(/removed during the save; nothing was saved and no partial file/);
+    expect(device.ctx.card.get().tier).toBe('none');
+    mem.sd.open = open;
+    mem.sd.insert();
+    await api(mem, device, 'GET', '/api/sdprobe');
+    const list = await call(device, 'files.list', {});
+    expect(list.output).toMatch(/^1 file:\n- p\/keep\.md/);
+    expect(mem.sd.list('/mem/files/p').map((e) => e.name)).toEqual(['.meta', 'keep.md']);
+    expect(mem.sd.list('/mem/files/p/.meta').map((e) => e.name)).toEqual(['keep.md.json']);
+    device.stop();
+  });
+
+  it('reads text in 8 KB windows without splitting a character, allowed in scheduled turns; refuses non-text', async () => {
+    const { mem, device } = start();
+    const text = 'a' + '€'.repeat(4000); // 12001 bytes: the window ends inside a euro sign
+    mem.sd.mkdir('/mem/files/logs');
+    const f = mem.sd.open('/mem/files/logs/run.log', 'w');
+    f.write(new TextEncoder().encode(text));
+    f.sync();
+    mem.sd.open('/mem/files/logs/pic.png', 'w').write(new Uint8Array([0x89, 0x50]));
+    await api(mem, device, 'GET', '/api/sdprobe');
+    device.ctx.files.cardChanged();
+    const scheduled: ToolCaller = { ...OWNER, scheduled: true, unattended: true };
+    const first = await call(device, 'files.read', { project: 'logs', name: 'run.log' }, scheduled);
+    expect(first.success).toBe(true);
+    const m = /\[more: call files.read with offset (\d+) of 12001 bytes\]$/.exec(first.output)!;
+    expect(Number(m[1])).toBe(8191);
+    const second = await call(device, 'files.read', { project: 'logs', name: 'run.log', offset: Number(m[1]) }, scheduled);
+    expect(second.output).toMatch(/\[end of logs\/run\.log, 12001 bytes\]$/);
+    const joined = first.output.split('\n[more')[0]! + second.output.split('\n[end')[0]!;
+    expect(joined).toBe(text);
+    expect((await call(device, 'files.read', { project: 'logs', name: 'pic.png' })).error_type).toBe('not-text');
+    device.stop();
+  });
+
+  it('ranks search hits by term frequency', async () => {
+    const { device } = start();
+    await call(device, 'artifact.save', { project: 'r', name: 'one.md', text: 'garden tomato' });
+    await call(device, 'artifact.save', { project: 'r', name: 'three.md', text: 'tomato tomato tomato soup' });
+    await call(device, 'artifact.save', { project: 'r', name: 'none.txt', text: 'nothing here' });
+    await call(device, 'artifact.save', { project: 'q', name: 'two.csv', text: 'tomato,tomato' });
+    const all = (await call(device, 'files.search', { query: 'Tomato' })).output.split('\n');
+    expect(all.map((l) => l.split(' ')[1])).toEqual(['r/three.md', 'q/two.csv', 'r/one.md']);
+    expect((await call(device, 'files.search', { query: 'tomato', project: 'q' })).output).toMatch(/^- q\/two\.csv \(2 hits\)/);
+    expect((await call(device, 'files.search', { query: 'zebra' })).output).toBe('No file matches.');
+    device.stop();
+  });
+
+  it('sends files only from a turn, through the chat sender', async () => {
+    const { device } = start();
+    await call(device, 'artifact.save', { project: 'p', name: 'a.md', text: 'to send' });
+    expect((await call(device, 'files.send', { project: 'p', name: 'a.md' }, { ...OWNER, via: 'mcp' })).error_type).toBe('not-here');
+    expect((await call(device, 'files.send', { project: 'p', name: 'a.md' })).error_type).toBe('unavailable');
+    const sent: Array<{ chat: string | null; text: string }> = [];
+    device.ctx.files.setSender({
+      send: async (chat, meta, read) => {
+        sent.push({ chat, text: new TextDecoder().decode(read(0, meta.size)) });
+        return { ok: true, message: `Sent ${meta.name}.` };
+      },
+    });
+    expect((await call(device, 'files.send', { project: 'p', name: 'a.md', chat_id: '42' })).output).toBe('Sent a.md.');
+    expect(sent).toEqual([{ chat: '42', text: 'to send' }]);
+    expect((await call(device, 'files.send', { project: 'p', name: 'a.md' }, as('chat:x'))).error_type).toBe('not-found');
+    device.stop();
+  });
+
+  it('lists files with the spec\'s fields and streams a download', async () => {
+    const { mem, device } = start();
+    const body = 'x'.repeat(10000) + 'end';
+    await call(device, 'artifact.save', { project: 'p', name: 'long.txt', text: body });
+    const list = await api(mem, device, 'GET', '/api/files/list');
+    expect(Object.keys(list.json).sort()).toEqual(['bytes', 'cardFree', 'cardTotal', 'count', 'files', 'freeBytes', 'present', 'quota', 'unsupported']);
+    expect(list.json).toMatchObject({ present: true, unsupported: false, count: 1, bytes: 10003, quota: 32 * GB - 512 * MB, cardTotal: 32 * GB });
+    expect((list.json['files'] as unknown[])[0]).toMatchObject({ project: 'p', name: 'long.txt', kind: 'text', size: 10003, owner: null, share: false, providerFileId: null });
+    const dl = await api(mem, device, 'GET', '/api/files/dl?project=p&name=long.txt');
+    expect(dl.status).toBe(200);
+    expect(dl.body).toBe(body);
+    expect(dl.headers.get('content-disposition')).toBe('attachment; filename="long.txt"');
+    expect((await api(mem, device, 'GET', '/api/files/dl?ref=p/long.txt')).body).toBe(body);
+    expect((await api(mem, device, 'GET', '/api/files/dl?project=p&name=nope.txt')).status).toBe(404);
+    expect((await request(mem.net, HTTP_PORT, 'GET', '/api/files/dl?project=p&name=long.txt')).status).toBe(401);
+    device.stop();
+  });
+
+  it('SDCHECK reports the tier and a write/read test', async () => {
+    const { mem } = start();
+    expect(await consoleLine(mem, 'SDCHECK')).toMatch(/^sd=ok tier=present total=34359738368 free=\d+ quota=33822867456\r\nfiles=0 bytes=0\r\nrw=pass\r\nOK/);
+    mem.sd.pull();
+    expect(await consoleLine(mem, 'SDCHECK')).toMatch(/^sd=none tier=none total=- free=- quota=0\r\nfiles=0 bytes=0\r\nOK/);
+  });
+});
