@@ -143,11 +143,14 @@ describe('settings and actions', () => {
     await page.getByText('Certificates are verified again.').waitFor();
   });
 
-  it('offers \'Install anyway (I am charging)\' on the battery refusal, and re-submits with force=1', async () => {
+  it('checks for updates, then offers \'Install anyway (I am charging)\' on the battery refusal and re-submits with force=1', async () => {
     await device.board.request('battery.set', { present: true, levelPct: 12, healthPct: 95, external: false, charging: false });
     const applies: string[] = [];
     page.on('request', (r) => r.url().endsWith('/api/ota/apply') && applies.push(r.postData() ?? ''));
     await open('updates');
+    // The device's feed is the placeholder in the reserved .invalid domain: the check says so.
+    await page.click('text=Check for updates');
+    await page.getByText('Check done: the release feed could not be reached.').waitFor({ timeout: 30_000 });
     await page.click('text=Install update');
     const anyway = page.getByRole('button', { name: 'Install anyway (I am charging)' });
     await anyway.waitFor();
@@ -156,6 +159,14 @@ describe('settings and actions', () => {
     await page.getByText(/Installing: the device downloads/).waitFor();
     expect(applies).toEqual(['', 'force=1']);
     await device.board.request('battery.set', { levelPct: 90, external: true });
+  });
+
+  it('Memory > Clear conversation asks once more, then forgets the conversation', async () => {
+    await open('memory');
+    await page.getByLabel('Conversation', { exact: true }).fill('console');
+    await page.click('text=Clear conversation…');
+    await page.getByRole('button', { name: 'Yes, do it' }).click();
+    await page.getByText('The conversation is forgotten; long-term memory and files are kept.').waitFor();
   });
 
   it('the danger zone refuses a wrong phrase and changes nothing', async () => {
