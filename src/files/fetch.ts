@@ -146,7 +146,8 @@ export class Downloads {
     const ne = checkName(nm);
     if (ne) return { ok: false, code: 'bad-input', message: ne };
     try {
-      this.deps.store.requireCard();
+      // Probe: a download is long-lived, so a card pulled since the last probe must say so now.
+      this.deps.store.requireCard(true);
     } catch (e) {
       return { ok: false, code: (e as FilesError).code, message: (e as FilesError).message };
     }

@@ -120,8 +120,8 @@ export class ArtifactStore {
   }
 
   /** Throws the legible reason files cannot be used now (no card, unsupported card). */
-  requireCard(): void {
-    const tier = this.deps.card.get().tier;
+  requireCard(probe = false): void {
+    const tier = (probe ? this.deps.card.probe() : this.deps.card.get()).tier;
     if (tier === 'none') throw new FilesError('no-card', 'No SD card is inserted: files need a card of 1 GB or more. Insert one and try again.');
     if (tier === 'unsupported') throw new FilesError('unsupported', 'The SD card is smaller than 1 GB, which is not supported: nothing can be saved on it. Use a card of 1 GB or more.');
   }

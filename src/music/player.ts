@@ -291,10 +291,23 @@ export class MusicPlayer {
     c.marks = [];
     audio.onNeed = () => this.tick();
     this.timer = clock.setInterval(() => this.tick(), TICK_MS);
-    this.tick();
+    // Fill only: a track ends on a later tick, so play() answers with what it started.
+    this.fill();
   }
 
   private tick(): void {
+    const c = this.current;
+    if (!c || !this.streaming) return;
+    this.fill();
+    if (c.done && this.deps.audio.queued === 0) {
+      this.played++;
+      this.deps.log.info('music', `finished ${c.name}`);
+      this.next();
+    }
+  }
+
+  /** Tops the output up to AHEAD_S seconds (at most CHUNKS_PER_TICK reads). */
+  private fill(): void {
     const c = this.current;
     if (!c || !this.streaming) return;
     const { audio } = this.deps;
@@ -309,11 +322,6 @@ export class MusicPlayer {
     // Drop marks of frames already heard (keep the last one at or before the heard point).
     const heard = this.playedInStream();
     while (c.marks.length > 1 && c.marks[1]![0] <= heard) c.marks.shift();
-    if (c.done && audio.queued === 0) {
-      this.played++;
-      this.deps.log.info('music', `finished ${c.name}`);
-      this.next();
-    }
   }
 
   private feed(c: Current): void {
