@@ -37,7 +37,9 @@ afterAll(async () => {
   await cleanup();
 });
 
-const stored = (p: Page = page): Promise<string | null> => p.evaluate(() => localStorage.getItem('deskToken'));
+// Code that runs in the page is passed as text: this project's tests typecheck without the DOM's types.
+const inPage = <T>(expr: string, p: Page = page): Promise<T> => p.evaluate(expr) as Promise<T>;
+const stored = (p: Page = page): Promise<string | null> => inPage("localStorage.getItem('deskToken')", p);
 
 async function open(id: string, p: Page = page): Promise<void> {
   await p.click(`nav a[href="#${id}"]`);
@@ -56,7 +58,7 @@ describe('signing in', () => {
     await page.waitForSelector('[data-section="status"][data-ready]');
     expect(await page.locator('#banner').innerText()).toBe('');
     // A stale ?t= link does not replace anything and is not kept.
-    await page.evaluate(() => localStorage.clear());
+    await inPage('localStorage.clear()');
     await page.goto(`${device.url}?t=${'f'.repeat(24)}`);
     await page.waitForSelector('#signin-title');
     expect(new URL(page.url()).search).toBe('');
@@ -85,11 +87,11 @@ describe('signing in', () => {
     expect(await page.locator('#banner').innerText()).toMatch(/Signed in/);
     expect(await page.locator('#ident').innerText()).toMatch(/^v\d+\.\d+\.\d+ · panel-35 · build /);
     // The code worked once.
-    await page.evaluate(() => localStorage.clear());
+    await inPage('localStorage.clear()');
     await page.goto(device.signIn!);
     await page.waitForSelector('#signin-title');
     expect(await page.locator('.msg').first().innerText()).toMatch(/already used/);
-    await page.evaluate((t) => localStorage.setItem('deskToken', t), token);
+    await inPage(`localStorage.setItem('deskToken', ${JSON.stringify(token)})`);
   });
 
   it('a code shown by a signed-in browser counts down its 10 minutes live and signs another browser in when typed', async () => {
@@ -110,7 +112,7 @@ describe('signing in', () => {
     // The device's 10 minutes run on its own clock: the code still works now.
     // Another browser (this one, signed out) types it by hand.
     await other.close();
-    await page.evaluate(() => localStorage.clear());
+    await inPage('localStorage.clear()');
     await page.goto(device.url!);
     await page.getByLabel('Sign-in code').fill(`${code.slice(0, 4).toLowerCase()}-${code.slice(4)}`);
     await page.keyboard.press('Enter');
@@ -199,7 +201,7 @@ describe('settings and actions', () => {
     expect(fetched.length).toBeGreaterThan(0);
     expect(fetched.every((s) => s.header === token)).toBe(true);
     expect(seen.every((s) => !s.url.includes(token) && !/[?&]t=/.test(s.url))).toBe(true);
-    const links = await page.evaluate(() => Array.from(document.querySelectorAll('[href],[src]')).map((e) => e.getAttribute('href') ?? e.getAttribute('src') ?? ''));
+    const links = await inPage<string[]>("Array.from(document.querySelectorAll('[href],[src]')).map((e) => e.getAttribute('href') ?? e.getAttribute('src') ?? '')");
     expect(links.filter((l) => l.includes('t=') || l.includes(token.slice(0, 8)))).toEqual([]);
   });
 });
@@ -209,15 +211,13 @@ describe('every section, on a phone', () => {
     await page.focus('nav a[href="#updates"]');
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-section="updates"][data-ready]');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('updates-title');
+    expect(await inPage('document.activeElement?.id')).toBe('updates-title');
     for (const id of SECTIONS) {
       await open(id);
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = await inPage<number>('document.documentElement.scrollWidth');
       expect(width, `${id} is ${width} px wide`).toBeLessThanOrEqual(360);
-      const unlabelled = await page.evaluate(() =>
-        Array.from(document.querySelectorAll('main input, main select, main textarea'))
-          .filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute('aria-label'))
-          .map((el) => el.outerHTML.slice(0, 80)),
+      const unlabelled = await inPage<string[]>(
+        "Array.from(document.querySelectorAll('main input, main select, main textarea')).filter((el) => !el.labels?.length && !el.getAttribute('aria-label')).map((el) => el.outerHTML.slice(0, 80))",
       );
       expect(unlabelled, id).toEqual([]);
       await page.screenshot({ path: join(SHOTS, `${id}.png`), fullPage: true });
