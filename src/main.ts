@@ -45,6 +45,14 @@ import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { installOta, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
+import { Faults } from './faults/faults.ts';
+import { withFaults } from './faults/hal.ts';
+import { installFaultConsole } from './faults/console.ts';
+import { installSystemConsole } from './system/console.ts';
+import { installSelftestConsole } from './system/selftest-console.ts';
+import { installLedConsole } from './device/console.ts';
+import { installWifiConsole } from './wifi/console.ts';
+import { installUnavailable } from './console/unavailable.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -69,7 +77,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // Before anything encodes or decodes: with the host's C, every UTF-8 call runs it.
   useNativeUtf8(rawHal.natives.utf8 ?? null);
   // Every NVS read in the firmware goes through one write-through cache.
-  const hal: Hal = { ...rawHal, nvs: new CachedNvs(rawHal.nvs) };
+  const cached: Hal = { ...rawHal, nvs: new CachedNvs(rawHal.nvs) };
+  // Test builds: every subsystem gets the HAL through the fault layer (console FAULT).
+  const faults = new Faults(rawHal.build.testBuild);
+  const hal: Hal = rawHal.build.testBuild ? withFaults(cached, faults) : cached;
   const log = new Log(hal.clock, hal.system);
   log.info('boot', `${hal.build.version} (${hal.build.buildId}) on ${hal.board.type}, reset: ${hal.system.resetReason()}`);
   const random = (bytes: Uint8Array): void => hal.system.random(bytes);
@@ -112,6 +123,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     timeline: new Timeline(hal.clock, log),
     memory: new Memory(hal, log, store('mem'), hotspots, random),
+    faults,
     files: new Files({ sd: hal.sd, card, clock: hal.clock, log, client, nvs: store('files'), random, notify: (key, text) => void ctx.outbox.post(key, text) }),
     music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
   };
@@ -137,6 +149,13 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installMcp(ctx);
   installTimeline(ctx);
   installOta(ctx);
+  installWifiConsole(ctx, provisioning, passphrase);
+  installSystemConsole(ctx);
+  installSelftestConsole(ctx);
+  installLedConsole(ctx);
+  installFaultConsole(ctx);
+  // Last: the spec's commands no subsystem has registered answer "unavailable".
+  installUnavailable(ctx.console);
   ctx.console.start();
 
   const feed = hal.clock.setInterval(() => hal.system.feedWatchdog(), WATCHDOG_FEED_MS);

@@ -1,7 +1,10 @@
 // The serial test console: line editing (CR, LF or CRLF; backspace), a
 // bounded line, case-insensitive verbs registered by each subsystem, and a
 // scriptable reply form: a command's output lines, then exactly one final
-// line "OK" or "ERR <reason>".
+// line "OK" or "ERR <reason>". No output line can be mistaken for the final
+// one: a line that reads "OK" or starts with "ERR" is sent as "> " + line.
+// Lines wait their turn in a bounded queue (MAX_QUEUE; beyond it a line is
+// answered "ERR busy" at once and not run).
 
 import type { Serial } from '../hal/index.ts';
 import { decode } from '../util/utf8.ts';
@@ -10,8 +13,11 @@ import { decode } from '../util/utf8.ts';
 const WHITESPACE_RUN = /\s+/;
 const WHITESPACE = /\s/;
 const LINE_BREAKS = /[\r\n]+/g;
+const LOOKS_FINAL = /^(OK$|ERR)/;
 
 export const MAX_LINE = 512;
+/** Lines waiting behind a running command (a script flooding the port cannot grow RAM without bound). */
+export const MAX_QUEUE = 32;
 
 /** Thrown by a command to end with ERR <reason>. */
 export class CommandError extends Error {}
@@ -111,6 +117,10 @@ export class Console {
       return;
     }
     if (!text) return;
+    if (this.queue.length >= MAX_QUEUE) {
+      this.serial.write(`ERR busy: ${MAX_QUEUE} lines are already waiting; this one was not run\r\n`);
+      return;
+    }
     this.queue.push(text);
     if (!this.busy) void this.drain();
   }
@@ -127,24 +137,28 @@ export class Console {
     const verb = (space < 0 ? text : text.slice(0, space)).toUpperCase();
     const args = space < 0 ? '' : text.slice(space + 1).trim();
     let reply = '';
-    const out = (line: string): void => {
-      const l = line.replace(LINE_BREAKS, ' ') + '\r\n';
-      reply += l;
-      this.serial.write(l);
+    const send = (line: string): void => {
+      reply += line;
+      this.serial.write(line);
     };
+    const out = (line: string): void => {
+      const l = line.replace(LINE_BREAKS, ' ');
+      send((LOOKS_FINAL.test(l) ? '> ' + l : l) + '\r\n');
+    };
+    const end = (line: string): void => send(line.replace(LINE_BREAKS, ' ') + '\r\n');
     const cmd = this.commands.get(verb);
     if (!cmd) {
-      out(`ERR unknown command ${verb.length > 40 ? verb.slice(0, 40) + '...' : verb} (try HELP)`);
+      end(`ERR unknown command ${verb.length > 40 ? verb.slice(0, 40) + '...' : verb} (try HELP)`);
       return reply;
     }
     try {
       await cmd.run({ args, argv: args ? args.split(WHITESPACE_RUN) : [], out });
-      out('OK');
+      end('OK');
     } catch (e) {
-      if (e instanceof CommandError) out(`ERR ${e.message}`);
+      if (e instanceof CommandError) end(`ERR ${e.message}`);
       else {
         this.onError(`console ${verb} failed: ${String(e)}`);
-        out(`ERR ${verb} failed`);
+        end(`ERR ${verb} failed`);
       }
     }
     return reply;

@@ -38,33 +38,45 @@ function mismatch(phrase: string): HttpResponse {
   return errorResponse(400, 'confirmation-mismatch', `Type ${phrase} exactly (capital letters) to confirm. Nothing was changed.`);
 }
 
+function eraseNvsExceptKeep(ctx: Context): void {
+  const { nvs } = ctx.hal;
+  // The HAL erases whole namespaces; everything but 'keep' goes.
+  const keep = nvs.keys(KEEP_NS).map((k) => [k, nvs.get(KEEP_NS, k)] as const);
+  nvs.erase();
+  if (keep.length) nvs.setMany(KEEP_NS, keep);
+}
+
+function wipeCard(ctx: Context, root: string): number {
+  if (!ctx.hal.sd.probe().present) return 0;
+  return removeTree(ctx.hal.sd, root);
+}
+
+/** Runs work on the main loop after the answer has gone out, then restarts (whether the work succeeded or not). */
+function later(ctx: Context, what: string, work: () => void): void {
+  ctx.defer(() => {
+    try {
+      work();
+      ctx.log.warn('danger', `${what} done; restarting`);
+    } catch (e) {
+      ctx.log.error('danger', `${what} failed: ${String(e)}`);
+    }
+    ctx.hal.system.reboot(what);
+  });
+}
+
+/**
+ * The factory reset (web danger zone and console FACTRESET): after the caller
+ * has answered, erases NVS except 'keep' (and the whole card with eraseCard),
+ * then restarts.
+ */
+export function scheduleFactoryReset(ctx: Context, options: { eraseCard: boolean }): void {
+  later(ctx, 'factory reset', () => {
+    if (options.eraseCard) wipeCard(ctx, '/');
+    eraseNvsExceptKeep(ctx);
+  });
+}
+
 export function installDangerZone(ctx: Context): void {
-  const { hal } = ctx;
-
-  const eraseNvsExceptKeep = (): void => {
-    // The HAL erases whole namespaces; everything but 'keep' goes.
-    const keep = hal.nvs.keys(KEEP_NS).map((k) => [k, hal.nvs.get(KEEP_NS, k)] as const);
-    hal.nvs.erase();
-    if (keep.length) hal.nvs.setMany(KEEP_NS, keep);
-  };
-
-  const wipeCard = (root: string): number => {
-    if (!hal.sd.probe().present) return 0;
-    return removeTree(hal.sd, root);
-  };
-
-  const later = (what: string, work: () => void): void => {
-    ctx.defer(() => {
-      try {
-        work();
-        ctx.log.warn('danger', `${what} done; restarting`);
-      } catch (e) {
-        ctx.log.error('danger', `${what} failed: ${String(e)}`);
-      }
-      hal.system.reboot(what);
-    });
-  };
-
   ctx.router.add({
     method: 'POST',
     path: '/api/factory-reset',
@@ -73,10 +85,7 @@ export function installDangerZone(ctx: Context): void {
       const f = fields(req);
       if (f.get('confirm') !== PHRASES.factoryReset) return mismatch(PHRASES.factoryReset);
       const eraseCard = f.get('eraseCard') === '1' || f.get('eraseCard') === 'true';
-      later('factory reset', () => {
-        if (eraseCard) wipeCard('/');
-        eraseNvsExceptKeep();
-      });
+      scheduleFactoryReset(ctx, { eraseCard });
       return jsonResponse({ scheduled: 'factory-reset', eraseCard, restarting: true }, 202);
     },
   });
@@ -87,7 +96,7 @@ export function installDangerZone(ctx: Context): void {
     bodyLimit: 1024,
     handler: (req) => {
       if (fields(req).get('confirm') !== PHRASES.eraseStorage) return mismatch(PHRASES.eraseStorage);
-      later('erase storage', () => void wipeCard(DATA_ROOT));
+      later(ctx, 'erase storage', () => void wipeCard(ctx, DATA_ROOT));
       return jsonResponse({ scheduled: 'erase-storage', restarting: true }, 202);
     },
   });
@@ -99,7 +108,7 @@ export function installDangerZone(ctx: Context): void {
     handler: (req) => {
       if (fields(req).get('confirm') !== PHRASES.formatCard) return mismatch(PHRASES.formatCard);
       if (!ctx.card.probe() || ctx.card.get().tier === 'none') return errorResponse(409, 'no-card', 'There is no SD card to format.');
-      later('format card', () => void wipeCard('/'));
+      later(ctx, 'format card', () => void wipeCard(ctx, '/'));
       return jsonResponse({ scheduled: 'format-card', restarting: true }, 202);
     },
   });

@@ -7,6 +7,9 @@
 // (decision): the sfxVol setting is 0, or the sound-effect level of the
 // current mode is 0 (sfxLvlO in Orchestrator, sfxLvlN in Notifier). An unset
 // setting is not silent.
+//
+// The test console (SELFTEST, TEST <name>) adds two items device.selftest
+// leaves out: clock (synced) and wifi (the station link).
 
 import type { Context } from '../core/context.ts';
 import { randomId } from '../util/ids.ts';
@@ -168,8 +171,57 @@ function audio(ctx: Context, audible: boolean): SelftestItem {
   });
 }
 
-export function runSelftest(ctx: Context, options: { audible: boolean }): SelftestItem[] {
-  return [nvs(ctx), sd(ctx), flash(ctx), heap(ctx), display(ctx), ring(ctx), touch(ctx), battery(ctx), audio(ctx, options.audible)];
+function clockItem(ctx: Context): SelftestItem {
+  return attempt('clock', () => {
+    if (ctx.hal.clock.synced()) return ['PASS', `synced (${Math.floor(ctx.hal.clock.wallMs() / 1000)} s since 1970)`];
+    if (ctx.mode === 0) return ['SKIP', 'not synced: Notifier mode has no network time'];
+    return ['FAIL', 'not synced: times read from the clock are wrong until the network time arrives'];
+  });
+}
+
+function wifiItem(ctx: Context): SelftestItem {
+  return attempt('wifi', () => {
+    if (ctx.mode === 0) return ['SKIP', 'Notifier mode keeps Wi-Fi off'];
+    const s = ctx.hal.wifi.station();
+    if (s.state === 'connected') return ['PASS', `station connected to ${s.ssid ?? '?'} as ${s.ip ?? '?'}`];
+    if (s.state === 'off') return ['SKIP', 'no station network joined (nothing saved yet)'];
+    return ['FAIL', `station ${s.state}${s.ssid ? ` (${s.ssid})` : ''}`];
+  });
+}
+
+type ItemRun = (ctx: Context, audible: boolean) => SelftestItem;
+
+/** The device.selftest items, in report order. */
+const DEVICE_ITEMS: ReadonlyArray<readonly [string, ItemRun]> = [
+  ['nvs', nvs],
+  ['sd', sd],
+  ['flash', flash],
+  ['heap', heap],
+  ['display', display],
+  ['ring', ring],
+  ['touch', touch],
+  ['battery', battery],
+  ['audio', audio],
+];
+/** Items the test console adds (SELFTEST, TEST): the device's links to the world. */
+const CONSOLE_ITEMS: ReadonlyArray<readonly [string, ItemRun]> = [
+  ['clock', clockItem],
+  ['wifi', wifiItem],
+];
+
+/** Names TEST <name> accepts. */
+export const TEST_NAMES: readonly string[] = [...DEVICE_ITEMS, ...CONSOLE_ITEMS].map(([name]) => name);
+
+/** device.selftest's items; withConsoleItems adds clock and wifi (the console's SELFTEST). */
+export function runSelftest(ctx: Context, options: { audible: boolean; withConsoleItems?: boolean }): SelftestItem[] {
+  const items = options.withConsoleItems ? [...DEVICE_ITEMS, ...CONSOLE_ITEMS] : DEVICE_ITEMS;
+  return items.map(([, run]) => run(ctx, options.audible));
+}
+
+/** One named item (TEST <name>), or null for an unknown name. */
+export function runSelftestItem(ctx: Context, name: string, options: { audible: boolean }): SelftestItem | null {
+  const entry = [...DEVICE_ITEMS, ...CONSOLE_ITEMS].find(([n]) => n === name);
+  return entry ? entry[1](ctx, options.audible) : null;
 }
 
 export function formatSelftest(items: SelftestItem[]): string {

@@ -1,0 +1,122 @@
+// The spec's console commands whose subsystem is not built yet. Each answers
+// "ERR unavailable: ..." (and is listed by HELP), so a script meets a clear
+// refusal naming what is missing rather than "unknown command".
+//
+// Registered last in boot(), and only for verbs that no subsystem has
+// registered, so a subsystem that lands first never collides with its row.
+// The issue that builds a subsystem registers its real commands (from the
+// subsystem's own folder) and deletes its rows here.
+
+import { CommandError, type Console } from './console.ts';
+
+interface Missing {
+  /** What the command needs, as the reply names it. */
+  needs: string;
+  /** [verb, usage] as the spec's table writes them. */
+  commands: ReadonlyArray<readonly [string, string]>;
+}
+
+export const NOT_BUILT: readonly Missing[] = [
+  {
+    needs: 'the device UI (screens, ring animations, touch menu)',
+    commands: [
+      ['RENDER?', ''],
+      ['MENU?', ''],
+      ['RAWFRAME?', ''],
+      ['RINGANIM', '<0-4>'],
+    ],
+  },
+  { needs: 'voice (speech in and out)', commands: [['VOICE', '<text>']] },
+  {
+    needs: 'the display drivers',
+    commands: [
+      ['SCREEN', '<tft>'],
+      ['SCREEN?', ''],
+      ['SAVER', '[min]'],
+      ['TFTHEALTH?', ''],
+      ['TFTHZ', '[hz]'],
+      ['TFTFILL?', ''],
+      ['TFTID?', ''],
+      ['TFTPWR?', ''],
+      ['TFTFLIP', '<0 or 1>'],
+      ['TFTBREAK', ''],
+      ['PANELPROBE', '<0 or 1>'],
+    ],
+  },
+  {
+    needs: 'touch input',
+    commands: [
+      ['TAP', '<x> <y> [HOLD]'],
+      ['TAPUP', ''],
+      ['TOUCH?', ''],
+      ['TCAL', '[minX,maxX,minY,maxY[,flags]]'],
+      ['TOUCHISO?', ''],
+    ],
+  },
+  {
+    needs: 'power management (battery, profiles, sleep)',
+    commands: [
+      ['PROFILE', '<0 or 1 or 2>'],
+      ['BATTCAL', ''],
+      ['BATTRESET', ''],
+      ['SLEEPMV', '[mv]'],
+      ['SLEEP', ''],
+      ['DRAIN', 'on or off [deep]'],
+    ],
+  },
+  {
+    needs: 'audio (microphone, speech, sound effects)',
+    commands: [
+      ['MICREC', ''],
+      ['SPKSAY', '<text>'],
+      ['TTSTG', '<text>'],
+      ['TGSEND', ''],
+      ['SFX', '<slug>'],
+      ['SFXVOL', '<0-100>'],
+    ],
+  },
+  {
+    needs: 'the network console (Wi-Fi and Bluetooth management)',
+    commands: [
+      ['WIFI', '<ssid>|<pass>'],
+      ['WIFISCAN', ''],
+      ['WIFIKNOWN?', ''],
+      ['WIFIRENAME', '<old>|<new>'],
+      ['WIFIAP', '[on or off]'],
+      ['BLE?', ''],
+      ['BLEMAC?', ''],
+      ['BONDS?', ''],
+      ['FORGETBONDS', ''],
+      ['NSNFEED', '<hex>'],
+    ],
+  },
+  {
+    needs: 'the cloud relay',
+    commands: [
+      ['CLOUD?', ''],
+      ['CLOUDPAIR', ''],
+      ['CLOUDOFF', ''],
+      ['CLOUDLOOP', '[path]'],
+    ],
+  },
+];
+
+/** Registers an "unavailable" answer for every row whose verb nobody has registered. Returns how many. */
+export function installUnavailable(console: Console): number {
+  let n = 0;
+  for (const group of NOT_BUILT) {
+    for (const [verb, usage] of group.commands) {
+      if (console.has(verb)) continue;
+      console.register({
+        verb,
+        ...(usage ? { usage } : {}),
+        help: `unavailable: needs ${group.needs}, not built yet`,
+        run: () => {
+          throw new CommandError(`unavailable: ${verb} needs ${group.needs}, which is not built yet`);
+        },
+      });
+      n++;
+    }
+  }
+  return n;
+}
