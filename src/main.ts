@@ -41,6 +41,7 @@ import { DeviceActions } from './device/actions.ts';
 import { installSystemTools } from './system/tools.ts';
 import { installDocs } from './docs/index.ts';
 import { installSessionTools } from './agents/session-tools.ts';
+import { installAgents, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { installOta, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
@@ -60,6 +61,8 @@ const WATCHDOG_FEED_MS = 1000;
 export interface Device {
   ctx: Context;
   assistant: Assistant;
+  /** The sub-agent fabric (src/agents/). */
+  agents: Agents;
   http: HttpServer | null;
   stop(): void;
 }
@@ -146,6 +149,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installSystemTools(ctx);
   installDocs(ctx);
   installSessionTools(ctx);
+  const agents = installAgents(ctx, { assistant, providers, wire });
   installMcp(ctx);
   installTimeline(ctx);
   installOta(ctx);
@@ -178,9 +182,11 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   return {
     ctx,
     assistant,
+    agents,
     http,
     stop() {
       feed.cancel();
+      agents.stop();
       ctx.ota.stop();
       http?.close();
     },

@@ -1,5 +1,7 @@
 // Types for tools/provider-emulator.mjs.
 
+import type { AgentJobs, JobScript } from './agent-emulator.mjs';
+
 export const DEMO_HOST: string;
 export const ROUTER_HOST: string;
 export const ZAI_HOSTS: string[];
@@ -36,6 +38,8 @@ export interface Behaviour {
   raw?: { status?: number; headers?: Record<string, string>; body?: string };
   /** Answer as the offline demo. */
   demo?: boolean;
+  /** A sub-agent job (tools/agent-emulator.mjs), taken only by a request that starts one. */
+  job?: JobScript;
 }
 
 export interface RecordedRequest {
@@ -48,6 +52,8 @@ export interface RecordedRequest {
   text: string;
   at: number;
   behaviour?: Behaviour;
+  /** A sub-agent backend's request (answered by tools/agent-emulator.mjs). */
+  agent?: boolean;
 }
 
 export interface Emulator {
@@ -56,6 +62,8 @@ export interface Emulator {
   requests: RecordedRequest[];
   /** host -> the only key that host accepts (401 otherwise). */
   keys: Map<string, string>;
+  /** Sub-agent jobs: what was started, with its brief and polls. */
+  jobs: AgentJobs;
   server: import('node:net').Server;
   script(behaviours: Behaviour | Behaviour[]): void;
   pending(): number;

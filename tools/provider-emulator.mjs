@@ -11,6 +11,8 @@
 //   POST /api/paas/v4/chat/completions        Z.ai-style
 //   POST /router/<upstream>/v1/chat/completions  the model router
 //   GET  /v1/models, /api/paas/v4/models, /router/<upstream>/v1/models   key checks
+//   sub-agent backends (provider B sessions, provider A background responses,
+//   synchronous C and custom)                  see tools/agent-emulator.mjs
 //
 // Tests drive it with a script: a queue of behaviours, each consumed by the
 // first request it matches (respond with a turn, with tool calls, with an
@@ -33,6 +35,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { issueTestCert } from './test-ca.mjs';
+import { agentKind, createAgentJobs } from './agent-emulator.mjs';
 
 export const DEMO_HOST = 'demo.emulator.test';
 export const ROUTER_HOST = 'router.desk-assistant.invalid';
@@ -286,6 +289,8 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
   const timers = new Set();
   /** host -> the key that host accepts (others get 401); hosts not listed accept any key. */
   const keys = new Map();
+  /** Sub-agent jobs (tools/agent-emulator.mjs). */
+  const agentJobs = createAgentJobs();
 
   const later = (fn, ms) => {
     const t = setTimeout(() => {
@@ -352,6 +357,16 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       const rec = { method: req.method ?? 'GET', host, path: url.pathname, headers: { ...req.headers }, body, text, at: Date.now() };
       requests.push(rec);
       log(`${rec.method} ${host}${rec.path}`);
+      // Sub-agent backends: their own state machine (tools/agent-emulator.mjs).
+      if (agentKind(rec.method, rec.path, body)) {
+        const wantedKey = keys.get(host);
+        if (wantedKey !== undefined && presentedKey(req.headers) !== wantedKey) return send(res, 401, { error: { type: 'authentication_error', message: 'Incorrect API key provided' } });
+        const a = agentJobs.handle(rec, queue);
+        rec.agent = true;
+        if (a.hold) return;
+        if (a.delayMs) return later(() => send(res, a.status, a.body), a.delayMs);
+        return send(res, a.status, a.body);
+      }
       const dialect = dialectOf(rec.method, rec.path);
       if (!dialect) return send(res, 404, { error: { message: `no such endpoint ${rec.method} ${rec.path}`, type: 'not_found' } });
       const wanted = keys.get(host);
@@ -359,7 +374,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
         return send(res, 401, errorBody(dialect === 'models' ? 'chat' : dialect, familyOf(host, dialect), 401, 'Incorrect API key provided'));
       }
       // A behaviour without a method answers rounds (POST) only, so key-check probes pass by.
-      const i = queue.findIndex((b) => matches(b.match?.host, host) && matches(b.match?.path, rec.path) && matches(b.match?.method ?? 'POST', rec.method));
+      const i = queue.findIndex((b) => !b.job && matches(b.match?.host, host) && matches(b.match?.path, rec.path) && matches(b.match?.method ?? 'POST', rec.method));
       const b = i >= 0 ? queue.splice(i, 1)[0] : dialect === 'models' ? {} : { demo: true };
       rec.behaviour = b;
       perform(res, rec, dialect, b);
@@ -389,6 +404,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
         url: `${tls ? 'https' : 'http'}://127.0.0.1:${actual}`,
         requests,
         keys,
+        jobs: agentJobs,
         server,
         script(behaviours) {
           queue.push(...(Array.isArray(behaviours) ? behaviours : [behaviours]));
@@ -398,6 +414,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
           queue.length = 0;
           requests.length = 0;
           keys.clear();
+          agentJobs.reset();
         },
         close: () =>
           new Promise((r) => {

@@ -62,6 +62,8 @@ export class Assistant {
       midFail: () => settings.midFail(),
       apply: (turn, req) => (this.sessionOps ? makeApplier(ctx, this.sessionOps)(turn, req) : applier(turn, req)),
       remember: (chat, role, text) => {
+        // An automatic turn (a sub-agent synthesis) has no user message: nothing to record.
+        if (!text) return;
         try {
           ctx.memory.episodic.append({ session: chat, role, kind: 'message', text });
         } catch (e) {

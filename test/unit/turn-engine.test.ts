@@ -104,14 +104,14 @@ describe('a turn', () => {
     expect(device.ctx.actions.ledState()).toMatchObject({ mode: 'solid', color: { r: 0, g: 0, b: 255 } });
     expect(device.ctx.memory.runningMemory()).toBe('running: owner likes blue');
     expect(device.ctx.memory.scratchpadBlock()).toContain('helping with lights');
-    // What the model hears next turn: the refusal, the query results, the session-op refusal.
+    // What the model hears next turn: the refusal, the query results, the queued sub-agent.
     wire.script('anthropic', turn({ reply: 'ok' }));
     await device.assistant.engine.run({ chat: 'c1', text: 'next', person: null, admin: true, origin: 'console' });
     const user = wire.seen[2]!.transcript.find((t) => t.kind === 'user') as { text: string };
     expect(user.text).toMatch(/\[DEVICE\] device action 2 \(config\) was refused: protected-BLOCKED/);
     expect(user.text).not.toContain('stolen');
     expect(user.text).toMatch(/\[MEMORY QUERY RESULTS\] for "favourite colour"/);
-    expect(user.text).toMatch(/\[SESSIONS\] Not run: spawn/);
+    expect(user.text).toMatch(/\[SESSIONS\] Queued j[0-9a-f]{8} \(position 1\)/);
     expect(user.text.endsWith('next')).toBe(true);
     // The conversation shows in the next prompt.
     const system = wire.seen[2]!.transcript.find((t) => t.kind === 'system') as { text: string };

@@ -1,0 +1,179 @@
+// Provider B's sub-agent backend: managed agent sessions.
+//   once    POST /v1/environments (a cloud sandbox) and POST /v1/agents (one
+//           per model: the agent fixes the model), their ids cached in NVS
+//           (agents/bEnv, agents/bAgents) and reused by every later job; a
+//           cached id the provider no longer knows (404) is dropped and made
+//           again, once.
+//   create  POST /v1/sessions {agent, environment_id}, then the brief as a
+//           user.message event: POST /v1/sessions/<sid>/events.
+//   poll    GET /v1/sessions/<sid>/events (following next_page): the
+//           agent.message texts after our user.message; session.status_idle
+//           with stop reason end_turn ends the job (requires_action, which
+//           would need a person's approval, fails it); session.error fails
+//           it unless the provider says it is retrying.
+//   cancel  a user.interrupt event.
+// Every request carries the managed-agents beta header.
+
+import { isPlainObject, parseJson } from '../../util/json.ts';
+import { CATALOG } from '../../providers/catalog.ts';
+import { ANTHROPIC_VERSION } from '../../providers/anthropic.ts';
+import { contentText } from '../../providers/common.ts';
+import { CALL_MS, POLL_BODY_MAX } from '../limits.ts';
+import { exchange, reason, transient, type Exchange, type ExchangeRequest } from './http.ts';
+import type { AgentBackend, BackendEnv, PollOutcome, StartOutcome } from './types.ts';
+
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const PROVIDER_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+export const MANAGED_AGENTS_BETA = 'managed-agents-2026-04-01';
+export const AGENT_TOOLSET = 'agent_toolset_20260401';
+const ENV_KEY = 'bEnv';
+const AGENTS_KEY = 'bAgents';
+/** Agents cached (one per model); the oldest is forgotten beyond this. */
+const AGENTS_CACHED = 4;
+/** Pages of events read per poll. */
+const PAGES_MAX = 10;
+
+export const AGENT_SYSTEM =
+  'You are a background sub-agent of a personal desk assistant. Work on the task in the message by yourself, using your tools as needed; ' +
+  'nobody can answer questions while you work. End with your findings as plain text: the assistant reads them and reports to its owner.';
+
+function headers(): Record<string, string> {
+  return { 'anthropic-version': ANTHROPIC_VERSION, 'anthropic-beta': MANAGED_AGENTS_BETA };
+}
+
+/** The outcome of a session's events, given the events in order. */
+export function readEvents(events: unknown[]): PollOutcome {
+  const start = events.findIndex((e) => isPlainObject(e) && e['type'] === 'user.message');
+  if (start < 0) return { kind: 'running' };
+  const texts: string[] = [];
+  let error: string | null = null;
+  for (const e of events.slice(start + 1)) {
+    if (!isPlainObject(e)) continue;
+    switch (e['type']) {
+      case 'agent.message': {
+        const t = contentText(e['content']).trim();
+        if (t) texts.push(t);
+        error = null;
+        break;
+      }
+      case 'session.error': {
+        const err = e['error'];
+        const retrying = isPlainObject(err) && isPlainObject(err['retry_status']) && err['retry_status']['type'] === 'retrying';
+        if (!retrying) error = isPlainObject(err) && typeof err['message'] === 'string' ? err['message'] : 'the session reported an error';
+        break;
+      }
+      case 'session.status_terminated':
+        return { kind: 'failed', error: error ?? 'the session was terminated' };
+      case 'session.status_idle': {
+        const stop = e['stop_reason'];
+        const why = isPlainObject(stop) && typeof stop['type'] === 'string' ? stop['type'] : 'end_turn';
+        if (why === 'requires_action') return { kind: 'failed', error: 'the agent stopped to wait for an approval nobody can give' };
+        if (error) return { kind: 'failed', error };
+        if (why === 'end_turn' || why === 'interrupted') {
+          return texts.length ? { kind: 'done', text: texts.join('\n\n'), partial: why !== 'end_turn' } : { kind: 'failed', error: 'the agent ended without a message' };
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return error ? { kind: 'failed', error } : { kind: 'running' };
+}
+
+export function sessionsBackend(env: BackendEnv): AgentBackend {
+  const base = CATALOG.anthropic.base;
+  const call = (r: Omit<ExchangeRequest, 'provider' | 'auth' | 'timeoutMs' | 'headers'> & { timeoutMs?: number }): Promise<Exchange> =>
+    exchange(env, { provider: 'anthropic', auth: 'x-api-key', headers: headers(), timeoutMs: CALL_MS, ...r });
+
+  const cachedAgents = (): Record<string, string> => {
+    const p = parseJson(env.store.str(AGENTS_KEY, '{}'));
+    if (!p.ok || !isPlainObject(p.value)) return {};
+    return Object.fromEntries(Object.entries(p.value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  };
+
+  const idOf = (x: Exchange): string | null => {
+    const id = x.ok && x.status <= 299 ? x.json?.['id'] : null;
+    return typeof id === 'string' && PROVIDER_ID.test(id) ? id : null;
+  };
+
+  async function environment(): Promise<{ id: string } | { error: string }> {
+    const cached = env.store.strOrNull(ENV_KEY);
+    if (cached) return { id: cached };
+    const x = await call({ method: 'POST', url: `${base}/v1/environments`, body: { name: 'desk-assistant', config: { type: 'cloud', networking: { type: 'unrestricted' } } } });
+    const id = idOf(x);
+    if (!id) return { error: `creating the environment failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
+    env.store.set(ENV_KEY, id);
+    return { id };
+  }
+
+  async function agent(model: string): Promise<{ id: string } | { error: string }> {
+    const agents = cachedAgents();
+    if (agents[model]) return { id: agents[model] };
+    const x = await call({
+      method: 'POST',
+      url: `${base}/v1/agents`,
+      body: { name: `desk-assistant ${model}`, model, system: AGENT_SYSTEM, tools: [{ type: AGENT_TOOLSET }] },
+    });
+    const id = idOf(x);
+    if (!id) return { error: `creating the agent failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
+    const next = Object.entries({ ...agents, [model]: id }).slice(-AGENTS_CACHED);
+    env.store.set(AGENTS_KEY, JSON.stringify(Object.fromEntries(next)));
+    return { id };
+  }
+
+  function forget(model: string): void {
+    env.store.delete(ENV_KEY);
+    const agents = cachedAgents();
+    delete agents[model];
+    env.store.set(AGENTS_KEY, JSON.stringify(agents));
+  }
+
+  async function session(model: string, retried: boolean): Promise<{ id: string } | { error: string }> {
+    const e = await environment();
+    if ('error' in e) return e;
+    const a = await agent(model);
+    if ('error' in a) return a;
+    const x = await call({ method: 'POST', url: `${base}/v1/sessions`, body: { agent: a.id, environment_id: e.id } });
+    const id = idOf(x);
+    if (id) return { id };
+    // A cached environment or agent the provider no longer knows: make them again, once.
+    if (x.ok && x.status === 404 && !retried) {
+      forget(model);
+      return session(model, true);
+    }
+    return { error: `creating the session failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
+  }
+
+  return {
+    provider: 'anthropic',
+    resumable: true,
+    async start(req): Promise<StartOutcome> {
+      const s = await session(req.model, false);
+      if ('error' in s) return { kind: 'failed', error: s.error, timeout: false };
+      const x = await call({ method: 'POST', url: `${base}/v1/sessions/${s.id}/events`, body: { events: [{ type: 'user.message', content: [{ type: 'text', text: req.brief }] }] } });
+      if (!x.ok || x.status > 299) return { kind: 'failed', error: `sending the brief failed: ${reason(x)}`, timeout: false };
+      return { kind: 'running', jobId: s.id };
+    },
+    async poll(jobId): Promise<PollOutcome> {
+      const events: unknown[] = [];
+      let page: string | null = null;
+      for (let i = 0; i < PAGES_MAX; i++) {
+        const query: string = page ? `?page=${encodeURIComponent(page)}` : '';
+        const x = await call({ method: 'GET', url: `${base}/v1/sessions/${jobId}/events${query}`, maxBodyBytes: POLL_BODY_MAX });
+        if (!x.ok || x.status > 299) return transient(x) ? { kind: 'retry', error: reason(x) } : { kind: 'failed', error: reason(x) };
+        const data = x.json?.['data'];
+        if (!Array.isArray(data)) return { kind: 'retry', error: 'unreadable event list' };
+        events.push(...data);
+        const next = x.json?.['next_page'];
+        if (typeof next !== 'string' || !next) break;
+        page = next;
+      }
+      return readEvents(events);
+    },
+    async cancel(jobId): Promise<void> {
+      await call({ method: 'POST', url: `${base}/v1/sessions/${jobId}/events`, body: { events: [{ type: 'user.interrupt' }] } });
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// The fabric's records: a spawn waiting in the queue, a job from dispatch
+// to its end, and where a job came from (the spawning chat and person).
+// Per-job states (the spec leaves them unnamed; docs/decisions.md):
+//   queued      in the pending queue (RAM only: nothing has been spent yet)
+//   starting    dispatch is building the brief and calling the provider
+//               (journaled, so a restart in the middle is reported, not lost)
+//   running     the provider has the job; polled about every 15 s
+//   done        a terminal poll stored the result (fresh) and told the chat
+//   failed      the provider or the device gave up; told at once, no fresh result
+//   terminated  stopped by terminate; no fresh result
+//   expired     a restart found it and it cannot be resumed (synchronous backends)
+
+import type { ProviderId } from '../providers/settings.ts';
+
+export type JobState = 'queued' | 'starting' | 'running' | 'done' | 'failed' | 'terminated' | 'expired';
+
+/** Who spawned a job: the chat its results go back to, and on whose behalf it runs. */
+export interface JobOrigin {
+  chat: string;
+  /** The person (chat id) for a chat member; null for the owner. */
+  person: string | null;
+  admin: boolean;
+}
+
+/** What a spawn asks for (a session_ops spawn item, session.spawn, POST /api/sessions). */
+export interface SpawnSpec {
+  task: string;
+  /** Requested provider ('' = by priority). */
+  provider: string;
+  /** Requested model ('' = the provider's default; 'deep_research' upgrades provider A's). */
+  model: string;
+  skill: string;
+  name: string;
+  project: string;
+  attach: string[];
+}
+
+export interface PendingSpawn extends SpawnSpec, JobOrigin {
+  tag: string;
+  /** Monotonic ms when queued. */
+  queuedAt: number;
+}
+
+export interface Job extends JobOrigin {
+  tag: string;
+  name: string;
+  project: string;
+  provider: ProviderId;
+  model: string;
+  /** The provider's id for the job (response id, session id); null for synchronous backends. */
+  jobId: string | null;
+  state: JobState;
+  /** Wall-clock ms at dispatch (for people) and monotonic ms (for limits). */
+  startedWall: number;
+  startedMono: number;
+  polls: number;
+  /** Failed polls in a row. */
+  failures: number;
+  /** Journal slot (0-5) while it holds one. */
+  slot: number | null;
+  /** Why it failed, expired or was stopped. */
+  error: string | null;
+  endedWall: number | null;
+}
+
+export function displayName(j: { name: string; tag: string }): string {
+  return j.name || j.tag;
+}

@@ -1,0 +1,54 @@
+// Types for tools/agent-emulator.mjs.
+
+type Rule = string | RegExp;
+
+/** How a scripted sub-agent job behaves (a behaviour's `job` field). */
+export interface JobScript {
+  /** Polls answered "running" before the terminal one (default 1: done at the first poll). */
+  polls?: number;
+  /** The result text (default: the offline demo's). */
+  result?: string;
+  /** The job fails with this message (synchronous: HTTP 500). */
+  error?: string;
+  /** A partial result (A: incomplete; B: interrupted). */
+  partial?: boolean;
+  /** B: the session stops to wait for an approval. */
+  requiresAction?: boolean;
+  /** The start request answers this HTTP status. */
+  status?: number;
+  /** The start request never answers. */
+  hold?: boolean;
+  /** The (synchronous) start request answers after this many ms. */
+  delayMs?: number;
+  /** The first pollErrors polls (default 1) answer this status. */
+  pollStatus?: number;
+  pollErrors?: number;
+}
+
+export interface AgentJob {
+  id: string;
+  kind: 'session' | 'response' | 'sync-conversations' | 'sync-chat' | 'sync-messages';
+  host: string;
+  model: string | null;
+  brief: string;
+  task: string;
+  script: JobScript;
+  polls: number;
+  pollErrors: number;
+  cancelled: boolean;
+  at: number;
+}
+
+export interface AgentJobs {
+  handle(
+    rec: { method: string; host: string; path: string; body: unknown },
+    queue: Array<{ job?: JobScript; match?: { host?: Rule; path?: Rule } }>,
+  ): { status: number; body: unknown; delayMs?: number } | { hold: true } | null;
+  list(): AgentJob[];
+  created: { environments: number; agents: number; sessions: number };
+  reset(): void;
+}
+
+export function createAgentJobs(): AgentJobs;
+export function agentKind(method: string, path: string, body: unknown): string | null;
+export function taskOf(brief: string): string;
