@@ -22,6 +22,7 @@ import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
 import type { ProviderWire } from '../providers/wire.ts';
 import type { Assistant } from '../turn/index.ts';
 import type { SessionOpsHandler } from '../turn/apply.ts';
+import { randomId } from '../util/ids.ts';
 import { capChars } from './text.ts';
 import { backendFor, resumable } from './backends/index.ts';
 import type { BackendEnv } from './backends/types.ts';
@@ -177,7 +178,7 @@ export class Agents {
     if (turn.spawn.length) lines.push(`[SESSIONS] The top-level spawn array is retired: ${turn.spawn.length} item(s) ignored. Use session_ops with op spawn.`);
     if (full.length) {
       const text = `The sub-agent queue is full (${QUEUE_DEPTH} waiting), so ${full.join(', ')} ${full.length === 1 ? 'was' : 'were'} not queued. The queued jobs start as running ones finish; ask again then.`;
-      this.fabric.send(req.chat, text, `queue-full:${req.chat}:${Math.round(this.ctx.hal.clock.monoMs())}`);
+      this.fabric.send(req.chat, text, `queue-full:${randomId(this.ctx.random, '', 4)}`);
       lines.push(`[SESSIONS] ${text}`);
     }
     return Promise.resolve(lines);

@@ -80,6 +80,7 @@ export class Synthesis {
     }
     // It starts now: later results get a window of their own.
     this.drop(chat);
+    const key = `synth:${this.d.results.fresh(chat).map((r) => r.tag).join(',')}`;
     this.turns++;
     let reply = '';
     let ask = '';
@@ -103,7 +104,8 @@ export class Synthesis {
     }
     if (outcome?.status === 'ok') {
       const text = [reply, ask].filter((t) => t.trim()).join('\n\n');
-      if (text) this.d.send(chat, text, `synth:${chat}:${Math.round(this.d.clock.monoMs())}`);
+      // Keyed by the results' tags, which never repeat (a restart restarts the monotonic clock).
+      if (text) this.d.send(chat, text, key);
       return;
     }
     this.direct(chat, outcome ? `the automatic turn ended with ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}` : 'the automatic turn failed');
