@@ -207,6 +207,7 @@ export function installAgents(ctx: Context, deps: AgentsDeps): Agents {
       fresh: agents.results.freshChats().length,
     },
   }));
-  agents.fabric.resume();
+  // Notifier mode keeps Wi-Fi off: journaled jobs wait, untouched, for the next Orchestrator boot.
+  if (ctx.mode === 1) agents.fabric.resume();
   return agents;
 }

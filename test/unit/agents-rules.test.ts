@@ -171,6 +171,24 @@ describe('a restart with jobs in flight', () => {
     expect(r.mem.nvs.keys('agents').filter((k) => /^j\d$/.test(k))).toEqual([]);
   });
 
+  it('leaves the journal alone in Notifier mode and resumes at the next Orchestrator boot', async () => {
+    let r = rig();
+    r.net.script({ polls: 1, result: 'after the nap', host: 'api.openai.com' });
+    r.device.agents.fabric.enqueue(spec('a', { name: 'napper', provider: 'openai' }), owner);
+    await r.mem.clock.advance(10);
+    const slot = r.mem.nvs.get('agents', 'j0');
+    r.mem.nvs.set('sys', 'mode', 0);
+    r = reboot(r);
+    expect(r.device.ctx.mode).toBe(0);
+    await r.mem.clock.advance(POLL_MS * 3);
+    expect(r.mem.nvs.get('agents', 'j0')).toBe(slot);
+    expect(r.device.agents.fabric.inFlight()).toBe(0);
+    r.mem.nvs.set('sys', 'mode', 1);
+    r = reboot(r);
+    await r.mem.clock.advance(POLL_MS + 10);
+    expect(r.device.agents.results.list(null).map((e) => e.text)).toEqual(['after the nap']);
+  });
+
   it('reports a job journaled before it reached the provider as expired, and drops a slot whose checksum fails', async () => {
     const base = rig();
     base.net.script({ hold: true, host: 'api.openai.com' });
