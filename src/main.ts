@@ -43,6 +43,8 @@ import { installDocs } from './docs/index.ts';
 import { installSessionTools } from './agents/session-tools.ts';
 import { installAgents, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
+import { Chat } from './chat/index.ts';
+import { installCompaction } from './turn/compact.ts';
 import { installOta, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
@@ -124,6 +126,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     actions: new DeviceActions(hal, store('cfg'), store('orch'), log),
     ota: new Updates(otaVerdict),
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
+    chat: new Chat(hal.nvs, store, log),
     timeline: new Timeline(hal.clock, log),
     memory: new Memory(hal, log, store('mem'), hotspots, random),
     faults,
@@ -139,6 +142,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const providers = installProviderSettings(ctx);
   const wire = installWireConsole(ctx, providers);
   const assistant = installAssistant(ctx, providers, options.wire ?? wire);
+  const compactor = installCompaction(ctx, assistant, (chat) => ctx.chat.people.personOf(chat));
+  ctx.chat.install(ctx, assistant, compactor, providers);
   installStorage(ctx);
   installFiles(ctx);
   installMusic(ctx);
@@ -188,6 +193,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       feed.cancel();
       agents.stop();
       ctx.ota.stop();
+      ctx.chat.stop();
       http?.close();
     },
   };

@@ -40,6 +40,8 @@ export interface Behaviour {
   demo?: boolean;
   /** A sub-agent job (tools/agent-emulator.mjs), taken only by a request that starts one. */
   job?: JobScript;
+  /** A moderation verdict (POST /v1/moderations): the flagged categories; none means clean (the default). */
+  moderation?: { categories?: string[] };
 }
 
 export interface RecordedRequest {
@@ -86,3 +88,5 @@ export function routeArgs(port: number, names?: string[], targetPort?: number): 
 export function turnObject(reply: string, extra?: Record<string, unknown>): Record<string, unknown>;
 export function summarize(dialect: string, body: unknown): { mode: 'single' | 'loop'; schemaName: string; tools: string[]; lastUser: string; lastTool: { name: string; output: string } | null };
 export function demoDecide(s: ReturnType<typeof summarize>): { turn?: Record<string, unknown>; tools?: Array<{ name: string; args: Record<string, unknown> }> };
+
+export function moderationBody(family: 'openai' | 'mistral' | string, verdict?: { categories?: string[] }): Record<string, unknown>;

@@ -11,6 +11,7 @@
 //   POST /api/paas/v4/chat/completions        Z.ai-style
 //   POST /router/<upstream>/v1/chat/completions  the model router
 //   GET  /v1/models, /api/paas/v4/models, /router/<upstream>/v1/models   key checks
+//   POST /v1/moderations                      content moderation (OpenAI's and Mistral's shapes)
 //   sub-agent backends (provider B sessions, provider A background responses,
 //   synchronous C and custom)                  see tools/agent-emulator.mjs
 //
@@ -61,10 +62,20 @@ function dialectOf(method, path) {
   if (method === 'GET' && (/^\/v1\/models\/?$/.test(path) || path === '/api/paas/v4/models' || /^\/router\/[^/]+\/v1\/models$/.test(path))) return 'models';
   if (method !== 'POST') return null;
   if (path === '/v1/responses') return 'responses';
+  if (path === '/v1/moderations') return 'moderations';
   if (path === '/v1/messages') return 'messages';
   if (path === '/v1/conversations') return 'conversations';
   if (path === '/v1/chat/completions' || path === '/api/paas/v4/chat/completions' || /^\/router\/[^/]+\/v1\/chat\/completions$/.test(path)) return 'chat';
   return null;
+}
+
+/** A moderation verdict: categories flagged (none: clean), in OpenAI's or Mistral's answer shape. */
+export function moderationBody(family, { categories = [] } = {}) {
+  const all = ['harassment', 'hate', 'self-harm', 'sexual', 'violence'];
+  const flags = Object.fromEntries([...new Set([...all, ...categories])].map((c) => [c, categories.includes(c)]));
+  const scores = Object.fromEntries(Object.keys(flags).map((c) => [c, flags[c] ? 0.97 : 0.01]));
+  if (family === 'mistral') return { id: id('mod-'), model: 'mistral-moderation-latest', results: [{ categories: flags, category_scores: scores }] };
+  return { id: id('modr-'), model: 'omni-moderation-latest', results: [{ flagged: categories.length > 0, categories: flags, category_scores: scores }] };
 }
 
 /** Which provider family's wording and id style a host gets. */
@@ -332,6 +343,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     if (b.overflow) return send(res, 400, overflowBody(dialect, family), b);
     if (b.status && b.status !== 200) return send(res, b.status, errorBody(dialect, family, b.status, b.message ?? `emulated HTTP ${b.status}`, b.code), b);
     if (dialect === 'models') return send(res, 200, { object: 'list', data: [{ id: 'model-a', object: 'model' }, { id: 'model-b', object: 'model' }] }, b);
+    if (dialect === 'moderations') return send(res, 200, moderationBody(family, b.moderation ?? { categories: [] }), b);
     const s = summarize(dialect, rec.body);
     const decided = b.demo || (b.turn === undefined && b.tools === undefined && b.text === undefined) ? { ...demoDecide(s), reasoning: b.reasoning } : b;
     return send(res, 200, success(dialect, family, s, decided, rec.body?.model ?? 'emulated'), b);

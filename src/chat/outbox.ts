@@ -5,9 +5,10 @@
 // has a de-duplication key, remembered after delivery too, so "once per
 // version" holds across reboots.
 //
-// For the chat engineer: call pending() to see what waits (oldest first),
-// deliver, then ack(key). onPost wakes a drainer when a notice is queued.
-// Nothing here sends anything; without a chat client notices simply wait.
+// The chat service (src/chat/service.ts) drains it: pending() (oldest
+// first), send, then ack(key); onPost wakes it. A notice goes to the owner's
+// chat, or to the chat it names (a sub-agent job's result goes back to the
+// chat that asked for it). Without a bot token or an owner chat, notices wait.
 
 import type { Clock } from '../hal/index.ts';
 import type { Store } from '../core/store.ts';
@@ -19,6 +20,8 @@ export interface OwnerNotice {
   /** De-duplication key, e.g. 'ota-available:v2.0.0'. */
   key: string;
   text: string;
+  /** The chat to tell (absent: the owner's chat). */
+  chat?: string;
   /** Wall-clock ms when queued (check `synced` before showing it). */
   wallMs: number;
   synced: boolean;
@@ -59,7 +62,7 @@ export class Outbox {
     const queue = Array.isArray(v['queue'])
       ? v['queue'].filter(
           (n): n is OwnerNotice => isPlainObject(n) && typeof n['key'] === 'string' && typeof n['text'] === 'string' && typeof n['wallMs'] === 'number',
-        ).map((n) => ({ key: n.key, text: n.text, wallMs: n.wallMs, synced: n.synced === true }))
+        ).map((n) => ({ key: n.key, text: n.text, wallMs: n.wallMs, synced: n.synced === true, ...(typeof n.chat === 'string' ? { chat: n.chat } : {}) }))
       : [];
     const seen = Array.isArray(v['seen']) ? v['seen'].filter((k): k is string => typeof k === 'string') : [];
     return { queue, seen };
@@ -77,12 +80,13 @@ export class Outbox {
 
   /**
    * Queues a notice unless its key was queued or delivered before (returns
-   * false then). Text is cut at 600 bytes on a character boundary.
+   * false then). Text is cut at 600 bytes on a character boundary. `chat`
+   * sends it to that chat instead of the owner's.
    */
-  post(key: string, text: string): boolean {
+  post(key: string, text: string, chat?: string): boolean {
     const k = capBytes(key, KEY_MAX);
     if (!k || this.state.seen.includes(k) || this.state.queue.some((n) => n.key === k)) return false;
-    const notice: OwnerNotice = { key: k, text: capBytes(text, NOTICE_TEXT_MAX), wallMs: this.clock.wallMs(), synced: this.clock.synced() };
+    const notice: OwnerNotice = { key: k, text: capBytes(text, NOTICE_TEXT_MAX), wallMs: this.clock.wallMs(), synced: this.clock.synced(), ...(chat ? { chat: capBytes(chat, 32) } : {}) };
     const queue = [...this.state.queue, notice];
     while (queue.length > OUTBOX_MAX) queue.shift();
     const seen = [...this.state.seen, k];

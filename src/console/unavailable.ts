@@ -70,7 +70,6 @@ export const NOT_BUILT: readonly Missing[] = [
       ['MICREC', ''],
       ['SPKSAY', '<text>'],
       ['TTSTG', '<text>'],
-      ['TGSEND', ''],
       ['SFX', '<slug>'],
       ['SFXVOL', '<0-100>'],
     ],

@@ -14,6 +14,7 @@ import type { SignInCodes } from '../auth/signin.ts';
 import type { StatusRegistry } from '../system/status.ts';
 import type { RandomFill } from '../util/ids.ts';
 import type { Outbox } from '../chat/outbox.ts';
+import type { Chat } from '../chat/index.ts';
 import type { Updates } from '../ota/updates.ts';
 import type { Timeline } from '../system/timeline.ts';
 import type { ToolRegistry } from '../mcp/registry.ts';
@@ -57,6 +58,8 @@ export interface Context {
   ota: Updates;
   /** Owner notices waiting for the chat client (src/chat/outbox.ts). */
   outbox: Outbox;
+  /** The chat messenger: people and roles, chat commands other subsystems register, moderation, sending (src/chat/). */
+  chat: Chat;
   /** Device timeline rows: restarts, updates, mode switches, storage changes (src/system/timeline.ts). */
   timeline: Timeline;
   /** Long-term memory: vector store, episodic log (append(row)), running memory, scratchpad (src/memory/). */

@@ -228,7 +228,7 @@ export class Downloads {
       }
     }
     try {
-      const meta = store.adopt(job.person, job.project, job.name, path);
+      const meta = store.adopt(job.person, job.project, job.name, path, { source: job.url });
       this.finish(job, 'done', `Downloaded ${job.url} to ${meta.project}/${meta.name} (${meta.size} bytes)${job.verdict ? `; the scan said SAFE (${job.verdict.reason})` : ''}.`);
     } catch (e) {
       removeQuietly(sd, path);

@@ -7,6 +7,7 @@
 //   ctx.files.inbound(kind)       whether an inbound photo or document can be taken
 //   ctx.files.setSender(sender)   files.send delivers through it
 //   ctx.files.setPeople(people)   roles (guests cannot share; unknown sees nothing)
+//   ctx.files.setFetchedScreen(s) the injection screen files.read applies to downloaded text
 
 import type { Context } from '../core/context.ts';
 import type { Clock, SdCard } from '../hal/index.ts';
@@ -28,6 +29,9 @@ export interface FileSender {
 
 export type InboundKind = 'photo' | 'document';
 
+/** The prompt-injection screen for fetched content (the chat's moderation gate implements it). */
+export type FetchedScreen = (text: string, caller: { admin: boolean }) => string;
+
 export interface FilesDeps {
   sd: SdCard;
   card: CardView;
@@ -44,6 +48,7 @@ export class Files {
   readonly downloads: Downloads;
   private people: FilePeople = DEFAULT_FILE_PEOPLE;
   private fileSender: FileSender | null = null;
+  private fetchedScreen: FetchedScreen | null = null;
 
   constructor(private readonly deps: FilesDeps) {
     this.store = new ArtifactStore({ sd: deps.sd, card: deps.card, clock: deps.clock, log: deps.log, people: () => this.people });
@@ -60,6 +65,15 @@ export class Files {
 
   sender(): FileSender | null {
     return this.fileSender;
+  }
+
+  setFetchedScreen(screen: FetchedScreen | null): void {
+    this.fetchedScreen = screen;
+  }
+
+  /** Text of a downloaded file as a caller's turn may see it (the chat's moderation decides; unscreened without it). */
+  screenFetched(text: string, caller: { admin: boolean }): string {
+    return this.fetchedScreen ? this.fetchedScreen(text, caller) : text;
   }
 
   /** The card changed tier: rescan on next use, clear download leftovers. */

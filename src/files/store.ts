@@ -62,6 +62,8 @@ export interface FileMeta {
   /** The person's chat id (null: the device owner). */
   owner: string | null;
   share: boolean;
+  /** The URL a download came from (absent: made on the device); its text is fetched content (the injection screen). */
+  source?: string;
 }
 
 /** The card as the store needs it (src/storage/card.ts). */
@@ -186,6 +188,7 @@ export class ArtifactStore {
               providerFileId: typeof m['providerFileId'] === 'string' ? m['providerFileId'] : null,
               owner: typeof m['owner'] === 'string' ? m['owner'] : null,
               share: m['share'] === true,
+              ...(typeof m['source'] === 'string' ? { source: m['source'] } : {}),
             };
             index.set(key(p.name, f.name), meta);
             used += f.size;
@@ -377,7 +380,7 @@ export class ArtifactStore {
 
   private writeMeta(meta: FileMeta): void {
     const w = this.beginPart(metaPath(meta.project, meta.name));
-    w.write(encode(JSON.stringify({ kind: meta.kind, created: meta.created, providerFileId: meta.providerFileId, owner: meta.owner, share: meta.share })));
+    w.write(encode(JSON.stringify({ kind: meta.kind, created: meta.created, providerFileId: meta.providerFileId, owner: meta.owner, share: meta.share, ...(meta.source ? { source: meta.source } : {}) })));
     w.commit();
   }
 
@@ -408,7 +411,7 @@ export class ArtifactStore {
     return { ...meta };
   }
 
-  private metaFor(person: string | null, t: { project: string; name: string; existing: FileMeta | null }, size: number, options: { kind?: string; providerFileId?: string | null }): FileMeta {
+  private metaFor(person: string | null, t: { project: string; name: string; existing: FileMeta | null }, size: number, options: { kind?: string; providerFileId?: string | null; source?: string }): FileMeta {
     return {
       project: t.project,
       name: t.name,
@@ -418,6 +421,8 @@ export class ArtifactStore {
       providerFileId: options.providerFileId ?? t.existing?.providerFileId ?? null,
       owner: person,
       share: t.existing?.share ?? false,
+      // New bytes: the source is this save's (a download's URL), never the replaced file's.
+      ...(options.source ? { source: options.source } : {}),
     };
   }
 
@@ -433,7 +438,7 @@ export class ArtifactStore {
    * Moves a finished file (a download or a promoted quarantine file) into the
    * store as project/name for person. The source must be on the card.
    */
-  adopt(person: string | null, project: unknown, name: unknown, source: string, options: { kind?: string } = {}): FileMeta {
+  adopt(person: string | null, project: unknown, name: unknown, source: string, options: { kind?: string; source?: string } = {}): FileMeta {
     const { sd } = this.deps;
     let size: number;
     try {

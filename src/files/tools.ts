@@ -88,6 +88,8 @@ export function fileTools(files: Files): ToolSpec[] {
         guard(() => {
           const offset = typeof a['offset'] === 'number' ? a['offset'] : 0;
           const r = store.readText(c.person, a['project'], a['name'], offset);
+          // A downloaded file's text is fetched content: the injection screen (owner opt-in) sees it first.
+          if (r.meta.source) r.text = files.screenFetched(r.text, c);
           const trailer = r.next === null ? `[end of ${r.meta.project}/${r.meta.name}, ${r.meta.size} bytes]` : `[more: call files.read with offset ${r.next} of ${r.meta.size} bytes]`;
           return ok(`${r.text}\n${trailer}`);
         }),

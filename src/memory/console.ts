@@ -1,7 +1,7 @@
 // The memory console commands (test builds only): MEMFILL (bulk writes for
 // tests and power-cut drills), EPIQ (episodic search with a cold-scan
-// cursor), DREAM (decay, prune and dedupe now) and COMPACT (summarize a
-// chat into memory: needs the turn engine, which does not exist yet).
+// cursor) and DREAM (decay, prune and dedupe now). COMPACT (summarize a
+// chat into memory) is the turn engine's: src/turn/compact.ts.
 
 import type { Context } from '../core/context.ts';
 import { CommandError } from '../console/console.ts';
@@ -116,16 +116,6 @@ export function installMemoryConsole(ctx: Context, memory: Memory): void {
         if (e instanceof MemoryError) throw new CommandError(e.message);
         throw e;
       }
-    },
-  });
-
-  ctx.console.register({
-    verb: 'COMPACT',
-    usage: '<chat>',
-    help: 'summarize a chat into memory (needs the turn engine)',
-    run: (c) => {
-      if (!c.args) throw new CommandError('usage: COMPACT <chat>');
-      throw new CommandError('COMPACT is unavailable until the turn engine exists (summarizing needs a provider turn)');
     },
   });
 }

@@ -53,6 +53,8 @@ export const DIRECTIVE_MAX = 1500;
 export interface PromptInput {
   chat: string;
   person: string | null;
+  /** The turn runs for an admin (default: the owner, person null, is one). */
+  admin?: boolean;
   text: string;
   memQueries: readonly string[];
   unattended: boolean;

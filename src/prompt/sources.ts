@@ -26,7 +26,9 @@ export function registerCoreBlocks(ctx: Context, blocks: PromptBlocks, providers
   blocks.register({
     name: 'scratchpad',
     floor: 400,
-    text: () => {
+    text: (input: PromptInput) => {
+      // The scratchpad and running memory are the owner's: a chat member's turn neither sees nor changes them.
+      if (input.person !== null) return '';
       const pad = ctx.memory.scratchpadBlock();
       const running = ctx.memory.runningMemory();
       return [pad, running ? `[RUNNING MEMORY]\n${running}` : ''].filter(Boolean).join('\n');
@@ -43,7 +45,7 @@ export function registerCoreBlocks(ctx: Context, blocks: PromptBlocks, providers
     name: 'capabilities',
     floor: 600,
     text: (input: PromptInput) => {
-      const caller = { via: 'turn' as const, admin: input.person === null, scheduled: false, unattended: input.unattended, person: input.person };
+      const caller = { via: 'turn' as const, admin: input.admin ?? input.person === null, scheduled: false, unattended: input.unattended, person: input.person };
       const tools = ctx.tools.list(caller).map((t) => `- ${ctx.tools.providerName(t.name)}: ${capBytes(t.description.split('\n')[0] ?? '', 160)}`);
       const b = ctx.hal.board;
       const device = `Device: ${b.type} (${b.display.width}x${b.display.height} screen${b.ringLeds ? `, ${b.ringLeds}-LED ring` : ''}${b.touch ? ', touch' : ''}${b.battery ? ', battery' : ''}), firmware ${ctx.hal.build.version}.`;

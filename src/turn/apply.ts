@@ -42,8 +42,12 @@ export function makeApplier(ctx: Context, sessionOps: SessionOpsHandler | null) 
     const retired = [...turn.session_ops.filter((o) => o.op === 'tell' || o.op === 'poll' || o.op === 'list').map((o) => o.op), ...turn.unknownOps];
     if (sessionOps && retired.length) lines.push(`[SESSIONS] Refused: ${retired.join(', ')} (retired or unknown session ops; the fabric is fire-and-forget).`);
 
-    ctx.memory.applyScratchpad(turn.scratchpad);
-    ctx.memory.applyRunningMemory(turn.memory);
+    // The scratchpad and running memory are the owner's (chat members' turns leave them alone), and
+    // a housekeeping turn (compaction) leaves them as they are.
+    if (req.person === null && req.housekeeping !== true) {
+      ctx.memory.applyScratchpad(turn.scratchpad);
+      ctx.memory.applyRunningMemory(turn.memory);
+    }
     return lines;
   };
 }

@@ -80,6 +80,12 @@ export interface TurnRequest {
   preamble?: string;
   /** Called with the reply as soon as it is known (before memory writes apply). */
   deliver?: (reply: string, ask: string) => void;
+  /**
+   * A turn the device runs for itself (conversation compaction): its text and
+   * reply are not recorded in the conversation, and it leaves running memory
+   * and the scratchpad as they are.
+   */
+  housekeeping?: boolean;
 }
 
 export type CapName = 'rounds' | 'deadline' | 'heap' | 'bytes' | 'stall';
@@ -260,7 +266,7 @@ export class TurnEngine {
       return this.outcome({ status: 'error', reply, error: 'no provider' });
     }
     const prompt = await this.deps.blocks.assemble(
-      { chat: req.chat, person: req.person, text: req.text, memQueries: [], unattended: req.unattended === true },
+      { chat: req.chat, person: req.person, admin: req.admin, text: req.text, memQueries: [], unattended: req.unattended === true },
       this.deps.budget?.() ?? DEFAULT_BUDGET,
       started,
     );
@@ -328,7 +334,7 @@ export class TurnEngine {
             ? 'Sorry, the model answered in a form I could not read. Please ask again.'
             : `Sorry, I could not reach a model provider (${result.error}). Please try again later.`;
       req.deliver?.(reply, '');
-      this.deps.remember(req.chat, 'creator', req.text);
+      if (!req.housekeeping) this.deps.remember(req.chat, 'creator', req.text);
       return this.outcome({ status: 'error', reply, error: `${result.error}: ${result.message}`, provider: choice.provider, model: choice.model, ...stats });
     }
     const turn = result.turn;
@@ -336,8 +342,10 @@ export class TurnEngine {
     this.lastTurn = { json: result.json, chat: req.chat, provider: choice.provider, model: choice.model, atWall: hal.clock.wallMs() };
     // The reply leaves first: what it says it saved is an intent until applied below.
     req.deliver?.(reply, turn.ask);
-    this.deps.remember(req.chat, 'creator', req.text);
-    if (reply) this.deps.remember(req.chat, 'assistant', reply);
+    if (!req.housekeeping) {
+      this.deps.remember(req.chat, 'creator', req.text);
+      if (reply) this.deps.remember(req.chat, 'assistant', reply);
+    }
     try {
       for (const line of await this.deps.apply(turn, req)) this.queueInput(req.chat, line);
     } catch (e) {

@@ -86,12 +86,16 @@ export class Assistant {
 
   /** Wall-clock ms before which a chat's messages are forgotten (/clear). */
   clearedAt(chat: string): number {
-    return this.ctx.store(CONV_NS).int(chatKey(chat), 0) * 1000;
+    // Kept as text in milliseconds (NVS integers are 32-bit); an older whole number is seconds.
+    const store = this.ctx.store(CONV_NS);
+    const ms = Number(store.str(chatKey(chat), ''));
+    return Number.isFinite(ms) && ms > 0 ? ms : store.int(chatKey(chat), 0) * 1000;
   }
 
   /** Forgets a chat's conversation (and active task); long-term memory and files stay. */
   clear(chat: string): void {
-    this.ctx.store(CONV_NS).set(chatKey(chat), Math.floor(this.ctx.hal.clock.wallMs() / 1000));
+    // To the millisecond: a message answered a moment before /clear is forgotten with the rest.
+    this.ctx.store(CONV_NS).set(chatKey(chat), String(this.ctx.hal.clock.wallMs()));
   }
 
   /** Providers for one turn: the orchestrator's choice (or the first keyed), then up to two alternates. */

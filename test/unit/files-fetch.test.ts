@@ -10,6 +10,7 @@ import type { ToolCaller } from '../../src/mcp/types.ts';
 import { flushJobs } from '../support/clock.ts';
 import { request } from '../support/http.ts';
 import { createMemHal, type MemHal } from '../support/memhal.ts';
+import { DEFAULT_FILE_PEOPLE } from '../../src/files/people.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 
@@ -37,6 +38,8 @@ function serve(mem: MemHal, pages: Record<string, Page>): string[] {
 function start(): { mem: MemHal; device: Device } {
   const mem = createMemHal();
   const device = boot(mem.hal);
+  // Made-up persons are on no chat allowlist (the chat's registry would read them as revoked).
+  device.ctx.files.setPeople(DEFAULT_FILE_PEOPLE);
   serve(mem, {
     '/notes.md': { status: 200, body: '# Notes\nplain and safe' },
     '/evil.md': { status: 200, body: 'hello <script>alert(1)</script>' },

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
 import type { ToolCaller } from '../../src/mcp/types.ts';
+import { DEFAULT_FILE_PEOPLE } from '../../src/files/people.ts';
 import { judgeCard } from '../../src/storage/card.ts';
 import { CARD_PROBE_MS } from '../../src/storage/index.ts';
 import { HalError } from '../../src/hal/index.ts';
@@ -20,9 +21,15 @@ const MB = 1024 ** 2;
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 const as = (person: string, extra: Partial<ToolCaller> = {}): ToolCaller => ({ via: 'turn', admin: false, scheduled: false, unattended: false, person, ...extra });
 
+// The store on its own: made-up persons ('chat:x') are on no chat allowlist, so the
+// chat's people registry would read them as revoked, and the chat's sender is unplugged
+// (test/unit/chat.test.ts covers the store through the chat).
 function start(options: Parameters<typeof createMemHal>[0] = {}): { mem: MemHal; device: Device } {
   const mem = createMemHal(options);
-  return { mem, device: boot(mem.hal) };
+  const device = boot(mem.hal);
+  device.ctx.files.setPeople(DEFAULT_FILE_PEOPLE);
+  device.ctx.files.setSender(null);
+  return { mem, device };
 }
 
 async function api(mem: MemHal, device: Device, method: string, path: string, body?: string) {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { boot, type Device } from '../../src/main.ts';
 import type { ToolCaller } from '../../src/mcp/types.ts';
 import { fillerText } from '../../src/memory/console.ts';
-import { quotaFor, type People } from '../../src/memory/quotas.ts';
+import { DEFAULT_PEOPLE, quotaFor, type People } from '../../src/memory/quotas.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
@@ -15,14 +15,22 @@ const ALICE: ToolCaller = { ...OWNER, admin: false, person: 'chat:alice' };
 const BOB: ToolCaller = { ...OWNER, admin: false, person: 'chat:bob' };
 const HOUR = 3600_000;
 
+// Memory's own tests use made-up persons ('chat:alice') that are on no chat allowlist, so
+// the chat's people registry would read them as revoked: they act as users here.
+function bootAsUsers(mem: MemHal): Device {
+  const device = boot(mem.hal);
+  device.ctx.memory.setPeople(DEFAULT_PEOPLE);
+  return device;
+}
+
 function start(options: Parameters<typeof createMemHal>[0] = {}): { mem: MemHal; device: Device } {
   const mem = createMemHal(options);
-  return { mem, device: boot(mem.hal) };
+  return { mem, device: bootAsUsers(mem) };
 }
 
 function again(mem: MemHal, reason: 'software' | 'power-on' = 'software'): { mem: MemHal; device: Device } {
   const next = rebootMemHal(mem, reason);
-  return { mem: next, device: boot(next.hal) };
+  return { mem: next, device: bootAsUsers(next) };
 }
 
 async function tool(device: Device, name: string, args: Record<string, unknown>, caller: ToolCaller = OWNER) {

@@ -1,0 +1,127 @@
+// The spec's chat owner commands that the chat subsystem serves itself
+// (/help, /start, /update, /compact, /clear), and honest placeholders for
+// those whose subsystem is not on this device yet (/remind, /loops, /loop:
+// the scheduler; /skill: skills; /mcp: tool servers). /fetch and /play come
+// with the file store and the music player (src/chat/files-bridge.ts). A placeholder checks its arguments like the real command
+// would, then says the feature is not available; the owning subsystem
+// replaces it by registering the real command (ChatCommands.register).
+
+import type { Context } from '../core/context.ts';
+import type { Compactor } from '../turn/compact.ts';
+import type { Assistant } from '../turn/index.ts';
+import type { ChatCommandCall, ChatCommands } from './commands.ts';
+import { describeSpan, parseSpan } from './span.ts';
+
+/** How long "/clear yes" may follow "/clear". */
+export const CLEAR_CONFIRM_MS = 10 * 60_000;
+
+export interface OwnerCommandDeps {
+  ctx: Context;
+  assistant: Assistant;
+  compactor: Compactor;
+  /** Sends a later message to a chat (device-authored, signed). */
+  later(chat: string, text: string): void;
+}
+
+function usage(name: string, synopsis: string): string {
+  return `Usage: ${name} ${synopsis}`;
+}
+
+export function registerOwnerCommands(commands: ChatCommands, deps: OwnerCommandDeps): void {
+  const { ctx, assistant, compactor } = deps;
+  const clearAsked = new Map<string, number>();
+
+  const help = (c: ChatCommandCall): string => {
+    const list = commands.listFor(c.role).map((cmd) => `${cmd.name}${cmd.usage ? ` ${cmd.usage}` : ''} - ${cmd.help}`);
+    const intro = c.role === 'admin' ? 'Hello! Write to me in plain words, or use a command:' : 'Hello! Write to me in plain words. You can also use:';
+    return [intro, ...list].join('\n');
+  };
+  commands.register({ name: '/help', help: 'this list', open: true, run: help });
+  commands.register({ name: '/start', help: 'a greeting and this list', open: true, run: help });
+
+  commands.register({
+    name: '/update',
+    help: 'install a pending firmware update',
+    run: (c) => {
+      const version = ctx.hal.build.version;
+      const ticket = ctx.ota.apply({ source: 'chat' });
+      if (!ticket.ok) return ticket.reason === 'up-to-date' ? `The firmware is up to date (${version}).` : ticket.message;
+      void ticket.done.then(
+        (o) => {
+          if (o.kind === 'up-to-date') deps.later(c.chat, `The firmware is up to date (${o.version ?? version}).`);
+          else if (o.kind === 'failed') deps.later(c.chat, `The update did not install (${o.lastOta || o.error || 'failed'}${o.detail ? `: ${o.detail}` : ''}). The running firmware ${version} stays.`);
+        },
+        () => deps.later(c.chat, 'The update did not install (internal error).'),
+      );
+      return `Checking for the update and installing it. The device restarts when it is in (running ${version} now).`;
+    },
+  });
+
+  commands.register({
+    name: '/compact',
+    help: 'summarize our conversation into long-term memory, in the background',
+    run: (c) => {
+      if (compactor.busy(c.chat)) return 'A compaction of this conversation is already running.';
+      if (!compactor.hasConversation(c.chat)) return 'There is no conversation to compact since it was last cleared.';
+      void compactor.compact(c.chat, c.person, c.role === 'admin').then((o) =>
+        deps.later(c.chat, o.ok ? `Compacted ${o.messages} message(s) into ${o.saved} memory item(s); our conversation starts fresh from here.${o.reply ? `\n${o.reply}` : ''}` : o.message),
+      );
+      return 'Compacting our conversation into long-term memory in the background. I will tell you when it is done.';
+    },
+  });
+
+  commands.register({
+    name: '/clear',
+    usage: '[yes]',
+    help: 'forget our conversation and the active task (long-term memory and files stay)',
+    run: (c) => {
+      const now = ctx.hal.clock.monoMs();
+      const asked = clearAsked.get(c.chat);
+      if (c.args.toLowerCase() === 'yes') {
+        if (asked === undefined || now - asked > CLEAR_CONFIRM_MS) return 'Send /clear first, then /clear yes to confirm.';
+        clearAsked.delete(c.chat);
+        assistant.clear(c.chat);
+        // The active task is the owner's scratchpad line; a member's chat has none of its own.
+        if (c.person === null) ctx.memory.scratch.setActive('');
+        ctx.log.info('chat', `conversation ${c.chat} cleared from the chat`);
+        return 'Done: I forgot our conversation and the active task. Long-term memory and files are kept.';
+      }
+      if (c.args) return usage('/clear', '(then /clear yes)');
+      clearAsked.set(c.chat, now);
+      return 'This forgets our conversation and the active task; long-term memory and files are kept. Reply /clear yes within 10 minutes to confirm.';
+    },
+  });
+
+  // --- placeholders until their subsystems register the real commands -----------
+
+  const unavailable = (what: string): string => `${what} not available on this device yet, so nothing was changed.`;
+  const idCommand = (name: string, verbs: readonly string[], what: string) => (c: ChatCommandCall): string => {
+    const [verb, id] = c.argv;
+    if (!verb || !verbs.includes(verb.toLowerCase()) || !id || c.argv.length !== 2) return usage(name, `${verbs.join(' | ')} <${name === '/mcp' ? 'name' : 'id'}>`);
+    return unavailable(what);
+  };
+
+  commands.register({
+    name: '/remind',
+    usage: '<when> <what>',
+    help: 'a one-time reminder in 2 minutes to 7 days (90s, 45 = minutes, 2h, 3d)',
+    placeholder: true,
+    run: (c) => {
+      const [when, ...what] = c.argv;
+      if (!when || !what.length) return usage('/remind', '<when> <what>, e.g. /remind 2h call the plumber');
+      const span = parseSpan(when);
+      if (!span.ok) return `${span.error[0]!.toUpperCase()}${span.error.slice(1)}.`;
+      return `Reminders are not available on this device yet, so no reminder was set (in ${describeSpan(span.ms)}: ${what.join(' ')}).`;
+    },
+  });
+  commands.register({ name: '/loops', help: 'list routines and reminders', placeholder: true, run: () => unavailable('Routines and reminders are') });
+  commands.register({
+    name: '/loop',
+    usage: 'approve | deny | off | on <id>',
+    help: 'manage one routine',
+    placeholder: true,
+    run: idCommand('/loop', ['approve', 'deny', 'off', 'on'], 'Routines are'),
+  });
+  commands.register({ name: '/skill', usage: 'approve | deny <id>', help: 'approve or delete a skill capsule', placeholder: true, run: idCommand('/skill', ['approve', 'deny'], 'Skills are') });
+  commands.register({ name: '/mcp', usage: 'approve | deny <name>', help: 'approve a tool server or remove its approval', placeholder: true, run: idCommand('/mcp', ['approve', 'deny'], 'Tool servers are') });
+}

@@ -1,0 +1,193 @@
+// The chat's durable queues, so a reboot neither loses nor repeats a
+// message. Inbound: the updates a poll received are stored together with the
+// next poll offset in one atomic NVS write (setMany), and only a later poll
+// with that offset confirms them to the Bot API; so an update is either
+// still unconfirmed at the service (and comes again) or stored here, never
+// neither and never both. An entry stays until it is handled: a reboot in
+// the middle of a turn runs the turn again, since no reply went out.
+// Outbound: a handled entry is removed in the same atomic write that queues
+// its reply, and a queued reply is removed once the service accepted it. The
+// one window left is a power cut between the service's acceptance and that
+// removal, which sends that reply twice; nothing is ever lost.
+//
+// NVS namespace chatq: 'off' (next offset, as text: update ids may pass 2^31),
+// 'bot' (the bot id the offset belongs to), 'i<update id>' inbound and
+// 'o<sequence>' outbound entries as UTF-8 JSON blobs, 'oseq' the sequence.
+
+import type { Nvs } from '../hal/index.ts';
+import { isPlainObject, parseJson } from '../util/json.ts';
+import { decode, encode } from '../util/utf8.ts';
+
+export const QUEUE_NS = 'chatq';
+/** Updates held at once; a full inbox stops polling (the service keeps the rest). */
+export const INBOX_MAX = 8;
+/** Reply pieces waiting to be sent; a full outbox holds back handling the next update. */
+export const OUTBOX_MAX = 16;
+/** A Bot API message holds at most 4096 characters. */
+export const MESSAGE_CHARS = 4096;
+
+export interface InFile {
+  id: string;
+  name: string | null;
+  size: number | null;
+  mime: string | null;
+}
+
+export interface InEntry {
+  /** update_id */
+  u: number;
+  /** chat id */
+  c: string;
+  /** the sender's name as the chat shows it */
+  n: string;
+  k: 'text' | 'photo' | 'document' | 'voice' | 'audio' | 'other';
+  t: string;
+  f?: InFile;
+}
+
+export interface OutEntry {
+  /** sequence number (send order) */
+  s: number;
+  c: string;
+  t: string;
+}
+
+function blob(v: unknown): Uint8Array {
+  return encode(JSON.stringify(v));
+}
+
+function readIn(v: unknown): InEntry | null {
+  if (!isPlainObject(v) || typeof v['u'] !== 'number' || typeof v['c'] !== 'string' || typeof v['t'] !== 'string' || typeof v['k'] !== 'string') return null;
+  const e: InEntry = { u: v['u'], c: v['c'], n: typeof v['n'] === 'string' ? v['n'] : '', k: v['k'] as InEntry['k'], t: v['t'] };
+  if (isPlainObject(v['f']) && typeof v['f']['id'] === 'string') {
+    const f = v['f'];
+    e.f = { id: f['id'] as string, name: typeof f['name'] === 'string' ? f['name'] : null, size: typeof f['size'] === 'number' ? f['size'] : null, mime: typeof f['mime'] === 'string' ? f['mime'] : null };
+  }
+  return e;
+}
+
+function readOut(v: unknown): OutEntry | null {
+  if (!isPlainObject(v) || typeof v['s'] !== 'number' || typeof v['c'] !== 'string' || typeof v['t'] !== 'string') return null;
+  return { s: v['s'], c: v['c'], t: v['t'] };
+}
+
+/**
+ * Splits a reply into messages of at most MESSAGE_CHARS characters (UTF-16
+ * units, as the Bot API counts), preferring a line break, then a space.
+ */
+export function splitMessage(text: string, max = MESSAGE_CHARS): string[] {
+  const out: string[] = [];
+  let piece: string[] = [];
+  let units = 0;
+  let lastBreak = -1;
+  let lastSpace = -1;
+  for (const ch of text) {
+    if (units + ch.length > max) {
+      const cut = lastBreak > 0 ? lastBreak : lastSpace > 0 ? lastSpace : piece.length;
+      // The break it was cut at goes with the cut.
+      out.push(piece.slice(0, cut).join('').trimEnd());
+      piece = piece.slice(cut);
+      while (piece.length && (piece[0] === '\n' || piece[0] === ' ')) piece.shift();
+      units = 0;
+      for (const p of piece) units += p.length;
+      lastBreak = -1;
+      lastSpace = -1;
+    }
+    piece.push(ch);
+    units += ch.length;
+    if (ch === '\n') lastBreak = piece.length;
+    else if (ch === ' ') lastSpace = piece.length;
+  }
+  if (piece.length) out.push(piece.join(''));
+  return out.filter((p) => p.trim() !== '');
+}
+
+export class ChatQueue {
+  private inbox = new Map<number, InEntry>();
+  private outbox: OutEntry[] = [];
+  private seq = 0;
+
+  constructor(private readonly nvs: Nvs) {
+    for (const key of nvs.keys(QUEUE_NS)) {
+      const raw = nvs.get(QUEUE_NS, key);
+      if (!(raw instanceof Uint8Array)) continue;
+      const parsed = parseJson(decode(raw));
+      if (!parsed.ok) continue;
+      if (key.startsWith('i')) {
+        const e = readIn(parsed.value);
+        if (e) this.inbox.set(e.u, e);
+      } else if (key.startsWith('o')) {
+        const e = readOut(parsed.value);
+        if (e) this.outbox.push(e);
+      }
+    }
+    this.outbox.sort((a, b) => a.s - b.s);
+    const stored = nvs.get(QUEUE_NS, 'oseq');
+    this.seq = Math.max(typeof stored === 'number' ? stored : 0, ...this.outbox.map((o) => o.s));
+  }
+
+  /** The offset the next poll asks from (0: from the oldest the service holds). */
+  offset(botId: string | null): number {
+    if (this.nvs.get(QUEUE_NS, 'bot') !== (botId ?? '')) return 0;
+    const v = this.nvs.get(QUEUE_NS, 'off');
+    const n = typeof v === 'string' ? Number(v) : 0;
+    return Number.isSafeInteger(n) && n > 0 ? n : 0;
+  }
+
+  /** Room for this many more updates. */
+  room(): number {
+    return Math.max(0, INBOX_MAX - this.inbox.size);
+  }
+  outRoom(): number {
+    return Math.max(0, OUTBOX_MAX - this.outbox.length);
+  }
+
+  /**
+   * Stores received updates (those worth handling) and the next offset in one
+   * atomic write. Updates already held are not stored twice.
+   */
+  accept(botId: string | null, entries: readonly InEntry[], nextOffset: number): void {
+    const fresh = entries.filter((e) => !this.inbox.has(e.u));
+    this.nvs.setMany(QUEUE_NS, [...fresh.map((e) => [`i${e.u}`, blob(e)] as const), ['off', String(nextOffset)], ['bot', botId ?? '']]);
+    for (const e of fresh) this.inbox.set(e.u, e);
+  }
+
+  /** Inbound entries in arrival order. */
+  pendingIn(): InEntry[] {
+    return [...this.inbox.values()].sort((a, b) => a.u - b.u);
+  }
+  holds(updateId: number): boolean {
+    return this.inbox.has(updateId);
+  }
+
+  /** Handled: the entry leaves and its reply pieces are queued, in one atomic write. */
+  finish(updateId: number, replies: ReadonlyArray<{ chat: string; text: string }>): OutEntry[] {
+    const pieces: OutEntry[] = [];
+    let seq = this.seq;
+    for (const r of replies) for (const t of splitMessage(r.text)) pieces.push({ s: ++seq, c: r.chat, t });
+    this.nvs.setMany(QUEUE_NS, [
+      ...(this.inbox.has(updateId) ? [[`i${updateId}`, undefined] as const] : []),
+      ...pieces.map((p) => [`o${p.s}`, blob(p)] as const),
+      ['oseq', seq],
+    ]);
+    this.inbox.delete(updateId);
+    this.seq = seq;
+    this.outbox.push(...pieces);
+    return pieces;
+  }
+
+  /** Queues messages that answer no update (tool sends, notices). */
+  send(replies: ReadonlyArray<{ chat: string; text: string }>): OutEntry[] {
+    return this.finish(-1, replies);
+  }
+
+  pendingOut(): readonly OutEntry[] {
+    return this.outbox;
+  }
+
+  /** Sent (or refused for good): the piece leaves the queue. */
+  sent(seq: number): void {
+    this.nvs.delete(QUEUE_NS, `o${seq}`);
+    this.outbox = this.outbox.filter((o) => o.s !== seq);
+  }
+}

@@ -1,0 +1,116 @@
+// The chat subsystem's web routes (token-gated, the human-web-only rail):
+//   GET  /api/chat     settings as the page may show them (whether a token is
+//                      set, never its value), the poll's state, chats refused
+//                      lately (so the owner can add one), replies held back
+//   POST /api/chat     tg_token, tg_allow, moderate_in, moderate_out,
+//                      screen_fetched; all or nothing
+//   GET  /api/people   everyone on the allowlist with role and quotas
+//   POST /api/people   action=role (chat, role) or action=quota (chat and any
+//                      of vectors, bytes, ttl_hours, pins; 0 = role default)
+// Bodies are form-encoded, multipart or a JSON object.
+
+import type { Context } from '../core/context.ts';
+import { parseForm, parseJsonBody } from '../net/http/body.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import type { HttpRequest } from '../net/http/types.ts';
+import { isPlainObject } from '../util/json.ts';
+import type { Moderation } from './moderation.ts';
+import type { PeopleRegistry, QuotaField } from './people.ts';
+import { QUOTA_FIELDS } from './people.ts';
+import type { ChatQueue } from './queue.ts';
+import type { ChatService } from './service.ts';
+import type { ChatSettings } from './settings.ts';
+
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const INTEGER = /^-?\d{1,12}$/;
+
+function fieldsOf(req: HttpRequest): { ok: true; fields: Map<string, string> } | { ok: false; error: string } {
+  if ((req.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
+    const j = parseJsonBody(req);
+    if (!j.ok) return { ok: false, error: j.error };
+    if (!isPlainObject(j.value)) return { ok: false, error: 'the body must be a JSON object' };
+    const fields = new Map<string, string>();
+    for (const [k, v] of Object.entries(j.value)) fields.set(k, typeof v === 'string' ? v : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+    return { ok: true, fields };
+  }
+  const f = parseForm(req);
+  return f.ok ? { ok: true, fields: f.form.fields } : { ok: false, error: f.error };
+}
+
+function sentence(s: string): string {
+  return `${s[0]!.toUpperCase()}${s.slice(1)}`;
+}
+
+export interface ChatRouteDeps {
+  settings: ChatSettings;
+  people: PeopleRegistry;
+  service: ChatService;
+  moderation: Moderation;
+  queue: ChatQueue;
+}
+
+export function chatView(ctx: Context, d: ChatRouteDeps): Record<string, unknown> {
+  const { settings, service, moderation, queue } = d;
+  const now = ctx.hal.clock.monoMs();
+  return {
+    tokenSet: settings.token() !== '',
+    bot: settings.botId() ? { id: settings.botId(), username: service.botUsername } : null,
+    allowlist: settings.allowlist(),
+    owner: settings.ownerChat(),
+    moderation: { ...settings.moderation(), provider: moderation.provider() },
+    status: {
+      state: service.state,
+      lastError: service.lastError,
+      lastPollAgoMs: service.lastPollMono === null ? null : now - service.lastPollMono,
+      handled: service.handled,
+      inbox: queue.pendingIn().length,
+      sendQueue: queue.pendingOut().length,
+    },
+    rejected: service.rejected.map((r) => ({ chat: r.chat, name: r.name, count: r.count, agoMs: now - r.atMono })),
+    held: service.held.map((h) => ({ chat: h.chat, categories: h.categories, excerpt: h.excerpt, agoMs: now - h.atMono })),
+  };
+}
+
+export function installChatRoutes(ctx: Context, d: ChatRouteDeps): void {
+  const { settings, people } = d;
+  ctx.router.add({ method: 'GET', path: '/api/chat', handler: () => jsonResponse(chatView(ctx, d)) });
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/chat',
+    bodyLimit: 4096,
+    handler: (req) => {
+      const f = fieldsOf(req);
+      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
+      const problem = settings.apply(f.fields);
+      if (problem) return errorResponse(400, 'bad-setting', `${sentence(problem)}. Nothing was changed.`);
+      ctx.log.info('chat', 'chat settings changed on the web page');
+      return jsonResponse(chatView(ctx, d));
+    },
+  });
+  ctx.router.add({ method: 'GET', path: '/api/people', handler: () => jsonResponse({ people: people.list() }) });
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/people',
+    bodyLimit: 2048,
+    handler: (req) => {
+      const f = fieldsOf(req);
+      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
+      const chat = (f.fields.get('chat') ?? '').trim();
+      const action = f.fields.get('action');
+      if (!chat) return errorResponse(400, 'bad-request', 'Name the person (chat, a chat id). Nothing was changed.');
+      let r;
+      if (action === 'role') r = people.setRole(chat, (f.fields.get('role') ?? '').trim());
+      else if (action === 'quota') {
+        const fields: Partial<Record<QuotaField, unknown>> = {};
+        for (const q of QUOTA_FIELDS) {
+          const v = f.fields.get(q)?.trim();
+          if (v === undefined || v === '') continue;
+          fields[q] = INTEGER.test(v) ? Number(v) : v;
+        }
+        r = people.setQuota(chat, fields);
+      } else return errorResponse(400, 'bad-request', 'action must be role or quota. Nothing was changed.');
+      if (!r.ok) return errorResponse(r.code === 'not-allowed' ? 404 : r.code === 'last-admin' ? 409 : 400, r.code, `${sentence(r.message)}. Nothing was changed.`);
+      return jsonResponse({ person: r.person, people: people.list() });
+    },
+  });
+}

@@ -1,0 +1,539 @@
+// The chat messenger at work: the long poll (offsets that survive a reboot,
+// backoff on errors), the allowlist, routing each message to an owner
+// command or an assistant turn (one chat's messages in order, different
+// chats side by side), inbound photos and documents, the moderation gates
+// on guest traffic, the durable send queue, and the owner notices of the
+// outbox (update available, provider switches, job results).
+
+import type { Context } from '../core/context.ts';
+import type { Timer } from '../hal/index.ts';
+import type { Role } from '../memory/quotas.ts';
+import type { Assistant } from '../turn/index.ts';
+import { capBytes } from '../util/cap.ts';
+import { errorMessage } from '../util/json.ts';
+import { parseCommandLine, type ChatCommands } from './commands.ts';
+import type { Moderation, Provenance } from './moderation.ts';
+import type { PeopleRegistry } from './people.ts';
+import type { ChatQueue, InEntry } from './queue.ts';
+import type { ChatSettings } from './settings.ts';
+import { POLL_TIMEOUT_S, type BotApi, type BotErrorKind, type BotUpdate } from './telegram.ts';
+
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const WHITESPACE = /\s+/;
+
+const BACKOFF_MIN_MS = 1_000;
+const BACKOFF_MAX_MS = 60_000;
+/** A refused token is not retried often: the owner has to fix it on the web page. */
+const UNAUTHORIZED_RETRY_MS = 5 * 60_000;
+/** A stranger's chat hears why at most once a day. */
+const REJECT_NOTE_EVERY_MS = 24 * 60 * 60_000;
+const REJECTED_KEPT = 8;
+const HELD_KEPT = 5;
+/** Reply pieces that must fit in the send queue before the next message is handled. */
+const OUT_ROOM_NEEDED = 4;
+/** Inbound files kept per message (the Bot API's download limit is 20 MB). */
+export const INBOUND_FILE_MAX = 20 * 1024 * 1024;
+
+export const DEFAULT_DEVICE_NAME = 'Desk assistant';
+
+/** Where inbound photos and documents go (the file store, through src/chat/files-bridge.ts). A refusal's reason is the whole reply. */
+export interface InboundFiles {
+  begin(meta: { person: string | null; chat: string; kind: 'photo' | 'document'; name: string; size: number | null; mime: string | null }): { ok: true; writer: InboundWriter } | { ok: false; reason: string };
+}
+export interface InboundWriter {
+  /** false refuses the rest (quota, card trouble). */
+  write(bytes: Uint8Array): boolean;
+  finish(): { ok: true; ref: string } | { ok: false; reason: string };
+  abort(): void;
+}
+
+export interface RejectedChat {
+  chat: string;
+  name: string;
+  atMono: number;
+  count: number;
+}
+export interface HeldReply {
+  chat: string;
+  atMono: number;
+  categories: string[];
+  excerpt: string;
+}
+
+export interface ServiceDeps {
+  ctx: Context;
+  assistant: Assistant;
+  api: BotApi;
+  settings: ChatSettings;
+  people: PeopleRegistry;
+  commands: ChatCommands;
+  moderation: Moderation;
+  queue: ChatQueue;
+  files: () => InboundFiles | null;
+}
+
+type Reply = { chat: string; text: string };
+
+export class ChatService {
+  private gen = 0;
+  private running = false;
+  private pollCancel: { onCancel: (() => void) | null } | null = null;
+  private sleeper: { timer: Timer; wake: () => void } | null = null;
+  private backoff = 0;
+  private chains = new Map<string, Promise<void>>();
+  private inflight = new Set<number>();
+  private sending = false;
+  private sendTimer: Timer | null = null;
+  private noticing = false;
+  private roomWaiters: Array<() => void> = [];
+  private rejectNoted = new Map<string, number>();
+  readonly rejected: RejectedChat[] = [];
+  readonly held: HeldReply[] = [];
+  /** What the poll is doing, for the web page and CHAT?. */
+  state: 'off' | 'polling' | 'backoff' | 'unauthorized' = 'off';
+  lastError: string | null = null;
+  lastPollMono: number | null = null;
+  botUsername: string | null = null;
+  handled = 0;
+
+  constructor(private readonly d: ServiceDeps) {}
+
+  // --- lifecycle ---------------------------------------------------------------
+
+  /** Starts (or restarts, after a settings change) the poll, the sender and the notices. */
+  start(): void {
+    this.stop();
+    const { api, settings, queue } = this.d;
+    api.setToken(settings.token());
+    this.running = true;
+    const gen = ++this.gen;
+    if (!api.hasToken()) {
+      this.state = 'off';
+      return;
+    }
+    // What a reboot left in the queues: handle the held updates, send the held replies.
+    for (const e of queue.pendingIn()) this.dispatch(e);
+    this.wakeSender();
+    this.drainNotices();
+    void this.pollLoop(gen);
+  }
+
+  stop(): void {
+    this.running = false;
+    this.gen++;
+    this.pollCancel?.onCancel?.();
+    this.pollCancel = null;
+    this.sleeper?.wake();
+    this.sendTimer?.cancel();
+    this.sendTimer = null;
+    this.state = 'off';
+    // Waiters look again (and end, since the service stopped).
+    this.roomFreed();
+  }
+
+  /** A message is being handled (OTA auto-install waits). */
+  busy(): boolean {
+    return this.inflight.size > 0;
+  }
+
+  private sleep(ms: number, gen: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (gen !== this.gen) return resolve();
+      const wake = (): void => {
+        timer.cancel();
+        if (this.sleeper?.wake === wake) this.sleeper = null;
+        resolve();
+      };
+      const timer = this.d.ctx.hal.clock.setTimeout(wake, ms);
+      this.sleeper = { timer, wake };
+    });
+  }
+
+  private nextBackoff(): number {
+    this.backoff = this.backoff ? Math.min(BACKOFF_MAX_MS, this.backoff * 2) : BACKOFF_MIN_MS;
+    return this.backoff;
+  }
+
+  private waitForRoom(): Promise<void> {
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  private roomFreed(): void {
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  // --- the long poll -------------------------------------------------------------
+
+  private async pollLoop(gen: number): Promise<void> {
+    const { api, queue, settings, ctx } = this.d;
+    while (gen === this.gen) {
+      if (queue.room() === 0) {
+        // A full inbox stops the poll: the service keeps the rest until there is room.
+        await this.waitForRoom();
+        continue;
+      }
+      const botId = settings.botId();
+      const offset = queue.offset(botId);
+      const cancel: { onCancel: (() => void) | null } = { onCancel: null };
+      this.pollCancel = cancel;
+      this.state = this.state === 'off' ? 'polling' : this.state;
+      const r = await api.getUpdates(offset, queue.room(), cancel, POLL_TIMEOUT_S);
+      if (gen !== this.gen) return;
+      this.pollCancel = null;
+      if (!r.ok) {
+        const wait = this.pollFailed(r.error, r.message, r.retryAfterS);
+        await this.sleep(wait, gen);
+        continue;
+      }
+      this.backoff = 0;
+      this.state = 'polling';
+      this.lastError = null;
+      this.lastPollMono = ctx.hal.clock.monoMs();
+      if (!r.value.length) continue;
+      const entries = this.entriesOf(r.value);
+      const next = Math.max(offset, ...r.value.map((u) => u.updateId + 1));
+      try {
+        queue.accept(botId, entries, next);
+      } catch (e) {
+        // Not stored, so not confirmed: the service sends them again.
+        this.lastError = `could not store received messages: ${errorMessage(e)}`;
+        ctx.log.error('chat', this.lastError);
+        await this.sleep(this.nextBackoff(), gen);
+        continue;
+      }
+      for (const e of entries) this.dispatch(e);
+    }
+  }
+
+  private pollFailed(error: BotErrorKind, message: string, retryAfterS: number | null): number {
+    const { log } = this.d.ctx;
+    this.lastError = message;
+    if (error === 'unauthorized') {
+      this.state = 'unauthorized';
+      log.warn('chat', `the Bot API refused the bot token; set a valid one on the web page (${message})`);
+      return UNAUTHORIZED_RETRY_MS;
+    }
+    this.state = 'backoff';
+    const wait = error === 'rate-limit' && retryAfterS ? retryAfterS * 1000 : error === 'conflict' ? Math.max(30_000, this.nextBackoff()) : this.nextBackoff();
+    log.warn('chat', `poll failed (${error}: ${message}); next try in ${Math.round(wait / 1000)} s`);
+    return wait;
+  }
+
+  private entriesOf(updates: readonly BotUpdate[]): InEntry[] {
+    const out: InEntry[] = [];
+    for (const u of updates) {
+      const m = u.message;
+      // Updates without a message (edits, channel posts), and messages from bots, are confirmed and skipped.
+      if (!m || m.from?.isBot) continue;
+      const name = m.from ? [m.from.firstName, m.from.username ? `(@${m.from.username})` : ''].filter(Boolean).join(' ') : m.chat.title;
+      const e: InEntry = { u: u.updateId, c: String(m.chat.id), n: capBytes(name, 64), k: m.kind, t: m.kind === 'text' ? m.text : m.caption };
+      if (m.file) e.f = { id: m.file.fileId, name: m.file.name, size: m.file.size, mime: m.file.mime };
+      out.push(e);
+    }
+    return out;
+  }
+
+  // --- handling ------------------------------------------------------------------
+
+  /** Queues an update's handling behind the earlier messages of its chat. */
+  private dispatch(e: InEntry): void {
+    if (this.inflight.has(e.u)) return;
+    this.inflight.add(e.u);
+    const prev = this.chains.get(e.c) ?? Promise.resolve();
+    const next = prev
+      .then(() => this.handle(e))
+      .catch((err: unknown) => {
+        this.d.ctx.log.error('chat', `handling a message failed: ${errorMessage(err)}`);
+        if (this.d.queue.holds(e.u)) this.finish(e, [{ chat: e.c, text: 'Sorry, something went wrong while handling that message.' }]);
+      })
+      .finally(() => {
+        this.inflight.delete(e.u);
+        if (this.chains.get(e.c) === next) this.chains.delete(e.c);
+      });
+    this.chains.set(e.c, next);
+  }
+
+  /** The entry is done: it leaves the inbox and its replies enter the send queue atomically. */
+  private finish(e: InEntry, replies: Reply[]): void {
+    this.d.queue.finish(e.u, replies);
+    this.handled++;
+    this.roomFreed();
+    this.wakeSender();
+  }
+
+  // Once begun, handling runs to its end even if the service restarts (a new
+  // token): the entry is finished exactly once. A stopped service begins none.
+  private async handle(e: InEntry): Promise<void> {
+    const { people, ctx } = this.d;
+    if (!this.running || !this.d.queue.holds(e.u)) return;
+    while (this.d.queue.outRoom() < OUT_ROOM_NEEDED) {
+      await this.waitForRoom();
+      if (!this.running) return;
+    }
+    const role = people.roleOfChat(e.c);
+    if (role === 'unknown') return this.finish(e, this.reject(e));
+    people.noteName(e.c, e.n);
+    const person = people.personOf(e.c);
+    if (e.k === 'text') {
+      const cmd = e.t.startsWith('/') ? parseCommandLine(e.t) : null;
+      if (cmd) {
+        // "/cmd@otherbot" in a group is for another bot.
+        if (cmd.bot && this.botUsername && cmd.bot.toLowerCase() !== this.botUsername.toLowerCase()) return this.finish(e, []);
+        return this.finish(e, [{ chat: e.c, text: await this.command(e.c, person, role, cmd.name, cmd.args) }]);
+      }
+      return this.turn(e, person, role, e.t);
+    }
+    if (e.k === 'voice' || e.k === 'audio') {
+      return this.finish(e, [{ chat: e.c, text: "I can't listen to voice or audio messages yet. Please type your message instead." }]);
+    }
+    if (e.k === 'photo' || e.k === 'document') {
+      const saved = await this.receiveFile(e, person);
+      if (!saved.ok) return this.finish(e, [{ chat: e.c, text: saved.reply }]);
+      const what = e.k === 'photo' ? 'a photo' : `a document (${e.f?.name ?? 'unnamed'})`;
+      ctx.log.info('chat', `chat ${e.c} sent ${e.k === 'photo' ? 'a photo' : 'a document'}, saved as ${saved.ref}`);
+      return this.turn(e, person, role, `${e.t ? `${e.t}\n\n` : ''}[I sent ${what}; it is saved in the file store as ${saved.ref} (${saved.bytes} bytes).]`);
+    }
+    return this.finish(e, [{ chat: e.c, text: 'I can only read text messages (and photos or documents, which I keep in the file store when a storage card is in).' }]);
+  }
+
+  private reject(e: InEntry): Reply[] {
+    const { ctx, people } = this.d;
+    const now = ctx.hal.clock.monoMs();
+    const seen = this.rejected.find((r) => r.chat === e.c);
+    if (seen) {
+      seen.count++;
+      seen.atMono = now;
+      seen.name = e.n;
+    } else {
+      this.rejected.push({ chat: e.c, name: e.n, atMono: now, count: 1 });
+      if (this.rejected.length > REJECTED_KEPT) this.rejected.shift();
+    }
+    const revoked = people.onAllowlist(e.c);
+    ctx.log.info('chat', `message from chat ${e.c} refused (${revoked ? 'revoked' : 'not on the allowlist'})`);
+    const last = this.rejectNoted.get(e.c);
+    if (last !== undefined && now - last < REJECT_NOTE_EVERY_MS) return [];
+    this.rejectNoted.set(e.c, now);
+    if (this.rejectNoted.size > 64) this.rejectNoted.delete(this.rejectNoted.keys().next().value!);
+    return [
+      {
+        chat: e.c,
+        text: revoked
+          ? 'This chat may no longer talk to this device.'
+          : `This device does not talk to this chat. If the device is yours, add chat id ${e.c} to its allowlist on the device's web page.`,
+      },
+    ];
+  }
+
+  /** The device's name and firmware, under every command reply and notice. */
+  sign(text: string): string {
+    const { ctx } = this.d;
+    const name = ctx.actions.config('devName');
+    return `${text}\n\n— ${typeof name === 'string' && name ? name : DEFAULT_DEVICE_NAME} · firmware ${ctx.hal.build.version}`;
+  }
+
+  private async command(chat: string, person: string | null, role: Role, name: string, args: string): Promise<string> {
+    const c = this.d.commands.get(name);
+    if (!c) return this.sign(`I don't know ${capBytes(name, 40)}. /help lists the commands.`);
+    if (!c.open && role !== 'admin') return this.sign(`${c.name} is for the device's owner. /help lists what you can do.`);
+    try {
+      return this.sign(await c.run({ chat, person, role, args, argv: args ? args.split(WHITESPACE) : [] }));
+    } catch (err) {
+      this.d.ctx.log.error('chat', `${c.name} failed: ${errorMessage(err)}`);
+      return this.sign(`${c.name} failed: ${capBytes(errorMessage(err), 200)}`);
+    }
+  }
+
+  private async turn(e: InEntry, person: string | null, role: Role, text: string): Promise<void> {
+    const { moderation, assistant, people } = this.d;
+    const gate = await moderation.inbound(text, role);
+    if (!gate.pass) {
+      const why =
+        gate.reason === 'flagged'
+          ? "Your message did not pass this device's content check, so I did not pass it on to the assistant."
+          : "I can't check messages right now, so I can't answer this one. Please try again later.";
+      return this.finish(e, [{ chat: e.c, text: why }]);
+    }
+    const delivered: { done: Promise<void> | null } = { done: null };
+    const owner = person === null;
+    const who = `${e.n || 'someone'}${owner ? ', the owner' : ''}`;
+    await assistant.engine.run({
+      chat: e.c,
+      text,
+      person,
+      admin: role === 'admin',
+      origin: 'chat',
+      preamble: `[CHAT] A Telegram message from ${who} (chat ${e.c}, role ${role}).`,
+      deliver: (reply, ask) => {
+        const full = [reply, ask].filter((s) => s.trim() !== '').join('\n\n');
+        delivered.done = this.deliver(e, full, people.roleOfChat(e.c));
+      },
+    });
+    if (delivered.done) await delivered.done;
+    else if (this.d.queue.holds(e.u)) this.finish(e, []);
+  }
+
+  /** A turn's reply: through the outbound gate, then queued with the entry's removal. */
+  private async deliver(e: InEntry, text: string, role: Role): Promise<void> {
+    if (!text) return this.finish(e, []);
+    const gate = await this.d.moderation.outbound(text, role, 'model');
+    if (!gate.send) {
+      this.hold(e.c, text, gate.categories);
+      return this.finish(e, [{ chat: e.c, text: 'I wrote a reply but held it back: it did not pass this device\'s content check.' }]);
+    }
+    this.finish(e, [{ chat: e.c, text }]);
+  }
+
+  private hold(chat: string, text: string, categories: string[]): void {
+    const { ctx } = this.d;
+    this.held.push({ chat, atMono: ctx.hal.clock.monoMs(), categories, excerpt: capBytes(text, 300) });
+    if (this.held.length > HELD_KEPT) this.held.shift();
+    ctx.outbox.post(`held:${chat}:${ctx.hal.clock.monoMs()}`, `A reply to chat ${chat} (${this.d.people.nameOf(chat) ?? 'a guest'}) was held back by the content check (${categories.join(', ') || 'flagged'}). The web page shows it.`);
+  }
+
+  private async receiveFile(e: InEntry, person: string | null): Promise<{ ok: true; ref: string; bytes: number } | { ok: false; reply: string }> {
+    const { ctx, api } = this.d;
+    const describe = 'Please describe it in words instead.';
+    const sink = this.d.files();
+    if (!sink) return { ok: false, reply: ctx.card.live() ? `I can't receive files on this device yet. ${describe}` : `I can't take photos or documents without a storage card in the device. ${describe}` };
+    if (!e.f) return { ok: false, reply: `That file did not come through. ${describe}` };
+    if (e.f.size !== null && e.f.size > INBOUND_FILE_MAX) return { ok: false, reply: 'That file is larger than the 20 MB I can receive.' };
+    const kind = e.k === 'photo' ? 'photo' : 'document';
+    const name = e.f.name ?? (kind === 'photo' ? `photo-${e.u}.jpg` : `document-${e.u}`);
+    const begun = sink.begin({ person, chat: e.c, kind, name, size: e.f.size, mime: e.f.mime });
+    if (!begun.ok) return { ok: false, reply: begun.reason };
+    const meta = await api.getFile(e.f.id);
+    if (!meta.ok || !meta.value.path) {
+      begun.writer.abort();
+      return { ok: false, reply: `I could not fetch that ${kind} from the chat service${meta.ok ? '' : ` (${meta.message})`}. Please send it again.` };
+    }
+    let refused = false;
+    const got = await api.download(meta.value.path, (chunk) => {
+      if (begun.writer.write(chunk)) return true;
+      refused = true;
+      return false;
+    }, INBOUND_FILE_MAX);
+    if (!got.ok || refused) {
+      begun.writer.abort();
+      return { ok: false, reply: refused ? `I could not keep that ${kind} (no room for it).` : `I could not download that ${kind} (${got.ok ? 'refused' : got.message}). Please send it again.` };
+    }
+    const done = begun.writer.finish();
+    if (!done.ok) return { ok: false, reply: `I could not keep that ${kind}: ${done.reason}` };
+    return { ok: true, ref: done.ref, bytes: got.value };
+  }
+
+  // --- sending -------------------------------------------------------------------
+
+  /**
+   * Queues text for a chat outside a turn (reply.telegram, a command's later
+   * result). Model-written text to a guest passes the outbound gate first.
+   */
+  async sendText(chat: string, text: string, provenance: Provenance): Promise<{ queued: true; screened: boolean } | { queued: false; held: true; categories: string[] }> {
+    const gate = await this.d.moderation.outbound(text, this.d.people.roleOfChat(chat), provenance);
+    if (!gate.send) {
+      this.hold(chat, text, gate.categories);
+      return { queued: false, held: true, categories: gate.categories };
+    }
+    this.d.queue.send([{ chat, text }]);
+    this.wakeSender();
+    return { queued: true, screened: gate.screened };
+  }
+
+  /** Room in the send queue for a message outside a turn. */
+  canQueue(): boolean {
+    return this.d.queue.outRoom() > 0;
+  }
+
+  wakeSender(): void {
+    if (!this.running || this.sending) return;
+    this.sendTimer?.cancel();
+    this.sendTimer = null;
+    void this.sendLoop(this.gen);
+  }
+
+  private async sendLoop(gen: number): Promise<void> {
+    const { api, queue, ctx } = this.d;
+    if (!api.hasToken()) return;
+    this.sending = true;
+    let backoff = 0;
+    try {
+      for (;;) {
+        if (gen !== this.gen) return;
+        const m = queue.pendingOut()[0];
+        if (!m) break;
+        const r = await api.sendMessage(m.c, m.t);
+        if (gen !== this.gen) return;
+        if (r.ok || r.error === 'refused') {
+          // Refused for good (a chat that blocked the bot, a bad chat id): dropped, so later ones are not stuck.
+          if (!r.ok) ctx.log.warn('chat', `a message to chat ${m.c} was refused and dropped: ${r.message}`);
+          queue.sent(m.s);
+          this.roomFreed();
+          backoff = 0;
+          continue;
+        }
+        backoff = r.error === 'rate-limit' && r.retryAfterS ? r.retryAfterS * 1000 : Math.min(BACKOFF_MAX_MS, backoff ? backoff * 2 : BACKOFF_MIN_MS);
+        if (r.error === 'unauthorized' || r.error === 'no-token') backoff = UNAUTHORIZED_RETRY_MS;
+        ctx.log.warn('chat', `sending failed (${r.error}: ${r.message}); next try in ${Math.round(backoff / 1000)} s`);
+        this.sendTimer = ctx.hal.clock.setTimeout(() => {
+          this.sendTimer = null;
+          this.wakeSender();
+        }, backoff);
+        return;
+      }
+    } finally {
+      this.sending = false;
+      // A restart while a send was out: the new generation carries on.
+      if (this.running && gen !== this.gen) this.wakeSender();
+    }
+    this.drainNotices();
+  }
+
+  /** Owner notices (the outbox): each to its chat (default the owner's), acknowledged once sent. */
+  drainNotices(): void {
+    if (!this.running || this.noticing || !this.d.api.hasToken()) return;
+    this.noticing = true;
+    const gen = this.gen;
+    void this.noticeLoop(gen).finally(() => {
+      this.noticing = false;
+      if (this.running && gen !== this.gen) this.drainNotices();
+    });
+  }
+
+  private async noticeLoop(gen: number): Promise<void> {
+    const { ctx, api, people } = this.d;
+    for (const n of ctx.outbox.pending()) {
+      if (gen !== this.gen) return;
+      const chat = n.chat ?? people.ownerChat();
+      if (!chat) return; // no owner chat yet: notices wait
+      if (n.chat && !people.mayChat(n.chat)) {
+        ctx.log.info('chat', `notice ${n.key} dropped: chat ${n.chat} may no longer talk to this device`);
+        ctx.outbox.ack(n.key);
+        continue;
+      }
+      let text = this.sign(n.text);
+      if (n.chat && people.roleOfChat(n.chat) === 'guest') {
+        const gate = await this.d.moderation.outbound(n.text, 'guest', 'model');
+        if (!gate.send) {
+          this.hold(n.chat, n.text, gate.categories);
+          text = this.sign('A result for you was held back: it did not pass this device\'s content check.');
+        }
+      }
+      const r = await api.sendMessage(chat, text);
+      if (r.ok || r.error === 'refused') {
+        if (!r.ok) ctx.log.warn('chat', `notice ${n.key} refused and dropped: ${r.message}`);
+        ctx.outbox.ack(n.key);
+        continue;
+      }
+      ctx.log.warn('chat', `notice not sent (${r.error}); it waits`);
+      ctx.hal.clock.setTimeout(() => this.drainNotices(), r.retryAfterS ? r.retryAfterS * 1000 : 30_000);
+      return;
+    }
+  }
+
+  /** Asks the Bot API who the bot is (for /cmd@bot in groups and the web page). */
+  async identify(): Promise<void> {
+    const r = await this.d.api.getMe();
+    if (r.ok) this.botUsername = r.value.username;
+  }
+}

@@ -1,0 +1,197 @@
+// The chat messenger of the real firmware on the simulator, against the Bot
+// API fake (tools/telegram-fake.mjs) over HTTPS with a test-CA certificate
+// for api.telegram.org, and the provider emulator for turns and moderation:
+// the allowlist, every owner command, roles, quotas and the last-admin rule
+// through the tenant tools, the moderation gates, and a reboot in the
+// middle of a conversation that loses nothing and answers nothing twice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMULATOR_NAMES, routeArgs, start as startEmulator, summarize, turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
+import { DEFAULT_TOKEN, routeArgs as botRouteArgs, start as startBot, type BotApiServer } from '../../tools/telegram-fake.mjs';
+import { cleanup, startDevice, type Device } from './harness.ts';
+
+const OWNER = '5001';
+const FRIEND = '5002';
+const GUEST = '5003';
+const STRANGER = '5999';
+const SIGNED = /\n\n— Desk assistant · firmware v\d+\.\d+\.\d+(-rc\d+)?$/;
+const TURN = { path: '/v1/messages' };
+
+let emu: Emulator;
+let fake: BotApiServer;
+let device: Device;
+let token = '';
+
+async function post(path: string, fields: Record<string, string>): Promise<Response> {
+  return device.fetch(path, { method: 'POST', token, body: new URLSearchParams(fields) });
+}
+
+async function tool(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
+  const res = await device.fetch('/mcp', {
+    method: 'POST',
+    token,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const body = (await res.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
+  return { isError: body.result.isError, text: body.result.content[0]!.text };
+}
+
+/** A person says something; resolves with the bot's next `n` messages to that chat. */
+async function ask(chat: string, text: string, n = 1, timeoutMs = 20_000): Promise<string[]> {
+  const before = fake.bot.to(chat).length;
+  fake.bot.say(chat, text);
+  await fake.bot.waitSent(() => fake.bot.to(chat).length >= before + n, timeoutMs);
+  return fake.bot.to(chat).slice(before).map((m) => m.text);
+}
+
+beforeAll(async () => {
+  emu = await startEmulator();
+  fake = await startBot();
+  device = await startDevice({ args: [...routeArgs(emu.port, EMULATOR_NAMES), ...botRouteArgs(fake.port)] });
+  token = (await device.command('WEBTOK?')).split('\n')[0]!;
+  expect((await post('/api/orch', { key_anthropic: 'sk-e2e-anthropic', key_openai: 'sk-e2e-openai', priority: 'anthropic,openai' })).status).toBe(200);
+  // A token but an empty allowlist first.
+  expect((await post('/api/chat', { tg_token: DEFAULT_TOKEN })).status).toBe(200);
+});
+
+afterAll(async () => {
+  await cleanup();
+  await fake?.close();
+  await emu?.close();
+});
+
+describe('the chat messenger on the simulator', () => {
+  it('rejects every chat while the allowlist is empty, then answers the allow-listed ones only', async () => {
+    const [refused] = await ask(OWNER, 'hello?');
+    expect(refused).toBe(`This device does not talk to this chat. If the device is yours, add chat id ${OWNER} to its allowlist on the device's web page.`);
+    const view = (await (await device.fetch('/api/chat', { token })).json()) as Record<string, unknown>;
+    expect(view).toMatchObject({ tokenSet: true, allowlist: [], owner: null, status: { state: 'polling' }, rejected: [{ chat: OWNER }] });
+    expect(JSON.stringify(view)).not.toContain(DEFAULT_TOKEN.split(':')[1]);
+    expect((await post('/api/chat', { tg_allow: `${OWNER},${FRIEND},${GUEST}` })).status).toBe(200);
+    emu.script({ match: TURN, turn: turnObject('Hello, owner.') });
+    expect(await ask(OWNER, 'hello again')).toEqual(['Hello, owner.']);
+    const round = emu.requests.find((r) => r.path === '/v1/messages')!;
+    expect(JSON.stringify(round.body)).toContain('hello again');
+    const [stranger] = await ask(STRANGER, 'me too');
+    expect(stranger).toContain(`add chat id ${STRANGER}`);
+    expect(emu.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1);
+  });
+
+  it('answers every owner command, signed with the device and firmware', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['/help', /^Hello! Write to me in plain words, or use a command:\n\/clear \[yes\] - /],
+      ['/start', /\/update - install a pending firmware update/],
+      ['/remind 45 water the plants', /^Reminders are not available on this device yet, so no reminder was set \(in 45m: water the plants\)/],
+      ['/remind 1m x', /^A reminder must be from 2 minutes to 7 days away\./],
+      ['/loops', /^Routines and reminders are not available on this device yet/],
+      ['/loop approve r1', /^Routines are not available on this device yet/],
+      ['/skill approve notes', /^Skills are not available on this device yet/],
+      ['/mcp deny github', /^Tool servers are not available on this device yet/],
+      ['/fetch approve f000001', /^No download waits with id f000001\./],
+      ['/play', /^The \/music folder is empty/],
+      ['/clear', /^This forgets our conversation and the active task/],
+      ['/clear yes', /^Done: I forgot our conversation and the active task\./],
+      ['/compact', /^There is no conversation to compact since it was last cleared\./],
+    ];
+    for (const [cmd, want] of cases) {
+      const [out] = await ask(OWNER, cmd);
+      expect(out, cmd).toMatch(want);
+      expect(out, cmd).toMatch(SIGNED);
+    }
+    // /update: the engine checks the (unreachable) feed and says so later.
+    const update = await ask(OWNER, '/update', 2);
+    expect(update[0]).toMatch(/^Checking for the update and installing it\./);
+    expect(update[1]).toMatch(/^The update did not install/);
+    // /compact with a conversation: one housekeeping turn, then the result.
+    emu.script({ match: TURN, turn: turnObject('Noted: you like tea.') });
+    await ask(OWNER, 'I like tea');
+    emu.script({ match: TURN, turn: turnObject('Kept the tea.', { mem_write: [{ content: 'The owner likes tea', importance: 0.6, permanent: false, ttl: 'months' }] }) });
+    const compact = await ask(OWNER, '/compact', 2);
+    expect(compact[0]).toMatch(/^Compacting our conversation into long-term memory in the background\./);
+    expect(compact[1]).toMatch(/^Compacted 2 message\(s\) into 1 memory item\(s\)/);
+    expect(await (await device.fetch('/api/mem/vector?query=tea', { token })).text()).toContain('The owner likes tea');
+    // Owner-only: a member is refused, /help is open to them.
+    expect((await ask(FRIEND, '/update'))[0]).toMatch(/^\/update is for the device's owner\./);
+    expect((await ask(FRIEND, '/help'))[0]).toMatch(/^Hello! Write to me in plain words\. You can also use:\n\/help - this list\n\/start - /);
+  });
+
+  it('manages roles and quotas through the tenant tools, with the last-admin rule', async () => {
+    const list = JSON.parse((await tool('tenant.list', {})).text) as { people: Array<{ chat: string; role: string; owner: boolean }> };
+    expect(list.people.map((p) => [p.chat, p.role, p.owner])).toEqual([
+      [OWNER, 'admin', true],
+      [FRIEND, 'user', false],
+      [GUEST, 'user', false],
+    ]);
+    const last = await tool('tenant.set_role', { chat: OWNER, role: 'user' });
+    expect(last).toMatchObject({ isError: true });
+    expect(last.text).toMatch(/last admin and cannot be demoted/);
+    expect((await tool('tenant.set_role', { chat: STRANGER, role: 'user' })).text).toMatch(/not on the allowlist/);
+    expect((await tool('tenant.set_role', { chat: GUEST, role: 'guest' })).isError).toBe(false);
+    const quota = await tool('tenant.set_quota', { chat: FRIEND, vectors: 1 });
+    expect(JSON.parse(quota.text)).toMatchObject({ chat: FRIEND, quotas: { vectors: 1 } });
+    // The quota holds in the member's own turns: the second memory is refused.
+    emu.script([
+      { match: TURN, turn: turnObject('ok 1', { mem_write: [{ content: 'Friend likes chess', importance: 0.5, permanent: false, ttl: 'weeks' }] }) },
+      { match: TURN, turn: turnObject('ok 2', { mem_write: [{ content: 'Friend has a red bicycle', importance: 0.5, permanent: false, ttl: 'weeks' }] }) },
+      { match: TURN, turn: turnObject('ok 3') },
+    ]);
+    await ask(FRIEND, 'I like chess');
+    await ask(FRIEND, 'I have a red bicycle');
+    await ask(FRIEND, 'anything else?');
+    const third = emu.requests.filter((r) => r.path === '/v1/messages').at(-1)!;
+    expect(JSON.stringify(third.body)).toContain('[MEMORY] 1 of 1 memory writes were not saved');
+    expect((await tool('tenant.set_quota', { chat: FRIEND, vectors: 0 })).isError).toBe(false);
+    const people = (await (await device.fetch('/api/people', { token })).json()) as { people: Array<{ chat: string; quotas: { vectors: number } }> };
+    expect(people.people.find((p) => p.chat === FRIEND)!.quotas.vectors).toBe(500);
+  });
+
+  it('screens guest traffic when the owner switches moderation on', async () => {
+    expect((await post('/api/chat', { moderate_in: '1', moderate_out: '1' })).status).toBe(200);
+    emu.script({ match: { path: '/v1/moderations' }, moderation: { categories: ['harassment'] } });
+    expect((await ask(GUEST, 'something rude'))[0]).toBe("Your message did not pass this device's content check, so I did not pass it on to the assistant.");
+    // A clean message passes in, the model's reply is flagged on the way out and held back.
+    emu.script([
+      { match: { path: '/v1/moderations' }, moderation: { categories: [] } },
+      { match: TURN, turn: turnObject('a reply the check dislikes') },
+      { match: { path: '/v1/moderations' }, moderation: { categories: ['violence'] } },
+    ]);
+    expect((await ask(GUEST, 'a polite question'))[0]).toBe("I wrote a reply but held it back: it did not pass this device's content check.");
+    await fake.bot.waitSent(() => fake.bot.to(OWNER).some((m) => m.text.startsWith(`A reply to chat ${GUEST}`)));
+    // The moderation service failing: the inbound gate fails closed.
+    emu.script({ match: { path: '/v1/moderations' }, status: 503 });
+    expect((await ask(GUEST, 'hello?'))[0]).toMatch(/^I can't check messages right now/);
+    // Admins and members are not screened; a device-authored reply to a guest is exempt.
+    const before = emu.requests.filter((r) => r.path === '/v1/moderations').length;
+    emu.script({ match: TURN, turn: turnObject('fine') });
+    expect(await ask(FRIEND, 'am I screened?')).toEqual(['fine']);
+    expect((await ask(GUEST, '/help'))[0]).toMatch(/^Hello!/);
+    expect(emu.requests.filter((r) => r.path === '/v1/moderations')).toHaveLength(before);
+    expect((await post('/api/chat', { moderate_in: '0', moderate_out: '0' })).status).toBe(200);
+  });
+
+  it('survives a reboot in the middle of a conversation: no message lost, none answered twice', async () => {
+    const replies = () => fake.bot.to(OWNER).map((m) => m.text);
+    const before = replies().length;
+    // The turn for "first" hangs at the provider while the device restarts.
+    emu.script({ match: TURN, turn: turnObject('late answer that never arrives'), delayMs: 60_000 });
+    fake.bot.say(OWNER, 'first');
+    const deadline = Date.now() + 15_000;
+    while (!emu.requests.some((r) => r.path === '/v1/messages' && summarize('messages', r.body).lastUser.endsWith('\n\nfirst'))) {
+      if (Date.now() > deadline) throw new Error('the turn never reached the provider');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const boots = (await device.board.request<{ bootCount: number }>('status')).bootCount;
+    await device.board.request('reboot', { reason: 'software' });
+    fake.bot.say(OWNER, 'second, said during the reboot');
+    await device.board.request('wait', { for: 'ready', after: boots, timeoutMs: 15_000 });
+    emu.script([
+      { match: TURN, turn: turnObject('answer to first') },
+      { match: TURN, turn: turnObject('answer to second') },
+    ]);
+    await fake.bot.waitSent(() => replies().length >= before + 2, 30_000);
+    // Quiet for a moment: nothing more arrives.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(replies().slice(before)).toEqual(['answer to first', 'answer to second']);
+    expect(fake.bot.unconfirmed()).toHaveLength(0);
+  });
+});
