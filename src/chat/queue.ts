@@ -71,6 +71,11 @@ function readOut(v: unknown): OutEntry | null {
   return { s: v['s'], c: v['c'], t: v['t'] };
 }
 
+/** UTF-16 units of one code point, as the Bot API counts (on XS a string unit is a whole code point). */
+function unitsOf(ch: string): number {
+  return (ch.codePointAt(0) ?? 0) > 0xffff ? 2 : 1;
+}
+
 /**
  * Splits a reply into messages of at most MESSAGE_CHARS characters (UTF-16
  * units, as the Bot API counts), preferring a line break, then a space.
@@ -82,19 +87,19 @@ export function splitMessage(text: string, max = MESSAGE_CHARS): string[] {
   let lastBreak = -1;
   let lastSpace = -1;
   for (const ch of text) {
-    if (units + ch.length > max) {
+    if (units + unitsOf(ch) > max) {
       const cut = lastBreak > 0 ? lastBreak : lastSpace > 0 ? lastSpace : piece.length;
       // The break it was cut at goes with the cut.
       out.push(piece.slice(0, cut).join('').trimEnd());
       piece = piece.slice(cut);
       while (piece.length && (piece[0] === '\n' || piece[0] === ' ')) piece.shift();
       units = 0;
-      for (const p of piece) units += p.length;
+      for (const p of piece) units += unitsOf(p);
       lastBreak = -1;
       lastSpace = -1;
     }
     piece.push(ch);
-    units += ch.length;
+    units += unitsOf(ch);
     if (ch === '\n') lastBreak = piece.length;
     else if (ch === ' ') lastSpace = piece.length;
   }

@@ -9,6 +9,7 @@ import type { ProviderId } from '../../src/providers/settings.ts';
 import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
 import type { TurnWire } from '../../src/turn/index.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
+import { splitMessage } from '../../src/chat/queue.ts';
 import { request } from '../support/http.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
 import { fakeModeration, fakeTelegram, serveTelegram, type ModerationFake } from '../support/telegram-net.ts';
@@ -526,6 +527,15 @@ describe('the outbox and reply.telegram', () => {
     const out = await ask(rig, OWNER, 'write a lot', 3);
     expect(out.every((m) => m.length <= 4096)).toBe(true);
     expect(out.join('\n')).toBe(long);
+  });
+
+  it('counts characters as the Bot API does (an emoji outside the BMP is two)', () => {
+    const emoji = '😀'.repeat(3000);
+    const pieces = splitMessage(emoji);
+    expect(pieces.map((p) => p.length)).toEqual([4096, 6000 - 4096]);
+    expect(pieces.join('')).toBe(emoji);
+    expect(splitMessage('a'.repeat(4096))).toHaveLength(1);
+    expect(splitMessage('  \n ')).toEqual([]);
   });
 });
 
