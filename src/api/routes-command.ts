@@ -6,6 +6,7 @@ import type { Context } from '../core/context.ts';
 export function installRoutesCommand(ctx: Context): void {
   ctx.console.register({
     verb: 'ROUTES?',
+    maxArgs: 0,
     help: 'list the HTTP routes: METHOD PATH ACCESS (open, token, or bootstrap)',
     run: (c) => {
       for (const r of ctx.router.list()) {

@@ -27,6 +27,7 @@ export function makeGate(token: AccessToken): (req: HttpRequest) => boolean {
 export function installAuth(ctx: Context): void {
   ctx.console.register({
     verb: 'WEBTOK?',
+    maxArgs: 0,
     help: 'print the device access token (test builds only)',
     run: (c) => c.out(ctx.token.reveal()),
   });

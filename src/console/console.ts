@@ -3,6 +3,8 @@
 // scriptable reply form: a command's output lines, then exactly one final
 // line "OK" or "ERR <reason>". No output line can be mistaken for the final
 // one: a line that reads "OK" or starts with "ERR" is sent as "> " + line.
+// A command declares how many arguments it takes (maxArgs); the console
+// refuses more with a usage error, so extra words are never ignored.
 // Lines wait their turn in a bounded queue (MAX_QUEUE; beyond it a line is
 // answered "ERR busy" at once and not run).
 
@@ -39,6 +41,12 @@ export interface Command {
   help: string;
   /** Test builds only (the default); false = also in release builds. */
   testOnly?: boolean;
+  /**
+   * The most arguments the command takes (0: none). More are answered
+   * "ERR usage: ..." by the console before run() is called, so a stray
+   * word is never silently ignored. Absent: the command judges its own.
+   */
+  maxArgs?: number;
   run(call: CommandCall): void | Promise<void>;
 }
 
@@ -59,6 +67,7 @@ export class Console {
       verb: 'HELP',
       help: 'list the commands',
       testOnly: false,
+      maxArgs: 0,
       run: (c) => {
         for (const cmd of [...this.commands.values()].sort((a, b) => (a.verb < b.verb ? -1 : 1)))
           c.out(`${cmd.verb}${cmd.usage ? ' ' + cmd.usage : ''} - ${cmd.help}`);
@@ -151,8 +160,14 @@ export class Console {
       end(`ERR unknown command ${verb.length > 40 ? verb.slice(0, 40) + '...' : verb} (try HELP)`);
       return reply;
     }
+    const argv = args ? args.split(WHITESPACE_RUN) : [];
+    if (cmd.maxArgs !== undefined && argv.length > cmd.maxArgs) {
+      const most = cmd.maxArgs === 0 ? 'no arguments' : `at most ${cmd.maxArgs} argument${cmd.maxArgs === 1 ? '' : 's'}`;
+      end(`ERR usage: ${cmd.verb}${cmd.usage ? ' ' + cmd.usage : ''} (${most})`);
+      return reply;
+    }
     try {
-      await cmd.run({ args, argv: args ? args.split(WHITESPACE_RUN) : [], out });
+      await cmd.run({ args, argv, out });
       end('OK');
     } catch (e) {
       if (e instanceof CommandError) end(`ERR ${e.message}`);

@@ -43,6 +43,7 @@ export function installFaultConsole(ctx: Context): void {
   });
   ctx.console.register({
     verb: 'FAULT?',
+    maxArgs: 0,
     help: 'every fault cap, on or off, and what it does',
     run: (c) => {
       for (const f of FAULTS) c.out(`${f.cap}=${faults.isOn(f.cap) ? 'on' : 'off'} ${f.what}`);

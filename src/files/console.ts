@@ -11,6 +11,7 @@ const PCT = /^(\d{1,3})%?$/;
 export function installFilesConsole(ctx: Context, files: Files): void {
   ctx.console.register({
     verb: 'STORAGE',
+    maxArgs: 1,
     usage: '<pct or off>',
     help: 'pretend the file store is pct % full (off: the real use)',
     run: (c) => {

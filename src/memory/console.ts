@@ -107,6 +107,7 @@ export function installMemoryConsole(ctx: Context, memory: Memory): void {
 
   ctx.console.register({
     verb: 'DREAM',
+    maxArgs: 0,
     help: 'run memory maintenance now: one decay step, prune, dedupe',
     run: (c) => {
       try {

@@ -159,6 +159,7 @@ export function installMusic(ctx: Context): void {
 
   ctx.console.register({
     verb: 'MEDIATEST',
+    maxArgs: 0,
     help: 'play a 0.25 s test tone and check the /music folder',
     run: (c) => {
       if (music.state() === 'playing') throw new CommandError('music is playing: PLAY stop first');

@@ -11,6 +11,7 @@ export function installOtaConsole(ctx: Context): void {
   const ota = ctx.ota;
   ctx.console.register({
     verb: 'OTA?',
+    maxArgs: 0,
     help: 'print the update state fields, one key=value per line',
     run: (c) => {
       const s = ota.state();
@@ -22,6 +23,7 @@ export function installOtaConsole(ctx: Context): void {
   });
   ctx.console.register({
     verb: 'OTACHECK',
+    maxArgs: 0,
     help: 'check for an update now and print the verdict',
     run: async (c) => {
       const t = ota.check();

@@ -98,6 +98,7 @@ export function installWireConsole(ctx: Context, settings: ProviderSettings): Pr
 
   ctx.console.register({
     verb: 'WIRE?',
+    maxArgs: 0,
     help: 'usable providers and their models, the pinned Z.ai host, the router host',
     run: (c) => {
       for (const p of PROVIDERS) c.out(`${p} usable=${wire.keyed(p) ? 1 : 0} model=${wire.modelFor(p, settings.model())} loops=${wire.loops(p) ? 1 : 0}`);

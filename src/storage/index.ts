@@ -3,8 +3,9 @@
 // card inserted later upgrades the tier without a reboot), a periodic probe
 // (so a card inserted or pulled while nobody asks is noticed within
 // CARD_PROBE_MS), a device timeline row per tier change, and the console's
-// SDCHECK.
+// SDCHECK (ends ERR when the write/read check fails).
 
+import { CommandError } from '../console/console.ts';
 import type { Context } from '../core/context.ts';
 import { jsonResponse } from '../net/http/errors.ts';
 import { encode, decode } from '../util/utf8.ts';
@@ -51,6 +52,7 @@ export function installStorage(ctx: Context): void {
   });
   ctx.console.register({
     verb: 'SDCHECK',
+    maxArgs: 0,
     help: 'probe the SD card, print its tier and figures, and write, read back and remove a test file',
     run: (c) => {
       const s = card.probe();
@@ -59,6 +61,7 @@ export function installStorage(ctx: Context): void {
       c.out(`files=${String(f['count'])} bytes=${String(f['bytes'])}`);
       if (s.tier === 'none') return;
       const sd = ctx.hal.sd;
+      let failure: string | null = null;
       try {
         const data = encode(`sdcheck ${ctx.hal.clock.monoMs()}`);
         const w = sd.open(CHECK_PATH, 'w');
@@ -67,10 +70,14 @@ export function installStorage(ctx: Context): void {
         w.close();
         const back = decode(sd.read(CHECK_PATH, 0, data.length + 8));
         sd.remove(CHECK_PATH);
-        c.out(back === decode(data) ? 'rw=pass' : 'rw=fail read back different bytes');
+        if (back !== decode(data)) failure = 'read back different bytes';
       } catch (e) {
-        c.out(`rw=fail ${e instanceof Error ? e.message : String(e)}`);
+        failure = e instanceof Error ? e.message : String(e);
       }
+      if (failure === null) return c.out('rw=pass');
+      c.out(`rw=fail ${failure}`);
+      // A card that cannot be written is a failed check, whatever its tier: scripts read the final line.
+      throw new CommandError('sd write/read check failed');
     },
   });
 }

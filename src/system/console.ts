@@ -50,9 +50,9 @@ export function installSystemConsole(ctx: Context): void {
 
   ctx.console.register({
     verb: 'REBOOT',
+    maxArgs: 0,
     help: 'restart the device (reset reason software)',
     run: (c) => {
-      if (c.argv.length) throw new CommandError('usage: REBOOT (no arguments)');
       c.out('restarting');
       restartSoon('console REBOOT');
     },
@@ -72,9 +72,9 @@ export function installSystemConsole(ctx: Context): void {
 
   ctx.console.register({
     verb: 'HANG',
+    maxArgs: 0,
     help: 'stop the main loop so the watchdog resets the device (reset reason watchdog)',
     run: (c) => {
-      if (c.argv.length) throw new CommandError('usage: HANG (no arguments)');
       c.out('hanging: nothing feeds the watchdog now; it resets the device');
       hal.clock.setTimeout(() => hang(hal.clock, hal.system, (line) => ctx.log.error('system', line)), REPLY_GRACE_MS);
     },

@@ -33,10 +33,11 @@ export function installSystem(ctx: Context): void {
     handler: () => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: ctx.log.text() }),
   });
 
-  ctx.console.register({ verb: 'PING', help: 'answer PONG', testOnly: false, run: (c) => c.out('PONG') });
-  ctx.console.register({ verb: 'STATUS', help: 'print the status line', run: (c) => c.out(ctx.status.line()) });
+  ctx.console.register({ verb: 'PING', help: 'answer PONG', testOnly: false, maxArgs: 0, run: (c) => c.out('PONG') });
+  ctx.console.register({ verb: 'STATUS', help: 'print the status line', maxArgs: 0, run: (c) => c.out(ctx.status.line()) });
   ctx.console.register({
     verb: 'HEAP?',
+    maxArgs: 0,
     help: 'collect garbage, then print heap figures in bytes (xs = live XS heap)',
     run: (c) => {
       hal.system.gc();

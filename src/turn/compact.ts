@@ -95,6 +95,7 @@ export function installCompaction(ctx: Context, assistant: Assistant, personOf: 
   const compactor = new Compactor(ctx, assistant);
   ctx.console.register({
     verb: 'COMPACT',
+    maxArgs: 1,
     usage: '<chat>',
     help: 'summarize a chat into long-term memory and fold it (one housekeeping turn)',
     run: async (c) => {

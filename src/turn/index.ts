@@ -204,6 +204,7 @@ export function installAssistant(ctx: Context, settings: ProviderSettings, wire:
   });
   ctx.console.register({
     verb: 'TURNSTAT?',
+    maxArgs: 0,
     help: 'figures of the last turn: device and provider ms, rounds, tool calls, XS heap high-water',
     run: (c) => {
       const o = a.engine.lastOutcome;
@@ -214,6 +215,7 @@ export function installAssistant(ctx: Context, settings: ProviderSettings, wire:
   });
   ctx.console.register({
     verb: 'HEAPPROBE',
+    maxArgs: 1,
     usage: '<on or off>',
     help: 'measure the live XS heap after every round of later turns (slow; for benchmarks)',
     run: (c) => {
@@ -224,6 +226,7 @@ export function installAssistant(ctx: Context, settings: ProviderSettings, wire:
   });
   ctx.console.register({
     verb: 'PROMPT?',
+    maxArgs: 0,
     help: 'the prompt sections as last assembled: name, bytes offered and sent',
     run: (c) => {
       const p = a.engine.lastPrompt();
@@ -234,6 +237,7 @@ export function installAssistant(ctx: Context, settings: ProviderSettings, wire:
   });
   ctx.console.register({
     verb: 'CTX?',
+    maxArgs: 1,
     usage: '[chat]',
     help: 'the recent conversation of a chat (default console) as the next prompt will see it',
     run: (c) => {

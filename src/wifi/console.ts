@@ -11,6 +11,7 @@ import type { Provisioning } from './provisioning.ts';
 export function installWifiConsole(ctx: Context, provisioning: Provisioning, passphrase: SetupPassphrase): void {
   ctx.console.register({
     verb: 'APINFO?',
+    maxArgs: 0,
     help: 'the setup network: name, passphrase and whether it is up',
     testOnly: false,
     run: (c) => c.out(`ssid=${SETUP_SSID} pass=${passphrase.reveal()} setup=${provisioning.view().setup.state}`),

@@ -115,6 +115,85 @@ describe('the console as a whole', () => {
   });
 });
 
+describe('line endings', () => {
+  /** A console with one recording command; feed() takes raw chunks as the port delivers them. */
+  function rig() {
+    const serial = new MemSerial();
+    const c = new Console(serial, true);
+    const seen: string[] = [];
+    c.register({ verb: 'SAY', usage: '<text>', help: 'test', run: (call) => void seen.push(call.args) });
+    c.start();
+    const feed = async (...chunks: string[]): Promise<void> => {
+      for (const chunk of chunks) serial.onData!(new TextEncoder().encode(chunk));
+      for (let i = 0; i < 4; i++) await flushJobs();
+    };
+    return { serial, seen, feed };
+  }
+
+  it('ends a line on a lone CR, a lone LF or CRLF, and a CRLF is one line end, not two', async () => {
+    const { serial, seen, feed } = rig();
+    await feed('SAY one\rSAY two\nSAY three\r\nSAY four\r\n');
+    expect(seen).toEqual(['one', 'two', 'three', 'four']);
+    expect(serial.take()).toBe('OK\r\n'.repeat(4));
+  });
+
+  it('keeps a CRLF split across two chunks as one line end, and joins a line split anywhere', async () => {
+    const { serial, seen, feed } = rig();
+    await feed('SAY sp', 'lit\r', '\nSAY next\r', '\n');
+    expect(seen).toEqual(['split', 'next']);
+    expect(serial.take()).toBe('OK\r\nOK\r\n');
+  });
+
+  it('answers nothing for bare line ends of any kind (LF CR, CR CR LF, LF LF), so a script\'s blank lines cost nothing', async () => {
+    const { serial, seen, feed } = rig();
+    await feed('SAY a\n\rSAY b\r', '\r\n', '\n\nSAY c\n');
+    expect(seen).toEqual(['a', 'b', 'c']);
+    expect(serial.take()).toBe('OK\r\n'.repeat(3));
+  });
+});
+
+describe('arguments a command does not take', () => {
+  it('PING, STATUS, SDCHECK, DREAM and the other argument-free commands answer a usage error and do nothing', async () => {
+    const { cmd, mem } = start();
+    expect(await cmd('PING x')).toBe('ERR usage: PING (no arguments)\n');
+    expect(await cmd('STATUS x')).toBe('ERR usage: STATUS (no arguments)\n');
+    expect(await cmd('SDCHECK x')).toBe('ERR usage: SDCHECK (no arguments)\n');
+    expect(mem.sd.stat('/sdcheck.tmp')).toBeNull();
+    expect(await cmd('DREAM x')).toBe('ERR usage: DREAM (no arguments)\n');
+    expect(await cmd('HELP me')).toBe('ERR usage: HELP (no arguments)\n');
+    expect(await cmd('CTX? console extra')).toBe('ERR usage: CTX? [chat] (at most 1 argument)\n');
+    expect(await cmd('COMPACT a b')).toBe('ERR usage: COMPACT <chat> (at most 1 argument)\n');
+    // the same commands without the stray word still run
+    expect(await cmd('PING')).toBe('PONG\nOK\n');
+    expect(await cmd('DREAM')).toMatch(/^decayed=\d+ pruned=\d+ merged=\d+ vec=\d+\nOK\n$/);
+  });
+
+  it('is judged by the console from the command\'s maxArgs, before the command runs', async () => {
+    const serial = new MemSerial();
+    const c = new Console(serial, true);
+    let ran = 0;
+    c.register({ verb: 'TWO', usage: '<a> [b]', help: 'test', maxArgs: 2, run: () => void ran++ });
+    c.register({ verb: 'ANY', help: 'test', run: () => void ran++ });
+    expect(await c.execute('TWO a b c')).toBe('ERR usage: TWO <a> [b] (at most 2 arguments)\r\n');
+    expect(ran).toBe(0);
+    expect(await c.execute('TWO a b')).toBe('OK\r\n');
+    expect(await c.execute('ANY a b c')).toBe('OK\r\n');
+    expect(ran).toBe(2);
+  });
+});
+
+describe('a release build', () => {
+  it('lists exactly HELP, PING and APINFO? (the spec allows APINFO?; HELP and PING are kept, docs/decisions.md), so no test command leaks', async () => {
+    const { cmd, device } = start({ testBuild: false });
+    const help = await cmd('HELP');
+    expect(help.split('\n').filter((l) => l && l !== 'OK').map((l) => l.split(' ')[0])).toEqual(['APINFO?', 'HELP', 'PING']);
+    expect(help.endsWith('\nOK\n')).toBe(true);
+    for (const verb of SPEC_VERBS.filter((v) => !['PING', 'APINFO?'].includes(v))) expect(device.ctx.console.has(verb), verb).toBe(false);
+    expect(await cmd('STATUS')).toBe('ERR unknown command STATUS (try HELP)\n');
+    expect(await cmd('PING')).toBe('PONG\nOK\n');
+  });
+});
+
 describe('MODE', () => {
   it('refuses bad arguments and changes nothing; the current mode is a no-op', async () => {
     const { cmd, mem } = start();

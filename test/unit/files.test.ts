@@ -316,4 +316,13 @@ describe('the artifact store', () => {
     mem.sd.pull();
     expect(await consoleLine(mem, 'SDCHECK')).toMatch(/^sd=none tier=none total=- free=- quota=0\r\nfiles=0 bytes=0\r\nOK/);
   });
+
+  it('SDCHECK ends ERR when the write/read check fails (FAULT sd-write on), and OK again once it passes', async () => {
+    const { mem } = start();
+    expect(await consoleLine(mem, 'FAULT sd-write on')).toBe('sd-write=on\r\nOK\r\n');
+    expect(await consoleLine(mem, 'SDCHECK')).toMatch(/^sd=ok tier=present [^\r]*\r\nfiles=0 bytes=0\r\nrw=fail SD card write failed \(fault sd-write\)\r\nERR sd write\/read check failed\r\n$/);
+    await consoleLine(mem, 'FAULT sd-write off');
+    expect(await consoleLine(mem, 'SDCHECK')).toMatch(/\r\nrw=pass\r\nOK\r\n$/);
+    expect(await consoleLine(mem, 'SDCHECK now')).toBe('ERR usage: SDCHECK (no arguments)\r\n');
+  });
 });
