@@ -8,7 +8,10 @@
 // file, synced, and renamed over the old one. A power cut or a pulled card
 // leaves the old file or the new one, never a partial file: '.part' files
 // are removed when the store next opens, and metadata without data is
-// dropped then. A save keeps the original creation time and owner.
+// dropped then. A save keeps the original creation time and owner. The
+// metadata written first holds for the old bytes as well as the new: a
+// replaced download keeps its fetched mark (source) until the new bytes
+// have landed, so text fetched from the web is never left unmarked.
 //
 // Visibility: the device owner (person null) sees every file; anyone else
 // sees their own and shared ones. Another person's file is invisible
@@ -396,7 +399,8 @@ export class ArtifactStore {
   save(person: string | null, project: unknown, name: unknown, bytes: Uint8Array, options: { kind?: string; providerFileId?: string | null } = {}): FileMeta {
     const t = this.prepare(person, project, name, bytes.length);
     const meta = this.metaFor(person, t, bytes.length, options);
-    this.writeMeta(meta);
+    const interim = this.interimMeta(meta, t.existing);
+    this.writeMeta(interim);
     let w: PartWriter | null = null;
     try {
       w = this.beginPart(filePath(t.project, t.name));
@@ -407,8 +411,33 @@ export class ArtifactStore {
       if (!t.existing) this.removeMeta(t.project, t.name);
       throw this.cardFailure(e, 'the save');
     }
-    this.landed(meta, t.existing);
+    this.landed(this.settleMeta(meta, interim), t.existing);
     return { ...meta };
+  }
+
+  /**
+   * The metadata written before the data: it must hold for the old bytes
+   * too, since a pulled card or a power cut can leave them. So a replaced
+   * download's fetched mark (source) stays until the new bytes have landed:
+   * the old text, if it survives, is still screened as fetched content.
+   */
+  private interimMeta(meta: FileMeta, existing: FileMeta | null): FileMeta {
+    return existing?.source && !meta.source ? { ...meta, source: existing.source } : meta;
+  }
+
+  /**
+   * After the data landed: drops the interim mark. If that write fails the
+   * new bytes keep the old mark, which only makes reading them more careful.
+   */
+  private settleMeta(meta: FileMeta, interim: FileMeta): FileMeta {
+    if (interim === meta) return meta;
+    try {
+      this.writeMeta(meta);
+      return meta;
+    } catch (e) {
+      this.deps.log.warn('files', `${meta.project}/${meta.name} saved; its metadata keeps the replaced download's mark (${errorMessage(e)})`);
+      return interim;
+    }
   }
 
   private metaFor(person: string | null, t: { project: string; name: string; existing: FileMeta | null }, size: number, options: { kind?: string; providerFileId?: string | null; source?: string }): FileMeta {
@@ -450,7 +479,8 @@ export class ArtifactStore {
     }
     const t = this.prepare(person, project, name, size);
     const meta = this.metaFor(person, t, size, options);
-    this.writeMeta(meta);
+    const interim = this.interimMeta(meta, t.existing);
+    this.writeMeta(interim);
     try {
       sd.mkdir(projectDir(t.project));
       sd.rename(source, filePath(t.project, t.name));
@@ -458,7 +488,7 @@ export class ArtifactStore {
       if (!t.existing) this.removeMeta(t.project, t.name);
       throw this.cardFailure(e, 'storing the download');
     }
-    this.landed(meta, t.existing);
+    this.landed(this.settleMeta(meta, interim), t.existing);
     return { ...meta };
   }
 
