@@ -5,8 +5,9 @@
 // and downloaded, the quota runs out (STORAGE), a local web server feeds
 // files.fetch under each url policy, music is added through the web route
 // and played (the board records the WAV's PCM and the MP3's frames), a card
-// pulled in the middle of a download leaves no partial file and loses
-// nothing else, and a card pulled while running is noticed.
+// pulled in the middle of a download or of a save (the board's
+// sd.removeAfter hook) leaves no partial file and loses nothing else, and a
+// card pulled while running is noticed.
 
 import { createServer, type Server } from 'node:http';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -176,6 +177,24 @@ describe('SD card, files, downloads and music on the simulator', () => {
     expect((after['files'] as Array<{ name: string }>).map((f) => f.name).sort()).toEqual(['asked.md', 'plan.md', 'scanned.md', 'trusted.md']);
     expect(readdirSync(join(device.dir, 'sd', 'mem', 'incoming'))).toEqual([]);
     expect(await device.command('SDCHECK')).toMatch(/^sd=ok tier=present total=4294967296 free=\d+ quota=3758096384\nfiles=4 bytes=\d+\nrw=pass\nOK$/);
+
+    // A save interrupted by removal: the board pulls the card after two 4 KB writes of the data file.
+    await device.board.request('sd.removeAfter', { match: '/mem/files/notes/big.md.part', writes: 2 });
+    const big = await tool('artifact.save', { project: 'notes', name: 'big.md', text: '# Big\n' + 'z'.repeat(20 * 1024) });
+    expect(big.isError).toBe(true);
+    expect(big.text).toBe('card-removed: The SD card was removed during the save; nothing was saved and no partial file was left.');
+    expect((await device.board.request<{ sd: { present: boolean; removeAfter: unknown } }>('status')).sd).toMatchObject({ present: false, removeAfter: null });
+    await device.board.request('sd.insert');
+    expect(await get('/api/sdprobe')).toMatchObject({ tier: 'present' });
+    const kept = await get('/api/files/list');
+    expect((kept['files'] as Array<{ name: string }>).map((f) => f.name).sort()).toEqual(['asked.md', 'plan.md', 'scanned.md', 'trusted.md']);
+    const filesDir = join(device.dir, 'sd', 'mem', 'files');
+    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+    const onCard = walk(filesDir).map((f) => f.slice(filesDir.length));
+    expect(onCard.filter((f) => f.endsWith('.part'))).toEqual([]);
+    expect(onCard.filter((f) => f.includes('big.md'))).toEqual([]);
+    expect(onCard.filter((f) => f.startsWith('/notes/')).sort()).toEqual(['/notes/.meta/plan.md.json', '/notes/plan.md']);
+    expect(await (await device.fetch('/api/files/dl?project=notes&name=plan.md', { token })).text()).toBe('# Plan\nbuy milk');
 
     // Pulled while running and nobody asks: the periodic probe notices, memory demotes.
     await device.board.request('sd.remove');

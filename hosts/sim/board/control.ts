@@ -49,6 +49,15 @@ export const CONTROL_OPS: Record<string, ControlOp> = {
     b.sd.insert();
     return { sd: b.sd.status() };
   },
+  'sd.removeAfter': (b, args) => {
+    if (args['off'] === true) {
+      b.sd.removeAfter(null);
+      return { sd: b.sd.status() };
+    }
+    const count = (k: string): number | null => (args[k] === undefined || args[k] === null ? null : int(args, k, 0));
+    b.sd.removeAfter({ match: str(args, 'match'), writes: count('writes'), bytes: count('bytes') });
+    return { sd: b.sd.status() };
+  },
   'sd.size': (b, args) => {
     b.sd.setSize(int(args, 'bytes', 0));
     return { sd: b.sd.status() };

@@ -3,6 +3,8 @@
 // Paths are absolute inside the card; '..' is refused. Open files remember
 // their last synced length: a reset, a power cut or a pulled card truncates
 // them to it, as FAT only writes a file's size to the card on sync/close.
+// For tests, a pull can be armed to happen in the middle of a write
+// (removeAfter: after N writes or N bytes to files whose path matches).
 
 import {
   closeSync,
@@ -52,8 +54,21 @@ export function cardPath(path: unknown): string[] {
   return parts;
 }
 
+/** An armed pull: the card goes when a write to a matching file would pass a count. */
+export interface RemoveTrigger {
+  /** A substring of the card path (e.g. 'notes/big.md.part'). */
+  match: string;
+  /** Writes that still land; the next matching write meets no card (null: no limit). */
+  writes: number | null;
+  /** Bytes that still land; a matching write that would pass them meets no card (null: no limit). */
+  bytes: number | null;
+  seenWrites: number;
+  seenBytes: number;
+}
+
 export class SdCard implements Service {
   private files = new Map<number, OpenFile>();
+  private trigger: RemoveTrigger | null = null;
   /** Handles of files the card lost (pulled while open): EIO rather than "bad handle". */
   private dead = new Set<number>();
   private nextFd = 1;
@@ -74,7 +89,47 @@ export class SdCard implements Service {
   }
 
   status(): Json {
-    return { present: this.present, inserted: this.inserted, sizeBytes: this.capacity, usedBytes: this.used, openFiles: this.files.size };
+    const t = this.trigger;
+    return {
+      present: this.present,
+      inserted: this.inserted,
+      sizeBytes: this.capacity,
+      usedBytes: this.used,
+      openFiles: this.files.size,
+      removeAfter: t ? { match: t.match, writes: t.writes, bytes: t.bytes, seenWrites: t.seenWrites, seenBytes: t.seenBytes } : null,
+    };
+  }
+
+  /**
+   * Arms a pull in the middle of a write: writes to files whose card path
+   * contains match land until `writes` of them (or `bytes` bytes) have; the
+   * next one finds the card removed (sd.remove: cached data lost, ENOCARD).
+   * null disarms. One shot: it disarms when it fires.
+   */
+  removeAfter(trigger: { match: string; writes?: number | null; bytes?: number | null } | null): void {
+    if (trigger === null) {
+      this.trigger = null;
+      return;
+    }
+    if (!trigger.match) throw new TypeError('match must be a non-empty part of a card path');
+    const writes = trigger.writes ?? null;
+    const bytes = trigger.bytes ?? null;
+    if (writes === null && bytes === null) throw new TypeError('give writes or bytes (or both)');
+    for (const n of [writes, bytes]) if (n !== null && (!Number.isInteger(n) || n < 0)) throw new TypeError('writes and bytes must be whole numbers >= 0');
+    this.trigger = { match: trigger.match, writes, bytes, seenWrites: 0, seenBytes: 0 };
+  }
+
+  /** Counts a write to f against the armed pull; pulls the card (and fails the write) when it fires. */
+  private triggerOn(f: OpenFile, length: number): void {
+    const t = this.trigger;
+    if (!t || !f.path.includes(t.match)) return;
+    if ((t.writes !== null && t.seenWrites + 1 > t.writes) || (t.bytes !== null && t.seenBytes + length > t.bytes)) {
+      this.trigger = null;
+      this.remove();
+      fail('ENOCARD', 'no SD card (removed during a write)');
+    }
+    t.seenWrites++;
+    t.seenBytes += length;
   }
 
   /** Walks the card to count the bytes in use (files added from outside count too). */
@@ -277,6 +332,7 @@ export class SdCard implements Service {
     },
     'sd.write': (args: Json, bin: Buffer) => {
       const f = this.file(args);
+      this.triggerOn(f, bin.length);
       if (this.used + bin.length > this.capacity) fail('ENOSPC', `card full (${this.capacity - this.used} bytes free)`);
       if (f.size + bin.length > FAT_FILE_MAX) fail('ENOSPC', 'FAT files stop at 4 GB');
       try {
