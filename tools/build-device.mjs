@@ -3,6 +3,7 @@
 // the device build (docs/device.md).
 //   1. bundles hosts/esp32/entry.ts with src/ into build/device/<type>/firmware.js
 //      (an ES module: the Moddable SDK's modules and desk-native stay imports),
+//      with the owner's web page built in (tools/web-page.mjs);
 //      release build: no test CA, no test signing key;
 //   2. writes build/device/<type>/sdkconfig (hosts/esp32/sdkconfig plus the
 //      firmware version for esp_app_desc_t, which tools/release.mjs reads);
@@ -20,6 +21,7 @@ import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { ROOT, XS_TARGET, firmwareVersion, gitBuildId } from './build.mjs';
 import { docsPack } from './docs-pack.mjs';
+import { buildWebPage, webPageDefine } from './web-page.mjs';
 
 export const DEVICE_TYPES = ['ring-tft', 'panel-28', 'panel-35', 'panel-40'];
 /** The SDK's build target every board uses (a generic ESP32-S3). */
@@ -60,9 +62,15 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
     mainFields: ['module', 'main'],
     ...XS_TARGET,
     outfile: join(outDir, 'firmware.js'),
-    // A release image: the documentation pack, the board and the build; never
-    // the test CA (__TEST_CA_PEM__) or the test signing key (__TEST_OTA_PUBKEY__).
-    define: { __DOCS_PACK__: JSON.stringify(docsPack(ROOT)), __DESK_BOARD__: JSON.stringify(board), __DESK_BUILD__: JSON.stringify(build) },
+    // A release image: the documentation pack, the owner's web page (as the
+    // simulator's image carries it), the board and the build; never the test
+    // CA (__TEST_CA_PEM__) or the test signing key (__TEST_OTA_PUBKEY__).
+    define: {
+      __DOCS_PACK__: JSON.stringify(docsPack(ROOT)),
+      __WEB_PAGE__: JSON.stringify(webPageDefine(await buildWebPage())),
+      __DESK_BOARD__: JSON.stringify(board),
+      __DESK_BUILD__: JSON.stringify(build),
+    },
     legalComments: 'none',
     logLevel: 'warning',
     loader: { '.md': 'text', '.svg': 'text', '.html': 'text' },

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleDevice, checkToolchain, mcconfigArgs } from '../../tools/build-device.mjs';
 import { testCaPem } from '../../tools/test-ca.mjs';
+import { buildWebPage, webPageDefine } from '../../tools/web-page.mjs';
 import { ensureTestSigningKey } from '../../tools/test-keys.mjs';
 import { DEVICE_TYPES } from '../../src/hal/index.ts';
 
@@ -57,6 +58,7 @@ describe('npm run build:device without a toolchain', () => {
 });
 
 describe('the device firmware bundle', () => {
+  let page: { bytes: number; etag: string } | null = null;
   for (const board of DEVICE_TYPES) {
     it(`${board}: a release module importing only what its manifest links`, async () => {
       const { outDir, build } = await bundleDevice(board, { outRoot: out, version: 'v9.8.7' });
@@ -71,6 +73,9 @@ describe('the device firmware bundle', () => {
       for (const name of imports.filter((i) => i in DRIVER_MANIFESTS)) expect(manifest.include).toContain(DRIVER_MANIFESTS[name]);
       for (const [name, path] of Object.entries(DRIVER_MANIFESTS)) if (manifest.include.includes(path)) expect(imports).toContain(name);
       expect(imports).toContain('desk-native');
+      // the owner's page is built in (not the shell that says the build carries none): its chunks and its ETag
+      page ??= webPageDefine(await buildWebPage());
+      expect(js.includes(`bytes: ${page.bytes}, etag: '${page.etag}'`), `the page (etag ${page.etag}) built into the ${board} bundle`).toBe(true);
       expect(readFileSync(join(outDir, 'sdkconfig/sdkconfig.defaults'), 'utf8')).toMatch(/CONFIG_APP_PROJECT_VER="v9.8.7"\n$/);
     }, 60_000);
   }
