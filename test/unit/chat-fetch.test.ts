@@ -23,7 +23,8 @@ describe('/fetch approve <id> from the chat', () => {
     const served: string[] = [];
     serveHttp(mem.net, 'example.org', async (method, path) => {
       served.push(`${method} ${path}`);
-      return path === '/notes.md' ? { status: 200, headers: { 'Content-Type': 'text/markdown' }, body: new TextEncoder().encode(NOTES) } : { status: 404, headers: {}, body: new Uint8Array(0) };
+      const found = path === '/notes.md';
+      return { status: found ? 200 : 404, headers: { 'Content-Type': 'text/markdown' }, body: found ? new TextEncoder().encode(NOTES) : new Uint8Array(0) };
     });
     const device = boot(mem.hal);
     const until = async (pred: () => boolean): Promise<void> => {
