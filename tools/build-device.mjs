@@ -27,7 +27,7 @@ export const DEVICE_TYPES = ['ring-tft', 'panel-28', 'panel-35', 'panel-40'];
 /** The SDK's build target every board uses (a generic ESP32-S3). */
 export const SDK_PLATFORM = 'esp32/esp32s3';
 /** Imports the bundle leaves to the Moddable module map. */
-const SDK_MODULES = /^(preference|timer|time|debug|wifi|net|mdns|bleserver|btutils|sm|gap|neopixel|ili9341|gc9a01|ft6206|gt911|embedded:.*)$/;
+const SDK_MODULES = /^(preference|timer|time|debug|wifi|net|mdns|bleserver|btutils|sm|gap|neopixel|ili9341|gc9a01|ft6206|gt911|pins\/audioout|embedded:.*)$/;
 
 /**
  * What the device build needs from the machine, or the reasons it cannot run:

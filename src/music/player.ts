@@ -30,6 +30,15 @@ export const TICK_MS = 50;
 export const AHEAD_S = 0.5;
 export const CHUNK = 8192;
 const CHUNKS_PER_TICK = 4;
+/** Why an MP3 is skipped on an output without an MP3 decoder (the device today: docs/decisions.md). */
+export const NO_MP3 = "this device's audio output cannot decode MP3";
+
+/** ' Skipped (why): names.' for the tracks a play left out, MP3s an output cannot decode told apart. */
+function skippedNote(skipped: TrackEntry[]): string {
+  const mp3 = skipped.filter((t) => t.reason === NO_MP3).map((t) => t.name);
+  const other = skipped.filter((t) => t.reason !== NO_MP3).map((t) => t.name);
+  return `${other.length ? ` Skipped (not 16-bit PCM WAV or MP3): ${other.join(', ')}.` : ''}${mp3.length ? ` Skipped (${NO_MP3}): ${mp3.join(', ')}.` : ''}`;
+}
 
 export type PlayerState = 'idle' | 'playing' | 'paused';
 
@@ -100,7 +109,7 @@ export class MusicPlayer {
   private judge(name: string, size: number): { ok: true; info: TrackInfo } | { ok: false; reason: string } {
     const path = `${MUSIC_DIR}/${name}`;
     const r = recognise(name, (o, l) => this.deps.sd.read(path, o, l), size);
-    if (r.ok && r.info.kind === 'mp3' && !this.canMp3()) return { ok: false, reason: 'this device\'s audio output cannot decode MP3' };
+    if (r.ok && r.info.kind === 'mp3' && !this.canMp3()) return { ok: false, reason: NO_MP3 };
     return r;
   }
 
@@ -152,24 +161,27 @@ export class MusicPlayer {
     }
     if (what === null && this.playerState === 'paused' && !options.queue) return this.resume();
     let chosen: TrackEntry[];
+    let skipped: TrackEntry[];
     if (what === null) {
       chosen = tracks.filter((t) => t.playable);
-      this.lastSkipped = tracks.filter((t) => !t.playable).map((t) => t.name);
-      if (!chosen.length) return { ok: false, message: tracks.length ? `Nothing in /music can play (${this.lastSkipped.join(', ')} skipped: only 16-bit PCM WAV and MP3 play).` : 'The /music folder is empty. Add .wav or .mp3 files from the web page (Memory & Files > Music).' };
+      skipped = tracks.filter((t) => !t.playable);
+      this.lastSkipped = skipped.map((t) => t.name);
+      if (!chosen.length) return { ok: false, message: tracks.length ? `Nothing in /music can play.${skippedNote(skipped)}` : 'The /music folder is empty. Add .wav or .mp3 files from the web page (Memory & Files > Music).' };
     } else {
       const l = what.toLowerCase();
       const exact = tracks.filter((t) => t.name.toLowerCase() === l);
       const matches = exact.length ? exact : tracks.filter((t) => t.name.toLowerCase().includes(l));
       if (!matches.length) return { ok: false, message: `No track in /music matches "${what}".` };
       chosen = matches.filter((t) => t.playable);
-      this.lastSkipped = matches.filter((t) => !t.playable).map((t) => t.name);
+      skipped = matches.filter((t) => !t.playable);
+      this.lastSkipped = skipped.map((t) => t.name);
       if (!chosen.length) return { ok: false, message: `${matches[0]!.name} cannot play: ${matches[0]!.reason ?? 'unrecognised'}.` };
     }
     const names = chosen.map((t) => t.name);
-    const skippedNote = this.lastSkipped.length ? ` Skipped (not 16-bit PCM WAV or MP3): ${this.lastSkipped.join(', ')}.` : '';
+    const note = skippedNote(skipped);
     if (options.queue && this.playerState !== 'idle') {
       this.queue.push(...names);
-      return { ok: true, message: `Queued ${names.join(', ')}.${skippedNote}` };
+      return { ok: true, message: `Queued ${names.join(', ')}.${note}` };
     }
     this.halt();
     this.queue = names;
@@ -177,7 +189,7 @@ export class MusicPlayer {
     this.next();
     if ((this.playerState as PlayerState) === 'idle') return { ok: false, message: this.lastError ?? 'Nothing could play.' };
     const rest = this.queue.length ? ` Then ${this.queue.length} more.` : '';
-    return { ok: true, message: `Playing ${this.current?.name ?? names[0]}.${rest}${skippedNote}` };
+    return { ok: true, message: `Playing ${this.current?.name ?? names[0]}.${rest}${note}` };
   }
 
   pause(): MusicResult {

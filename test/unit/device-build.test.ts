@@ -24,6 +24,7 @@ const DRIVER_MANIFESTS: Record<string, string> = {
   ft6206: '$(MODDABLE)/modules/drivers/ft6206/manifest.json',
   gt911: '$(MODDABLE)/modules/drivers/gt911/manifest.json',
   neopixel: '$(MODDABLE)/modules/drivers/neopixel/manifest.json',
+  'pins/audioout': '$(MODDABLE)/modules/pins/i2s/manifest.json',
 };
 const IMPORT = /^import .* from "([^"]+)";$/gm;
 

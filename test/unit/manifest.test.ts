@@ -4,6 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BOARD_DESCRIPTORS } from '../../boards/index.ts';
+import { I2S_AMPLIFIERS } from '../../hosts/esp32/hal/audio.ts';
 import { DEVICE_TYPES } from '../../src/hal/index.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -109,6 +111,23 @@ describe('Moddable manifests', () => {
     }
     const host = load(join(ROOT, 'hosts/esp32/manifest.json')) as Manifest & { platforms: Record<string, { defines?: Record<string, Record<string, number>> }> };
     expect(host.platforms['esp32']?.defines?.['sha256']?.['mbedtls']).toBe(1);
+  });
+
+  it('links the SDK AudioOut on boards with a plain I2S amplifier, its pins the board\'s own', () => {
+    for (const board of DEVICE_TYPES) {
+      const m = load(join(ROOT, 'boards', board, 'manifest.json')) as Manifest & { defines?: { audioOut?: { i2s?: Record<string, number>; queueLength?: number } } };
+      const out = BOARD_DESCRIPTORS[board].audio.out;
+      const linked = (m.include as string[]).includes('$(MODDABLE)/modules/pins/i2s/manifest.json');
+      const plain = !!out && I2S_AMPLIFIERS.includes(out.driver);
+      expect(linked, board).toBe(plain);
+      if (!plain) {
+        expect(m.defines?.audioOut, board).toBeUndefined();
+        continue;
+      }
+      expect(m.defines?.audioOut?.i2s, board).toEqual({ num: 0, bck_pin: out.i2s['bclk'], lr_pin: out.i2s['lrclk'], dataout_pin: out.i2s['dout'] });
+      // a chunk takes two queue elements (samples and its callback): room for 8 in flight
+      expect(m.defines?.audioOut?.queueLength, board).toBe(16);
+    }
   });
 
   it('preloads the firmware module and boots it from a main that is not preloaded', () => {

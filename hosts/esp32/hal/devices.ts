@@ -1,7 +1,8 @@
 // Device HAL: the console (USB serial), the LED ring (NeoPixel), the display
 // (Moddable's ili9341 and gc9a01 drivers, our glue for the ST7796S and
 // ST7701S), touch (Moddable's ft6206 and gt911 drivers, polled), the battery
-// gauge (ADC divider, MAX17048 or AXP2101 over ECMA-419 I2C) and audio.
+// gauge (ADC divider, MAX17048 or AXP2101 over ECMA-419 I2C), the speaker
+// (./audio.ts) and the microphone.
 
 import Analog from 'embedded:io/analog';
 import I2C from 'embedded:io/i2c';
@@ -10,6 +11,7 @@ import Serial from 'embedded:io/serial';
 import { panelBegin, panelEnd, panelOpen, panelSend } from '../native/desk-native.js';
 import type { BoardDescriptor } from '../../../boards/index.ts';
 import { encode } from '../../../src/util/utf8.ts';
+import { createAudioOut } from './audio.ts';
 import { drivers } from './drivers.ts';
 import type { AudioOut, Battery, BatteryReading, Clock, Display, LedRing, Microphone, Serial as HalSerial, Touch, TouchEvent } from '../../../src/hal/index.ts';
 
@@ -186,10 +188,12 @@ export function createBattery(d: BoardDescriptor): Battery {
   return { read: () => ({ ...NO_BATTERY }) };
 }
 
-/** Audio output and the microphone are not driven yet on the device (see docs/device.md). */
-export function createAudio(): AudioOut {
-  return { present: false, queued: 0, onNeed: null, start: () => undefined, write: () => undefined, stop: () => undefined, setVolume: () => undefined };
+/** The speaker: the SDK's AudioOut on a plain I2S amplifier (./audio.ts). */
+export function createAudio(d: BoardDescriptor): AudioOut {
+  return createAudioOut(d, drivers.audioOut);
 }
+
+/** The microphone is not driven yet on the device (see docs/device.md). */
 
 export function createMic(): Microphone {
   return { present: false, onSamples: null, start: () => undefined, stop: () => undefined };

@@ -1,4 +1,4 @@
-// Device HAL: the display, touch and LED drivers of the SDK, by name. Each
+// Device HAL: the display, touch, LED and audio drivers of the SDK, by name. Each
 // board's image links only the drivers its manifest includes, so
 // tools/build-device.mjs replaces this module with drivers/<type>.ts when it
 // bundles; this file (every driver) is what the typecheck sees.
@@ -8,6 +8,8 @@ import GC9A01 from 'gc9a01';
 import GT911 from 'gt911';
 import ILI9341 from 'ili9341';
 import NeoPixel from 'neopixel';
+import AudioOut from 'pins/audioout';
+import type { SdkAudioOutClass } from './audio.ts';
 
 export interface Drivers {
   ili9341?: typeof ILI9341;
@@ -15,6 +17,8 @@ export interface Drivers {
   ft6206?: typeof FT6206;
   gt911?: typeof GT911;
   neopixel?: typeof NeoPixel;
+  /** pins/audioout: boards with a plain I2S amplifier ($(MODDABLE)/modules/pins/i2s). */
+  audioOut?: SdkAudioOutClass;
 }
 
-export const drivers: Drivers = { ili9341: ILI9341, gc9a01: GC9A01, ft6206: FT6206, gt911: GT911, neopixel: NeoPixel };
+export const drivers: Drivers = { ili9341: ILI9341, gc9a01: GC9A01, ft6206: FT6206, gt911: GT911, neopixel: NeoPixel, audioOut: AudioOut };

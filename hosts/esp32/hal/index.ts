@@ -51,7 +51,7 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     display: createDisplay(descriptor),
     touch: createTouch(descriptor, clock),
     battery: createBattery(descriptor),
-    audio: createAudio(),
+    audio: createAudio(descriptor),
     mic: createMic(),
     ble: createBle(bondStore),
     natives: createNatives(),

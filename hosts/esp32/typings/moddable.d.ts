@@ -350,3 +350,37 @@ declare module 'gt911' {
 
 /** Declared by the firmware bundle's main (hosts/esp32/main.js). */
 declare const trace: (text: string) => void;
+
+/**
+ * Moddable's AudioOut (modules/pins/i2s; documentation/pins/audioout.md): a
+ * mixer of up to 4 streams on I2S, its pins and queue length set by the
+ * manifest's defines (audioOut.i2s.bck_pin, lr_pin, dataout_pin,
+ * audioOut.queueLength). Sample buffers are played by reference and must be
+ * non-relocatable (a SharedArrayBuffer or a resource).
+ */
+declare module 'pins/audioout' {
+  export default class AudioOut {
+    constructor(options: { sampleRate: number; bitsPerSample?: 8 | 16; numChannels?: 1 | 2; streams?: number });
+    static readonly Samples: number;
+    static readonly Flush: number;
+    static readonly Callback: number;
+    static readonly Volume: number;
+    static readonly RawSamples: number;
+    static readonly Tone: number;
+    static readonly Silence: number;
+    readonly sampleRate: number;
+    readonly numChannels: number;
+    readonly bitsPerSample: number;
+    readonly streams: number;
+    /** Samples, RawSamples (buffer, repeat, offset, count in samples), Callback (id), Volume (0-256), Tone, Silence, Flush. */
+    enqueue(stream: number, kind: number, buffer?: ArrayBufferLike | number, repeat?: number, offset?: number, count?: number): void;
+    /** Free queue elements of the stream. */
+    length(stream: number): number;
+    start(): void;
+    stop(): void;
+    close(): void;
+    /** Called with the id of a Callback element once the samples before it have played. */
+    callback?: (id: number) => void;
+    callbacks?: Array<((id: number) => void) | null | undefined>;
+  }
+}

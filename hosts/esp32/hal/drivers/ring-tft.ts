@@ -2,6 +2,7 @@
 
 import GC9A01 from 'gc9a01';
 import NeoPixel from 'neopixel';
+import AudioOut from 'pins/audioout';
 import type { Drivers } from '../drivers.ts';
 
-export const drivers: Drivers = { gc9a01: GC9A01, neopixel: NeoPixel };
+export const drivers: Drivers = { gc9a01: GC9A01, neopixel: NeoPixel, audioOut: AudioOut };
