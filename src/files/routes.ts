@@ -1,7 +1,9 @@
 // The file routes (the owner's view: the token holder is the device owner
 // and sees every file): GET /api/files/list, GET /api/files/dl (streams one
-// file from the card), and the web page's Safety > Downloads: GET and POST
-// /api/downloads (url policy, pending approvals, recent jobs).
+// file from the card), POST /api/files/upload (the web page's file upload:
+// a text file saved under artifact.save's rules), and the web page's
+// Safety > Downloads: GET and POST /api/downloads (url policy, pending
+// approvals, recent jobs).
 
 import type { Context } from '../core/context.ts';
 import { parseForm, queryParams } from '../net/http/body.ts';
@@ -10,8 +12,14 @@ import type { HttpResponse } from '../net/http/types.ts';
 import { URL_POLICIES } from './fetch.ts';
 import type { Files } from './index.ts';
 import { FilesError, type FileMeta } from './store.ts';
+import { checkSave, SAVE_MAX_BYTES } from './tools.ts';
+import { decode, encode } from '../util/utf8.ts';
 
 const DL_CHUNK = 4096;
+/** An upload's project when the form names none. */
+export const UPLOAD_PROJECT = 'uploads';
+/** The upload's body: one saved file (24 KB) and the multipart framing, with room to say "too large" itself. */
+const UPLOAD_BODY_MAX = 2 * SAVE_MAX_BYTES + 4096;
 const QUOTE = /"/g;
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -25,7 +33,20 @@ const CONTENT_TYPES: Record<string, string> = {
 
 function filesError(e: unknown): HttpResponse {
   if (e instanceof FilesError) {
-    const status = e.code === 'not-found' ? 404 : e.code === 'bad-input' ? 400 : e.code === 'no-card' || e.code === 'unsupported' || e.code === 'card-removed' ? 409 : 500;
+    const status =
+      e.code === 'not-found'
+        ? 404
+        : e.code === 'bad-input'
+          ? 400
+          : e.code === 'too-large'
+            ? 413
+            : e.code === 'not-text'
+              ? 415
+              : e.code === 'forbidden'
+                ? 403
+                : e.code === 'io'
+                  ? 500
+                  : 409; // no-card, unsupported, card-removed, card-full, quota, name-taken: the device's state, not the request
     return errorResponse(status, e.code, e.message);
   }
   throw e;
@@ -120,6 +141,35 @@ export function installFileRoutes(ctx: Context, files: Files): void {
           },
         },
       };
+    },
+  });
+
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/files/upload',
+    bodyLimit: UPLOAD_BODY_MAX,
+    handler: (req) => {
+      const f = parseForm(req);
+      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
+      const part = f.form.files.find((p) => p.name === 'file');
+      if (!part) return errorResponse(400, 'no-file', 'Send the file as the multipart field "file".');
+      const project = (f.form.fields.get('project') ?? '').trim() || UPLOAD_PROJECT;
+      const name = (f.form.fields.get('name') ?? '').trim() || part.filename;
+      try {
+        const bad = checkSave(name, part.data.length);
+        if (bad?.code === 'bad-input') throw new FilesError('not-text', `${name}: only .md, .txt, .csv and .json files can be saved.`);
+        if (bad) throw bad;
+        // Saved files are text: bytes that are not UTF-8 would not read back as they came.
+        const bytes = part.data;
+        const again = encode(decode(bytes));
+        if (again.length !== bytes.length || again.some((b, i) => b !== bytes[i])) throw new FilesError('not-text', `${name} is not UTF-8 text; only text files can be saved.`);
+        ctx.card.probe();
+        const meta = files.store.save(null, project, name, bytes);
+        ctx.log.info('files', `uploaded ${meta.project}/${meta.name} (${meta.size} bytes) from the web`);
+        return jsonResponse({ saved: true, file: meta });
+      } catch (e) {
+        return filesError(e);
+      }
     },
   });
 

@@ -15,6 +15,18 @@ import { FilesError, type FileMeta } from './store.ts';
 /** artifact.save takes about 24 KB of text per call (spec Limits). */
 export const SAVE_MAX_BYTES = 24 * 1024;
 
+/**
+ * artifact.save's rules for a text file from anywhere (the tool, the web
+ * page's upload): a name ending .md, .txt, .csv or .json and at most
+ * SAVE_MAX_BYTES. null when fine, else why not (the store judges the rest:
+ * project and name, ownership, quota, the card).
+ */
+export function checkSave(name: string, size: number): FilesError | null {
+  if (!(SAVE_EXTENSIONS as readonly string[]).includes(extensionOf(name))) return new FilesError('bad-input', 'name must end .md, .txt, .csv or .json');
+  if (size > SAVE_MAX_BYTES) return new FilesError('too-large', `${name} is ${size} bytes; a saved file is at most ${SAVE_MAX_BYTES} bytes. Split it into several files.`);
+  return null;
+}
+
 const str = (a: Record<string, unknown>, k: string): string | undefined => (typeof a[k] === 'string' ? (a[k] as string) : undefined);
 
 async function guard(body: () => ToolResult | Promise<ToolResult>): Promise<ToolResult> {
@@ -121,11 +133,11 @@ export function fileTools(files: Files): ToolSpec[] {
       handler: (a, c) =>
         guard(() => {
           const name = str(a, 'name') ?? '';
-          const ext = extensionOf(name);
-          if (!(SAVE_EXTENSIONS as readonly string[]).includes(ext)) return fail('bad-input', 'name must end .md, .txt, .csv or .json');
           const text = String(a['text']);
           const size = utf8Length(text);
-          if (size > SAVE_MAX_BYTES) return fail('too-large', `text is ${size} bytes; artifact.save takes at most ${SAVE_MAX_BYTES} bytes per call. Split it into several files.`);
+          const bad = checkSave(name, size);
+          if (bad?.code === 'too-large') return fail('too-large', `text is ${size} bytes; artifact.save takes at most ${SAVE_MAX_BYTES} bytes per call. Split it into several files.`);
+          if (bad) return fail(bad.code, bad.message);
           const meta = store.save(c.person, a['project'], name, encode(text));
           return ok(`Saved ${meta.project}/${meta.name} (${meta.size} bytes).`);
         }),

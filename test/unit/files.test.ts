@@ -13,7 +13,7 @@ import { judgeCard } from '../../src/storage/card.ts';
 import { CARD_PROBE_MS } from '../../src/storage/index.ts';
 import { HalError } from '../../src/hal/index.ts';
 import { flushJobs } from '../support/clock.ts';
-import { request } from '../support/http.ts';
+import { exchange, request } from '../support/http.ts';
 import { createMemHal, type MemHal } from '../support/memhal.ts';
 
 const GB = 1024 ** 3;
@@ -361,6 +361,50 @@ describe('the artifact store', () => {
     expect((await api(mem, device, 'GET', '/api/files/dl?ref=p/long.txt')).body).toBe(body);
     expect((await api(mem, device, 'GET', '/api/files/dl?project=p&name=nope.txt')).status).toBe(404);
     expect((await request(mem.net, HTTP_PORT, 'GET', '/api/files/dl?project=p&name=long.txt')).status).toBe(401);
+    device.stop();
+  });
+
+  it('POST /api/files/upload saves a text file under artifact.save\'s rules (extensions, 24 KB, UTF-8, quota, no card), token only', async () => {
+    const { mem, device } = start();
+    const upload = async (filename: string, data: Uint8Array | string, fields: Record<string, string> = {}, token = device.ctx.token.reveal()) => {
+      const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+      const b = 'upl0ad';
+      const enc = new TextEncoder();
+      const parts: Uint8Array[] = [];
+      for (const [k, v] of Object.entries(fields)) parts.push(enc.encode(`--${b}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+      parts.push(enc.encode(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`), bytes, enc.encode(`\r\n--${b}--\r\n`));
+      const body = Buffer.concat(parts);
+      const head = enc.encode(`POST /api/files/upload HTTP/1.1\r\nHost: d\r\nConnection: close\r\n${token ? `X-Device-Token: ${token}\r\n` : ''}Content-Type: multipart/form-data; boundary=${b}\r\nContent-Length: ${body.length}\r\n\r\n`);
+      const { responses } = await exchange(mem.net, HTTP_PORT, Buffer.concat([head, body]), 1);
+      return { status: responses[0]!.status, json: JSON.parse(responses[0]!.body) as Record<string, unknown> };
+    };
+    const ok = await upload('plan.md', '# Plan\nbuy milk', { project: 'notes' });
+    expect(ok).toMatchObject({ status: 200, json: { saved: true, file: { project: 'notes', name: 'plan.md', kind: 'markdown', size: 15, owner: null } } });
+    expect((await call(device, 'files.read', { project: 'notes', name: 'plan.md' })).output).toMatch(/^# Plan\nbuy milk/);
+    // no project: 'uploads'; the same name again overwrites
+    expect((await upload('list.txt', 'one')).json).toMatchObject({ file: { project: 'uploads', name: 'list.txt', size: 3 } });
+    expect((await upload('list.txt', 'two!')).json).toMatchObject({ file: { project: 'uploads', name: 'list.txt', size: 4 } });
+    // refused, changing nothing
+    const wrongKind = await upload('song.wav', new Uint8Array([1, 2, 3]));
+    expect(wrongKind).toEqual({ status: 415, json: expect.objectContaining({ error: 'not-text', message: 'song.wav: only .md, .txt, .csv and .json files can be saved.' }) });
+    const big = await upload('big.txt', 'x'.repeat(24 * 1024 + 1));
+    expect(big).toEqual({ status: 413, json: expect.objectContaining({ error: 'too-large', message: 'big.txt is 24577 bytes; a saved file is at most 24576 bytes. Split it into several files.' }) });
+    expect((await upload('just.txt', 'x'.repeat(24 * 1024))).status).toBe(200);
+    expect(await upload('bin.txt', new Uint8Array([0x68, 0xff, 0xfe, 0x69]))).toEqual({ status: 415, json: expect.objectContaining({ message: 'bin.txt is not UTF-8 text; only text files can be saved.' }) });
+    expect((await upload('../evil.md', 'x')).status).toBe(400);
+    expect((await upload('a.md', 'x', { project: 'no/slash' })).status).toBe(400);
+    expect((await upload('a.md', 'x', {}, '')).status).toBe(401);
+    // the quota (STORAGE 100) and no card: the store's own errors
+    await consoleLine(mem, 'STORAGE 100');
+    const full = await upload('more.md', 'no room');
+    expect(full).toMatchObject({ status: 409, json: { error: 'quota' } });
+    expect(String(full.json['message'])).toMatch(/^The file store is full/);
+    await consoleLine(mem, 'STORAGE off');
+    mem.sd.pull();
+    const noCard = await upload('late.md', 'x');
+    expect(noCard).toMatchObject({ status: 409, json: { error: 'no-card', message: expect.stringMatching(/^No SD card is inserted/) } });
+    mem.sd.insert();
+    expect(((await api(mem, device, 'GET', '/api/files/list')).json['files'] as Array<{ name: string }>).map((f) => f.name)).toEqual(['plan.md', 'just.txt', 'list.txt']);
     device.stop();
   });
 
