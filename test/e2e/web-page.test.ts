@@ -3,20 +3,28 @@
 // first-run ?t= handout migrated once, sign-in from the printed ?c= link, a
 // typed code from another browser's 'Show code' with its live countdown, a
 // setting that survives a reboot, the battery refusal's 'Install anyway',
-// a danger-zone phrase refused, a download fetched as a Blob with the header
-// token, and every section at phone width (screenshots in test-results/web/).
+// a danger-zone phrase refused, downloads fetched as Blobs with the header
+// token (the log, a file of the store), Memory & Files (a text file
+// uploaded, Add music taking a .wav and refusing a .txt, the messages without
+// a card and with one under 1 GB), Safety > Downloads (the url policy, a
+// pending download approved and another denied), the sections of subsystems
+// not built, and every section at phone width (screenshots in
+// test-results/web/).
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../tools/build.mjs';
 import { ensureChromium, launchBrowser } from './fixtures/browser.ts';
 import { cleanup, startDevice, type Device } from './harness.ts';
+import { wavBytes } from '../support/audio-files.ts';
 
 const SHOTS = join(ROOT, 'test-results/web');
 const SECTIONS = ['status', 'updates', 'assistant', 'memory', 'routines', 'people', 'access', 'danger'];
 
 let device: Device;
+let server: Server | null = null;
 let browser: BrowserContext;
 let page: Page;
 let token = '';
@@ -33,6 +41,8 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((r) => (server ? server.close(r) : r(null)));
   await browser?.close();
   await cleanup();
 });
@@ -206,6 +216,137 @@ describe('settings and actions', () => {
   });
 });
 
+/** One /mcp tool call as the token holder: the result's text. */
+let rpcId = 0;
+async function tool(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
+  const res = await device.fetch('/mcp', {
+    token,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const j = (await res.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
+  return { isError: j.result.isError, text: j.result.content[0]!.text };
+}
+
+const cardTitled = (title: string) => page.locator('section.card', { has: page.getByRole('heading', { name: title, exact: true }) });
+
+describe('Memory & Files and Safety > Downloads', () => {
+  it('a file of the store downloads as a Blob with the header token and arrives byte for byte', async () => {
+    const body = '# Einkauf\nÄpfel, Brot, Kaffee ☕\n';
+    expect(await tool('artifact.save', { project: 'home', name: 'list.md', text: body })).toEqual({ isError: false, text: `Saved home/list.md (${Buffer.byteLength(body)} bytes).` });
+    const seen: Array<{ url: string; header: string | undefined }> = [];
+    page.on('request', (r) => seen.push({ url: r.url(), header: r.headers()['x-device-token'] }));
+    await open('memory');
+    const item = cardTitled('Files').locator('li', { hasText: 'home/list.md' });
+    const [download] = await Promise.all([page.waitForEvent('download'), item.getByRole('button', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toBe('list.md');
+    expect(download.url()).toMatch(/^blob:/);
+    expect(readFileSync((await download.path())!)).toEqual(Buffer.from(body));
+    const fetched = seen.filter((r) => r.url.includes('/api/files/dl?'));
+    expect(fetched.map((r) => new URL(r.url).search)).toEqual(['?project=home&name=list.md']);
+    expect(fetched[0]!.header).toBe(token);
+    await cardTitled('Files').getByText('list.md was downloaded.').waitFor();
+  });
+
+  it('uploads a text file into the store; a file of another kind is refused with a note', async () => {
+    await open('memory');
+    const files = cardTitled('Files');
+    await files.getByLabel('Text file').setInputFiles({ name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Notes\nfrom the browser\n') });
+    await files.getByLabel('Project').fill('web-e2e');
+    await files.getByRole('button', { name: 'Upload file' }).click();
+    await files.getByText('Saved web-e2e/notes.md.').waitFor();
+    await files.locator('li', { hasText: 'web-e2e/notes.md' }).waitFor();
+    expect((await tool('files.read', { project: 'web-e2e', name: 'notes.md' })).text).toMatch(/^# Notes\nfrom the browser/);
+    await files.getByLabel('Text file').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) });
+    await files.getByRole('button', { name: 'Upload file' }).click();
+    await files.getByText('Only .md, .txt, .csv and .json files can be saved; photo.png was not uploaded.').waitFor();
+  });
+
+  it('Add music takes a .wav, refuses a .txt with a note, and says so without a card and with one under 1 GB', async () => {
+    await open('memory');
+    const music = cardTitled('Music');
+    const wav = { name: 'tone.wav', mimeType: 'audio/wav', buffer: Buffer.from(wavBytes({ seconds: 0.2 })) };
+    await music.getByLabel('Music files').setInputFiles(wav);
+    await music.getByRole('button', { name: 'Add music' }).click();
+    await music.getByText('Added tone.wav.').waitFor();
+    const tracks = (await (await device.fetch('/api/music', { token })).json()) as { tracks: Array<{ name: string; playable: boolean }> };
+    expect(tracks.tracks).toEqual([expect.objectContaining({ name: 'tone.wav', playable: true })]);
+    await music.getByLabel('Music files').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+    await music.getByRole('button', { name: 'Add music' }).click();
+    await music.getByText('Only .wav and .mp3 files can be added; not added: notes.txt.').waitFor();
+
+    const capacity = (await device.board.request<{ sd: { sizeBytes: number } }>('status')).sd.sizeBytes;
+    const reopen = async (): Promise<void> => {
+      await page.reload();
+      await page.waitForSelector('[data-section="memory"][data-ready]');
+    };
+    // No card: the listing and Add music say so.
+    await device.board.request('sd.remove');
+    await reopen();
+    await cardTitled('Files').getByText('No SD card: files need a card. Insert one (1 GB or more).').waitFor();
+    await cardTitled('Music').getByLabel('Music files').setInputFiles(wav);
+    await cardTitled('Music').getByRole('button', { name: 'Add music' }).click();
+    await cardTitled('Music').getByText('No SD card: music needs a card (1 GB or more).').waitFor();
+    // A card under 1 GB: unsupported, not "no card".
+    await device.board.request('sd.size', { bytes: 512 * 1024 ** 2 });
+    await device.board.request('sd.insert');
+    await reopen();
+    await cardTitled('Files').getByText('The SD card is under 1 GB, which is not supported: nothing can be saved on it.').waitFor();
+    await cardTitled('Music').getByLabel('Music files').setInputFiles(wav);
+    await cardTitled('Music').getByRole('button', { name: 'Add music' }).click();
+    await cardTitled('Music').getByText('The SD card is under 1 GB, which is not supported: music cannot be added to it.').waitFor();
+    expect(await cardTitled('Music').getByText(/No SD card/).count()).toBe(0);
+    await device.board.request('sd.size', { bytes: capacity });
+    await reopen();
+    await cardTitled('Files').locator('li', { hasText: 'web-e2e/notes.md' }).waitFor();
+  });
+
+  it('Safety > Downloads sets the url policy; a pending download approved on the page runs and lands, another denied is dropped', async () => {
+    const served: string[] = [];
+    server = createServer((req, res) => {
+      served.push(req.url ?? '');
+      if (req.url === '/recipe.md') return void res.end('# Recipe\nflour, water, salt\n');
+      if (req.url === '/other.md') return void res.end('# Other\n');
+      res.statusCode = 404;
+      res.end('no');
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const downloads = async (): Promise<{ policy: string; pending: Array<{ id: string }>; jobs: Array<{ id: string; state: string }> }> =>
+      (await (await device.fetch('/api/downloads', { token })).json()) as { policy: string; pending: Array<{ id: string }>; jobs: Array<{ id: string; state: string }> };
+
+    await open('assistant');
+    const safety = cardTitled('Safety and downloads');
+    await safety.getByLabel('Download policy').selectOption('off');
+    await safety.getByText('Download policy saved.').waitFor();
+    expect((await downloads()).policy).toBe('off');
+    expect((await tool('files.fetch', { url: `${base}/recipe.md` })).text).toMatch(/^refused: Downloads are switched off/);
+    await safety.getByLabel('Download policy').selectOption('ask');
+    await expect.poll(async () => (await downloads()).policy).toBe('ask');
+
+    const idOf = (t: string): string => /id (f[0-9a-f]{6})/.exec(t)![1]!;
+    const keep = idOf((await tool('files.fetch', { url: `${base}/recipe.md`, project: 'kitchen' })).text);
+    const drop = idOf((await tool('files.fetch', { url: `${base}/other.md`, project: 'kitchen' })).text);
+    expect((await downloads()).pending.map((p) => p.id).sort()).toEqual([keep, drop].sort());
+    await page.reload();
+    await page.waitForSelector('[data-section="assistant"][data-ready]');
+    const pendingItem = (url: string) => cardTitled('Safety and downloads').locator('li', { hasText: url });
+    expect(await cardTitled('Safety and downloads').getByLabel('Download policy').inputValue()).toBe('ask');
+    await pendingItem(`${base}/recipe.md`).getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(async () => (await downloads()).jobs.find((j) => j.id === keep)?.state, { timeout: 15_000 }).toBe('done');
+    await pendingItem(`${base}/recipe.md`).waitFor({ state: 'detached' });
+    await pendingItem(`${base}/other.md`).getByRole('button', { name: 'Deny' }).click();
+    await pendingItem(`${base}/other.md`).waitFor({ state: 'detached' });
+    await cardTitled('Safety and downloads').getByText('Nothing is waiting.').waitFor();
+    const after = await downloads();
+    expect(after.pending).toEqual([]);
+    expect(after.jobs.some((j) => j.id === drop)).toBe(false);
+    expect(served).toEqual(['/recipe.md']);
+    expect((await tool('files.read', { project: 'kitchen', name: 'recipe.md' })).text).toMatch(/^# Recipe\nflour, water, salt/);
+  });
+});
+
 describe('every section, on a phone', () => {
   it('fits 360 px without sideways scrolling, labels every control, works from the keyboard; screenshots saved', async () => {
     await page.focus('nav a[href="#updates"]');
@@ -225,6 +366,9 @@ describe('every section, on a phone', () => {
     // Subsystems not built on this firmware say so plainly.
     await open('routines');
     expect(await page.locator('[data-unavailable]').count()).toBeGreaterThan(0);
+    await open('assistant');
+    const unavailable = await page.locator('[data-section="assistant"] [data-unavailable]').allInnerTexts();
+    for (const what of ['The model catalog', 'The fallback rule set', 'Connectors']) expect(unavailable).toContain(`${what} is not built on this firmware yet.`);
     await page.setViewportSize({ width: 1280, height: 900 });
     await open('status');
     await page.screenshot({ path: join(SHOTS, 'status-desktop.png'), fullPage: true });

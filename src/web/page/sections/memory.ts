@@ -1,7 +1,8 @@
 // Memory & Files: memory statistics, browsing and searching the vector
 // store, flush and dedupe, retrieval settings, the episodic log (hot window,
 // then older rows from the card), clearing a conversation, the artifact
-// files (downloaded as Blobs with the header token) and adding music.
+// files (downloaded as Blobs with the header token, uploaded as text files
+// under artifact.save's rules) and adding music.
 
 import { call, download, get, missing, post } from '../api.ts';
 import type { Section } from '../app.ts';
@@ -11,6 +12,16 @@ import { itemList, listIn, notBuilt } from './generic.ts';
 const PAGE = 20;
 const KINDS = ['', 'message', 'tool_output', 'llm_response', 'file', 'image', 'audio', 'transcript', 'log'];
 const MUSIC_EXT = /\.(wav|mp3)$/i;
+const TEXT_EXT = /\.(md|txt|csv|json)$/i;
+/** artifact.save's size per file (the device says so too; checked here to spare the upload). */
+const SAVE_MAX = 24 * 1024;
+type CardState = 'none' | 'unsupported' | 'present' | null;
+/** Why nothing can be added to the card in this state ('' when it can, or before the listing came). */
+function cardRefusal(state: CardState, what: string): string {
+  if (state === 'none') return `No SD card: ${what} needs a card (1 GB or more).`;
+  if (state === 'unsupported') return `The SD card is under 1 GB, which is not supported: ${what} cannot be added to it.`;
+  return '';
+}
 
 interface Mem {
   id: string;
@@ -232,16 +243,17 @@ export const memory: Section = {
 
     // Files and music
     const filesHost = h('div');
+    const uploadHost = h('div');
     const musicHost = h('div');
-    let cardPresent: boolean | null = null;
+    let cardState: CardState = null;
     const loadFiles = async (): Promise<void> => {
       const r = await get<Record<string, unknown>>('/api/files/list');
       if (missing(r)) return replace(filesHost, notBuilt('The file store'));
       if (!r.ok) return replace(filesHost, h('p', { class: 'msg bad' }, r.message));
       const d = r.data;
-      cardPresent = d['present'] === true;
-      if (d['unsupported']) return replace(filesHost, h('p', { class: 'msg warn' }, 'The SD card is under 1 GB, which is not supported: nothing can be saved on it.'));
-      if (!cardPresent) return replace(filesHost, h('p', { class: 'msg warn' }, 'No SD card: files need a card. Insert one (1 GB or more).'));
+      cardState = d['present'] === true ? 'present' : d['unsupported'] ? 'unsupported' : 'none';
+      if (cardState === 'unsupported') return replace(filesHost, h('p', { class: 'msg warn' }, 'The SD card is under 1 GB, which is not supported: nothing can be saved on it.'));
+      if (cardState === 'none') return replace(filesHost, h('p', { class: 'msg warn' }, 'No SD card: files need a card. Insert one (1 GB or more).'));
       const dmsg = message();
       replace(
         filesHost,
@@ -265,6 +277,41 @@ export const memory: Section = {
         dmsg,
       );
     };
+    const showUpload = (): void => {
+      const input = h('input', { type: 'file', name: 'file', accept: '.md,.txt,.csv,.json,text/plain,text/markdown,text/csv,application/json' });
+      const project = h('input', { type: 'text', name: 'project', value: 'uploads', spellcheck: 'false', maxlength: '24' });
+      const umsg = message();
+      const send = h('button', { type: 'submit' }, 'Upload file');
+      const form = h(
+        'form',
+        null,
+        field('Text file', input, `.md, .txt, .csv or .json, at most ${SAVE_MAX / 1024} KB. The same project and name replaces your earlier file.`),
+        field('Project', project, 'A folder: letters, digits, - and _.'),
+        send,
+        umsg,
+      );
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        void busy(send, async () => {
+          const f = input.files?.[0];
+          if (!f) return umsg.say('Choose a file first.', 'warn');
+          if (!TEXT_EXT.test(f.name)) return umsg.say(`Only .md, .txt, .csv and .json files can be saved; ${f.name} was not uploaded.`, 'bad');
+          if (f.size > SAVE_MAX) return umsg.say(`${f.name} is ${bytes(f.size)}; a saved file is at most ${SAVE_MAX / 1024} KB.`, 'bad');
+          const refusal = cardRefusal(cardState, 'a file');
+          if (refusal) return umsg.say(refusal, 'bad');
+          const fd = new FormData();
+          fd.append('project', project.value.trim());
+          fd.append('file', f, f.name);
+          const r = await post<Record<string, unknown>>('/api/files/upload', fd);
+          if (!r.ok) return umsg.say(`${f.name}: ${r.message}`, 'bad');
+          const saved = (r.data['file'] ?? {}) as Record<string, unknown>;
+          input.value = '';
+          await loadFiles();
+          umsg.say(`Saved ${text(saved['project'])}/${text(saved['name'])}.`, 'ok');
+        });
+      });
+      replace(uploadHost, form);
+    };
     const loadMusic = async (): Promise<void> => {
       const probe = await get<unknown>('/api/music');
       if (missing(probe)) return replace(musicHost, notBuilt('Adding music'));
@@ -279,7 +326,8 @@ export const memory: Section = {
           if (!files.length) return mmsg.say('Choose a .wav or .mp3 file first.', 'warn');
           const refused = files.filter((f) => !MUSIC_EXT.test(f.name));
           if (refused.length) return mmsg.say(`Only .wav and .mp3 files can be added; not added: ${refused.map((f) => f.name).join(', ')}.`, 'bad');
-          if (cardPresent === false) return mmsg.say('No SD card: music needs a card.', 'bad');
+          const refusal = cardRefusal(cardState, 'music');
+          if (refusal) return mmsg.say(refusal, 'bad');
           const done: string[] = [];
           for (const f of files) {
             const fd = new FormData();
@@ -302,10 +350,11 @@ export const memory: Section = {
       card('Recall settings', cfgHost),
       card('Conversation log', epiForm, rowsHost),
       card('Clear a conversation', clearHost),
-      card('Files', filesHost),
+      card('Files', filesHost, uploadHost),
       card('Music', musicHost),
     );
     await Promise.all([loadStats(), loadVectors(), loadConfig(), loadRows(false), loadChats(), loadFiles()]);
+    if (!filesHost.querySelector('[data-unavailable]')) showUpload();
     await loadMusic();
   },
 };
