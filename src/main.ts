@@ -45,6 +45,7 @@ import { installAgents, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { Chat } from './chat/index.ts';
 import { installCompaction } from './turn/compact.ts';
+import { isChatId } from './chat/settings.ts';
 import { installOta, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
@@ -142,7 +143,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const providers = installProviderSettings(ctx);
   const wire = installWireConsole(ctx, providers);
   const assistant = installAssistant(ctx, providers, options.wire ?? wire);
-  const compactor = installCompaction(ctx, assistant, (chat) => ctx.chat.people.personOf(chat));
+  // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
+  const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));
   ctx.chat.install(ctx, assistant, compactor, providers);
   installStorage(ctx);
   installFiles(ctx);
