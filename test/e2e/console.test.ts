@@ -3,7 +3,9 @@
 // (through tools/console.mjs, the engineers' client). Opening the port resets
 // the device; bad input leaves it running; the Status group, FAULT with each
 // cap seen by the subsystems, the assistant and memory commands, and the
-// commands that restart the device (MODE, REBOOT, FACTRESET, HANG).
+// commands that restart the device (MODE, REBOOT, FACTRESET, HANG), and the
+// client's script mode (tools/console.mjs: -c, stdin, exit codes).
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_NAMES, routeArgs, start, turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
 import { openConsole, type ConsoleClient, type ConsoleReply } from '../../tools/console.mjs';
 import { cleanup, startDevice, type Device } from './harness.ts';
+import { BLOCK_ORDER } from '../../src/prompt/blocks.ts';
+import { ROOT } from '../../tools/build.mjs';
 
 /** The board's watchdog: short, so HANG resets quickly. */
 const WATCHDOG_MS = 3000;
@@ -42,6 +46,7 @@ const restarted = async (boots: number): Promise<BoardStatus> => {
   return status();
 };
 const state = async (): Promise<Record<string, unknown>> => (await (await device.fetch('/api/state', { token })).json()) as Record<string, unknown>;
+const vectors = async (): Promise<number> => ((await (await device.fetch('/api/mem/stats', { token })).json()) as { vectors: number }).vectors;
 
 beforeAll(async () => {
   emu = await start();
@@ -110,8 +115,26 @@ describe('the console on the pseudo-terminal', () => {
     expect(await run('TEST nothing')).toMatch(/^ERR unknown test nothing/);
     // SDCHECK is the storage subsystem's (src/storage/index.ts).
     expect(await run('SDCHECK')).toMatch(/^sd=ok tier=present [\s\S]*\nrw=pass\nOK$/);
-    expect(await run('MEMFILL vec 3')).toMatch(/OK$/);
-    expect(await run('DREAM')).toMatch(/OK$/);
+    const before = await vectors();
+    expect(await run('MEMFILL vec 3')).toBe(`vec 3 written (3 new); vec=${before + 3}\nOK`);
+    expect(await vectors()).toBe(before + 3);
+    expect(await run('MEMFILL epi 5 64')).toBe(`epi 5 written (5 new); vec=${before + 3}\nOK`);
+    const rows = (await run('EPIQ epifill')).split('\n');
+    expect(rows.filter((l) => / memfill system\/log: epifill \S+ item [0-4]: /.test(l))).toHaveLength(5);
+    expect(rows.slice(-2)).toEqual([expect.stringMatching(/^rows=5 /), 'OK']);
+    expect(await run('MEMFILL sideways 3')).toBe('ERR usage: MEMFILL <epi or vec> <n 1-100000> [bytes]');
+    const dream = /^decayed=(\d+) pruned=(\d+) merged=(\d+) vec=(\d+)\nOK$/.exec(await run('DREAM'));
+    expect(dream).not.toBeNull();
+    expect(Number(dream![4])).toBe(await vectors());
+    expect(Number(dream![4])).toBe(before + 3 - Number(dream![2]) - Number(dream![3]));
+    // HELP end to end: one line per command, each with its one-line help; argument-free commands refuse words
+    const help = (await run('HELP')).split('\n');
+    expect(help.at(-1)).toBe('OK');
+    for (const line of help.slice(0, -1)) expect(line).toMatch(/^\S+( .+)? - \S/);
+    const verbs = help.slice(0, -1).map((l) => l.split(' ')[0]);
+    for (const v of ['PING', 'STATUS', 'SDCHECK', 'MEMFILL', 'DREAM', 'FAULT', 'WEBTOK?', 'HELP']) expect(verbs).toContain(v);
+    expect(verbs).toEqual([...verbs].sort());
+    for (const verb of ['PING', 'STATUS', 'SDCHECK', 'DREAM', 'HELP']) expect(await run(`${verb} extra`)).toBe(`ERR usage: ${verb} (no arguments)`);
   });
 
   it('FAULT: each cap reaches the subsystems through the HAL, FAULT? tells, and off restores', async () => {
@@ -149,7 +172,17 @@ describe('the console on the pseudo-terminal', () => {
     emu.script({ turn: turnObject('Here I am.') });
     expect(await run('TURN are you there?', 30_000)).toBe('Here I am.\nOK');
     expect(await run('CTX?')).toContain('are you there?');
-    expect(await run('PROMPT?')).toMatch(/OK$/);
+    // PROMPT?: the assembled size within its budget, then one line per block in prompt order (name, bytes offered, sent)
+    const prompt = (await run('PROMPT?')).split('\n');
+    const size = /^prompt (\d+) bytes of (\d+)$/.exec(prompt[0]!);
+    expect(size).not.toBeNull();
+    expect(Number(size![1])).toBeLessThanOrEqual(Number(size![2]));
+    const blocks = prompt.slice(1, -1).map((l) => /^(\S+) (\d+) (\d+)$/.exec(l));
+    expect(blocks.every((b) => b !== null)).toBe(true);
+    expect(blocks.map((b) => b![1])).toEqual([...BLOCK_ORDER]);
+    for (const b of blocks) expect(Number(b![3])).toBeLessThanOrEqual(Number(b![2]));
+    for (const name of ['capabilities', 'providers']) expect(Number(blocks.find((b) => b![1] === name)![3]), name).toBeGreaterThan(0);
+    expect(prompt.at(-1)).toBe('OK');
 
     await run('FAULT provider on');
     emu.reset();
@@ -174,9 +207,27 @@ describe('the console on the pseudo-terminal', () => {
     expect((await state())['faults']).toBeUndefined();
   });
 
-  it('assistant and memory: EPIQ, COMPACT answer; VOICE is unavailable', async () => {
+  it('assistant and memory: EPIQ finds the turn; COMPACT folds a conversation into memory (CTX? shows it gone); VOICE is unavailable', async () => {
     expect(await run('EPIQ are you there')).toMatch(/are you there[\s\S]*OK$/);
-    expect(await run('COMPACT console', 30_000)).toMatch(/^[\s\S]*(OK|ERR .+)$/);
+    // A conversation of known length: cleared from the web, then one exchange.
+    expect((await device.fetch('/api/conversation/clear', { method: 'POST', token, body: new URLSearchParams({ chat: 'console' }) })).status).toBe(200);
+    expect(await run('CTX?')).toBe('OK');
+    emu.reset();
+    emu.script({ turn: turnObject('Noted: your cat is Tom.') });
+    expect(await run('TURN my cat is called Tom', 30_000)).toBe('Noted: your cat is Tom.\nOK');
+    expect(await run('CTX?')).toBe('creator: my cat is called Tom\nassistant: Noted: your cat is Tom.\nOK');
+    const before = await vectors();
+    emu.reset();
+    emu.script({ turn: turnObject('Kept: the cat Tom.', { mem_write: [{ content: "The owner's cat is called Tom", importance: 0.6, permanent: false, ttl: 'months' }] }) });
+    expect(await run('COMPACT console', 30_000)).toBe('compacted 2 message(s) into 1 memory write(s)\nKept: the cat Tom.\nOK');
+    const asked = emu.requests.filter((r) => r.method === 'POST').map((r) => r.text).join('\n');
+    expect(asked).toContain('user: my cat is called Tom\\nassistant: Noted: your cat is Tom.');
+    expect(asked).toContain('Housekeeping: compact the conversation below');
+    expect(await run('CTX?')).toBe('OK');
+    // the summary's memory is written after the reply (as every turn's mem_write), in the owner's namespace
+    await expect.poll(vectors, { timeout: 10_000 }).toBe(before + 1);
+    expect(await run('COMPACT console')).toBe('ERR There is no conversation to compact since it was last cleared.');
+    expect(await run('COMPACT')).toBe('ERR usage: COMPACT <chat>');
     expect(await run('VOICE hello')).toMatch(/^ERR unavailable: VOICE needs voice/);
   });
 
@@ -216,4 +267,36 @@ describe('the console on the pseudo-terminal', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(WATCHDOG_MS - 1000);
     expect(await run('PING')).toBe('PONG\nOK');
   });
+
+  it('the client\'s script mode: -c commands and stdin lines print the replies; exit 0 all OK, 1 an ERR, 2 a bad port, 3 no reply in time', async () => {
+    // One client on the port at a time: the test's own gives way (the client's open resets the device, as on the board).
+    await con.close();
+    const cli = (args: string[], stdin = ''): Promise<{ code: number | null; out: string; err: string }> =>
+      new Promise((res) => {
+        const child = spawn(process.execPath, ['tools/console.mjs', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.on('close', (code) => res({ code, out, err }));
+        child.stdin.end(stdin);
+      });
+    expect(await cli([ptyPath, '-c', 'PING', '-c', 'FROB'])).toEqual({ code: 1, out: 'PONG\nOK\nERR unknown command FROB (try HELP)\n', err: '' });
+    const ok = await cli([ptyPath, '-c', 'PING', '-c', 'STATUS']);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/^PONG\nOK\nfw=v\d+\.\d+\.\d+ build=\S+ board=ring-tft .*\nOK\n$/);
+    const piped = await cli([ptyPath], 'PING\n# a comment\n\nSDCHECK\n');
+    expect(piped.code).toBe(0);
+    expect(piped.out).toMatch(/^PONG\nOK\nsd=ok tier=present [^\n]*\nfiles=\d+ bytes=\d+\nrw=pass\nOK\n$/);
+    const bad = await cli(['/dev/pts/999999', '-c', 'PING']);
+    expect(bad.code).toBe(2);
+    expect(bad.out).toBe('');
+    expect(bad.err).toMatch(/^console: cannot open \/dev\/pts\/999999: /);
+    expect((await cli([])).code).toBe(2);
+    // LEDTEST takes four steps of its clock before its final line: a shorter --timeout gives up.
+    const slow = await cli([ptyPath, '--timeout', '300', '-c', 'PING', '-c', 'LEDTEST']);
+    expect(slow.code).toBe(3);
+    expect(slow.out).toBe('PONG\nOK\n');
+    expect(slow.err).toMatch(/^console: LEDTEST: no reply within 300 ms; output so far: "red: 24 LEDs/);
+  }, 90_000);
 });
