@@ -114,8 +114,10 @@ describe('card tiers', () => {
     expect(text).toContain('said while no card was in');
     expect((await api(mem, device, 'GET', '/api/state')).json).toMatchObject({ sd: 'ok', files: { present: true } });
     expect(await consoleLine(mem, 'STATUS')).toMatch(/ sd=ok /);
-    // A timeline row records the change.
+    // A timeline row records the change, in the episodic log as session system, kind log.
     expect(ctx.timeline.recent().some((r) => r.kind === 'storage' && r.text.includes('SD card: a card of'))).toBe(true);
+    const rows = ctx.memory.episodic.query({ session: 'system', kind: 'log', text: 'SD card:', limit: 5 }).rows;
+    expect(rows.map((r) => r.text)).toContainEqual(expect.stringMatching(/SD card: a card of 34359738368 bytes \(was no card\)/));
     device.stop();
   });
 
