@@ -39,7 +39,7 @@ import {
   QUEUE_DEPTH,
   SPAWN_PER_TURN,
 } from './limits.ts';
-import type { AgentDocs, AgentMessenger } from './ports.ts';
+import type { AgentDocs, AgentMessenger, MessageAuthor } from './ports.ts';
 import { visibleTo, type ResultStore } from './results.ts';
 import { capChars, oneLine } from './text.ts';
 import { displayName, type Job, type JobOrigin, type PendingSpawn, type SpawnSpec } from './types.ts';
@@ -392,15 +392,15 @@ export class Fabric {
   }
 
   private tell(job: JobOrigin, text: string, key: string): void {
-    this.send(job.chat, text, key);
+    this.send(job.chat, text, key, 'device');
   }
 
   /** Sends a message to a chat and remembers it for GET /api/sessions. */
-  send(chat: string, text: string, key: string): void {
+  send(chat: string, text: string, key: string, author: MessageAuthor): void {
     this.sent.push({ chat, text, atWall: this.d.hal.clock.wallMs() });
     while (this.sent.length > MESSAGES_MAX) this.sent.shift();
     try {
-      this.d.messenger().send(chat, text, key);
+      this.d.messenger().send(chat, text, key, author);
     } catch (e) {
       this.d.log.warn('agents', `a message to chat ${chat} was not sent: ${errorMessage(e)}`);
     }

@@ -8,7 +8,9 @@
 // section of the state snapshot; then resumes the journal's jobs.
 //
 // Ports (src/agents/ports.ts) the rest of the device plugs in:
-//   agents.setMessenger(m)  where the fabric's messages go (default: the outbox)
+//   agents.setMessenger(m)  where the fabric's messages go (installAgents
+//                           plugs in the chat's send queue, ctx.chat.notify;
+//                           default: the outbox)
 //   agents.setDocs(d)       the file store for attachments and project saves
 //                           (installAgents plugs in ctx.files.store)
 //   agents.setSkills(s)     skill capsules and a connector-matching skill's provider
@@ -34,7 +36,7 @@ import { filesDocs } from './docs.ts';
 import { Fabric } from './fabric.ts';
 import { AGENTS_NS, Journal } from './journal.ts';
 import { CONTEXT_MESSAGES, QUEUE_DEPTH } from './limits.ts';
-import { NO_DOCS, NO_SKILLS, outboxMessenger, type AgentDocs, type AgentMessenger, type AgentSkills } from './ports.ts';
+import { chatMessenger, NO_DOCS, NO_SKILLS, outboxMessenger, type AgentDocs, type AgentMessenger, type AgentSkills } from './ports.ts';
 import { ResultStore } from './results.ts';
 import { installSessionRoutes } from './routes.ts';
 import { Synthesis } from './synthesis.ts';
@@ -97,7 +99,7 @@ export class Agents {
       trace: (chat, ev, tag, text) => this.trace(chat, ev, tag, text),
       landed: (origin) => this.synthesis.landed(origin),
     });
-    this.synthesis = new Synthesis({ clock: hal.clock, log, results: this.results, engine: assistant.engine, send: (chat, text, key) => this.fabric.send(chat, text, key) });
+    this.synthesis = new Synthesis({ clock: hal.clock, log, results: this.results, engine: assistant.engine, send: (chat, text, key, author) => this.fabric.send(chat, text, key, author) });
     this.blocks = new FabricBlocks({
       fabric: this.fabric,
       results: this.results,
@@ -178,7 +180,7 @@ export class Agents {
     if (turn.spawn.length) lines.push(`[SESSIONS] The top-level spawn array is retired: ${turn.spawn.length} item(s) ignored. Use session_ops with op spawn.`);
     if (full.length) {
       const text = `The sub-agent queue is full (${QUEUE_DEPTH} waiting), so ${full.join(', ')} ${full.length === 1 ? 'was' : 'were'} not queued. The queued jobs start as running ones finish; ask again then.`;
-      this.fabric.send(req.chat, text, `queue-full:${randomId(this.ctx.random, '', 4)}`);
+      this.fabric.send(req.chat, text, `queue-full:${randomId(this.ctx.random, '', 4)}`, 'device');
       lines.push(`[SESSIONS] ${text}`);
     }
     return Promise.resolve(lines);
@@ -192,6 +194,8 @@ export class Agents {
 
 export function installAgents(ctx: Context, deps: AgentsDeps): Agents {
   const agents = new Agents(ctx, deps);
+  // The chat messenger's durable send queue (the outbox while the chat cannot take a message).
+  agents.setMessenger(chatMessenger(ctx.chat));
   // The file store (src/files/) for [ATTACHED] documents and project saves.
   agents.setDocs(filesDocs(ctx.files.store));
   agents.blocks.register(deps.assistant.blocks);
