@@ -3,13 +3,17 @@
 // the chat messenger against the Bot API fake, all on the virtual clock. A
 // job's completion, the synthesis reply and directly delivered results
 // reach the spawning chat through the chat's durable send queue: whole (not
-// cut at the outbox's notice size), signed only when the device speaks.
+// cut at the outbox's notice size), signed only when the device speaks; a
+// web spawn refused for a full queue is told to the owner's chat.
 import { describe, expect, it } from 'vitest';
 import { DIRECT_HEADING } from '../../src/agents/synthesis.ts';
-import { DIRECT_MS, FRESH_CHARS, POLL_MS } from '../../src/agents/limits.ts';
+import { queueFullText } from '../../src/agents/fabric.ts';
+import { DIRECT_MS, FRESH_CHARS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../src/agents/limits.ts';
+import { HTTP_PORT } from '../../src/main.ts';
 import type { RoundResult } from '../../src/providers/types.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { rig, turn, turnResult, type Rig } from '../support/agent-rig.ts';
+import { request } from '../support/http.ts';
 import { fakeTelegram } from '../support/telegram-net.ts';
 
 const TOKEN = '123456789:AAH-fake-token-for-tests-0123456789abc';
@@ -89,5 +93,19 @@ describe("the fabric's messages in the chat", () => {
     const whole = pieces.join('\n');
     expect(whole).toContain('x'.repeat(3000));
     expect(whole).toContain('y'.repeat(3000));
+  });
+
+  it("a web spawn that finds the queue full is told to the owner's chat, signed, as well as answered 409", async () => {
+    const { device, net, mem, bot } = chatRig();
+    for (let i = 0; i < 20; i++) net.script({ polls: 1000 });
+    const f = device.agents.fabric;
+    for (let i = 0; i < 4; i++) f.enqueue(spec(`busy ${i}`), { chat: 'console', person: null, admin: true });
+    await mem.clock.advance(PUMP_MS * 4);
+    for (let i = 0; i < QUEUE_DEPTH; i++) expect(f.enqueue(spec(`wait ${i}`), { chat: 'console', person: null, admin: true }).ok).toBe(true);
+    const token = device.ctx.token.reveal();
+    const res = await request(mem.net, HTTP_PORT, 'POST', '/api/sessions', { headers: { 'X-Device-Token': token, 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'action=spawn&task=one+more&name=late' });
+    expect(res.status).toBe(409);
+    expect(await mem.clock.until(() => bot.to(OWNER).length === 1, 5_000, 50)).toBe(true);
+    expect(bot.to(OWNER)[0]!.text).toBe(`${queueFullText(['late'])}\n\n— Desk assistant · firmware v0.1.0`);
   });
 });

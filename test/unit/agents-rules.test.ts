@@ -2,13 +2,17 @@
 // provider emulator's job logic: a full queue, terminate, failures (told at
 // once, no fresh result), the Mistral-style 60 s timeout, a restart with jobs
 // in flight (resumed or expired, journal checksums), the 60 s direct
-// delivery, results a person's own turn has seen, and trace rows only while
-// a card is live.
+// delivery, results a person's own turn has seen, trace rows only while a
+// card is live, dispatch notes for the model, and the queue-full message
+// whichever way a spawn came.
 import { describe, expect, it } from 'vitest';
+import { queueFullText } from '../../src/agents/fabric.ts';
 import { DIRECT_HEADING } from '../../src/agents/synthesis.ts';
 import { DIRECT_MS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../src/agents/limits.ts';
+import { HTTP_PORT } from '../../src/main.ts';
 import type { RoundResult } from '../../src/providers/types.ts';
 import { reboot, rig, spawnOp, turn, turnResult } from '../support/agent-rig.ts';
+import { request } from '../support/http.ts';
 
 const spec = (task: string, over: Record<string, unknown> = {}) => ({ task, provider: '', model: '', skill: '', name: '', project: '', attach: [] as string[], ...over });
 const owner = { chat: 'c1', person: null, admin: true };
@@ -284,5 +288,45 @@ describe('trace rows', () => {
     await mem.clock.advance(POLL_MS + 10);
     expect(device.agents.results.list(null)).toHaveLength(1);
     expect(device.ctx.memory.episodic.query({ kind: 'log', session: 'c1', limit: 10 }).rows).toHaveLength(0);
+  });
+});
+
+describe('dispatch notes', () => {
+  it("carry the brief's and the provider choice's notes into the chat's next turn, and into the log", async () => {
+    const { device, wire, net, mem } = rig();
+    device.agents.setSkills({ capsule: (id) => (id === 'tips' ? { md: '# Tips', approved: false, inject: 'spawn' } : null), provider: () => null });
+    net.script({ polls: 50 });
+    device.agents.fabric.enqueue(spec('go', { name: 'noted', provider: 'zai', skill: 'tips', attach: ['trips/missing.md'] }), owner);
+    await mem.clock.advance(10);
+    const notes = 'zai has no key; skill tips is not approved: not injected; trips/missing.md not attached: No file trips/missing.md';
+    wire.script(turnResult({ reply: 'ok' }));
+    await turn(device, 'how is it going?');
+    expect(wire.prompt(0).user).toMatch(new RegExp(`\\[SESSIONS\\] j\\w+ \\[noted\\] went to anthropic \\S+ with notes: ${notes.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\.`));
+    expect(mem.system.logs.some((l) => l.includes(`notes: ${notes}`))).toBe(true);
+    // Said once: the turn after does not repeat them.
+    wire.script(turnResult({ reply: 'ok' }));
+    await turn(device, 'and now?');
+    expect(wire.prompt(1).user).not.toContain('[SESSIONS]');
+  });
+});
+
+describe('a full queue, whichever way the spawn came', () => {
+  it('tells the chat for session.spawn and POST /api/sessions too, not only for session ops', async () => {
+    const { device, net, mem } = rig();
+    for (let i = 0; i < 20; i++) net.script({ polls: 1000 });
+    const f = device.agents.fabric;
+    for (let i = 0; i < 4; i++) f.enqueue(spec(`busy ${i}`), owner);
+    await mem.clock.advance(PUMP_MS * 4);
+    for (let i = 0; i < QUEUE_DEPTH; i++) f.enqueue(spec(`wait ${i}`), owner);
+    expect(f.messages()).toHaveLength(0);
+    const r = await device.ctx.tools.call('session.spawn', { task: 'one more', name: 'extra' }, { via: 'mcp', admin: true, scheduled: false, unattended: false, person: null });
+    expect(r).toMatchObject({ success: false, error_type: 'queue-full', error: queueFullText(['extra']) });
+    expect(f.messages()[0]).toMatchObject({ chat: 'mcp', text: queueFullText(['extra']) });
+    const token = device.ctx.token.reveal();
+    const res = await request(mem.net, HTTP_PORT, 'POST', '/api/sessions', { headers: { 'X-Device-Token': token, 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'action=spawn&task=from+the+web+page+with+a+long+task+text' });
+    expect(res.status).toBe(409);
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'queue-full' });
+    expect(f.messages()[0]).toMatchObject({ chat: 'web', text: queueFullText(['"from the web page with a long task text"']) });
+    expect(f.messages()).toHaveLength(2);
   });
 });
