@@ -13,6 +13,7 @@ import { splitMessage } from '../../src/chat/queue.ts';
 import type { DeviceMessage } from '../../src/chat/index.ts';
 import { request } from '../support/http.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { UpdateFeed } from '../support/ota.ts';
 import { fakeModeration, fakeTelegram, serveTelegram, type ModerationFake } from '../support/telegram-net.ts';
 
 export const TOKEN = '123456789:AAH-fake-token-for-tests-0123456789abc';
@@ -268,8 +269,25 @@ describe('owner commands', () => {
     const out = await ask(rig, OWNER, '/update', 2);
     expect(out[0]).toMatch(/^Checking for the update and installing it\. The device restarts when it is in \(running v0\.1\.0 now\)\./);
     expect(out[1]).toMatch(/^The update did not install \(.*\)\. The running firmware v0\.1\.0 stays\./);
-    // A second /update while nothing is known to be newer is refused by the engine's own rules, not by chat.
     expect(rig.bot.to(OWNER).every((m) => SIGNATURE.test(m.text))).toBe(true);
+  });
+
+  it('/update on an up-to-date device says so at once, and installs nothing', async () => {
+    const rig = setup();
+    // The update feed answers 404 (no release): the check settles as up to date.
+    const feed = new UpdateFeed();
+    feed.attach(rig.mem.net);
+    const check = rig.device.ctx.ota.check();
+    if (!check.ok) throw new Error(check.reason);
+    await check.done;
+    expect(rig.device.ctx.ota.state().otaResult).toBe('up-to-date');
+    const asked = feed.requests.length;
+    const [out] = await ask(rig, OWNER, '/update');
+    expect(out).toMatch(/^The firmware is up to date \(v0\.1\.0\)\.\n\n— Desk assistant · firmware v0\.1\.0$/);
+    await rig.mem.clock.advance(5_000);
+    expect(rig.bot.to(OWNER)).toHaveLength(1);
+    expect(feed.requests).toHaveLength(asked);
+    expect(rig.device.ctx.ota.state().ota).toBe('idle');
   });
 });
 
