@@ -32,6 +32,12 @@ export const QUEUE_NS = 'chatq';
 export const INBOX_MAX = 8;
 /** Reply pieces waiting to be sent; a full outbox holds back handling the next update. */
 export const OUTBOX_MAX = 16;
+/**
+ * Device messages (notices, sub-agent results) are queued while fewer than
+ * this many pieces wait; past it they wait in the owner-notice outbox
+ * (bounded, drops reported), so a long outage cannot fill NVS.
+ */
+export const DEVICE_QUEUE_MAX = 24;
 /** A Bot API message holds at most 4096 characters. */
 export const MESSAGE_CHARS = 4096;
 /**
@@ -184,6 +190,10 @@ export class ChatQueue {
   }
   outRoom(): number {
     return Math.max(0, OUTBOX_MAX - this.outbox.length);
+  }
+  /** Room for device messages (pieces and screening entries count). */
+  deviceRoom(): boolean {
+    return this.outbox.length + this.screening.length < DEVICE_QUEUE_MAX;
   }
 
   /**

@@ -95,6 +95,7 @@ export class ChatService {
   private pollCancel: { onCancel: (() => void) | null } | null = null;
   private sleeper: { timer: Timer; wake: () => void } | null = null;
   private backoff = 0;
+  private sendBackoff = 0;
   private chains = new Map<string, Promise<void>>();
   private inflight = new Set<number>();
   private sending = false;
@@ -463,9 +464,8 @@ export class ChatService {
   }
 
   wakeSender(): void {
-    if (!this.running || this.sending) return;
-    this.sendTimer?.cancel();
-    this.sendTimer = null;
+    // While backing off after a failure, the timer tries again; a new message does not cut the wait short.
+    if (!this.running || this.sending || this.sendTimer) return;
     void this.sendLoop(this.gen);
   }
 
@@ -473,7 +473,6 @@ export class ChatService {
     const { api, queue, ctx } = this.d;
     if (!api.hasToken()) return;
     this.sending = true;
-    let backoff = 0;
     try {
       for (;;) {
         if (gen !== this.gen) return;
@@ -486,10 +485,12 @@ export class ChatService {
           if (!r.ok) ctx.log.warn('chat', `a message to chat ${m.c} was refused and dropped: ${r.message}`);
           queue.sent(m.s);
           this.roomFreed();
-          backoff = 0;
+          this.sendBackoff = 0;
           continue;
         }
-        backoff = r.error === 'rate-limit' && r.retryAfterS ? r.retryAfterS * 1000 : Math.min(BACKOFF_MAX_MS, backoff ? backoff * 2 : BACKOFF_MIN_MS);
+        // The wait grows across tries (a retry starts a new loop, so it is kept on the service).
+        this.sendBackoff = Math.min(BACKOFF_MAX_MS, this.sendBackoff ? this.sendBackoff * 2 : BACKOFF_MIN_MS);
+        let backoff = r.error === 'rate-limit' && r.retryAfterS ? r.retryAfterS * 1000 : this.sendBackoff;
         if (r.error === 'unauthorized' || r.error === 'no-token') backoff = UNAUTHORIZED_RETRY_MS;
         ctx.log.warn('chat', `sending failed (${r.error}: ${r.message}); next try in ${Math.round(backoff / 1000)} s`);
         this.sendTimer = ctx.hal.clock.setTimeout(() => {
@@ -512,14 +513,18 @@ export class ChatService {
    *   queued      it goes out (or waits for the content check first, whole)
    *   duplicate   a message with this key was queued lately: not again
    *   dropped     the chat it names may no longer talk to this device (logged)
-   *   unroutable  no bot token, no owner chat, or the service is not running:
-   *               the caller keeps it (the outbox)
+   *   unroutable  no bot token, no owner chat, the service is not running, or
+   *               the send queue holds DEVICE_QUEUE_MAX pieces already: the
+   *               caller keeps it (the outbox)
    * Signed messages get the device's name and firmware; text to a guest
    * whose provenance is 'model' passes the outbound gate before it is sent.
    */
   notify(n: DeviceMessage): NotifyOutcome {
     const { people, queue, moderation, ctx } = this.d;
     if (!this.running || !this.d.api.hasToken()) return 'unroutable';
+    // Notices that waited in the outbox go first, so messages keep their order.
+    this.drainNotices();
+    if (!queue.deviceRoom()) return 'unroutable';
     const chat = n.chat ?? people.ownerChat();
     if (!chat) return 'unroutable';
     if (n.chat && !people.mayChat(n.chat)) {

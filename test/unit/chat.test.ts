@@ -9,7 +9,7 @@ import type { ProviderId } from '../../src/providers/settings.ts';
 import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
 import type { TurnWire } from '../../src/turn/index.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
-import { splitMessage } from '../../src/chat/queue.ts';
+import { DEVICE_QUEUE_MAX, splitMessage } from '../../src/chat/queue.ts';
 import type { DeviceMessage } from '../../src/chat/index.ts';
 import { request } from '../support/http.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
@@ -612,6 +612,22 @@ describe('device messages (ctx.chat.notify): durable, keyed, split, screened', (
     expect(synth).toBe('A summary.');
   });
 
+  it('while the Bot API is down, at most 24 pieces wait in the send queue and the rest in the outbox; all go out in order once it is back', async () => {
+    const rig = setup();
+    await rig.mem.clock.advance(10);
+    rig.bot.fail('sendMessage', 500, { times: 5 });
+    for (let i = 0; i < 30; i++) rig.device.ctx.chat.notify(message({ key: `job:j${i}:done`, text: `Job [n${i}] is done.` }));
+    expect(rig.device.ctx.chat.queue.pendingOut()).toHaveLength(DEVICE_QUEUE_MAX);
+    expect(rig.device.ctx.outbox.pending()).toHaveLength(30 - DEVICE_QUEUE_MAX);
+    // Tries at 0, 1, 3, 7 and 15 s fail (the wait doubles, and new messages do not cut it short); 31 s succeeds.
+    await rig.mem.clock.advance(30_000);
+    expect(rig.bot.to(OWNER)).toHaveLength(0);
+    await until(rig, () => rig.bot.to(OWNER).length === 30, 120_000);
+    expect(rig.mem.clock.monoMs()).toBeGreaterThanOrEqual(31_000);
+    expect(rig.bot.to(OWNER).map((m) => m.text.split('\n')[0])).toEqual(Array.from({ length: 30 }, (_, i) => `Job [n${i}] is done.`));
+    expect(rig.device.ctx.outbox.pending()).toHaveLength(0);
+  });
+
   it('screen model-written text to a guest before it is sent (whole, durably): clean goes out, flagged is held, device text is exempt', async () => {
     const rig = setup({ moderation: { modOut: 1 } });
     await rig.mem.clock.advance(10);
@@ -804,7 +820,7 @@ describe('a reboot in the middle of a conversation', () => {
 
   it('keeps a received but unhandled message, and a reply not yet sent, across a power cut', async () => {
     const rig = setup();
-    rig.bot.fail('sendMessage', 500, { times: 100 });
+    rig.bot.fail('sendMessage', 500, { times: 3 });
     await ask(rig, OWNER, 'hello', 0);
     await until(rig, () => rig.bot.calls.some((c) => c.method === 'sendMessage'));
     expect(rig.device.ctx.chat.queue.pendingOut()).toHaveLength(1);

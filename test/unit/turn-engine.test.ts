@@ -224,7 +224,7 @@ describe('caps', () => {
 
 describe('failover', () => {
   it('midFail on: retries the same host once on a transport failure, then an alternate on the shared transcript', async () => {
-    const { mem, device, wire } = setup(['anthropic', 'openai']);
+    const { device, wire } = setup(['anthropic', 'openai']);
     wire.script('anthropic', calls(['device_status', {}]), fail('transport'), fail('transport'));
     wire.script('openai', turn({ reply: 'from openai' }));
     const { out, delivered } = ask(device, 'hello');
