@@ -123,6 +123,7 @@ export class ChatService {
     const { api, settings, queue } = this.d;
     api.setToken(settings.token());
     this.running = true;
+    this.sendBackoff = 0;
     const gen = ++this.gen;
     if (!api.hasToken()) {
       this.state = 'off';
