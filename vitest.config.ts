@@ -10,6 +10,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // Property tests (fast-check, Ajv) take seconds of CPU; on a shared, loaded machine the
+          // 5 s default failed them for slowness, which is not a failure (the e2e project has 60 s).
+          testTimeout: 30_000,
           sequence: { groupOrder: 0 },
         },
       },

@@ -22,6 +22,9 @@ import type { JobOrigin, SpawnSpec } from './types.ts';
 
 export const SEPARATOR = '-----';
 
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const TRAILING_STOP = /\.+$/;
+
 export interface ContextMessage {
   role: 'user' | 'assistant';
   text: string;
@@ -82,8 +85,9 @@ export function buildBrief(spec: SpawnSpec & JobOrigin, deps: BriefDeps): Brief 
     const where = splitRef(ref);
     const doc = where ? deps.docs.read(spec.person, where.project, where.name) : { ok: false as const, reason: 'not a <project>/<name> reference' };
     if (!doc.ok) {
-      parts.push(`${head}\n(This document could not be attached: ${doc.reason}.)`);
-      notes.push(`${ref} not attached: ${doc.reason}`);
+      const why = doc.reason.replace(TRAILING_STOP, '');
+      parts.push(`${head}\n(This document could not be attached: ${why}.)`);
+      notes.push(`${ref} not attached: ${why}`);
       continue;
     }
     if (left <= 0) {

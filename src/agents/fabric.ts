@@ -12,6 +12,12 @@
 //   4. terminate stops a queued or running job; it yields no result.
 //   5. An error is told at once as 'Job [<name>] failed: <error>' and stores
 //      nothing.
+// A spawn that finds the queue full is refused, and its chat is told once per
+// batch (the spawns refused in one go, e.g. by one turn, share one message),
+// whichever way it came (a session op, session.spawn, POST /api/sessions).
+// Notes of a dispatch (the provider asked for has no key, a skill not
+// injected, an attachment missing) go to the log and into the spawning
+// chat's next turn as [SESSIONS] lines.
 // Synchronous backends answer inside the dispatch call; that answer is
 // cached and served once, by an immediate terminal poll. At boot the journal
 // resumes jobs of the backends that survive a reboot and reports the others
@@ -39,7 +45,7 @@ import {
   QUEUE_DEPTH,
   SPAWN_PER_TURN,
 } from './limits.ts';
-import type { AgentDocs, AgentMessenger } from './ports.ts';
+import type { AgentDocs, AgentMessenger, MessageAuthor } from './ports.ts';
 import { visibleTo, type ResultStore } from './results.ts';
 import { capChars, oneLine } from './text.ts';
 import { displayName, type Job, type JobOrigin, type PendingSpawn, type SpawnSpec } from './types.ts';
@@ -47,6 +53,7 @@ import { displayName, type Job, type JobOrigin, type PendingSpawn, type SpawnSpe
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const UNSAFE_NAME_CHARS = /[^A-Za-z0-9_-]+/g;
 const EDGE_DASHES = /^-+|-+$/g;
+const TRAILING_STOPS = /[.\s]+$/;
 
 export interface FabricDeps {
   hal: Pick<Hal, 'clock' | 'system'>;
@@ -64,6 +71,8 @@ export interface FabricDeps {
   trace(chat: string, ev: 'ev:spawn' | 'ev:subresult', tag: string, text: string): void;
   /** A fresh result landed for the chat: the synthesis coalesces from here. */
   landed(origin: JobOrigin): void;
+  /** A line for the chat's next turn input (the dispatch's notes for the model). */
+  note(chat: string, line: string): void;
 }
 
 export type Enqueued = { ok: true; tag: string; position: number } | { ok: false; reason: 'queue-full' | 'bad-task'; message: string };
@@ -72,6 +81,16 @@ export interface SentMessage {
   chat: string;
   text: string;
   atWall: number;
+}
+
+/** How a spawn is named in messages: its name, else the start of its task. */
+export function spawnLabel(spec: Pick<SpawnSpec, 'name' | 'task'>): string {
+  return spec.name || `"${capChars(oneLine(spec.task), 40).text}"`;
+}
+
+/** The spec's spawn-queue-full chat message for the spawns refused in one go. */
+export function queueFullText(labels: readonly string[]): string {
+  return `The sub-agent queue is full (${QUEUE_DEPTH} waiting), so ${labels.join(', ')} ${labels.length === 1 ? 'was' : 'were'} not queued. The queued jobs start as running ones finish; ask again then.`;
 }
 
 /** The file a project's result is saved as: <name>-<tag>.md (name made safe; 'result' when it has none). */
@@ -93,6 +112,8 @@ export class Fabric {
   private pumpTimer: Timer | null = null;
   private lastDispatch = Number.NEGATIVE_INFINITY;
   private heapDeferred = false;
+  /** Spawns refused for a full queue, per chat, told together once the current batch is over. */
+  private refused = new Map<string, string[]>();
   /** Dispatches deferred for heap, for GET /api/sessions. */
   deferrals = 0;
 
@@ -164,13 +185,37 @@ export class Fabric {
 
   // --- spawning -----------------------------------------------------------------
 
+  /**
+   * Queues a spawn. A full queue refuses it and tells its chat (spawns refused
+   * in the same batch, e.g. one turn's, share one message); the refusal's
+   * message is that text for the caller's own answer.
+   */
   enqueue(spec: SpawnSpec, origin: JobOrigin): Enqueued {
     if (!spec.task.trim()) return { ok: false, reason: 'bad-task', message: 'a spawn needs a task' };
-    if (this.queue.length >= QUEUE_DEPTH) return { ok: false, reason: 'queue-full', message: `the queue is full (${QUEUE_DEPTH} waiting)` };
+    if (this.queue.length >= QUEUE_DEPTH) {
+      const label = spawnLabel(spec);
+      this.refuseFull(origin.chat, label);
+      return { ok: false, reason: 'queue-full', message: queueFullText([label]) };
+    }
     const tag = this.newTag();
     this.queue.push({ ...spec, ...origin, tag, queuedAt: this.d.hal.clock.monoMs() });
     this.schedulePump();
     return { ok: true, tag, position: this.queue.length };
+  }
+
+  private refuseFull(chat: string, label: string): void {
+    const batch = this.refused.get(chat);
+    if (batch) {
+      batch.push(label);
+      return;
+    }
+    this.refused.set(chat, [label]);
+    // After the current synchronous batch (a turn's session ops run in one go).
+    void Promise.resolve().then(() => {
+      const labels = this.refused.get(chat) ?? [label];
+      this.refused.delete(chat);
+      this.send(chat, queueFullText(labels), `queue-full:${randomId(this.d.random, '', 4)}`, 'device');
+    });
   }
 
   private newTag(): string {
@@ -253,6 +298,12 @@ export class Fabric {
       return this.fail(job, `the job could not be journaled (${errorMessage(e)})`, false);
     }
     const brief = this.d.brief(p);
+    const notes = [...(choice.note ? [choice.note] : []), ...brief.notes].map((n) => n.replace(TRAILING_STOPS, ''));
+    if (notes.length) {
+      // For the model (its next turn in that chat) and the log.
+      this.d.log.info('agents', `${job.tag} notes: ${notes.join('; ')}`);
+      this.d.note(job.chat, `[SESSIONS] ${job.tag} [${displayName(job)}] went to ${job.provider} ${job.model} with notes: ${notes.join('; ')}.`);
+    }
     this.d.trace(job.chat, 'ev:spawn', job.tag, `ev:spawn ${job.tag} [${displayName(job)}] ${job.provider} ${job.model}: ${capChars(oneLine(p.task), 200).text}`);
     const backend = this.d.backend(job.provider, choice.endpoint);
     this.backends.set(job.tag, backend);
@@ -392,15 +443,15 @@ export class Fabric {
   }
 
   private tell(job: JobOrigin, text: string, key: string): void {
-    this.send(job.chat, text, key);
+    this.send(job.chat, text, key, 'device');
   }
 
   /** Sends a message to a chat and remembers it for GET /api/sessions. */
-  send(chat: string, text: string, key: string): void {
+  send(chat: string, text: string, key: string, author: MessageAuthor): void {
     this.sent.push({ chat, text, atWall: this.d.hal.clock.wallMs() });
     while (this.sent.length > MESSAGES_MAX) this.sent.shift();
     try {
-      this.d.messenger().send(chat, text, key);
+      this.d.messenger().send(chat, text, key, author);
     } catch (e) {
       this.d.log.warn('agents', `a message to chat ${chat} was not sent: ${errorMessage(e)}`);
     }

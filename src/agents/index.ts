@@ -8,7 +8,9 @@
 // section of the state snapshot; then resumes the journal's jobs.
 //
 // Ports (src/agents/ports.ts) the rest of the device plugs in:
-//   agents.setMessenger(m)  where the fabric's messages go (default: the outbox)
+//   agents.setMessenger(m)  where the fabric's messages go (installAgents
+//                           plugs in the chat's send queue, ctx.chat.notify;
+//                           default: the outbox)
 //   agents.setDocs(d)       the file store for attachments and project saves
 //                           (installAgents plugs in ctx.files.store)
 //   agents.setSkills(s)     skill capsules and a connector-matching skill's provider
@@ -22,8 +24,6 @@ import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
 import type { ProviderWire } from '../providers/wire.ts';
 import type { Assistant } from '../turn/index.ts';
 import type { SessionOpsHandler } from '../turn/apply.ts';
-import { randomId } from '../util/ids.ts';
-import { capChars } from './text.ts';
 import { backendFor, resumable } from './backends/index.ts';
 import type { BackendEnv } from './backends/types.ts';
 import { FabricBlocks } from './blocks.ts';
@@ -31,10 +31,10 @@ import { buildBrief, type ContextMessage } from './brief.ts';
 import { chooseProvider, modelFor } from './choose.ts';
 import { installFabricConsole } from './console.ts';
 import { filesDocs } from './docs.ts';
-import { Fabric } from './fabric.ts';
+import { Fabric, queueFullText, spawnLabel } from './fabric.ts';
 import { AGENTS_NS, Journal } from './journal.ts';
-import { CONTEXT_MESSAGES, QUEUE_DEPTH } from './limits.ts';
-import { NO_DOCS, NO_SKILLS, outboxMessenger, type AgentDocs, type AgentMessenger, type AgentSkills } from './ports.ts';
+import { CONTEXT_MESSAGES } from './limits.ts';
+import { chatMessenger, NO_DOCS, NO_SKILLS, outboxMessenger, type AgentDocs, type AgentMessenger, type AgentSkills } from './ports.ts';
 import { ResultStore } from './results.ts';
 import { installSessionRoutes } from './routes.ts';
 import { Synthesis } from './synthesis.ts';
@@ -96,8 +96,9 @@ export class Agents {
       docs: () => this.docs,
       trace: (chat, ev, tag, text) => this.trace(chat, ev, tag, text),
       landed: (origin) => this.synthesis.landed(origin),
+      note: (chat, line) => assistant.engine.queueInput(chat, line),
     });
-    this.synthesis = new Synthesis({ clock: hal.clock, log, results: this.results, engine: assistant.engine, send: (chat, text, key) => this.fabric.send(chat, text, key) });
+    this.synthesis = new Synthesis({ clock: hal.clock, log, results: this.results, engine: assistant.engine, send: (chat, text, key, author) => this.fabric.send(chat, text, key, author) });
     this.blocks = new FabricBlocks({
       fabric: this.fabric,
       results: this.results,
@@ -162,7 +163,8 @@ export class Agents {
         const spec = { task: op.task, provider: op.provider, model: op.model, skill: op.skill, name: op.name, project: op.project, attach: op.attach };
         const r = this.fabric.enqueue(spec, origin);
         if (r.ok) lines.push(`[SESSIONS] Queued ${r.tag}${op.name ? ` [${op.name}]` : ''} (position ${r.position}); its result comes back to this chat by itself.`);
-        else if (r.reason === 'queue-full') full.push(op.name || `"${capChars(op.task, 40).text}"`);
+        // The fabric tells the chat, once for the turn's refused spawns.
+        else if (r.reason === 'queue-full') full.push(spawnLabel(spec));
         else lines.push(`[SESSIONS] A spawn was refused: ${r.message}.`);
       } else if (op.op === 'terminate') {
         if (!op.id) {
@@ -176,11 +178,7 @@ export class Agents {
       }
     }
     if (turn.spawn.length) lines.push(`[SESSIONS] The top-level spawn array is retired: ${turn.spawn.length} item(s) ignored. Use session_ops with op spawn.`);
-    if (full.length) {
-      const text = `The sub-agent queue is full (${QUEUE_DEPTH} waiting), so ${full.join(', ')} ${full.length === 1 ? 'was' : 'were'} not queued. The queued jobs start as running ones finish; ask again then.`;
-      this.fabric.send(req.chat, text, `queue-full:${randomId(this.ctx.random, '', 4)}`);
-      lines.push(`[SESSIONS] ${text}`);
-    }
+    if (full.length) lines.push(`[SESSIONS] ${queueFullText(full)}`);
     return Promise.resolve(lines);
   };
 
@@ -192,6 +190,8 @@ export class Agents {
 
 export function installAgents(ctx: Context, deps: AgentsDeps): Agents {
   const agents = new Agents(ctx, deps);
+  // The chat messenger's durable send queue (the outbox while the chat cannot take a message).
+  agents.setMessenger(chatMessenger(ctx.chat));
   // The file store (src/files/) for [ATTACHED] documents and project saves.
   agents.setDocs(filesDocs(ctx.files.store));
   agents.blocks.register(deps.assistant.blocks);

@@ -3,8 +3,11 @@
 // without) them and main.ts (or their owners) plug the real ones in:
 //   AgentMessenger  sends the fabric's messages to a chat (job completions,
 //                   failures, the queue-full notice, synthesis replies,
-//                   directly delivered results). Default: the owner-notice
-//                   outbox (the chat client drains it).
+//                   directly delivered results). installAgents plugs in the
+//                   chat messenger's durable send queue (ctx.chat.notify,
+//                   which keeps a message in the owner-notice outbox while
+//                   the chat cannot take it); the default, for a device
+//                   without the chat, is the outbox itself.
 //   AgentDocs       reads [ATTACHED: <project>/<name>] documents and saves a
 //                   project's result as <project>/<name>-<tag>.md. Default:
 //                   no file store (attachments get an explicit note, saves
@@ -12,9 +15,17 @@
 //   AgentSkills     approved skill capsules for the brief, and the provider a
 //                   connector-matching skill names. Default: none.
 
+/**
+ * Who speaks in a message: the device (job completions, failures, the
+ * queue-full notice, the heading over directly delivered results: signed with
+ * the device's name like every device notice) or the assistant (a synthesis
+ * turn's reply: its own words, unsigned like any turn reply).
+ */
+export type MessageAuthor = 'device' | 'assistant';
+
 /** Sends text to a chat; key de-duplicates (a restart may finish a job twice). */
 export interface AgentMessenger {
-  send(chat: string, text: string, key: string): void;
+  send(chat: string, text: string, key: string, author: MessageAuthor): void;
 }
 
 export type DocRead = { ok: true; text: string } | { ok: false; reason: string };
@@ -59,9 +70,12 @@ export function isMessengerChat(chat: string): boolean {
   return MESSENGER_CHAT.test(chat);
 }
 
+/** Where a message cut in the outbox can still be read whole. */
+export const WHOLE_TEXT_AT = 'GET /api/sessions has the whole message until a restart, results.get each result';
+
 /** What the default messenger needs of the outbox (src/chat/outbox.ts). */
 export interface NoticeQueue {
-  post(key: string, text: string, chat?: string): boolean;
+  post(key: string, text: string, options?: { chat?: string; signed?: boolean; rest?: string }): boolean;
 }
 
 /**
@@ -70,9 +84,28 @@ export interface NoticeQueue {
  */
 export function outboxMessenger(outbox: NoticeQueue): AgentMessenger {
   return {
-    send: (chat, text, key) => {
-      if (isMessengerChat(chat)) outbox.post(key, text, chat);
-      else outbox.post(key, text);
+    send: (chat, text, key, author) => {
+      outbox.post(key, text, { ...(isMessengerChat(chat) ? { chat } : {}), signed: author === 'device', rest: WHOLE_TEXT_AT });
+    },
+  };
+}
+
+/** What the chat messenger offers for device messages (src/chat/index.ts, ctx.chat.notify). */
+export interface DeviceNotifier {
+  notify(m: { key: string; text: string; chat?: string; signed: boolean; provenance: 'model' | 'device'; rest?: string }): unknown;
+}
+
+/**
+ * The fabric's messages through the chat's durable send queue, to the
+ * spawning chat when it is a messenger chat, else to the owner's chat. Every
+ * one counts as model-written for the outbound content check: even the
+ * device's own templates carry a model-chosen job name, a provider's error
+ * text or a sub-agent's result.
+ */
+export function chatMessenger(chat: DeviceNotifier): AgentMessenger {
+  return {
+    send: (to, text, key, author) => {
+      chat.notify({ key, text, ...(isMessengerChat(to) ? { chat: to } : {}), signed: author === 'device', provenance: 'model', rest: WHOLE_TEXT_AT });
     },
   };
 }

@@ -6,7 +6,8 @@
 //          recent: [...], results: [{tag, kind, name, size, fresh, ...}],
 //          messages: [{chat, text, at}], synthesis: {turns, direct, due}}
 //   POST  action=spawn&task=...[&provider&model&name&project&skill&attach=a/b.md,c/d.md]
-//           -> 202 {queued: tag, position}; 409 queue-full; 400 bad input
+//           -> 202 {queued: tag, position}; 409 queue-full (the owner's chat is
+//           told as well); 400 bad input
 //         action=terminate&id=<tag> -> 200 {terminated: tag}; 404; 409 already ended
 //   (form fields or a JSON object). Web spawns report to the owner's chat.
 
@@ -84,7 +85,8 @@ export function installSessionRoutes(ctx: Context, d: { fabric: Fabric; results:
         const s = spawnSpec(f);
         if (!s.ok) return errorResponse(400, 'bad-request', `${s.error[0]!.toUpperCase()}${s.error.slice(1)}. Nothing was queued.`);
         const r = fabric.enqueue(s.spec, { chat: 'web', person: null, admin: true });
-        if (!r.ok) return r.reason === 'queue-full' ? errorResponse(409, 'queue-full', `The sub-agent queue is full (${QUEUE_DEPTH} waiting). Queued jobs start as running ones finish.`) : errorResponse(400, 'bad-request', r.message);
+        // A full queue: the fabric tells the owner's chat too (the spec's queue-full message).
+        if (!r.ok) return r.reason === 'queue-full' ? errorResponse(409, 'queue-full', r.message) : errorResponse(400, 'bad-request', r.message);
         return jsonResponse({ queued: r.tag, position: r.position }, 202);
       }
       if (action === 'terminate') {

@@ -13,6 +13,7 @@ import type { Log } from '../log/log.ts';
 import type { TurnOutcome, TurnRequest } from '../turn/engine.ts';
 import { errorMessage } from '../util/json.ts';
 import { COALESCE_MS, DIRECT_MS, FRESH_CHARS, SYNTH_RETRY_MS } from './limits.ts';
+import type { MessageAuthor } from './ports.ts';
 import type { ResultStore } from './results.ts';
 import { capChars } from './text.ts';
 import type { JobOrigin } from './types.ts';
@@ -29,7 +30,7 @@ export interface SynthesisDeps {
   log: Log;
   results: ResultStore;
   engine: { readonly busy: boolean; run(req: TurnRequest): Promise<TurnOutcome> };
-  send(chat: string, text: string, key: string): void;
+  send(chat: string, text: string, key: string, author: MessageAuthor): void;
 }
 
 interface Due {
@@ -105,7 +106,8 @@ export class Synthesis {
     if (outcome?.status === 'ok') {
       const text = [reply, ask].filter((t) => t.trim()).join('\n\n');
       // Keyed by the results' tags, which never repeat (a restart restarts the monotonic clock).
-      if (text) this.d.send(chat, text, key);
+      // The assistant's own words, like any turn reply: not signed as the device's.
+      if (text) this.d.send(chat, text, key, 'assistant');
       return;
     }
     this.direct(chat, outcome ? `the automatic turn ended with ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}` : 'the automatic turn failed');
@@ -130,7 +132,8 @@ export class Synthesis {
       const c = capChars(r.text, FRESH_CHARS);
       return `[${r.name}] (${r.tag}${r.kind === 'partial' ? ', partial' : ''}):\n${c.text}${c.cut ? '\n(cut; results.get has the rest)' : ''}`;
     });
-    this.d.send(chat, [DIRECT_HEADING, ...parts].join('\n\n'), `direct:${fresh.map((r) => r.tag).join(',')}`);
+    // The device hands the results over under its own heading (signed); the outbound check still reads them as model text.
+    this.d.send(chat, [DIRECT_HEADING, ...parts].join('\n\n'), `direct:${fresh.map((r) => r.tag).join(',')}`, 'device');
     this.d.results.consume(fresh.map((r) => r.tag));
   }
 

@@ -83,7 +83,8 @@ export function fabricTools(d: ToolDeps): ToolSpec[] {
         const s = spawnSpec(args);
         if (!s.ok) return fail('bad-arguments', s.error);
         const r = fabric.enqueue(s.spec, d.originOf(caller));
-        if (!r.ok) return fail(r.reason, r.reason === 'queue-full' ? `The sub-agent queue is full (${fabric.queued()} waiting); the queued jobs start as running ones finish. Try again later.` : r.message);
+        // A full queue: the fabric tells the chat too (the spec's queue-full message).
+        if (!r.ok) return fail(r.reason, r.message);
         return ok(`Queued ${r.tag}${s.spec.name ? ` [${s.spec.name}]` : ''} (position ${r.position}). Its result comes back to this chat when it finishes.`);
       },
     },

@@ -16,20 +16,22 @@ import type { HttpClient } from '../net/http/client.ts';
 import type { ProviderSettings } from '../providers/settings.ts';
 import type { Compactor } from '../turn/compact.ts';
 import type { Assistant } from '../turn/index.ts';
+import { errorMessage } from '../util/json.ts';
 import { ChatCommands } from './commands.ts';
 import { installChatConsole } from './console.ts';
 import { connectFiles } from './files-bridge.ts';
 import { Moderation, type FetchedDecision, type Provenance } from './moderation.ts';
 import { registerOwnerCommands } from './owner-commands.ts';
 import { PEOPLE_NS, PeopleRegistry } from './people.ts';
+import { OUTBOX_MAX, type Outbox } from './outbox.ts';
 import { ChatQueue } from './queue.ts';
 import { installChatRoutes } from './routes.ts';
-import { ChatService, type InboundFiles } from './service.ts';
+import { ChatService, type DeviceMessage, type InboundFiles, type NotifyOutcome } from './service.ts';
 import { CHAT_NS, ChatSettings } from './settings.ts';
 import { BotApi, type BotResult, type Upload } from './telegram.ts';
 import { registerChatTools } from './tools.ts';
 
-export type { InboundFiles, InboundWriter } from './service.ts';
+export type { DeviceMessage, InboundFiles, InboundWriter, NotifyOutcome } from './service.ts';
 export type { ChatCommand, ChatCommandCall } from './commands.ts';
 
 export type SendResult = { ok: true } | { ok: false; error: string };
@@ -45,8 +47,11 @@ export class Chat {
   private api: BotApi | null = null;
   private service: ChatService | null = null;
   private files: InboundFiles | null = null;
+  private outbox: Outbox | null = null;
+  private log: Log;
 
   constructor(nvs: Nvs, store: (ns: string) => Store, log: Log) {
+    this.log = log;
     this.settings = new ChatSettings(store(CHAT_NS), log.redactor);
     this.people = new PeopleRegistry(store(PEOPLE_NS), this.settings);
     this.queue = new ChatQueue(nvs);
@@ -66,6 +71,32 @@ export class Chat {
   /** The injection screen for fetched content, by the caller's role (admins are not screened). */
   screenFetched(content: string, caller: { admin: boolean }): FetchedDecision {
     return this.moderation.fetched(content, caller);
+  }
+
+  /**
+   * Sends a message the device writes on its own (a notice, a sub-agent's
+   * completion, summary or results) to the chat it names or the owner's:
+   * through the durable send queue, de-duplicated by key across restarts,
+   * split into messages of 4096 characters. While the chat cannot take it
+   * (no bot token or owner chat, Notifier mode) it waits in the owner-notice
+   * outbox, whose bounds never lose text silently (`rest` names where the
+   * whole text can be read if it has to be cut there).
+   */
+  notify(m: DeviceMessage & { rest?: string }): NotifyOutcome | 'waiting' {
+    let r: NotifyOutcome = 'unroutable';
+    try {
+      if (this.service) r = this.service.notify(m);
+    } catch (e) {
+      // The send queue could not be written (NVS full): the outbox keeps it instead.
+      this.log.warn('chat', `message ${m.key} not queued (${errorMessage(e)}); it waits in the outbox`);
+    }
+    if (r !== 'unroutable') return r;
+    if (!this.outbox) {
+      this.log.warn('chat', `message ${m.key} not sent: the chat is not installed`);
+      return 'unroutable';
+    }
+    this.outbox.post(m.key, m.text, { chat: m.chat, signed: m.signed, rest: m.rest });
+    return 'waiting';
   }
 
   /** Queues text for a chat on the allowlist (model-written text to a guest is screened first). */
@@ -110,7 +141,9 @@ export class Chat {
       files: () => this.files,
     }));
     ctx.memory.setPeople(this.people);
+    this.outbox = ctx.outbox;
     ctx.outbox.onPost = () => service.drainNotices();
+    ctx.outbox.onDrop = (n) => ctx.log.warn('chat', `owner notice ${n.key} dropped: the outbox is full (at most ${OUTBOX_MAX} wait); the next delivery says so`);
     ctx.ota.addBusyProbe(() => service.busy());
     registerOwnerCommands(this.commands, { ctx, assistant, compactor, later: (chat, text) => void service.sendText(chat, service.sign(text), 'device') });
     connectFiles(ctx, {

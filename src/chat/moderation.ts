@@ -120,13 +120,18 @@ export class Moderation {
     return { pass: true, screened: true };
   }
 
+  /** Whether the outbound gate would ask for a verdict on text with this provenance for this recipient. */
+  screensOutbound(recipient: Role, provenance: Provenance): boolean {
+    return provenance === 'model' && recipient === 'guest' && this.deps.switches().outbound;
+  }
+
   /**
    * The outbound gate: text to a guest, when switched on. Device-authored
    * text (provenance 'device', decided by the caller, never read from the
    * text) is exempt. No verdict sends it (fails open); a flagged one is held.
    */
   async outbound(text: string, recipient: Role, provenance: Provenance): Promise<OutboundDecision> {
-    if (provenance === 'device' || recipient !== 'guest' || !this.deps.switches().outbound) return { send: true, screened: false };
+    if (!this.screensOutbound(recipient, provenance)) return { send: true, screened: false };
     const v = await this.classify(text);
     if (!v.ok) {
       this.deps.log.warn('chat', `reply to a guest sent unscreened: ${v.error}`);

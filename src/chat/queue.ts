@@ -9,10 +9,19 @@
 // its reply, and a queued reply is removed once the service accepted it. The
 // one window left is a power cut between the service's acceptance and that
 // removal, which sends that reply twice; nothing is ever lost.
+// Device messages (owner notices, sub-agent results and summaries) carry a
+// de-duplication key: the last KEYS_MAX keys are stored in the same atomic
+// write that queues a keyed message, so a message queued again after a
+// restart (a journaled job polled to its end twice) is recognised and not
+// sent twice. A device message that must pass the outbound content check
+// first waits whole as a screening entry; the write that removes it queues
+// its pieces (or the held-back note), so a restart during the check runs the
+// check again and loses nothing.
 //
 // NVS namespace chatq: 'off' (next offset, as text: update ids may pass 2^31),
-// 'bot' (the bot id the offset belongs to), 'i<update id>' inbound and
-// 'o<sequence>' outbound entries as UTF-8 JSON blobs, 'oseq' the sequence.
+// 'bot' (the bot id the offset belongs to), 'i<update id>' inbound,
+// 'o<sequence>' outbound and 's<sequence>' screening entries as UTF-8 JSON
+// blobs, 'oseq' the sequence, 'keys' the recent message keys (JSON blob).
 
 import type { Nvs } from '../hal/index.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
@@ -23,8 +32,21 @@ export const QUEUE_NS = 'chatq';
 export const INBOX_MAX = 8;
 /** Reply pieces waiting to be sent; a full outbox holds back handling the next update. */
 export const OUTBOX_MAX = 16;
+/**
+ * Device messages (notices, sub-agent results) are queued while fewer than
+ * this many pieces wait; past it they wait in the owner-notice outbox
+ * (bounded, drops reported), so a long outage cannot fill NVS.
+ */
+export const DEVICE_QUEUE_MAX = 24;
 /** A Bot API message holds at most 4096 characters. */
 export const MESSAGE_CHARS = 4096;
+/**
+ * Device-message keys remembered for de-duplication. A repeat can only come
+ * from a restart that finishes journaled work again (at most 6 sub-agent
+ * jobs, each with a completion and a summary), moments after the first.
+ */
+export const KEYS_MAX = 32;
+const K_KEYS = 'keys';
 
 export interface InFile {
   id: string;
@@ -52,6 +74,16 @@ export interface OutEntry {
   t: string;
 }
 
+/** A device message waiting for the outbound content check (then queued whole, split into pieces). */
+export interface ScreenEntry {
+  s: number;
+  c: string;
+  /** the text as written (unsigned) */
+  t: string;
+  /** 1: signed with the device's name once it passes */
+  g: 0 | 1;
+}
+
 function blob(v: unknown): Uint8Array {
   return encode(JSON.stringify(v));
 }
@@ -69,6 +101,11 @@ function readIn(v: unknown): InEntry | null {
 function readOut(v: unknown): OutEntry | null {
   if (!isPlainObject(v) || typeof v['s'] !== 'number' || typeof v['c'] !== 'string' || typeof v['t'] !== 'string') return null;
   return { s: v['s'], c: v['c'], t: v['t'] };
+}
+
+function readScreen(v: unknown): ScreenEntry | null {
+  const o = readOut(v);
+  return o && isPlainObject(v) ? { ...o, g: v['g'] === 1 ? 1 : 0 } : null;
 }
 
 /** UTF-16 units of one code point, as the Bot API counts (on XS a string unit is a whole code point). */
@@ -110,6 +147,8 @@ export function splitMessage(text: string, max = MESSAGE_CHARS): string[] {
 export class ChatQueue {
   private inbox = new Map<number, InEntry>();
   private outbox: OutEntry[] = [];
+  private screening: ScreenEntry[] = [];
+  private keys: string[] = [];
   private seq = 0;
 
   constructor(private readonly nvs: Nvs) {
@@ -124,11 +163,17 @@ export class ChatQueue {
       } else if (key.startsWith('o')) {
         const e = readOut(parsed.value);
         if (e) this.outbox.push(e);
+      } else if (key.startsWith('s')) {
+        const e = readScreen(parsed.value);
+        if (e) this.screening.push(e);
+      } else if (key === K_KEYS && Array.isArray(parsed.value)) {
+        this.keys = parsed.value.filter((k): k is string => typeof k === 'string').slice(-KEYS_MAX);
       }
     }
     this.outbox.sort((a, b) => a.s - b.s);
+    this.screening.sort((a, b) => a.s - b.s);
     const stored = nvs.get(QUEUE_NS, 'oseq');
-    this.seq = Math.max(typeof stored === 'number' ? stored : 0, ...this.outbox.map((o) => o.s));
+    this.seq = Math.max(typeof stored === 'number' ? stored : 0, ...this.outbox.map((o) => o.s), ...this.screening.map((o) => o.s));
   }
 
   /** The offset the next poll asks from (0: from the oldest the service holds). */
@@ -145,6 +190,10 @@ export class ChatQueue {
   }
   outRoom(): number {
     return Math.max(0, OUTBOX_MAX - this.outbox.length);
+  }
+  /** Room for device messages (pieces and screening entries count). */
+  deviceRoom(): boolean {
+    return this.outbox.length + this.screening.length < DEVICE_QUEUE_MAX;
   }
 
   /**
@@ -167,23 +216,69 @@ export class ChatQueue {
 
   /** Handled: the entry leaves and its reply pieces are queued, in one atomic write. */
   finish(updateId: number, replies: ReadonlyArray<{ chat: string; text: string }>): OutEntry[] {
+    return this.write([`i${updateId}`], replies, null);
+  }
+
+  /**
+   * One atomic write: removes entries (inbound or screening; absent ones are
+   * skipped), queues the replies' pieces, and records a message key.
+   */
+  private write(remove: readonly string[], replies: ReadonlyArray<{ chat: string; text: string }>, key: string | null, screen: ScreenEntry | null = null): OutEntry[] {
     const pieces: OutEntry[] = [];
     let seq = this.seq;
     for (const r of replies) for (const t of splitMessage(r.text)) pieces.push({ s: ++seq, c: r.chat, t });
+    const held = screen ? { ...screen, s: ++seq } : null;
+    const gone = remove.filter((k) => (k.startsWith('i') ? this.inbox.has(Number(k.slice(1))) : this.screening.some((e) => `s${e.s}` === k)));
+    const keys = key ? [...this.keys, key].slice(-KEYS_MAX) : null;
     this.nvs.setMany(QUEUE_NS, [
-      ...(this.inbox.has(updateId) ? [[`i${updateId}`, undefined] as const] : []),
+      ...gone.map((k) => [k, undefined] as const),
       ...pieces.map((p) => [`o${p.s}`, blob(p)] as const),
+      ...(held ? [[`s${held.s}`, blob(held)] as const] : []),
+      ...(keys ? [[K_KEYS, blob(keys)] as const] : []),
       ['oseq', seq],
     ]);
-    this.inbox.delete(updateId);
+    for (const k of gone) {
+      if (k.startsWith('i')) this.inbox.delete(Number(k.slice(1)));
+      else this.screening = this.screening.filter((e) => `s${e.s}` !== k);
+    }
     this.seq = seq;
+    if (keys) this.keys = keys;
+    if (held) this.screening.push(held);
     this.outbox.push(...pieces);
     return pieces;
   }
 
   /** Queues messages that answer no update (tool sends, notices). */
   send(replies: ReadonlyArray<{ chat: string; text: string }>): OutEntry[] {
-    return this.finish(-1, replies);
+    return this.write([], replies, null);
+  }
+
+  /** Whether a device message with this key was queued lately. */
+  hasKey(key: string): boolean {
+    return this.keys.includes(key);
+  }
+
+  /** Queues a keyed device message; null when the key was queued before (nothing written). */
+  sendKeyed(chat: string, text: string, key: string): OutEntry[] | null {
+    if (this.hasKey(key)) return null;
+    return this.write([], [{ chat, text }], key);
+  }
+
+  /** Keeps a keyed device message whole until the content check passes it; null when the key was queued before. */
+  screenLater(chat: string, text: string, signed: boolean, key: string): ScreenEntry | null {
+    if (this.hasKey(key)) return null;
+    this.write([], [], key, { s: 0, c: chat, t: text, g: signed ? 1 : 0 });
+    return this.screening[this.screening.length - 1] ?? null;
+  }
+
+  /** Messages waiting for the content check, oldest first. */
+  pendingScreen(): readonly ScreenEntry[] {
+    return this.screening;
+  }
+
+  /** Checked: the screening entry leaves and what goes out instead is queued, in one atomic write. */
+  screened(seq: number, replies: ReadonlyArray<{ chat: string; text: string }>): OutEntry[] {
+    return this.write([`s${seq}`], replies, null);
   }
 
   pendingOut(): readonly OutEntry[] {

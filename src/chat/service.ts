@@ -74,17 +74,34 @@ export interface ServiceDeps {
 
 type Reply = { chat: string; text: string };
 
+/** A message the device sends on its own (not an answer to a chat message). */
+export interface DeviceMessage {
+  /** De-duplication key (a restart may produce the same message again). */
+  key: string;
+  text: string;
+  /** The chat to tell (absent: the owner's chat). */
+  chat?: string;
+  /** Signed with the device's name and firmware: device notices yes, the assistant's own words no. */
+  signed: boolean;
+  /** Who wrote it, for the outbound gate (text to a guest written by a model is screened). */
+  provenance: Provenance;
+}
+
+export type NotifyOutcome = 'queued' | 'duplicate' | 'dropped' | 'unroutable';
+
 export class ChatService {
   private gen = 0;
   private running = false;
   private pollCancel: { onCancel: (() => void) | null } | null = null;
   private sleeper: { timer: Timer; wake: () => void } | null = null;
   private backoff = 0;
+  private sendBackoff = 0;
   private chains = new Map<string, Promise<void>>();
   private inflight = new Set<number>();
   private sending = false;
   private sendTimer: Timer | null = null;
-  private noticing = false;
+  private screening = false;
+  private draining = false;
   private roomWaiters: Array<() => void> = [];
   private rejectNoted = new Map<string, number>();
   readonly rejected: RejectedChat[] = [];
@@ -106,6 +123,7 @@ export class ChatService {
     const { api, settings, queue } = this.d;
     api.setToken(settings.token());
     this.running = true;
+    this.sendBackoff = 0;
     const gen = ++this.gen;
     if (!api.hasToken()) {
       this.state = 'off';
@@ -114,6 +132,7 @@ export class ChatService {
     // What a reboot left in the queues: handle the held updates, send the held replies.
     for (const e of queue.pendingIn()) this.dispatch(e);
     this.wakeSender();
+    this.screenPending();
     this.drainNotices();
     void this.pollLoop(gen);
   }
@@ -446,9 +465,8 @@ export class ChatService {
   }
 
   wakeSender(): void {
-    if (!this.running || this.sending) return;
-    this.sendTimer?.cancel();
-    this.sendTimer = null;
+    // While backing off after a failure, the timer tries again; a new message does not cut the wait short.
+    if (!this.running || this.sending || this.sendTimer) return;
     void this.sendLoop(this.gen);
   }
 
@@ -456,7 +474,6 @@ export class ChatService {
     const { api, queue, ctx } = this.d;
     if (!api.hasToken()) return;
     this.sending = true;
-    let backoff = 0;
     try {
       for (;;) {
         if (gen !== this.gen) return;
@@ -469,10 +486,12 @@ export class ChatService {
           if (!r.ok) ctx.log.warn('chat', `a message to chat ${m.c} was refused and dropped: ${r.message}`);
           queue.sent(m.s);
           this.roomFreed();
-          backoff = 0;
+          this.sendBackoff = 0;
           continue;
         }
-        backoff = r.error === 'rate-limit' && r.retryAfterS ? r.retryAfterS * 1000 : Math.min(BACKOFF_MAX_MS, backoff ? backoff * 2 : BACKOFF_MIN_MS);
+        // The wait grows across tries (a retry starts a new loop, so it is kept on the service).
+        this.sendBackoff = Math.min(BACKOFF_MAX_MS, this.sendBackoff ? this.sendBackoff * 2 : BACKOFF_MIN_MS);
+        let backoff = r.error === 'rate-limit' && r.retryAfterS ? r.retryAfterS * 1000 : this.sendBackoff;
         if (r.error === 'unauthorized' || r.error === 'no-token') backoff = UNAUTHORIZED_RETRY_MS;
         ctx.log.warn('chat', `sending failed (${r.error}: ${r.message}); next try in ${Math.round(backoff / 1000)} s`);
         this.sendTimer = ctx.hal.clock.setTimeout(() => {
@@ -489,45 +508,86 @@ export class ChatService {
     this.drainNotices();
   }
 
-  /** Owner notices (the outbox): each to its chat (default the owner's), acknowledged once sent. */
-  drainNotices(): void {
-    if (!this.running || this.noticing || !this.d.api.hasToken()) return;
-    this.noticing = true;
-    const gen = this.gen;
-    void this.noticeLoop(gen).finally(() => {
-      this.noticing = false;
-      if (this.running && gen !== this.gen) this.drainNotices();
-    });
+  /**
+   * A device message (an owner notice, a sub-agent's completion or summary)
+   * into the durable send queue, to the chat it names or the owner's:
+   *   queued      it goes out (or waits for the content check first, whole)
+   *   duplicate   a message with this key was queued lately: not again
+   *   dropped     the chat it names may no longer talk to this device (logged)
+   *   unroutable  no bot token, no owner chat, the service is not running, or
+   *               the send queue holds DEVICE_QUEUE_MAX pieces already: the
+   *               caller keeps it (the outbox)
+   * Signed messages get the device's name and firmware; text to a guest
+   * whose provenance is 'model' passes the outbound gate before it is sent.
+   */
+  notify(n: DeviceMessage): NotifyOutcome {
+    const { people, queue, moderation, ctx } = this.d;
+    if (!this.running || !this.d.api.hasToken()) return 'unroutable';
+    // Notices that waited in the outbox go first, so messages keep their order.
+    this.drainNotices();
+    if (!queue.deviceRoom()) return 'unroutable';
+    const chat = n.chat ?? people.ownerChat();
+    if (!chat) return 'unroutable';
+    if (n.chat && !people.mayChat(n.chat)) {
+      ctx.log.info('chat', `message ${n.key} dropped: chat ${n.chat} may no longer talk to this device`);
+      return 'dropped';
+    }
+    if (moderation.screensOutbound(people.roleOfChat(chat), n.provenance)) {
+      if (!queue.screenLater(chat, n.text, n.signed, n.key)) return 'duplicate';
+      this.screenPending();
+      return 'queued';
+    }
+    if (!queue.sendKeyed(chat, n.signed ? this.sign(n.text) : n.text, n.key)) return 'duplicate';
+    this.wakeSender();
+    return 'queued';
   }
 
-  private async noticeLoop(gen: number): Promise<void> {
-    const { ctx, api, people } = this.d;
-    for (const n of ctx.outbox.pending()) {
+  /** Device messages waiting for the outbound content check: checked one at a time, oldest first. */
+  private screenPending(): void {
+    if (!this.running || this.screening) return;
+    this.screening = true;
+    const gen = this.gen;
+    void this.screenLoop(gen)
+      .catch((e: unknown) => this.d.ctx.log.error('chat', `checking a message failed: ${errorMessage(e)}`))
+      .finally(() => {
+        this.screening = false;
+        if (this.running && gen !== this.gen) this.screenPending();
+      });
+  }
+
+  private async screenLoop(gen: number): Promise<void> {
+    const { queue, people, moderation } = this.d;
+    for (let e = queue.pendingScreen()[0]; e && gen === this.gen; e = queue.pendingScreen()[0]) {
+      if (!people.mayChat(e.c)) {
+        this.d.ctx.log.info('chat', `a message to chat ${e.c} dropped: the chat may no longer talk to this device`);
+        queue.screened(e.s, []);
+        continue;
+      }
+      const gate = await moderation.outbound(e.t, people.roleOfChat(e.c), 'model');
       if (gen !== this.gen) return;
-      const chat = n.chat ?? people.ownerChat();
-      if (!chat) return; // no owner chat yet: notices wait
-      if (n.chat && !people.mayChat(n.chat)) {
-        ctx.log.info('chat', `notice ${n.key} dropped: chat ${n.chat} may no longer talk to this device`);
+      if (gate.send) queue.screened(e.s, [{ chat: e.c, text: e.g ? this.sign(e.t) : e.t }]);
+      else {
+        this.hold(e.c, e.t, gate.categories);
+        queue.screened(e.s, [{ chat: e.c, text: this.sign("A message for you was held back: it did not pass this device's content check.") }]);
+      }
+      this.wakeSender();
+    }
+  }
+
+  /** Owner notices (the outbox) move into the send queue once there is a token and an owner chat. */
+  drainNotices(): void {
+    const { ctx } = this.d;
+    if (!this.running || this.draining || !this.d.api.hasToken()) return;
+    this.draining = true;
+    try {
+      for (const n of ctx.outbox.pending()) {
+        // A notice for a named chat may carry model-written text (a sub-agent's result): screened for a guest.
+        const r = this.notify({ key: n.key, text: n.text, chat: n.chat, signed: n.signed, provenance: n.chat ? 'model' : 'device' });
+        if (r === 'unroutable') return; // no owner chat yet: notices wait
         ctx.outbox.ack(n.key);
-        continue;
       }
-      let text = this.sign(n.text);
-      if (n.chat && people.roleOfChat(n.chat) === 'guest') {
-        const gate = await this.d.moderation.outbound(n.text, 'guest', 'model');
-        if (!gate.send) {
-          this.hold(n.chat, n.text, gate.categories);
-          text = this.sign('A result for you was held back: it did not pass this device\'s content check.');
-        }
-      }
-      const r = await api.sendMessage(chat, text);
-      if (r.ok || r.error === 'refused') {
-        if (!r.ok) ctx.log.warn('chat', `notice ${n.key} refused and dropped: ${r.message}`);
-        ctx.outbox.ack(n.key);
-        continue;
-      }
-      ctx.log.warn('chat', `notice not sent (${r.error}); it waits`);
-      ctx.hal.clock.setTimeout(() => this.drainNotices(), r.retryAfterS ? r.retryAfterS * 1000 : 30_000);
-      return;
+    } finally {
+      this.draining = false;
     }
   }
 

@@ -42,12 +42,17 @@ export interface ToolSpec {
   schema: JsonSchema;
   access: ToolAccess;
   where: ToolWhere;
-  /** May run in scheduled or unattended turns (default true). */
+  /**
+   * May run in scheduled or unattended turns (default true). false refuses
+   * every unattended turn, scheduled ones and the sub-agent synthesis turn
+   * included: the spec's unattended rails (no reboot, no ttsOn, no
+   * loop.create), so loop.create and skill.save set it.
+   */
   unattended?: boolean;
   /**
    * May run in scheduled turns (default true). false refuses only scheduled
-   * turns (loop.create); unattended: false refuses every unattended turn,
-   * scheduled ones included (skill.save).
+   * turns and still allows other unattended ones, such as the synthesis
+   * turn; a tool the unattended rails name needs unattended: false instead.
    */
   scheduled?: boolean;
   /** Registered but currently unusable (e.g. no SD card, no key): not advertised. */

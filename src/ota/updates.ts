@@ -27,6 +27,8 @@ const WHITESPACE_RUNS = /\s+/g;
 export const DEFAULT_UPDATE_BASE = 'https://updates.desk-assistant.invalid/releases';
 export const K_BASE = 'otaBase';
 export const K_AUTO = 'autoUpd';
+/** The newest version the update-available notice announced (once per version, across reboots). */
+export const K_ANNOUNCED = 'otaAnnounced';
 
 export const FIRST_CHECK_MS = 2 * 60_000;
 export const CHECK_EVERY_MS = 24 * 60 * 60_000;
@@ -219,11 +221,21 @@ export class Updates {
     if (o.result === 'new-version' && this.ctx.mode === 1 && o.latest) this.notify(o.latest, o.notes ?? '');
   }
 
-  /** The update-available chat notice, once per version (the outbox de-duplicates by key). */
+  /**
+   * The update-available chat notice, once per version: the newest version
+   * announced is kept in the ota namespace, and only a newer one is announced
+   * (an older one the feed falls back to, or the same one after a reboot, is
+   * not). The outbox's own key memory is short; this record is not.
+   */
   private notify(version: string, notes: string): void {
+    const store = this.ctx.store(OTA_NS);
+    const found = parseVersion(version);
+    const last = parseVersion(store.strOrNull(K_ANNOUNCED));
+    if (!found || (last && compareVersions(found, last) <= 0)) return;
     const excerpt = capBytes(notes.replace(WHITESPACE_RUNS, ' ').trim(), 300);
     const text = `Firmware ${version} is available (running ${this.ctx.hal.build.version}).${excerpt ? ` ${excerpt}` : ''} Reply /update to install it.`;
     if (this.ctx.outbox.post(`ota-available:${version}`, text)) this.ctx.log.info('ota', `owner notice queued for ${version}`);
+    store.set(K_ANNOUNCED, version);
   }
 
   // --- apply ---------------------------------------------------------------

@@ -2,13 +2,18 @@
 // provider emulator's job logic: a full queue, terminate, failures (told at
 // once, no fresh result), the Mistral-style 60 s timeout, a restart with jobs
 // in flight (resumed or expired, journal checksums), the 60 s direct
-// delivery, results a person's own turn has seen, and trace rows only while
-// a card is live.
+// delivery, results a person's own turn has seen, trace rows only while a
+// card is live, the result sizes, partial results, B's requires_action,
+// terminating a synchronous call, dispatch notes for the model, and the
+// queue-full message whichever way a spawn came.
 import { describe, expect, it } from 'vitest';
+import { queueFullText } from '../../src/agents/fabric.ts';
 import { DIRECT_HEADING } from '../../src/agents/synthesis.ts';
-import { DIRECT_MS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../src/agents/limits.ts';
+import { DIRECT_MS, ENVELOPE_BYTES, EXCERPT_CHARS, FRESH_CHARS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../src/agents/limits.ts';
+import { HTTP_PORT } from '../../src/main.ts';
 import type { RoundResult } from '../../src/providers/types.ts';
 import { reboot, rig, spawnOp, turn, turnResult } from '../support/agent-rig.ts';
+import { request } from '../support/http.ts';
 
 const spec = (task: string, over: Record<string, unknown> = {}) => ({ task, provider: '', model: '', skill: '', name: '', project: '', attach: [] as string[], ...over });
 const owner = { chat: 'c1', person: null, admin: true };
@@ -284,5 +289,130 @@ describe('trace rows', () => {
     await mem.clock.advance(POLL_MS + 10);
     expect(device.agents.results.list(null)).toHaveLength(1);
     expect(device.ctx.memory.episodic.query({ kind: 'log', session: 'c1', limit: 10 }).rows).toHaveLength(0);
+  });
+});
+
+describe('result sizes (spec Limits: envelope 16 KB, fresh 3500 characters, excerpt 512 characters)', () => {
+  // 3499 two-byte characters, a marker, then far more than the envelope holds.
+  const head = 'é'.repeat(FRESH_CHARS - 1);
+  const result = `${head}Z${'é'.repeat(10_000)}`;
+
+  it('keeps the whole result within 16 KB, shows the first 3500 characters fresh, and excerpts 512 in the trace row', async () => {
+    const { device, wire, net, mem } = rig();
+    net.script({ polls: 1, result });
+    device.agents.fabric.enqueue(spec('big', { name: 'big' }), owner);
+    wire.script(turnResult({ reply: 'A big one came back.' }));
+    await mem.clock.advance(POLL_MS + 10);
+    const [entry] = device.agents.results.list(null);
+    // The envelope is UTF-8 bytes and never cuts a character: 16383 bytes here (16384 would split an é).
+    expect(entry!.size).toBe(ENVELOPE_BYTES - 1);
+    expect(Buffer.byteLength(entry!.text)).toBe(entry!.size);
+    expect(entry!.text.startsWith(`${head}Z`)).toBe(true);
+    expect(result.startsWith(entry!.text)).toBe(true);
+    const rows = device.ctx.memory.episodic.query({ session: 'c1', kind: 'log', limit: 10 }).rows.map((r) => r.text);
+    const row = rows.find((t) => t.startsWith('ev:subresult'))!;
+    expect(row).toBe(`ev:subresult ${entry!.tag} [big]: ${'é'.repeat(EXCERPT_CHARS)}`);
+    // The synthesis turn sees exactly 3500 characters, and where the rest is.
+    await mem.clock.advance(3_100);
+    const system = wire.prompt(0).system;
+    expect(system).toContain(`:\n${head}Z\n(cut at ${FRESH_CHARS} characters; results.get tag ${entry!.tag} offset ${FRESH_CHARS} has the rest)`);
+    expect(system).not.toContain(`${head}Zé`);
+    // results.get serves the rest from there.
+    const page = await device.ctx.tools.call('results.get', { tag: entry!.tag, offset: FRESH_CHARS }, { via: 'mcp', admin: true, scheduled: false, unattended: false, person: null });
+    expect(page.output).toMatch(new RegExp(`^\\[${entry!.tag} big\\] result, ${ENVELOPE_BYTES - 1} bytes, ${FRESH_CHARS + (ENVELOPE_BYTES - 1 - 2 * (FRESH_CHARS - 1) - 1) / 2} characters`));
+  });
+
+  it('delivers at most 3500 characters of a result directly', async () => {
+    const { device, wire, net, mem } = rig();
+    net.script({ polls: 1, result });
+    device.agents.fabric.enqueue(spec('big', { name: 'big' }), owner);
+    wire.script({ kind: 'error', error: 'auth', message: 'bad key' });
+    await mem.clock.advance(POLL_MS + 3_100);
+    const direct = device.agents.fabric.messages().find((m) => m.text.startsWith(DIRECT_HEADING))!.text;
+    expect(direct.endsWith(`:\n${head}Z\n(cut; results.get has the rest)`)).toBe(true);
+  });
+});
+
+describe('partial results, approvals and stops', () => {
+  it('stores an incomplete provider A response and an interrupted provider B session as partial results, and says so', async () => {
+    const { device, wire, net, mem } = rig();
+    net.script({ polls: 1, partial: true, result: 'half of A', host: 'api.openai.com' }, { polls: 1, partial: true, result: 'half of B', host: 'api.anthropic.com' });
+    const f = device.agents.fabric;
+    f.enqueue(spec('a', { name: 'ay', provider: 'openai' }), owner);
+    f.enqueue(spec('b', { name: 'bee', provider: 'anthropic' }), owner);
+    wire.script(turnResult({ reply: 'Both stopped halfway.' }));
+    await mem.clock.advance(PUMP_MS + POLL_MS + 10);
+    expect(device.agents.results.list(null).map((e) => `${e.name} ${e.kind} ${e.text}`).sort()).toEqual(['ay partial half of A', 'bee partial half of B']);
+    expect(f.messages().map((m) => m.text).sort()).toEqual(['Job [ay] is done (partial result). A summary follows.', 'Job [bee] is done (partial result). A summary follows.']);
+    await mem.clock.advance(3_100);
+    expect(wire.prompt(0).system).toMatch(/\[j\w+ ay\] from openai \S+ \(partial\):\nhalf of A/);
+    expect(wire.prompt(0).system).toMatch(/\[j\w+ bee\] from anthropic \S+ \(partial\):\nhalf of B/);
+  });
+
+  it("fails a provider B job that stops for an approval (requires_action): nobody can give one", async () => {
+    const { device, wire, net, mem } = rig();
+    net.script({ polls: 1, requiresAction: true, host: 'api.anthropic.com' });
+    device.agents.fabric.enqueue(spec('b', { name: 'asker', provider: 'anthropic' }), owner);
+    await mem.clock.advance(POLL_MS + 10);
+    expect(device.agents.fabric.messages()[0]!.text).toBe('Job [asker] failed: the agent stopped to wait for an approval nobody can give');
+    expect(device.agents.results.list(null)).toHaveLength(0);
+    await mem.clock.advance(DIRECT_MS);
+    expect(wire.seen).toHaveLength(0);
+  });
+
+  it('terminates a synchronous job in the middle of its call: the late answer yields nothing and nobody is told', async () => {
+    const { device, net, mem } = rig();
+    net.script({ delayMs: 20_000, result: 'too late to matter', host: 'api.mistral.ai' });
+    const f = device.agents.fabric;
+    const q = f.enqueue(spec('slow', { name: 'sync', provider: 'mistral' }), owner);
+    await mem.clock.advance(5_000);
+    if (!q.ok) throw new Error('not queued');
+    expect(f.running(null)[0]).toMatchObject({ tag: q.tag, provider: 'mistral', state: 'running' });
+    expect(f.terminate(q.tag, null)).toBe('terminated');
+    await mem.clock.advance(DIRECT_MS * 2);
+    expect(device.agents.results.list(null)).toHaveLength(0);
+    expect(f.messages()).toHaveLength(0);
+    expect(f.recent(null)).toMatchObject([{ tag: q.tag, state: 'terminated' }]);
+    expect(mem.nvs.keys('agents').filter((k) => /^j\d$/.test(k))).toEqual([]);
+  });
+});
+
+describe('dispatch notes', () => {
+  it("carry the brief's and the provider choice's notes into the chat's next turn, and into the log", async () => {
+    const { device, wire, net, mem } = rig();
+    device.agents.setSkills({ capsule: (id) => (id === 'tips' ? { md: '# Tips', approved: false, inject: 'spawn' } : null), provider: () => null });
+    net.script({ polls: 50 });
+    device.agents.fabric.enqueue(spec('go', { name: 'noted', provider: 'zai', skill: 'tips', attach: ['trips/missing.md'] }), owner);
+    await mem.clock.advance(10);
+    const notes = 'zai has no key; skill tips is not approved: not injected; trips/missing.md not attached: No file trips/missing.md';
+    wire.script(turnResult({ reply: 'ok' }));
+    await turn(device, 'how is it going?');
+    expect(wire.prompt(0).user).toMatch(new RegExp(`\\[SESSIONS\\] j\\w+ \\[noted\\] went to anthropic \\S+ with notes: ${notes.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\.`));
+    expect(mem.system.logs.some((l) => l.includes(`notes: ${notes}`))).toBe(true);
+    // Said once: the turn after does not repeat them.
+    wire.script(turnResult({ reply: 'ok' }));
+    await turn(device, 'and now?');
+    expect(wire.prompt(1).user).not.toContain('[SESSIONS]');
+  });
+});
+
+describe('a full queue, whichever way the spawn came', () => {
+  it('tells the chat for session.spawn and POST /api/sessions too, not only for session ops', async () => {
+    const { device, net, mem } = rig();
+    for (let i = 0; i < 20; i++) net.script({ polls: 1000 });
+    const f = device.agents.fabric;
+    for (let i = 0; i < 4; i++) f.enqueue(spec(`busy ${i}`), owner);
+    await mem.clock.advance(PUMP_MS * 4);
+    for (let i = 0; i < QUEUE_DEPTH; i++) f.enqueue(spec(`wait ${i}`), owner);
+    expect(f.messages()).toHaveLength(0);
+    const r = await device.ctx.tools.call('session.spawn', { task: 'one more', name: 'extra' }, { via: 'mcp', admin: true, scheduled: false, unattended: false, person: null });
+    expect(r).toMatchObject({ success: false, error_type: 'queue-full', error: queueFullText(['extra']) });
+    expect(f.messages()[0]).toMatchObject({ chat: 'mcp', text: queueFullText(['extra']) });
+    const token = device.ctx.token.reveal();
+    const res = await request(mem.net, HTTP_PORT, 'POST', '/api/sessions', { headers: { 'X-Device-Token': token, 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'action=spawn&task=from+the+web+page+with+a+long+task+text' });
+    expect(res.status).toBe(409);
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'queue-full' });
+    expect(f.messages()[0]).toMatchObject({ chat: 'web', text: queueFullText(['"from the web page with a long task text"']) });
+    expect(f.messages()).toHaveLength(2);
   });
 });

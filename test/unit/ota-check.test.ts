@@ -10,6 +10,7 @@ import { flushJobs } from '../support/clock.ts';
 import { request } from '../support/http.ts';
 import { createMemHal } from '../support/memhal.ts';
 import { BASE, makeKey, simImage, UpdateFeed, type TestKey } from '../support/ota.ts';
+import { SEEN_MAX } from '../../src/chat/outbox.ts';
 
 const key = makeKey();
 
@@ -181,14 +182,27 @@ describe('check triggers and the chat notice', () => {
     expect(notices[0]!.key).toBe('ota-available:v2.0.0');
     expect(notices[0]!.text).toMatch(/v2\.0\.0.*Better sleep\..*Reply \/update to install it\.$/);
     device.ctx.outbox.ack('ota-available:v2.0.0');
+    // Many other notices later (more than the outbox remembers keys of), and a reboot.
+    for (let i = 0; i < SEEN_MAX + 4; i++) {
+      device.ctx.outbox.post(`other:${i}`, `notice ${i}`);
+      device.ctx.outbox.ack(`other:${i}`);
+    }
+    expect(device.ctx.outbox.post('ota-available:v2.0.0', 'the outbox alone has forgotten it')).toBe(true);
+    device.ctx.outbox.ack('ota-available:v2.0.0');
     device.stop();
     const again = boot(mem.hal);
     again.ctx.ota.keys = [key.trusted];
     await check(again);
     expect(again.ctx.outbox.pending()).toHaveLength(0);
+    expect(mem.nvs.get('ota', 'otaAnnounced')).toBe('v2.0.0');
     feed.publish({ version: 'v2.1.0', key });
     await check(again);
     expect(again.ctx.outbox.pending().map((n) => n.key)).toEqual(['ota-available:v2.1.0']);
+    again.ctx.outbox.ack('ota-available:v2.1.0');
+    // A feed that falls back to an older version is not announced again.
+    feed.publish({ version: 'v2.0.0', key });
+    expect(await check(again)).toMatchObject({ otaResult: 'new-version', otaLatest: 'v2.0.0' });
+    expect(again.ctx.outbox.pending()).toHaveLength(0);
   });
 
   it('POST /api/ota/check answers 202 and the verdict lands in the state snapshot; 409 while busy', async () => {
