@@ -187,13 +187,13 @@ export class Audio {
     return { ok: true, text: t, voice, fetched, played: fetched.then(() => voice.played()) };
   }
 
-  /** TTSTG: the text as speech (Ogg Opus) to the owner's chat as a voice message. */
-  async voiceMessage(text: string): Promise<{ ok: true; bytes: number; chat: string } | { ok: false; reason: string }> {
+  /** TTSTG (and reply.telegram with voice): the text as speech (Ogg Opus) to a chat (default: the owner's) as a voice message. */
+  async voiceMessage(text: string, chat?: string): Promise<{ ok: true; bytes: number; chat: string } | { ok: false; reason: string }> {
     const ctx = this.ctx!;
     const t = capBytes(text.trim(), SPEECH_CAP_BYTES);
     if (!t) return { ok: false, reason: 'empty: nothing to say' };
     if (!ctx.chat.settings.token()) return { ok: false, reason: 'no-chat: the chat messenger is not set up (no bot token)' };
-    const owner = ctx.chat.people.ownerChat();
+    const owner = chat ?? ctx.chat.people.ownerChat();
     if (!owner) return { ok: false, reason: "no-chat: the allowlist is empty, so there is no owner's chat" };
     const ep = this.endpoint();
     if (!ep.ok) return { ok: false, reason: ep.reason };

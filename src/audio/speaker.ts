@@ -258,6 +258,9 @@ export class Speaker {
     if (!waiting && this.finishing.length === 0 && this.audio.queued === 0) this.close();
   }
 
+  /** The mix of one block, reused (the PCM handed to the output is a fresh array: the output may keep it). */
+  private readonly acc = new Float64Array(BLOCK);
+
   private fill(): void {
     for (let blocks = 0; blocks < MAX_BLOCKS_PER_TICK; blocks++) {
       const room = AHEAD - (this.streaming ? this.audio.queued : 0);
@@ -268,7 +271,8 @@ export class Speaker {
       for (const v of voices) most = Math.max(most, v.available());
       const n = Math.min(BLOCK, room, most);
       this.open();
-      const acc = new Float64Array(n);
+      const acc = this.acc;
+      acc.fill(0, 0, n);
       for (const v of voices) v.mixInto(acc, n);
       const out = new Int16Array(n);
       let peak = this.lastStream.peak;

@@ -449,6 +449,24 @@ describe('speech on the device', () => {
     expect(await consoleLine(lonely, 'TTSTG hi')).toBe('ERR no-chat: the chat messenger is not set up (no bot token)\n');
     expect(lonely.speech).toEqual([]);
   });
+
+  it('reply.telegram with voice: the text, then the same as a voice message while voice replies are on', async () => {
+    const r = rig({ chat: true });
+    await r.mem.clock.advance(100);
+    const caller = { via: 'turn' as const, admin: true, scheduled: false, unattended: false, person: null };
+    const off = await r.device.ctx.tools.call('reply.telegram', { text: 'Tea is ready.', voice: true }, caller);
+    expect(off.output).toBe('queued for chat 1001 as text (voice replies are off)');
+    await config(r, { ttsOn: true });
+    const on = await r.device.ctx.tools.call('reply.telegram', { text: 'Biscuits too.', voice: true }, caller);
+    expect(on.output).toBe('queued for chat 1001, and a voice message of it follows');
+    await r.mem.clock.until(() => r.bot!.sent.some((s) => s.method === 'sendVoice'), 10_000, 20);
+    expect(r.bot!.sent.map((s) => [s.method, s.method === 'sendMessage' ? s.text.split('\n')[0] : s.file!.name])).toEqual([
+      ['sendMessage', 'Tea is ready.'],
+      ['sendMessage', 'Biscuits too.'],
+      ['sendVoice', 'speech.ogg'],
+    ]);
+    expect(r.speech.map((s) => [s.doc['input'], s.doc['response_format']])).toEqual([['Biscuits too.', 'opus']]);
+  });
 });
 
 describe('MICREC', () => {
