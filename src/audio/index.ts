@@ -123,12 +123,29 @@ export class Audio {
     const volume = this.volume();
     const { key, level } = this.effectLevel();
     const gain = (volume / 100) * (level / 100);
-    const clip = sfxClip(slug, theme);
+    const clip = this.clip(slug, theme);
     const base = { ok: true as const, slug, theme, volume, level, levelKey: key, gain, samples: clip.length };
     const silent = volume === 0 ? 'sfxVol is 0' : level === 0 ? `${key} is 0` : null;
     if (silent) return { ...base, played: false, peak: 0, silent };
     const v = this.speaker.play(clip, gain, 'sfx', `sfx ${slug}`);
     return { ...base, played: v !== null, peak: Math.round(peakOf(clip) * gain), silent: v ? null : 'too many effects at once' };
+  }
+
+  /**
+   * An effect's PCM, synthesized once per theme: on XS a long clip takes
+   * about 15 ms to make on a PC (far more on the device), a lookup none. The
+   * cache holds the current theme's clips only (about 100 KB for all six).
+   */
+  private clips = new Map<string, Int16Array>();
+  private clipsTheme: SfxTheme | null = null;
+  private clip(slug: SfxSlug, theme: SfxTheme): Int16Array {
+    if (this.clipsTheme !== theme) {
+      this.clips.clear();
+      this.clipsTheme = theme;
+    }
+    let c = this.clips.get(slug);
+    if (!c) this.clips.set(slug, (c = sfxClip(slug, theme)));
+    return c;
   }
 
   /** The self-test's tone through the mixer (at the effects' gain). */
