@@ -19,7 +19,7 @@ export function installAudioConsole(ctx: Context, audio: Audio, assistant: Assis
   ctx.console.register({
     verb: 'MICREC',
     usage: '[ms]',
-    help: `record ${DEFAULT_RECORD_MS / 1000} s (or ms, ${MIN_RECORD_MS}-${MAX_RECORD_MS}) from the microphone; saved to the card as /rec/micrec.wav; refused while an update installs`,
+    help: `record ${DEFAULT_RECORD_MS / 1000} s (or ms, ${MIN_RECORD_MS}-${MAX_RECORD_MS}) from the microphone; saved to the card as /mem/rec/micrec.wav; refused while an update installs`,
     run: async (c) => {
       const arg = c.argv[0];
       if (c.argv.length > 1 || (arg !== undefined && (!DECIMAL.test(arg) || Number(arg) < MIN_RECORD_MS || Number(arg) > MAX_RECORD_MS))) {

@@ -44,7 +44,7 @@ export const DEFAULT_SFX_LEVEL = 100;
 export const MAX_SPEECH_S = 90;
 export const SPEECH_CAP_BYTES = TTS_CAP_BYTES;
 /** Where MICREC saves its clip when a card is in. */
-export const RECORDING_DIR = '/rec';
+export const RECORDING_DIR = '/mem/rec';
 export const RECORDING_PATH = `${RECORDING_DIR}/micrec.wav`;
 
 export type SfxOutcome =

@@ -482,12 +482,12 @@ describe('MICREC', () => {
     r.mem.mic.onSamples!(tone);
     r.mem.mic.onSamples!(tone);
     await r.mem.clock.until(() => /OK\r\n$/.test(serial.output), 1000, 10);
-    expect(serial.take().replace(/\r/g, '')).toBe(`recorded 0.50 s at ${MIC_RATE} Hz: samples=8000 peak=${peakOf(tone)} rms=${rmsOf(tone)}\nsaved /rec/micrec.wav\nOK\n`);
+    expect(serial.take().replace(/\r/g, '')).toBe(`recorded 0.50 s at ${MIC_RATE} Hz: samples=8000 peak=${peakOf(tone)} rms=${rmsOf(tone)}\nsaved /mem/rec/micrec.wav\nOK\n`);
     expect(r.mem.mic.running).toBe(false);
     expect(r.device.ctx.ring.view().name).toBe('off');
-    const st = r.mem.sd.stat('/rec/micrec.wav')!;
+    const st = r.mem.sd.stat('/mem/rec/micrec.wav')!;
     expect(st.size).toBe(44 + 16000);
-    const saved = r.mem.sd.read('/rec/micrec.wav', 0, 44);
+    const saved = r.mem.sd.read('/mem/rec/micrec.wav', 0, 44);
     expect(Buffer.from(saved.subarray(0, 4)).toString()).toBe('RIFF');
     expect(Buffer.from(saved).readUInt32LE(24)).toBe(MIC_RATE);
     expect(await consoleLine(r, 'MICREC 50')).toMatch(/^ERR usage: MICREC \[ms\]/);
