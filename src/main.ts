@@ -54,7 +54,10 @@ import { withFaults } from './faults/hal.ts';
 import { installFaultConsole } from './faults/console.ts';
 import { installSystemConsole } from './system/console.ts';
 import { installSelftestConsole } from './system/selftest-console.ts';
-import { installLedConsole } from './device/console.ts';
+import { installRing } from './device/index.ts';
+import { RingEngine } from './device/ring-engine.ts';
+import { installPower, Power } from './power/index.ts';
+import { Audio, installAudio } from './audio/index.ts';
 import { installWifiConsole } from './wifi/console.ts';
 import { installUnavailable } from './console/unavailable.ts';
 
@@ -133,6 +136,9 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     faults,
     files: new Files({ sd: hal.sd, card, clock: hal.clock, log, client, nvs: store('files'), random, notify: (key, text) => void ctx.outbox.post(key, text) }),
     music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
+    ring: new RingEngine(hal.ring, hal.clock),
+    power: new Power(hal, log),
+    audio: new Audio(hal, log),
   };
 
   installSystem(ctx);
@@ -159,11 +165,13 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const agents = installAgents(ctx, { assistant, providers, wire });
   installMcp(ctx);
   installTimeline(ctx);
+  installPower(ctx);
   installOta(ctx);
   installWifiConsole(ctx, provisioning, passphrase);
   installSystemConsole(ctx);
   installSelftestConsole(ctx);
-  installLedConsole(ctx);
+  installRing(ctx);
+  installAudio(ctx, { assistant, providers });
   installFaultConsole(ctx);
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   installUnavailable(ctx.console);
@@ -195,6 +203,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       feed.cancel();
       agents.stop();
       ctx.ota.stop();
+      ctx.power.stop();
+      ctx.audio.stop();
       ctx.chat.stop();
       http?.close();
     },

@@ -42,6 +42,15 @@ export interface Behaviour {
   job?: JobScript;
   /** A moderation verdict (POST /v1/moderations): the flagged categories; none means clean (the default). */
   moderation?: { categories?: string[] };
+  /** Speech (POST /v1/audio/speech): its length (default speechMs(input)), a WAV's rate and channels, 0xFFFFFFFF sizes as streamed. */
+  speech?: SpeechOptions;
+}
+
+export interface SpeechOptions {
+  ms?: number;
+  sampleRate?: number;
+  channels?: 1 | 2;
+  streamSizes?: boolean;
 }
 
 export interface RecordedRequest {
@@ -88,5 +97,11 @@ export function routeArgs(port: number, names?: string[], targetPort?: number): 
 export function turnObject(reply: string, extra?: Record<string, unknown>): Record<string, unknown>;
 export function summarize(dialect: string, body: unknown): { mode: 'single' | 'loop'; schemaName: string; tools: string[]; lastUser: string; lastTool: { name: string; output: string } | null };
 export function demoDecide(s: ReturnType<typeof summarize>): { turn?: Record<string, unknown>; tools?: Array<{ name: string; args: Record<string, unknown> }> };
+
+export function speechMs(text: unknown): number;
+export function speechPcm(ms: number, sampleRate?: number, channels?: number): Int16Array;
+export function wavBytes(pcm: Int16Array, sampleRate: number, channels: number, streamSizes?: boolean): Buffer;
+export function oggOpusBytes(ms: number): Buffer;
+export function speechAnswer(body: unknown, options?: SpeechOptions): { contentType: string; bytes: Buffer } | null;
 
 export function moderationBody(family: 'openai' | 'mistral' | string, verdict?: { categories?: string[] }): Record<string, unknown>;

@@ -12,6 +12,8 @@
 //   POST /router/<upstream>/v1/chat/completions  the model router
 //   GET  /v1/models, /api/paas/v4/models, /router/<upstream>/v1/models   key checks
 //   POST /v1/moderations                      content moderation (OpenAI's and Mistral's shapes)
+//   POST /v1/audio/speech                     text-to-speech (OpenAI's): a short synthesized voice-like
+//                                             sound as WAV (default), raw PCM, or Ogg Opus (silence frames)
 //   sub-agent backends (provider B sessions, provider A background responses,
 //   synchronous C and custom)                  see tools/agent-emulator.mjs
 //
@@ -63,6 +65,7 @@ function dialectOf(method, path) {
   if (method !== 'POST') return null;
   if (path === '/v1/responses') return 'responses';
   if (path === '/v1/moderations') return 'moderations';
+  if (path === '/v1/audio/speech') return 'speech';
   if (path === '/v1/messages') return 'messages';
   if (path === '/v1/conversations') return 'conversations';
   if (path === '/v1/chat/completions' || path === '/api/paas/v4/chat/completions' || /^\/router\/[^/]+\/v1\/chat\/completions$/.test(path)) return 'chat';
@@ -286,6 +289,120 @@ function overflowBody(dialect, family) {
 }
 
 // ---------------------------------------------------------------------------
+// Text-to-speech answers (POST /v1/audio/speech)
+
+/** Speech length for a text: 60 ms a character, between 0.3 and 4 s. */
+export function speechMs(text) {
+  return Math.max(300, Math.min(4000, 60 * String(text ?? '').length));
+}
+
+/** A voice-like sound: a 180 Hz buzz with harmonics, its loudness rising and falling four times a second (16-bit PCM, interleaved). */
+export function speechPcm(ms, sampleRate = 24000, channels = 1) {
+  const n = Math.round((sampleRate * ms) / 1000);
+  const pcm = new Int16Array(n * channels);
+  for (let i = 0; i < n; i++) {
+    const t = i / sampleRate;
+    const syllable = 0.5 - 0.5 * Math.cos(2 * Math.PI * 4 * t);
+    const tone = 0.6 * Math.sin(2 * Math.PI * 180 * t) + 0.3 * Math.sin(2 * Math.PI * 360 * t) + 0.1 * Math.sin(2 * Math.PI * 540 * t);
+    const v = Math.round(20000 * syllable * tone);
+    for (let c = 0; c < channels; c++) pcm[i * channels + c] = v;
+  }
+  return pcm;
+}
+
+/** A WAV file of 16-bit PCM; streamSizes writes 0xFFFFFFFF sizes, as a streamed answer does. */
+export function wavBytes(pcm, sampleRate, channels, streamSizes = false) {
+  const data = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'latin1');
+  h.writeUInt32LE(streamSizes ? 0xffffffff : 36 + data.length, 4);
+  h.write('WAVEfmt ', 8, 'latin1');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(channels, 22);
+  h.writeUInt32LE(sampleRate, 24);
+  h.writeUInt32LE(sampleRate * channels * 2, 28);
+  h.writeUInt16LE(channels * 2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'latin1');
+  h.writeUInt32LE(streamSizes ? 0xffffffff : data.length, 40);
+  return Buffer.concat([h, data]);
+}
+
+const OGG_CRC = (() => {
+  const t = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let r = i << 24;
+    for (let k = 0; k < 8; k++) r = r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1;
+    t[i] = r >>> 0;
+  }
+  return t;
+})();
+
+function oggPage(type, granule, serial, seq, packets) {
+  const lacing = [];
+  for (const p of packets) {
+    let left = p.length;
+    while (left >= 255) {
+      lacing.push(255);
+      left -= 255;
+    }
+    lacing.push(left);
+  }
+  const head = Buffer.alloc(27 + lacing.length);
+  head.write('OggS', 0, 'latin1');
+  head[4] = 0;
+  head[5] = type;
+  head.writeBigUInt64LE(BigInt(granule), 6);
+  head.writeUInt32LE(serial, 14);
+  head.writeUInt32LE(seq, 18);
+  head[26] = lacing.length;
+  Buffer.from(lacing).copy(head, 27);
+  const page = Buffer.concat([head, ...packets]);
+  let crc = 0;
+  for (const b of page) crc = ((crc << 8) ^ OGG_CRC[((crc >>> 24) ^ b) & 0xff]) >>> 0;
+  page.writeUInt32LE(crc, 22);
+  return page;
+}
+
+/** An Ogg Opus file of ms of silence (20 ms CELT silence frames), as a voice message carries. */
+export function oggOpusBytes(ms) {
+  const serial = 0x5eec4;
+  const opusHead = Buffer.alloc(19);
+  opusHead.write('OpusHead', 0, 'latin1');
+  opusHead[8] = 1;
+  opusHead[9] = 1;
+  opusHead.writeUInt16LE(312, 10);
+  opusHead.writeUInt32LE(24000, 12);
+  const vendor = Buffer.from('provider-emulator');
+  const tags = Buffer.alloc(8 + 4 + vendor.length + 4);
+  tags.write('OpusTags', 0, 'latin1');
+  tags.writeUInt32LE(vendor.length, 8);
+  vendor.copy(tags, 12);
+  const pages = [oggPage(2, 0, serial, 0, [opusHead]), oggPage(0, 0, serial, 1, [tags])];
+  const frames = Math.max(1, Math.round(ms / 20));
+  let seq = 2;
+  for (let at = 0; at < frames; at += 50) {
+    const n = Math.min(50, frames - at);
+    const packets = Array.from({ length: n }, () => Buffer.from([0xf8, 0xff, 0xfe]));
+    pages.push(oggPage(at + n >= frames ? 4 : 0, 312 + (at + n) * 960, serial, seq++, packets));
+  }
+  return Buffer.concat(pages);
+}
+
+/** The answer to POST /v1/audio/speech: {contentType, bytes}, or null for a format it does not make. */
+export function speechAnswer(body, options = {}) {
+  const format = body?.response_format ?? 'mp3';
+  const ms = options.ms ?? speechMs(body?.input);
+  const rate = options.sampleRate ?? 24000;
+  const channels = options.channels ?? 1;
+  if (format === 'wav') return { contentType: 'audio/wav', bytes: wavBytes(speechPcm(ms, rate, channels), rate, channels, options.streamSizes ?? false) };
+  if (format === 'pcm') return { contentType: 'audio/pcm', bytes: Buffer.from(speechPcm(ms, 24000, 1).buffer) };
+  if (format === 'opus') return { contentType: 'audio/ogg', bytes: oggOpusBytes(ms) };
+  return null;
+}
+
+// ---------------------------------------------------------------------------
 
 /**
  * Starts the emulator on 127.0.0.1. Options: port (0 = any free), tls
@@ -328,6 +445,21 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     step();
   };
 
+  const sendBytes = (res, bytes, contentType, b) => {
+    res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': bytes.length });
+    if (!b?.slow) return void res.end(bytes);
+    const size = Math.max(1, b.slow.chunkBytes ?? 16);
+    let at = 0;
+    const step = () => {
+      if (res.destroyed) return;
+      res.write(bytes.subarray(at, at + size));
+      at += size;
+      if (at >= bytes.length) res.end();
+      else later(step, b.slow.intervalMs ?? 50);
+    };
+    step();
+  };
+
   const perform = (res, rec, dialect, b) => {
     if (b.timeout) return; // hold the connection: the client's deadline must fire
     if (b.delayMs) {
@@ -344,6 +476,13 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     if (b.status && b.status !== 200) return send(res, b.status, errorBody(dialect, family, b.status, b.message ?? `emulated HTTP ${b.status}`, b.code), b);
     if (dialect === 'models') return send(res, 200, { object: 'list', data: [{ id: 'model-a', object: 'model' }, { id: 'model-b', object: 'model' }] }, b);
     if (dialect === 'moderations') return send(res, 200, moderationBody(family, b.moderation ?? { categories: [] }), b);
+    if (dialect === 'speech') {
+      const input = rec.body?.input;
+      if (typeof input !== 'string' || !input || typeof rec.body?.voice !== 'string') return send(res, 400, errorBody('chat', family, 400, 'input and voice are required'));
+      const a = speechAnswer(rec.body, b.speech ?? {});
+      if (!a) return send(res, 400, errorBody('chat', family, 400, `response_format ${rec.body?.response_format} is not supported here (wav, pcm, opus)`));
+      return sendBytes(res, a.bytes, a.contentType, b);
+    }
     const s = summarize(dialect, rec.body);
     const decided = b.demo || (b.turn === undefined && b.tools === undefined && b.text === undefined) ? { ...demoDecide(s), reasoning: b.reasoning } : b;
     return send(res, 200, success(dialect, family, s, decided, rec.body?.model ?? 'emulated'), b);

@@ -1,6 +1,7 @@
 // The chat subsystem's tools: reply.telegram (turn-only: send a message to
-// a chat on the allowlist; voice true falls back to text while voice
-// replies are off, and while the device has no speech synthesis) and the
+// a chat on the allowlist; voice true also sends it as a voice message once
+// the text passed the content check, and falls back to text while voice
+// replies are off or no speech provider is set up) and the
 // tenant tools (admin-only: list people, set a role with the last-admin
 // rule, set quota overrides where 0 restores the role default).
 
@@ -53,11 +54,22 @@ export function registerChatTools(ctx: Context, d: { settings: ChatSettings; peo
       if (!people.mayChat(target)) return fail('refused', `chat ${capBytes(target, 24)} is not on the allowlist; nothing was sent`);
       if (!service.canQueue()) return fail('busy', 'the send queue is full; try again in a moment');
       let note = '';
+      let voice = false;
       if (args.voice === true) {
-        note = ctx.actions.config('ttsOn') === true ? ' as text (this device has no speech synthesis yet)' : ' as text (voice replies are off)';
+        const tts = ctx.audio.endpoint();
+        if (ctx.actions.config('ttsOn') !== true) note = ' as text (voice replies are off)';
+        else if (!tts.ok) note = ` as text (no speech: ${tts.reason})`;
+        else voice = true;
       }
       const sent = await service.sendText(target, text, 'model');
       if (!sent.queued) return fail('held', 'the message did not pass the content check and was held back; nothing was sent');
+      // Only text that passed the content check is also spoken, as a voice message after it (src/audio).
+      if (voice) {
+        note = ', and a voice message of it follows';
+        void ctx.audio.voiceMessage(text, target).then((v) => {
+          if (!v.ok) ctx.log.warn('chat', `voice message to chat ${target} not sent: ${v.reason}`);
+        });
+      }
       // The message joins the target chat's conversation, so a reply there has its context.
       if (target !== own) {
         try {

@@ -23,10 +23,8 @@ export const NOT_BUILT: readonly Missing[] = [
       ['RENDER?', ''],
       ['MENU?', ''],
       ['RAWFRAME?', ''],
-      ['RINGANIM', '<0-4>'],
     ],
   },
-  { needs: 'voice (speech in and out)', commands: [['VOICE', '<text>']] },
   {
     needs: 'the display drivers',
     commands: [
@@ -51,27 +49,6 @@ export const NOT_BUILT: readonly Missing[] = [
       ['TOUCH?', ''],
       ['TCAL', '[minX,maxX,minY,maxY[,flags]]'],
       ['TOUCHISO?', ''],
-    ],
-  },
-  {
-    needs: 'power management (battery, profiles, sleep)',
-    commands: [
-      ['PROFILE', '<0 or 1 or 2>'],
-      ['BATTCAL', ''],
-      ['BATTRESET', ''],
-      ['SLEEPMV', '[mv]'],
-      ['SLEEP', ''],
-      ['DRAIN', 'on or off [deep]'],
-    ],
-  },
-  {
-    needs: 'audio (microphone, speech, sound effects)',
-    commands: [
-      ['MICREC', ''],
-      ['SPKSAY', '<text>'],
-      ['TTSTG', '<text>'],
-      ['SFX', '<slug>'],
-      ['SFXVOL', '<0-100>'],
     ],
   },
   {

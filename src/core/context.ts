@@ -23,6 +23,9 @@ import type { Memory } from '../memory/index.ts';
 import type { Faults } from '../faults/faults.ts';
 import type { Files } from '../files/index.ts';
 import type { MusicPlayer } from '../music/player.ts';
+import type { RingEngine } from '../device/ring-engine.ts';
+import type { Power } from '../power/index.ts';
+import type { Audio } from '../audio/index.ts';
 import type { Hotspots } from './hotspots.ts';
 import type { Store } from './store.ts';
 
@@ -70,4 +73,10 @@ export interface Context {
   files: Files;
   /** Music from the card's /music folder: command(text) for /play and PLAY, play, pause, stop (src/music/player.ts). */
   music: MusicPlayer;
+  /** The LED ring's animation engine: led layer, attention animations, update progress; view() and indicator() for the screen (src/device/ring-engine.ts). */
+  ring: RingEngine;
+  /** The battery model (calibrated level, health estimate, external power: the update gate's one source), power profiles, sleep (src/power/). */
+  power: Power;
+  /** Device sound: effects, speech (text-to-speech), the microphone, and how they share the speaker with music (src/audio/). */
+  audio: Audio;
 }

@@ -7,10 +7,12 @@
 //               keys of one action at once or none; sleepOvr and brightOvr
 //               of -1 clear the override (the key is removed). Read them back
 //               with config(key). Subsystems that use a key read it there.
-//   led, lights recorded as the current LED state and shown on the ring when
-//               the board has one (a steady frame: no animations yet).
-//   tts         recorded and logged, not spoken: the device has no speech
-//               output yet, and the note says so.
+//   led, lights recorded as the current LED state (ledState()) and handed to
+//               the ring engine (src/device/ring-engine.ts), which animates
+//               it on the ring when the board has one.
+//   tts         recorded, and spoken through the speech port the audio
+//               subsystem sets (src/audio: text-to-speech when ttsOn is on
+//               and the volume is not 0); without the port, recorded only.
 //   orch_model  persisted in NVS namespace 'orch' (provider, model) for the
 //               provider layer to read.
 //   reboot      refused in unattended turns; otherwise the device restarts
@@ -38,13 +40,26 @@ export interface ApplyOptions {
   unattended?: boolean;
 }
 
-export type ApplyResult = { ok: true; note: string } | { ok: false; reason: 'unattended' | 'storage'; note: string };
+/** unavailable: the action could not be carried out now (a tts action while voice replies are off, no speech key). */
+export type ApplyResult = { ok: true; note: string } | { ok: false; reason: 'unattended' | 'storage' | 'unavailable'; note: string };
 
 export type ConfigValue = number | string | boolean;
+
+/** Where led and lights actions go (the ring engine): the new state, or "draw again" after a setting changed. */
+export interface LedSink {
+  led(state: LedState): void;
+  /** force: send the frame even when the ring already shows it (a self-test). */
+  refresh(force: boolean): void;
+}
+
+/** Speaks a tts action's text (the audio subsystem); the result is the action's. */
+export type SpeechPort = (text: string, options: ApplyOptions) => ApplyResult;
 
 export class DeviceActions {
   private led: LedState = INITIAL_LED_STATE;
   private spoken: string | null = null;
+  private sink: LedSink | null = null;
+  private speech: SpeechPort | null = null;
 
   constructor(
     private readonly hal: Hal,
@@ -58,7 +73,18 @@ export class DeviceActions {
     return { ...this.led, color: { ...this.led.color } };
   }
 
-  /** The last tts text (recorded, not spoken). */
+  /** The ring engine takes led and lights actions from here on. */
+  setLedSink(sink: LedSink): void {
+    this.sink = sink;
+    sink.led(this.ledState());
+  }
+
+  /** The audio subsystem speaks tts actions from here on. */
+  setSpeech(port: SpeechPort): void {
+    this.speech = port;
+  }
+
+  /** The last tts text (spoken or not). */
   lastTts(): string | null {
     return this.spoken;
   }
@@ -79,6 +105,7 @@ export class DeviceActions {
 
   /** Shows the current LED state on the ring again (no-op without a ring). */
   showLed(): void {
+    if (this.sink) return this.sink.refresh(true);
     if (this.hal.ring.count === 0) return;
     const setting = this.config('ledBrightness');
     this.hal.ring.show(ringFrame(this.led, this.hal.ring.count, typeof setting === 'number' ? setting : undefined));
@@ -94,15 +121,16 @@ export class DeviceActions {
           color: action.color ?? this.led.color,
           brightness: action.brightness ?? this.led.brightness,
         };
-        return this.shown(`led ${action.mode}`, action.mode === 'solid' || action.mode === 'rainbow' ? '' : '; animations do not exist yet, so it shows as a steady colour');
+        return this.shown(`led ${action.mode}`);
       }
       case 'lights':
         this.led = lightsState(action.value);
-        return this.shown(`lights ${action.value}`, '');
+        return this.shown(`lights ${action.value}`);
       case 'tts':
         this.spoken = action.text;
-        this.log.info('tts', `not spoken (no speech output yet): ${capBytes(action.text, 60)}`);
-        return { ok: true, note: 'tts: recorded but not spoken; this device has no speech output yet' };
+        if (this.speech) return this.speech(action.text, options);
+        this.log.info('tts', `not spoken (no speech output): ${capBytes(action.text, 60)}`);
+        return { ok: true, note: 'tts: recorded but not spoken; this device has no speech output' };
       case 'orch_model':
         try {
           this.orch.setMany([
@@ -120,10 +148,11 @@ export class DeviceActions {
     }
   }
 
-  private shown(what: string, caveat: string): ApplyResult {
+  private shown(what: string): ApplyResult {
+    if (this.sink) this.sink.led(this.ledState());
     if (this.hal.ring.count === 0) return { ok: true, note: `${what}: recorded; this board has no LED ring` };
-    this.showLed();
-    return { ok: true, note: `${what}: shown on the ring${caveat}` };
+    if (!this.sink) this.showLed();
+    return { ok: true, note: `${what}: shown on the ring` };
   }
 
   private applyConfig(values: ConfigValues, options: ApplyOptions): ApplyResult {
@@ -140,7 +169,11 @@ export class DeviceActions {
     } catch (e) {
       return { ok: false, reason: 'storage', note: `config: nothing saved (${errorMessage(e)})` };
     }
-    if (values.ledBrightness !== undefined && this.led.brightness === null && this.led.mode !== 'off') this.showLed();
+    // Settings the ring draws with (brightness, hold, power profile) take effect at once.
+    if (values.ledBrightness !== undefined || values.profile !== undefined) {
+      if (this.sink) this.sink.refresh(false);
+      else if (this.led.brightness === null && this.led.mode !== 'off') this.showLed();
+    }
     const names = entries.map(([k, v]) => (v === undefined ? `${k} cleared` : `${k}=${String(v)}`));
     return { ok: true, note: `config: saved ${names.join(', ')}` };
   }

@@ -1,12 +1,15 @@
-// The LED ring on the test console: LEDSTATE (the state device actions set,
-// and the frame the ring shows for it) and LEDTEST (red, green, blue and
-// white on every LED, LEDTEST_STEP_MS each, then the LED state again).
-// Ring animations (RINGANIM) come with the device UI.
+// The LED ring on the test console: LEDSTATE (the led state actions set, the
+// layer the ring engine shows now and its frame), LEDTEST (red, green, blue
+// and white on every LED, LEDTEST_STEP_MS each, then the ring engine draws
+// again) and RINGANIM <0-4> (a built-in animation as an attention cue for
+// attnHoldMs; 'off' ends it).
 
 import { CommandError } from '../console/console.ts';
 import type { Context } from '../core/context.ts';
 import { toHex } from '../util/encoding.ts';
-import { DEFAULT_LED_BRIGHTNESS, ringFrame } from './ring.ts';
+import { ANIMATIONS, parseAnim } from './ring-anim.ts';
+import { DEFAULT_ATTN_HOLD_MS } from './ring-engine.ts';
+import { DEFAULT_LED_BRIGHTNESS } from './ring.ts';
 
 export const LEDTEST_STEP_MS = 250;
 const TEST_COLORS: ReadonlyArray<readonly [string, number, number, number]> = [
@@ -25,13 +28,16 @@ export function installLedConsole(ctx: Context): void {
 
   ctx.console.register({
     verb: 'LEDSTATE',
-    help: 'the LED state (mode, colour, brightness) and the frame the ring shows for it',
+    help: 'the LED state actions set, what the ring shows now (layer, animation, time, brightness, frame rate) and its frame',
     run: (c) => {
       const s = ctx.actions.ledState();
       const level = s.brightness ?? setting() ?? DEFAULT_LED_BRIGHTNESS;
       const source = s.brightness !== null ? 'action' : setting() !== undefined ? 'ledBrightness' : 'default';
       c.out(`mode=${s.mode} color=${s.color.r},${s.color.g},${s.color.b} brightness=${level} (${source}) ring=${hal.ring.count}`);
-      if (hal.ring.count > 0) c.out(`frame=${toHex(ringFrame(s, hal.ring.count, setting()))}`);
+      const v = ctx.ring.view();
+      const extra = v.layer === 'attention' ? ` hold=${v.holdLeftMs === null ? 'until-changed' : Math.round(v.holdLeftMs)}` : v.layer === 'progress' ? ` pct=${v.pct}` : '';
+      c.out(`showing=${v.layer} name=${v.name} t=${Math.round(v.t)} level=${v.level} fps=${v.fps}${extra}`);
+      if (hal.ring.count > 0) c.out(`frame=${toHex(v.frame)}`);
     },
   });
 
@@ -42,15 +48,41 @@ export function installLedConsole(ctx: Context): void {
       if (c.argv.length) throw new CommandError('usage: LEDTEST (no arguments)');
       const count = hal.ring.count;
       if (count === 0) throw new CommandError('no-ring: this board has no LED ring');
-      for (const [name, r, g, b] of TEST_COLORS) {
-        const frame = new Uint8Array(count * 3);
-        for (let i = 0; i < count; i++) frame.set([r, g, b], i * 3);
-        hal.ring.show(frame);
-        c.out(`${name}: ${count} LEDs`);
-        await new Promise<void>((done) => void hal.clock.setTimeout(done, LEDTEST_STEP_MS));
+      ctx.ring.suspend();
+      try {
+        for (const [name, r, g, b] of TEST_COLORS) {
+          const frame = new Uint8Array(count * 3);
+          for (let i = 0; i < count; i++) frame.set([r, g, b], i * 3);
+          hal.ring.show(frame);
+          c.out(`${name}: ${count} LEDs`);
+          await new Promise<void>((done) => void hal.clock.setTimeout(done, LEDTEST_STEP_MS));
+        }
+      } finally {
+        ctx.ring.resume();
       }
-      ctx.actions.showLed();
       c.out('back to the LED state');
+    },
+  });
+
+  const names = ANIMATIONS.map((a) => `${a.id} ${a.name}`).join(', ');
+  ctx.console.register({
+    verb: 'RINGANIM',
+    usage: '<0-4>',
+    help: `play a built-in ring animation for attnHoldMs, then return to the LED state (${names}; off ends it)`,
+    run: (c) => {
+      const word = c.argv.length === 1 ? c.argv[0]! : '';
+      if (word.toLowerCase() === 'off') {
+        ctx.ring.setBase(ctx.actions.ledState());
+        return c.out('attention ended: back to the LED state');
+      }
+      const id = parseAnim(word);
+      if (id === null) throw new CommandError(`usage: RINGANIM <0-4> (${names}) or RINGANIM off`);
+      const cfg = ctx.actions.config('attnHoldMs');
+      const hold = typeof cfg === 'number' ? cfg : DEFAULT_ATTN_HOLD_MS;
+      ctx.ring.attention(id);
+      const a = ANIMATIONS[id]!;
+      c.out(`anim=${a.id} ${a.name}: ${a.looks}`);
+      c.out(`hold=${hold === 0 ? 'until the ring changes' : `${hold} ms`} (${typeof cfg === 'number' ? 'attnHoldMs' : 'default'})${hal.ring.count ? '' : '; this board has no ring: the screen\'s indicator shows it'}`);
     },
   });
 }

@@ -48,7 +48,11 @@ export interface System {
   log(line: string): void;
   /** Fills bytes from the hardware random number generator. */
   random(bytes: Uint8Array): void;
-  /** Deep sleep for ms (wakes as a fresh boot with reason deep-sleep). */
+  /**
+   * Deep sleep for ms (wakes as a fresh boot with reason deep-sleep); ms 0
+   * sets no timer: only another wake source (the button, touch; the
+   * simulator's control op wake) wakes the device.
+   */
   deepSleep(ms: number): void;
   /**
    * Tells the host the firmware is up (again, when the sign-in link changes).

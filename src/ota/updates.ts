@@ -15,7 +15,6 @@ import { autoBatteryAllows, batteryRefusal, heapAllows } from './gates.ts';
 import { GuardStore, HEALTHY_MS, HEALTHY_NO_WIFI_MS, OTA_NS, type BootVerdict } from './guard.ts';
 import { runInstall, type HoldStage } from './install.ts';
 import { TRUSTED_KEYS, type TrustedKey } from './keys.ts';
-import { showRingProgress } from './ring-progress.ts';
 import type { ApplyOptions, ApplyRefusal, InstallOutcome, OtaEngineState, OtaError, OtaResult, OtaState } from './types.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -260,7 +259,9 @@ export class Updates {
     const force = opts.force === true;
     if (!force && this.result === 'up-to-date') return refuse('up-to-date');
     if (!force) {
-      const battery = opts.source === 'auto' ? (autoBatteryAllows(hal.battery.read()) ? null : 'need-power') : batteryRefusal(hal.battery.read());
+      // The battery model's calibrated level and health estimate (src/power): the gate's one source.
+      const reading = this.ctx.power.reading();
+      const battery = opts.source === 'auto' ? (autoBatteryAllows(reading) ? null : 'need-power') : batteryRefusal(reading);
       if (battery) return refuse(battery);
     }
     const done = this.runApplyJob(opts);
@@ -299,7 +300,7 @@ export class Updates {
           onPhase: (p) => this.setEngine(p),
           onProgress: (pct) => {
             this.pct = pct;
-            showRingProgress(hal.ring, hal.board.ringLeds, pct);
+            this.ctx.ring.progress(pct);
           },
           hold: (stage) => this.hold(stage),
         },
@@ -318,7 +319,7 @@ export class Updates {
     } finally {
       if (this.engine !== 'restarting') {
         this.setEngine(this.idleEngine());
-        if (hal.board.ringLeds > 0 && this.pct > 0) showRingProgress(hal.ring, hal.board.ringLeds, 0);
+        this.ctx.ring.progress(null);
         this.pct = 0;
       }
     }

@@ -50,7 +50,8 @@ function health(ctx: Context): Record<string, unknown> {
       display: { width: hal.display.width, height: hal.display.height, controller: hal.board.display.controller },
       ring: { leds: hal.ring.count },
       touch: hal.touch.present,
-      battery: hal.battery.read(),
+      // The battery model (calibrated level, health estimate), as the update gate reads it.
+      battery: ctx.power.reading(),
       speaker: hal.audio.present,
       microphone: hal.mic.present,
     },
@@ -127,7 +128,7 @@ export function systemTools(ctx: Context): ToolSpec[] {
         if (!v.ok) return fail('refused', `refused: ${v.reason}${v.key ? ` (${v.key})` : ''}; nothing was changed.`);
         if (v.action.kind === 'reboot') return fail('refused', 'refused: reboot is not available from device.control; nothing was changed.');
         const r = ctx.actions.apply(v.action, { unattended: caller.unattended || caller.scheduled });
-        return r.ok ? ok(r.note) : fail(r.reason === 'unattended' ? 'unattended' : 'storage', r.note);
+        return r.ok ? ok(r.note) : fail(r.reason, r.note);
       },
     },
     {

@@ -91,18 +91,18 @@ describe('the console on the pseudo-terminal', () => {
     expect(await status()).toMatchObject({ bootCount: boots });
   });
 
-  it('Status group: STATUS, HEAP?, WEBTOK?, LEDSTATE, LEDTEST, SELFTEST [FULL], TEST, SDCHECK, MEMFILL, DREAM; UI commands unavailable', async () => {
+  it('Status group: STATUS, HEAP?, WEBTOK?, LEDSTATE, LEDTEST, SELFTEST [FULL], TEST, SDCHECK, MEMFILL, DREAM; screen commands unavailable', async () => {
     expect(await run('STATUS')).toMatch(/^fw=v\d+\.\d+\.\d+ build=\S+ board=ring-tft mode=1 up=\d+ .*\nOK$/);
     expect(await run('HEAP?')).toMatch(/^xs=\d+ .* free=\d+ .*\nOK$/);
     expect((await device.fetch('/api/state', { token })).status).toBe(200);
 
-    expect(await run('LEDSTATE')).toBe(`mode=off color=255,255,255 brightness=128 (default) ring=24\nframe=${'00'.repeat(72)}\nOK`);
+    expect(await run('LEDSTATE')).toMatch(new RegExp(`^mode=off color=255,255,255 brightness=128 \\(default\\) ring=24\nshowing=led name=off t=\\d+ level=0 fps=20\nframe=${'00'.repeat(72)}\nOK$`));
     const shows = (await device.board.request<{ shows: number }>('ring.state')).shows;
     expect(await run('LEDTEST')).toBe('red: 24 LEDs\ngreen: 24 LEDs\nblue: 24 LEDs\nwhite: 24 LEDs\nback to the LED state\nOK');
     const ring = await device.board.request<{ shows: number; rgb: number[] }>('ring.state');
     expect(ring.shows).toBe(shows + 5);
     expect(ring.rgb.every((v) => v === 0)).toBe(true);
-    for (const verb of ['RENDER?', 'MENU?', 'RAWFRAME?', 'RINGANIM 3']) expect(await run(verb)).toMatch(/^ERR unavailable: \S+ needs the device UI/);
+    for (const verb of ['RENDER?', 'MENU?', 'RAWFRAME?']) expect(await run(verb)).toMatch(/^ERR unavailable: \S+ needs the device UI/);
 
     const self = await run('SELFTEST');
     expect(self).toMatch(/^selftest: \d+ PASS, 0 FAIL, \d+ SKIP\n/);
@@ -207,7 +207,7 @@ describe('the console on the pseudo-terminal', () => {
     expect((await state())['faults']).toBeUndefined();
   });
 
-  it('assistant and memory: EPIQ finds the turn; COMPACT folds a conversation into memory (CTX? shows it gone); VOICE is unavailable', async () => {
+  it('assistant and memory: EPIQ finds the turn; COMPACT folds a conversation into memory (CTX? shows it gone); VOICE runs a turn (not spoken while voice replies are off)', async () => {
     expect(await run('EPIQ are you there')).toMatch(/are you there[\s\S]*OK$/);
     // A conversation of known length: cleared from the web, then one exchange.
     expect((await device.fetch('/api/conversation/clear', { method: 'POST', token, body: new URLSearchParams({ chat: 'console' }) })).status).toBe(200);
@@ -228,7 +228,9 @@ describe('the console on the pseudo-terminal', () => {
     await expect.poll(vectors, { timeout: 10_000 }).toBe(before + 1);
     expect(await run('COMPACT console')).toBe('ERR There is no conversation to compact since it was last cleared.');
     expect(await run('COMPACT')).toBe('ERR usage: COMPACT <chat>');
-    expect(await run('VOICE hello')).toMatch(/^ERR unavailable: VOICE needs voice/);
+    emu.reset();
+    emu.script({ turn: turnObject('Hello from the speaker.') });
+    expect(await run('VOICE hello', 30_000)).toMatch(/^Hello from the speaker\.\nnot spoken: off: voice replies are off \(ttsOn\)\nOK$/);
   });
 
   it('MODE 0 restarts into Notifier mode (a timeline row says so), MODE 1 back into Orchestrator', async () => {

@@ -262,7 +262,11 @@ export class MemSystem implements System {
   random(bytes: Uint8Array): void {
     this.rng(bytes);
   }
-  deepSleep(): void {}
+  /** Deep sleeps asked for, in ms (0: until woken); the in-memory device carries on. */
+  sleeps: number[] = [];
+  deepSleep(ms: number): void {
+    this.sleeps.push(ms);
+  }
   announced: Array<{ http: boolean; signInPath: string | null }> = [];
   announce(info: { http: boolean; signInPath: string | null }): void {
     this.announced.push({ ...info });

@@ -39,10 +39,21 @@ export function nodeClient(port: number, ca: string): Pick<HttpClient, 'request'
         };
         const r = (tls ? httpsRequest : httpRequest)(options, (res) => {
           const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
+          const headers = new Map<string, string>();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+          // Streaming callers (onHead, onBody) as the firmware client calls them; false aborts.
+          if (req.onHead && req.onHead(res.statusCode ?? 0, headers) === false) {
+            finish({ ok: false, error: 'aborted', message: 'refused by the caller' });
+            return void r.destroy();
+          }
+          res.on('data', (c: Buffer) => {
+            if (!req.onBody) return void chunks.push(c);
+            if (req.onBody(new Uint8Array(c)) === false) {
+              finish({ ok: false, error: 'aborted', message: 'refused by the caller' });
+              r.destroy();
+            }
+          });
           res.on('end', () => {
-            const headers = new Map<string, string>();
-            for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
             finish({ ok: true, response: { status: res.statusCode ?? 0, headers, body: new Uint8Array(Buffer.concat(chunks)) } });
           });
           res.on('error', (e) => finish({ ok: false, error: 'protocol', message: e.message }));

@@ -86,12 +86,13 @@ describe('device.selftest', () => {
   it('plays the tone only when audible is asked and the device is not silent', async () => {
     const { call, mem } = start();
     expect((await call('device.selftest', { audible: true })).output).toContain('PASS audio: played a 200 ms 880 Hz tone');
-    expect(mem.audio.samples.length).toBe(1);
+    const played = mem.audio.samples.length;
+    expect(mem.audio.samples.reduce((n, pcm) => n + pcm.length, 0)).toBe(4800); // 200 ms at 24 kHz
     await call('device.control', { action: { config: { sfxVol: 0 } } });
     expect((await call('device.selftest', { audible: true })).output).toContain('SKIP audio: refused: the device is silent (sfxVol is 0)');
     await call('device.control', { action: { config: { sfxVol: 40, sfxLvlO: 0 } } });
     expect((await call('device.selftest', { audible: true })).output).toContain('refused: the device is silent (sfxLvlO is 0)');
-    expect(mem.audio.samples.length).toBe(1);
+    expect(mem.audio.samples.length).toBe(played);
   });
 });
 
@@ -106,7 +107,7 @@ describe('device.control', () => {
     await call('device.control', { action: { lights: { value: 'off' } } });
     expect([...mem.ring.last()!].every((b) => b === 0)).toBe(true);
     const pulse = await call('device.control', { action: { led: { mode: 'pulse', color: null, brightness: null } } });
-    expect(pulse.output).toContain('animations do not exist yet');
+    expect(pulse.output).toBe('led pulse: shown on the ring');
   });
 
   it('records led state on a board without a ring', async () => {
@@ -152,10 +153,10 @@ describe('device.control', () => {
     expect(mem.nvs.keys('cfg')).toEqual([]);
   });
 
-  it('records tts without speaking, and saves orch_model for the provider layer', async () => {
+  it('records tts (not spoken while voice replies are off), and saves orch_model for the provider layer', async () => {
     const { call, mem, device } = start();
     const tts = await call('device.control', { action: { tts: { text: 'Hello there' } } });
-    expect(tts.output).toBe('tts: recorded but not spoken; this device has no speech output yet');
+    expect(tts).toMatchObject({ success: false, error_type: 'unavailable', error: 'tts: not spoken (off: voice replies are off (ttsOn))' });
     expect(device.ctx.actions.lastTts()).toBe('Hello there');
     expect(mem.audio.samples).toEqual([]);
     const orch = await call('device.control', { action: { orch_model: { provider: 'Anthropic', model: 'model-x' } } });

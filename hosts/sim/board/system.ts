@@ -56,8 +56,9 @@ export class SystemService implements Service {
     'system.feed': (_a: Json, _b: Buffer, session: Session) => this.hooks.feed(session),
     'system.reboot': (args: Json, _b: Buffer, session: Session) => this.hooks.rebooting(session, String(args['reason'] ?? '')),
     'system.sleep': (args: Json, _b: Buffer, session: Session) => {
+      // As on the device (esp_sleep_enable_timer_wakeup only for ms > 0): 0 or none sleeps until a wake-up from outside.
       const ms = args['ms'];
-      this.hooks.sleeping(session, typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : null);
+      this.hooks.sleeping(session, typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms : null);
     },
     'sim.ready': (args: Json, _b: Buffer, session: Session) => {
       const path = args['signInPath'];
