@@ -186,7 +186,7 @@ export function createBattery(d: BoardDescriptor): Battery {
   return { read: () => ({ ...NO_BATTERY }) };
 }
 
-/** Audio output and the microphone are not driven yet on the device (see docs/device.md). */
+/** Audio output and the microphone are not driven yet on the device (docs/device.md, "Audio"). */
 export function createAudio(): AudioOut {
   return { present: false, queued: 0, onNeed: null, start: () => undefined, write: () => undefined, stop: () => undefined, setVolume: () => undefined };
 }
