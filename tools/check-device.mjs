@@ -81,9 +81,10 @@ export function stubIncludes(dir) {
   return dir;
 }
 
-function compile(cc, flags, file, out) {
-  const r = spawnSync(cc, [...flags, ...WARN, '-O2', '-c', join(ROOT, file), '-o', out], { encoding: 'utf8' });
-  return { ok: r.status === 0 && !r.stderr.trim(), output: (r.stdout + r.stderr).trim() };
+/** Compiles one file (from the repository root, or absolute) with the warning flags: ok only with no diagnostic at all. */
+export function compile(cc, flags, file, out) {
+  const r = spawnSync(cc, [...flags, ...WARN, '-O2', '-c', resolve(ROOT, file), '-o', out], { encoding: 'utf8' });
+  return { ok: r.status === 0 && !r.stderr.trim(), output: (r.stdout + r.stderr + (r.error ? String(r.error) : '')).trim() };
 }
 
 export function checkDevice(log = (l) => console.log(l)) {
