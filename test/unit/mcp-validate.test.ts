@@ -145,7 +145,7 @@ describe('validate agrees with Ajv', () => {
       }),
       { numRuns: 250 },
     );
-  });
+  }, 60_000); // 250 Ajv compiles: seconds on a busy machine, never a verdict on speed
 
   it('on every registered tool schema, with values shaped like its arguments', () => {
     const device = boot(createMemHal().hal);
