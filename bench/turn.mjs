@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { EMULATOR_NAMES, routeArgs, start, turnObject } from '../tools/provider-emulator.mjs';
 import { ROOT } from '../tools/build.mjs';
 
-function boardWith(args) {
+export function boardWith(args) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-turn-'));
   const child = spawn(process.execPath, [join(ROOT, 'build/sim/board.mjs'), '--device-dir', join(dir, 'dev'), '--http-port', '0', '--quiet', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
@@ -36,7 +36,7 @@ function boardWith(args) {
       });
       child.kill('SIGTERM');
     });
-  return { waitFor, command, stop };
+  return { waitFor, command, stop, out: () => out, write: (line) => child.stdin.write(line + '\n') };
 }
 
 const stat = (text) => Object.fromEntries([...text.matchAll(/(\w+)=([\w.-]+)/g)].map((m) => [m[1], m[2]]));

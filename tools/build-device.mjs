@@ -7,7 +7,11 @@
 //      release build: no test CA, no test signing key;
 //   2. writes build/device/<type>/sdkconfig (hosts/esp32/sdkconfig plus the
 //      firmware version for esp_app_desc_t, which tools/release.mjs reads);
-//   3. runs the SDK's mcconfig on boards/<type>/manifest.json for esp32/esp32s3
+//   3. writes build/device/<type>/tls/ (the CA bundle as the SDK's certificate
+//      store: tools/ca-store.mjs) and build/device/<type>/bleservices/ (the
+//      GATT table from the firmware's own definition: tools/gatt-json.mjs),
+//      both listed by manifest.json;
+//   4. runs the SDK's mcconfig on boards/<type>/manifest.json for esp32/esp32s3
 //      (flash: the same with -t deploy, which builds and writes the device).
 // Without an SDK (MODDABLE unset or wrong) or without ESP-IDF (IDF_PATH), it
 // stops before mcconfig with a message naming what is missing.
@@ -20,14 +24,21 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { ROOT, XS_TARGET, firmwareVersion, gitBuildId } from './build.mjs';
+import { caRootsPem, writeCaStore } from './ca-store.mjs';
 import { docsPack } from './docs-pack.mjs';
 import { buildWebPage, webPageDefine } from './web-page.mjs';
+import { loadGattServices, writeBleServices } from './gatt-json.mjs';
 
 export const DEVICE_TYPES = ['ring-tft', 'panel-28', 'panel-35', 'panel-40'];
 /** The SDK's build target every board uses (a generic ESP32-S3). */
 export const SDK_PLATFORM = 'esp32/esp32s3';
-/** Imports the bundle leaves to the Moddable module map. */
-const SDK_MODULES = /^(preference|timer|time|debug|wifi|net|mdns|bleserver|btutils|sm|gap|neopixel|ili9341|gc9a01|ft6206|gt911|pins\/audioout|embedded:.*)$/;
+/**
+ * The Moddable SDK modules the bundle may import, each with the SDK manifest
+ * that maps it (hosts/esp32/sdk-modules.json): the bundle leaves exactly these
+ * to the module map, so an import nobody maps fails the bundle here.
+ */
+export const SDK_MODULES = JSON.parse(readFileSync(join(ROOT, 'hosts/esp32/sdk-modules.json'), 'utf8')).modules;
+const SDK_IMPORT = new RegExp(`^(${Object.keys(SDK_MODULES).map((m) => m.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
 
 /**
  * What the device build needs from the machine, or the reasons it cannot run:
@@ -54,6 +65,8 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
   const outDir = join(outRoot, board);
   mkdirSync(outDir, { recursive: true });
   const build = { version, buildId: gitBuildId(), testBuild: false };
+  const caRoots = writeCaStore(join(outDir, 'tls'), caRootsPem(ROOT));
+  const gatt = writeBleServices(join(outDir, 'bleservices'), await loadGattServices(ROOT));
   await esbuild.build({
     entryPoints: [join(ROOT, 'hosts/esp32/entry.ts')],
     bundle: true,
@@ -65,11 +78,13 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
     // A release image: the documentation pack, the owner's web page (as the
     // simulator's image carries it), the board and the build; never the test
     // CA (__TEST_CA_PEM__) or the test signing key (__TEST_OTA_PUBKEY__).
+    // __DESK_GATT__: the GATT table compiled in, which hal/ble.ts holds ble.start() to.
     define: {
       __DOCS_PACK__: JSON.stringify(docsPack(ROOT)),
       __WEB_PAGE__: JSON.stringify(webPageDefine(await buildWebPage())),
       __DESK_BOARD__: JSON.stringify(board),
       __DESK_BUILD__: JSON.stringify(build),
+      __DESK_GATT__: JSON.stringify(gatt),
     },
     legalComments: 'none',
     logLevel: 'warning',
@@ -79,7 +94,7 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
         name: 'moddable-externals',
         setup(b) {
           // the SDK's modules and our host-function module stay imports for mcconfig to link
-          b.onResolve({ filter: SDK_MODULES }, (a) => ({ path: a.path, external: true }));
+          b.onResolve({ filter: SDK_IMPORT }, (a) => ({ path: a.path, external: true }));
           b.onResolve({ filter: /desk-native\.js$/ }, () => ({ path: 'desk-native', external: true }));
           // only this board's SDK drivers (the ones its manifest links)
           b.onResolve({ filter: /^\.\/drivers\.ts$/ }, () => ({ path: join(ROOT, 'hosts/esp32/hal/drivers', `${board}.ts`) }));
@@ -92,7 +107,7 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
   cpSync(join(ROOT, 'hosts/esp32/sdkconfig'), sdkconfig, { recursive: true });
   const defaults = join(sdkconfig, 'sdkconfig.defaults');
   writeFileSync(defaults, `${readFileSync(defaults, 'utf8')}CONFIG_APP_PROJECT_VER="${version}"\n`);
-  return { outDir, build };
+  return { outDir, build, caRoots, gatt };
 }
 
 /** The mcconfig command line for a board (flash: build and write the device). */

@@ -9,7 +9,11 @@
 //      RISC-V (riscv64-unknown-elf-gcc -march=rv32imc -mabi=ilp32) and Xtensa
 //      (xtensa-lx106-elf-gcc, the closest Xtensa core Debian ships: the
 //      ESP32-S3's LX7 compiler comes with ESP-IDF). They ship no C library, so
-//      the build is freestanding against a stub string.h.
+//      the build is freestanding against a stub string.h;
+//   3. the bench's RISC-V programs (bench/riscv/program.c with the hotspots,
+//      the ones npm run bench counts instructions of under qemu-user) build
+//      and link warning-free, so a bench that prints "NOT MEASURED" on a
+//      machine without the tools still has its build checked here.
 // Missing cross compilers are installed with apt-get (root) or the check fails
 // saying how to install them: a check is never skipped.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -28,6 +32,9 @@ export const PORTABLE_C = [
   'hosts/esp32/native/resetreason.c',
   'hosts/esp32/native/panel.c',
 ];
+
+/** The bench's RISC-V program and the C it links (bench/riscv.mjs). */
+export const BENCH_C = ['bench/riscv/program.c', 'modules/vecdot/vecdot.c', 'modules/sha256/sha256.c'];
 
 export const WARN = ['-std=c99', '-Wall', '-Wextra', '-Werror', '-pedantic'];
 
@@ -74,9 +81,10 @@ export function stubIncludes(dir) {
   return dir;
 }
 
-function compile(cc, flags, file, out) {
-  const r = spawnSync(cc, [...flags, ...WARN, '-O2', '-c', join(ROOT, file), '-o', out], { encoding: 'utf8' });
-  return { ok: r.status === 0 && !r.stderr.trim(), output: (r.stdout + r.stderr).trim() };
+/** Compiles one file (from the repository root, or absolute) with the warning flags: ok only with no diagnostic at all. */
+export function compile(cc, flags, file, out) {
+  const r = spawnSync(cc, [...flags, ...WARN, '-O2', '-c', resolve(ROOT, file), '-o', out], { encoding: 'utf8' });
+  return { ok: r.status === 0 && !r.stderr.trim(), output: (r.stdout + r.stderr + (r.error ? String(r.error) : '')).trim() };
 }
 
 export function checkDevice(log = (l) => console.log(l)) {
@@ -112,6 +120,19 @@ export function checkDevice(log = (l) => console.log(l)) {
     const version = execFileSync(c.cc, ['-dumpversion'], { encoding: 'utf8' }).trim();
     log(`${c.name} (${c.cc} ${version} ${c.flags.join(' ')}): ${PORTABLE_C.length} files compiled${failures.length > before ? ' with errors' : ' warning-free'}`);
   }
+  // 3. the bench's RISC-V programs
+  const rv = CROSS[0];
+  const before = failures.length;
+  for (const n of [1, 2]) {
+    const r = spawnSync(rv.cc, [
+      ...rv.flags, ...WARN, '-O2', '-ffreestanding', '-nostdlib', '-static', '-Wl,--no-relax', '-I', stub,
+      '-I', join(ROOT, 'modules/vecdot'), '-I', join(ROOT, 'modules/sha256'), `-DWORK=${n}`, '-DRUN=1',
+      '-o', join(work, `bench-${n}`),
+      ...BENCH_C.map((f) => join(ROOT, f)), '-lgcc',
+    ], { encoding: 'utf8' });
+    if (r.status !== 0 || r.stderr.trim()) failures.push(`${rv.cc}: bench/riscv/program.c WORK=${n}\n${(r.stdout + r.stderr).trim()}`);
+  }
+  log(`${rv.name}: the bench's instruction-count programs ${failures.length > before ? 'did not build' : 'built and linked warning-free'}`);
   return failures;
 }
 

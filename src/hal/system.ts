@@ -31,6 +31,14 @@ export interface HeapFigures {
   xsStatic: number;
   /** What the XS machine has taken from the system so far (heap and its stack); it never shrinks. */
   xsReserved: number;
+  /**
+   * Property names (keys) created since the firmware's modules ran: on a
+   * device these come out of creation.keys.available, beyond the preloaded
+   * ones. Absent where the host cannot tell.
+   */
+  xsKeys?: number;
+  /** The XS stack's high-water since boot, in slots (creation.stack). Absent where the host cannot tell. */
+  xsStackPeak?: number;
 }
 
 export interface System {

@@ -42,7 +42,7 @@ export function installSystem(ctx: Context): void {
     run: (c) => {
       hal.system.gc();
       const h = hal.system.heap();
-      c.out(`xs=${h.xsNow} xsStatic=${h.xsStatic} xsRam=${h.xsNow - h.xsStatic} xsPeak=${h.xsPeak} xsReserved=${h.xsReserved} free=${h.freeInternal} largest=${h.largestBlock} minFree=${h.minFreeInternal} psram=${h.freePsram}`);
+      c.out(`xs=${h.xsNow} xsStatic=${h.xsStatic} xsRam=${h.xsNow - h.xsStatic} xsPeak=${h.xsPeak} xsReserved=${h.xsReserved} free=${h.freeInternal} largest=${h.largestBlock} minFree=${h.minFreeInternal} psram=${h.freePsram}${h.xsKeys === undefined ? '' : ` keys=${h.xsKeys}`}${h.xsStackPeak === undefined ? '' : ` stackPeak=${h.xsStackPeak}`}`);
     },
   });
 }

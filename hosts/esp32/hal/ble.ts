@@ -5,22 +5,21 @@
 // that authenticated with a bond.
 //
 // The SDK's BLEServer takes its GATT table from JSON service files compiled
-// into the build (a manifest's "ble" section), with each characteristic's
-// "name" set to its UUID so the handlers see UUIDs as on the simulator. The
-// Notifier's service file comes with the Notifier's GATT service (not written
-// yet: docs/device.md).
+// into the build (manifest.json's "ble" section). tools/gatt-json.mjs writes
+// them at build time from the firmware's own GattService[] definition, each
+// characteristic named by its UUID so the handlers see UUIDs as on the
+// simulator, and bondedOnly as the encrypted permissions; start() refuses
+// services that are not that compiled table (gatt-table.ts). The Notifier's
+// definition itself is issue #15's (docs/device.md, "Bluetooth").
 
 import BLEServer, { type BLECharacteristic, type BLEConnection } from 'bleserver';
 import SM, { IOCapability } from 'sm';
 import GAP from 'gap';
 import type { Ble, BleCentral, BleHandlers, GattService } from '../../../src/hal/index.ts';
 import { HalError } from '../../../src/hal/index.ts';
+import { gattMismatch, type CompiledService } from './gatt-table.ts';
 
-function hex(bytes: ArrayBuffer): string {
-  const parts: string[] = [];
-  for (const b of new Uint8Array(bytes)) parts.push((b < 16 ? '0' : '') + b.toString(16));
-  return parts.join('');
-}
+declare const __DESK_GATT__: CompiledService[];
 
 /** 'aa:bb:..' from the stack's little-endian address bytes. */
 function address(bytes: ArrayBuffer): string {
@@ -30,24 +29,18 @@ function address(bytes: ArrayBuffer): string {
   return parts.join(':');
 }
 
-/** A UUID as the GATT table writes it: 128-bit lowercase hex without dashes. */
-function uuidKey(uuid: string): string {
-  const parts: string[] = [];
-  for (const ch of uuid.toLowerCase()) if (ch !== '-') parts.push(ch);
-  return parts.join('');
-}
-
 export function createBle(bondStore: { list(): string[]; add(a: string): void; clear(): void }): Ble {
   let server: (BLEServer & { handlers?: BleHandlers }) | null = null;
   const centrals = new Map<number, { id: number; address: string; bonded: boolean }>();
   let bondedOnly = new Set<string>();
   const subscribed = new Map<string, BLECharacteristic>();
-  const charKey = (c: BLECharacteristic): string => uuidKey(hex(c.uuid));
   return {
     present: true,
     start(deviceName: string, services: GattService[], handlers: BleHandlers): void {
       if (server) throw new HalError('EBUSY', 'BLE already started');
-      bondedOnly = new Set(services.flatMap((s) => s.characteristics.filter((c) => c.bondedOnly).map((c) => uuidKey(c.uuid))));
+      const mismatch = gattMismatch(services, __DESK_GATT__);
+      if (mismatch) throw new HalError('ENOTSUP', mismatch);
+      bondedOnly = new Set(services.flatMap((s) => s.characteristics.filter((c) => c.bondedOnly).map((c) => c.uuid)));
       const s = new BLEServer() as BLEServer & { handlers?: BleHandlers };
       const central = (c: BLEConnection) => centrals.get(c.connection) ?? { id: c.connection, address: address(c.address), bonded: false };
       s.onReady = () => {
@@ -76,7 +69,7 @@ export function createBle(bondStore: { list(): string[]; add(a: string): void; c
       };
       s.onCharacteristicRead = (c) => {
         const entry = [...centrals.values()][0] as BleCentral | undefined;
-        if (!entry || (bondedOnly.has(charKey(c)) && !entry.bonded)) return undefined;
+        if (!entry || (bondedOnly.has(c.name) && !entry.bonded)) return undefined;
         const value = handlers.onRead(entry, c.name);
         return value ? (value.slice().buffer as ArrayBuffer) : undefined;
       };
@@ -85,7 +78,7 @@ export function createBle(bondStore: { list(): string[]; add(a: string): void; c
       };
       s.onCharacteristicWritten = (c, value) => {
         const entry = [...centrals.values()][0] as BleCentral | undefined;
-        if (!entry || (bondedOnly.has(charKey(c)) && !entry.bonded)) return;
+        if (!entry || (bondedOnly.has(c.name) && !entry.bonded)) return;
         handlers.onWrite(entry, c.name, new Uint8Array(value));
       };
       server = s;

@@ -1,10 +1,16 @@
-// Device HAL: sockets over ECMA-419 (TCP, listener, UDP and TLS from the
-// Moddable SDK), the Wi-Fi radio (station, setup access point, scan) and mDNS.
-// TLS validates against the firmware's CA bundle: the device build turns the
-// bundle's PEM roots into the SDK's certificate store (tools/build-device.mjs,
-// docs/device.md), and verify: false follows tlsVerify=0.
+// Device HAL: sockets over ECMA-419 (the SDK's lwIP TCP, listener and UDP,
+// and its example TLS client embedded:io/socket/tcp/tls over the SDK's own
+// TLS in modules/crypt), the Wi-Fi radio (station, setup access point, scan)
+// and mDNS. The lwIP socket takes an IP address, so a host name is resolved
+// first (Net.resolve). TLS validates against the firmware's CA bundle as the
+// SDK's certificate store: tools/build-device.mjs writes the roots of
+// src/net/ca-roots.ts as the resources ca.ski and ca<n>.der
+// (tools/ca-store.mjs), which manifest.json puts in place of the SDK's store;
+// the PEM text of TlsOptions.caBundle is not read here. verify follows the
+// caller (tlsVerify, or always for the relay); validating needs the wall
+// clock set, as the store's and the chain's validity dates are checked.
 
-import TCP from 'embedded:io/socket/tcp';
+import TCP, { type TCPOptions } from 'embedded:io/socket/tcp';
 import TLSSocket from 'embedded:io/socket/tcp/tls';
 import Listener from 'embedded:io/socket/listener';
 import UDP from 'embedded:io/socket/udp';
@@ -26,10 +32,20 @@ import type {
 } from '../../../src/hal/index.ts';
 import { HalError } from '../../../src/hal/index.ts';
 
+/** A dotted IPv4 address needs no look-up. */
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 /** mDNS service types arrive as '_http'; the SDK wants 'http'. */
 const LEADING_UNDERSCORE = /^_/;
 /** Below this many queued bytes onDrain fires (the HAL's low-water mark). */
 const LOW_WATER = 2048;
+
+/** What DeviceSocket needs of an ECMA-419 TCP or TLS socket. */
+interface Stream {
+  read(count?: number): ArrayBuffer | undefined;
+  /** TLS returns the plaintext space left; TCP returns nothing. */
+  write(bytes: Uint8Array): number | void;
+  close(): void;
+}
 
 /** A HAL socket over an ECMA-419 TCP (or TLS) socket: events in, a write queue out. */
 class DeviceSocket implements PendingSocket {
@@ -46,7 +62,7 @@ class DeviceSocket implements PendingSocket {
   private connected = false;
   private wantDrain = false;
   private timer: { cancel(): void } | null = null;
-  io: TCP | null = null;
+  io: Stream | null = null;
 
   constructor(remote: string) {
     this.remote = remote;
@@ -56,7 +72,11 @@ class DeviceSocket implements PendingSocket {
     return this.queued;
   }
 
-  attach(io: TCP, connected: boolean): void {
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  attach(io: Stream, connected: boolean): void {
     this.io = io;
     this.connected = connected;
   }
@@ -93,8 +113,9 @@ class DeviceSocket implements PendingSocket {
     while (space > 0 && this.queue.length) {
       const head = this.queue[0]!;
       const n = Math.min(space, head.length);
-      io.write(n === head.length ? head : head.subarray(0, n));
-      space -= n;
+      const left = io.write(n === head.length ? head : head.subarray(0, n));
+      // A TLS record costs more than its plaintext: trust the space it reports.
+      space = typeof left === 'number' ? left : space - n;
       this.queued -= n;
       if (n === head.length) this.queue.shift();
       else this.queue[0] = head.subarray(n);
@@ -129,7 +150,8 @@ class DeviceSocket implements PendingSocket {
   fail(error: string): void {
     // ECMA-419 reports a peer's orderly close as an error too: with nothing
     // pending it is the end of the stream (the HAL's onEnd, then onClose).
-    if (this.connected && !this.queue.length && error === 'ECONN') this.onEnd?.();
+    // The TLS socket reports the peer's close_notify the same way, as ETLS.
+    if (this.connected && !this.queue.length && (error === 'ECONN' || error === 'ETLS')) this.onEnd?.();
     this.finish(error);
   }
 
@@ -147,6 +169,26 @@ class DeviceSocket implements PendingSocket {
     this.queued = 0;
     this.onClose?.(error);
   }
+}
+
+/**
+ * The TCP class the TLS socket runs over, with its callbacks guarded: the
+ * TLS session does its handshake inside them and throws on a refused
+ * certificate or a bad record. Thrown out of a native callback that would
+ * abort the machine; here it becomes the socket's error (ETLS).
+ */
+function GuardedTCP(options: TCPOptions): TCP {
+  const fail = options.onError;
+  const guard = (f: ((this: TCP, n: number) => void) | undefined) =>
+    f &&
+    function (this: TCP, n: number): void {
+      try {
+        f.call(this, n);
+      } catch {
+        fail?.call(this);
+      }
+    };
+  return new TCP({ ...options, onReadable: guard(options.onReadable), onWritable: guard(options.onWritable) });
 }
 
 export function createNet(clock: Clock): HalNet {
@@ -173,22 +215,36 @@ export function createNet(clock: Clock): HalNet {
     },
     connect(options: ConnectOptions): PendingSocket {
       const s = new DeviceSocket(`${options.host}:${options.port}`);
-      const handlers = {
-        host: options.host,
-        port: options.port,
-        onReadable: (n: number) => s.readable(n),
-        onWritable: (n: number) => s.writable(n),
-        onError: () => s.fail(options.tls ? 'ETLS' : 'ECONN'),
+      const tls = options.tls;
+      const open = (address: string): void => {
+        if (s.isClosed) return; // destroyed, or timed out, while resolving
+        const handlers = {
+          address,
+          port: options.port,
+          onReadable: (n: number) => s.readable(n),
+          onWritable: (n: number) => s.writable(n),
+          onError: () => s.fail(tls ? 'ETLS' : 'ECONN'),
+        };
+        s.attach(tls ? new TLSSocket({ ...handlers, host: tls.serverName, TCP: { io: GuardedTCP as unknown as typeof TCP }, secure: { verify: tls.verify } }) : new TCP(handlers), false);
       };
+      s.armTimeout(clock, options.timeoutMs);
       try {
-        const io = options.tls
-          ? new TLSSocket({ ...handlers, secure: { serverName: options.tls.serverName, verify: options.tls.verify, protocolVersion: 0x303 } })
-          : new TCP(handlers);
-        s.attach(io, false);
+        if (IPV4.test(options.host)) open(options.host);
+        else
+          Net.resolve(options.host, (_name, address) => {
+            if (!address) s.fail(`ECONN: ${options.host} does not resolve`);
+            else {
+              try {
+                open(address);
+              } catch (e) {
+                s.fail(`ECONN: ${e instanceof Error ? e.message : String(e)}`);
+              }
+            }
+          });
       } catch (e) {
+        s.destroy();
         throw new HalError('ECONN', e instanceof Error ? e.message : String(e));
       }
-      s.armTimeout(clock, options.timeoutMs);
       return s;
     },
     udp(port: number): UdpSocket {

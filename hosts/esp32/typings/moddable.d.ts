@@ -42,8 +42,8 @@ declare module 'debug' {
 
 declare module 'embedded:io/socket/tcp' {
   export interface TCPOptions {
+    /** The peer's IP address: the lwIP socket takes no host name (resolve it with Net.resolve first). */
     address?: string;
-    host?: string;
     port?: number;
     from?: unknown;
     nodelay?: boolean;
@@ -57,28 +57,38 @@ declare module 'embedded:io/socket/tcp' {
     readonly remoteAddress: string | undefined;
     readonly remotePort: number | undefined;
     read(count?: number): ArrayBuffer | undefined;
-    write(bytes: ModdableBuffer): number;
+    /** Throws "would block" past the space the last onWritable reported. */
+    write(bytes: ModdableBuffer): void;
     close(): void;
   }
 }
 
+/** The SDK's example ECMA-419 TLS client (examples/io/tcp/tlssocket) over its own TLS (modules/crypt). */
 declare module 'embedded:io/socket/tcp/tls' {
-  import TCP, { type TCPOptions } from 'embedded:io/socket/tcp';
+  import type TCP from 'embedded:io/socket/tcp';
+  import type { TCPOptions } from 'embedded:io/socket/tcp';
+  /** Passed to the SDK's TLS session and its certificate manager (modules/crypt/ssl). */
   export interface SecureOptions {
-    /** Minimum TLS version: 0x303 is TLS 1.2. */
+    /** TLS version: 0x303 is TLS 1.2 (the socket sets it itself). */
     protocolVersion?: number;
-    serverName?: string;
-    /** false skips certificate validation (tlsVerify=0). */
+    /** false skips certificate validation (tlsVerify=0). Default true. */
     verify?: boolean;
-    /** Trust anchors in DER; without it the SDK's resource store (ca*.der) is used. */
+    /** One extra trust anchor in DER; the store is the resources ca.ski and ca<n>.der. */
     certificate?: ModdableBuffer;
   }
   export interface TLSOptions extends TCPOptions {
+    /** The server name: sent in SNI. */
     host: string;
+    /** The TCP socket class the TLS socket runs over. */
+    TCP: { io: typeof TCP };
     secure: SecureOptions;
   }
-  export default class TLSSocket extends TCP {
+  export default class TLSSocket {
     constructor(options: TLSOptions);
+    read(count?: number): ArrayBuffer | undefined;
+    /** Returns the plaintext bytes that may still be written now (the TCP space less the record overhead). */
+    write(bytes: ModdableBuffer): number;
+    close(): void;
   }
 }
 
@@ -202,6 +212,8 @@ declare module 'wifi' {
 declare module 'net' {
   export default class Net {
     static get(property: 'IP' | 'MAC' | 'SSID' | 'RSSI', iface?: 'station' | 'ap'): string | number | undefined;
+    /** Asynchronous DNS look-up; address is undefined when the name does not resolve. Throws when lwIP's queue is full. */
+    static resolve(host: string, callback: (name: string, address: string | undefined) => void): void;
   }
 }
 

@@ -41,7 +41,7 @@ function createClock(synced: () => boolean): Clock {
   };
 }
 
-function createSystem(reason: ResetReason, clock: Clock, staticHeap: number): System {
+function createSystem(reason: ResetReason, clock: Clock, staticHeap: number, staticKeys: number): System {
   let pool: Uint8Array = new Uint8Array(0);
   let poolAt = 0;
   let lastFeed = -1e9;
@@ -63,6 +63,8 @@ function createSystem(reason: ResetReason, clock: Clock, staticHeap: number): Sy
         xsPeak: xs.peak,
         xsStatic: staticHeap,
         xsReserved: xs.reserved,
+        xsKeys: xs.keys - staticKeys,
+        xsStackPeak: xs.stackPeak,
       };
     },
     resetHeapPeak: () => __sim.resetPeak(),
@@ -99,8 +101,8 @@ function createSystem(reason: ResetReason, clock: Clock, staticHeap: number): Sy
   };
 }
 
-/** staticHeap: XS bytes in use once the bundle's modules have run (see HeapFigures.xsStatic). */
-export function createSimHal(staticHeap = 0): Hal {
+/** staticHeap, staticKeys: XS bytes and keys in use once the bundle's modules have run (see HeapFigures.xsStatic, xsKeys). */
+export function createSimHal(staticHeap = 0, staticKeys = 0): Hal {
   installEventDispatch((line) => __sim.print(line));
   const info = call('board.info').reply as unknown as BootInfo;
   let wallSynced = info.wallSynced;
@@ -113,7 +115,7 @@ export function createSimHal(staticHeap = 0): Hal {
     board,
     build: info.build,
     clock,
-    system: createSystem(info.resetReason, clock, staticHeap),
+    system: createSystem(info.resetReason, clock, staticHeap, staticKeys),
     nvs: createNvs(),
     sd: createSd(),
     flash: createFlash(),

@@ -14,6 +14,10 @@ interface SimHeap {
   reserved: number;
   /** Property names in use (the device's XS has 16-bit key ids). */
   keys: number;
+  /** XS stack slots in use now, their high-water since start or resetPeak()/resetStackPeak(), and the stack's size (slots). */
+  stack: number;
+  stackPeak: number;
+  stackSize: number;
 }
 
 interface SimApi {
@@ -26,6 +30,7 @@ interface SimApi {
   wallMs(): number;
   heap(): SimHeap;
   resetPeak(): void;
+  resetStackPeak(): void;
   gc(): void;
   print(text: string): void;
   exit(code: number): never;

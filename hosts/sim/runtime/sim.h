@@ -85,6 +85,8 @@ SimItem* simQueuePop(void);
 
 /* loop.c */
 void simLoopInit(txMachine* the);
+/* sim_api.c: restarts the XS stack's high-water (heap().stackPeak) */
+void simStackResetPeak(txMachine* the);
 void simRunJobs(txMachine* the);                 /* promise jobs until none are left */
 txNumber simSetTimer(txMachine* the, txNumber ms, txBoolean repeat, txSlot* function);
 void simClearTimer(txMachine* the, txNumber id);

@@ -2,7 +2,7 @@
  * sim_api.c: the __sim global, the firmware's way to the board (docs/sim-protocol.md).
  *
  * Owns the host functions call, send, setTimer, clearTimer, monoMs, wallMs, heap,
- * resetPeak, gc, print, exit, and the properties onEvent (set by the firmware, read by
+ * resetPeak, resetStackPeak, gc, print, exit, and the properties onEvent (set by the firmware, read by
  * the loop for each event) and argv. Binary arguments may be an ArrayBuffer or any
  * TypedArray or DataView (its bytes between byteOffset and byteOffset + byteLength);
  * binaries returned are ArrayBuffers, or undefined when the payload is empty.
@@ -158,6 +158,14 @@ static void setNumber(txMachine* the, txSlot* object, const char* name, double v
 	mxPop();
 }
 
+/* The XS stack's high-water: XS keeps it in the->stackPeak when built with
+   mxInstrument (the Makefile does), lowering it as each function returns.
+   The stack grows down from stackTop. */
+void simStackResetPeak(txMachine* the)
+{
+	the->stackPeak = the->stack;
+}
+
 static void xs_sim_heap(txMachine* the)
 {
 	double chunks = (double)the->currentChunksSize;
@@ -173,12 +181,21 @@ static void xs_sim_heap(txMachine* the)
 	setNumber(the, mxResult, "limit", (double)gSimHeapMax);
 	setNumber(the, mxResult, "reserved", (double)gSimHeapReserved);
 	setNumber(the, mxResult, "keys", (double)the->keyIndex);
+	setNumber(the, mxResult, "stack", (double)(the->stackTop - the->stack));
+	setNumber(the, mxResult, "stackPeak", (double)(the->stackTop - (the->stackPeak < the->stack ? the->stackPeak : the->stack)));
+	setNumber(the, mxResult, "stackSize", (double)(the->stackTop - the->stackBottom));
 }
 
 static void xs_sim_resetPeak(txMachine* the)
 {
 	the->peakChunksSize = the->currentChunksSize;
 	the->peakHeapCount = the->currentHeapCount;
+	simStackResetPeak(the);
+}
+
+static void xs_sim_resetStackPeak(txMachine* the)
+{
+	simStackResetPeak(the);
 }
 
 static void xs_sim_gc(txMachine* the)
@@ -226,6 +243,7 @@ void simInstallSim(txMachine* the, int argc, char** argv)
 	defineFunction(the, sim, "wallMs", xs_sim_wallMs, 0);
 	defineFunction(the, sim, "heap", xs_sim_heap, 0);
 	defineFunction(the, sim, "resetPeak", xs_sim_resetPeak, 0);
+	defineFunction(the, sim, "resetStackPeak", xs_sim_resetStackPeak, 0);
 	defineFunction(the, sim, "gc", xs_sim_gc, 0);
 	defineFunction(the, sim, "print", xs_sim_print, 1);
 	defineFunction(the, sim, "exit", xs_sim_exit, 1);
