@@ -56,6 +56,9 @@ import { installSelftestConsole } from './system/selftest-console.ts';
 import { installLedConsole } from './device/console.ts';
 import { installWifiConsole } from './wifi/console.ts';
 import { installUnavailable } from './console/unavailable.ts';
+import { installSchedule } from './schedule/index.ts';
+import type { Scheduler } from './schedule/scheduler.ts';
+import { installSkills } from './skills/index.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -65,6 +68,8 @@ export interface Device {
   assistant: Assistant;
   /** The sub-agent fabric (src/agents/). */
   agents: Agents;
+  /** Routines, wakeups and reminders (src/schedule/). */
+  scheduler: Scheduler;
   http: HttpServer | null;
   stop(): void;
 }
@@ -155,6 +160,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installDocs(ctx);
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
+  installSkills(ctx, agents);
+  const scheduler = installSchedule(ctx, assistant);
   installMcp(ctx);
   installTimeline(ctx);
   installOta(ctx);
@@ -188,10 +195,12 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     ctx,
     assistant,
     agents,
+    scheduler,
     http,
     stop() {
       feed.cancel();
       agents.stop();
+      scheduler.stop();
       ctx.ota.stop();
       ctx.chat.stop();
       http?.close();
