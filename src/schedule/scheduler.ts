@@ -94,6 +94,10 @@ function fail<T>(code: FailCode, message: string): Outcome<T> {
   return { ok: false, code, message };
 }
 
+function byAge(a: { created: number; id: string }, b: { created: number; id: string }): number {
+  return a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
 function excerpt(text: string, bytes: number): string {
   const t = text.trim();
   const cut = capBytes(t, bytes);
@@ -127,14 +131,15 @@ export class Scheduler {
 
   // --- reading -----------------------------------------------------------------------
 
+  /** Oldest first (as they read back after a restart). */
   routines(): Routine[] {
-    return [...this.routinesById.values()];
+    return [...this.routinesById.values()].sort(byAge);
   }
   routine(id: string): Routine | null {
     return this.routinesById.get(id) ?? null;
   }
   wakes(kind?: Wake['kind']): Wake[] {
-    return [...this.wakesById.values()].filter((w) => !kind || w.kind === kind);
+    return [...this.wakesById.values()].filter((w) => !kind || w.kind === kind).sort(byAge);
   }
   wake(id: string): Wake | null {
     return this.wakesById.get(id) ?? null;

@@ -189,7 +189,8 @@ export function parseTz(input: string): TzResult {
   if (!stdName) return bad('it must start with a name of three or more letters');
   const stdWest = readHms(c, 24);
   if (stdWest === null) return bad('the name must be followed by an offset such as -1 or 5 or -5:30');
-  const std = { name: stdName, offset: -stdWest };
+  // (|| 0: no negative zero for UTC)
+  const std = { name: stdName, offset: -stdWest || 0 };
   if (c.done()) return { ok: true, tz: { text, std, dst: null } };
   const dstName = readName(c);
   if (!dstName) return bad('after the offset comes a daylight-saving name of three or more letters');
@@ -197,7 +198,7 @@ export function parseTz(input: string): TzResult {
   if (!c.done() && c.peek() !== ',') {
     const west = readHms(c, 24);
     if (west === null) return bad('the daylight-saving offset is malformed');
-    dstOffset = -west;
+    dstOffset = -west || 0;
   }
   let start = US_START;
   let end = US_END;
