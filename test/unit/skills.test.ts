@@ -41,7 +41,8 @@ async function list(r: Rig): Promise<Array<Record<string, unknown>>> {
   return (await api(r, 'GET', '/api/skills')).json['skills'] as Array<Record<string, unknown>>;
 }
 
-describe('skill capsules', () => {
+// Generous: tests must not fail because a shared machine is slow.
+describe('skill capsules', { timeout: 30_000 }, () => {
   it('skill.save stores an inert capsule; the owner approves it on the web or with /skill approve; /skill deny and skill.delete delete', async () => {
     const r = rig();
     const saved = await tool(r, 'skill.save', { id: 'trips', md: CAPSULE });
