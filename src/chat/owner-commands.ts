@@ -3,7 +3,7 @@
 // the one whose subsystem is not on this device yet (/mcp: tool servers).
 // /fetch and /play come with the file store and the music player
 // (src/chat/files-bridge.ts); /remind, /loops and /loop with the scheduler
-// (src/schedule/commands.ts); /skill with skills (src/skills/commands.ts). A
+// (src/schedule/commands.ts); /skill with skills (src/skills/index.ts). A
 // placeholder checks its arguments like the real command would, then says
 // the feature is not available; the owning subsystem replaces it by
 // registering the real command (ChatCommands.register).
