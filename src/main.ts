@@ -60,6 +60,9 @@ import { installPower, Power } from './power/index.ts';
 import { Audio, installAudio } from './audio/index.ts';
 import { installWifiConsole } from './wifi/console.ts';
 import { installUnavailable } from './console/unavailable.ts';
+import { installSchedule } from './schedule/index.ts';
+import type { Scheduler } from './schedule/scheduler.ts';
+import { installSkills } from './skills/index.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -69,6 +72,8 @@ export interface Device {
   assistant: Assistant;
   /** The sub-agent fabric (src/agents/). */
   agents: Agents;
+  /** Routines, wakeups and reminders (src/schedule/). */
+  scheduler: Scheduler;
   http: HttpServer | null;
   stop(): void;
 }
@@ -163,6 +168,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installDocs(ctx);
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
+  installSkills(ctx, agents);
+  const scheduler = installSchedule(ctx, assistant);
   installMcp(ctx);
   installTimeline(ctx);
   installPower(ctx);
@@ -198,10 +205,12 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     ctx,
     assistant,
     agents,
+    scheduler,
     http,
     stop() {
       feed.cancel();
       agents.stop();
+      scheduler.stop();
       ctx.ota.stop();
       ctx.power.stop();
       ctx.audio.stop();

@@ -1,16 +1,17 @@
 // The spec's chat owner commands that the chat subsystem serves itself
-// (/help, /start, /update, /compact, /clear), and honest placeholders for
-// those whose subsystem is not on this device yet (/remind, /loops, /loop:
-// the scheduler; /skill: skills; /mcp: tool servers). /fetch and /play come
-// with the file store and the music player (src/chat/files-bridge.ts). A placeholder checks its arguments like the real command
-// would, then says the feature is not available; the owning subsystem
-// replaces it by registering the real command (ChatCommands.register).
+// (/help, /start, /update, /compact, /clear), and an honest placeholder for
+// the one whose subsystem is not on this device yet (/mcp: tool servers).
+// /fetch and /play come with the file store and the music player
+// (src/chat/files-bridge.ts); /remind, /loops and /loop with the scheduler
+// (src/schedule/commands.ts); /skill with skills (src/skills/index.ts). A
+// placeholder checks its arguments like the real command would, then says
+// the feature is not available; the owning subsystem replaces it by
+// registering the real command (ChatCommands.register).
 
 import type { Context } from '../core/context.ts';
 import type { Compactor } from '../turn/compact.ts';
 import type { Assistant } from '../turn/index.ts';
 import type { ChatCommandCall, ChatCommands } from './commands.ts';
-import { describeSpan, parseSpan } from './span.ts';
 
 /** How long "/clear yes" may follow "/clear". */
 export const CLEAR_CONFIRM_MS = 10 * 60_000;
@@ -101,27 +102,5 @@ export function registerOwnerCommands(commands: ChatCommands, deps: OwnerCommand
     return unavailable(what);
   };
 
-  commands.register({
-    name: '/remind',
-    usage: '<when> <what>',
-    help: 'a one-time reminder in 2 minutes to 7 days (90s, 45 = minutes, 2h, 3d)',
-    placeholder: true,
-    run: (c) => {
-      const [when, ...what] = c.argv;
-      if (!when || !what.length) return usage('/remind', '<when> <what>, e.g. /remind 2h call the plumber');
-      const span = parseSpan(when);
-      if (!span.ok) return `${span.error[0]!.toUpperCase()}${span.error.slice(1)}.`;
-      return `Reminders are not available on this device yet, so no reminder was set (in ${describeSpan(span.ms)}: ${what.join(' ')}).`;
-    },
-  });
-  commands.register({ name: '/loops', help: 'list routines and reminders', placeholder: true, run: () => unavailable('Routines and reminders are') });
-  commands.register({
-    name: '/loop',
-    usage: 'approve | deny | off | on <id>',
-    help: 'manage one routine',
-    placeholder: true,
-    run: idCommand('/loop', ['approve', 'deny', 'off', 'on'], 'Routines are'),
-  });
-  commands.register({ name: '/skill', usage: 'approve | deny <id>', help: 'approve or delete a skill capsule', placeholder: true, run: idCommand('/skill', ['approve', 'deny'], 'Skills are') });
   commands.register({ name: '/mcp', usage: 'approve | deny <name>', help: 'approve a tool server or remove its approval', placeholder: true, run: idCommand('/mcp', ['approve', 'deny'], 'Tool servers are') });
 }

@@ -7,9 +7,9 @@
 // token (the log, a file of the store), Memory & Files (a text file
 // uploaded, Add music taking a .wav and refusing a .txt, the messages without
 // a card and with one under 1 GB), Safety > Downloads (the url policy, a
-// pending download approved and another denied), the sections of subsystems
-// not built, and every section at phone width (screenshots in
-// test-results/web/).
+// pending download approved and another denied), approvals of a routine, a
+// wakeup and a skill, the time zone, the sections of subsystems not built,
+// and every section at phone width (screenshots in test-results/web/).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -347,6 +347,64 @@ describe('Memory & Files and Safety > Downloads', () => {
   });
 });
 
+/** A tool call over /mcp with the device token (the owner) that must succeed: its text. */
+async function mcpTool(name: string, args: Record<string, unknown>): Promise<string> {
+  const r = await tool(name, args);
+  expect(r.isError, r.text).toBe(false);
+  return r.text;
+}
+
+describe('approvals on the page', () => {
+  it('approves a routine the assistant created, pauses it, sets the time zone and the wakeup mode', async () => {
+    const id = /Routine (r[0-9a-f]{4})/.exec(await mcpTool('loop.create', { name: 'Plants', prompt: 'Remind me to water the plants.', schedule: { kind: 'daily', at: '08:00' } }))![1]!;
+    await open('routines');
+    const item = page.locator('ul.items li', { hasText: `Plants (${id})` });
+    await item.getByText('approval: pending').waitFor();
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('ul.items li', { hasText: `Plants (${id})` }).getByText('approval: approved').waitFor();
+    const listed = (await (await device.fetch('/api/routines', { token })).json()) as { routines: Array<{ id: string; approved: boolean; next: string }> };
+    expect(listed.routines.find((r) => r.id === id)).toMatchObject({ approved: true, next: expect.stringMatching(/ 08:00 UTC$/) });
+    await page.locator('ul.items li', { hasText: `Plants (${id})` }).getByRole('button', { name: 'Pause' }).click();
+    await page.locator('ul.items li', { hasText: `Plants (${id})` }).getByText('enabled: false').waitFor();
+
+    await page.getByLabel('Time zone (POSIX TZ)').fill('CET-1CEST,M3.5.0,M10.5.0/3');
+    await page.getByRole('button', { name: 'Save time zone' }).click();
+    await page.getByText(/^The time zone is CET-1CEST,M3\.5\.0,M10\.5\.0\/3; it is /).waitFor();
+    expect(((await (await device.fetch('/api/timezone', { token })).json()) as { tz: string }).tz).toBe('CET-1CEST,M3.5.0,M10.5.0/3');
+    await page.getByLabel('Time zone (POSIX TZ)').fill('Europe/Berlin');
+    await page.getByRole('button', { name: 'Save time zone' }).click();
+    await page.getByText(/is not a POSIX time zone/).waitFor();
+
+    await page.getByLabel('Approval').selectOption('ask');
+    await page.getByText('Saved.').waitFor();
+    const w = /w[0-9a-f]{4}/.exec(await mcpTool('wakeup.set', { minutes: 30, note: 'Check the oven' }))![0];
+    await open('updates');
+    await open('routines');
+    const wake = page.locator('ul.items li', { hasText: 'Check the oven' });
+    await wake.getByText('state: pending').waitFor();
+    await wake.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('ul.items li', { hasText: 'Check the oven' }).getByText('state: armed').waitFor();
+    const wakes = (await (await device.fetch('/api/wakeups', { token })).json()) as { mode: string; wakeups: Array<{ id: string; state: string }> };
+    expect(wakes).toMatchObject({ mode: 'ask', wakeups: [{ id: w, state: 'armed' }] });
+  });
+
+  it('shows a skill the assistant saved, and approves it', async () => {
+    await mcpTool('skill.save', { id: 'trips', md: '---\ntitle: Trip planner\ninject: spawn\n---\nPrefer trains to planes.' });
+    await open('assistant');
+    const item = page.locator('ul.items li', { hasText: 'Trip planner (trips)' });
+    await item.getByText('approved: false').waitFor();
+    await item.getByRole('button', { name: 'Show text' }).click();
+    await item.locator('pre').getByText('Prefer trains to planes.').waitFor();
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('ul.items li', { hasText: 'Trip planner (trips)' }).getByText('approved: true').waitFor();
+    // Built-in skills have neither Approve nor Deny.
+    const builtin = page.locator('ul.items li', { hasText: 'Research brief (research)' });
+    expect(await builtin.getByRole('button', { name: 'Deny' }).count()).toBe(0);
+    const skills = (await (await device.fetch('/api/skills', { token })).json()) as { skills: Array<{ id: string; approved: boolean }> };
+    expect(skills.skills.find((s) => s.id === 'trips')).toMatchObject({ approved: true });
+  });
+});
+
 describe('every section, on a phone', () => {
   it('fits 360 px without sideways scrolling, labels every control, works from the keyboard; screenshots saved', async () => {
     await page.focus('nav a[href="#updates"]');
@@ -363,9 +421,7 @@ describe('every section, on a phone', () => {
       expect(unlabelled, id).toEqual([]);
       await page.screenshot({ path: join(SHOTS, `${id}.png`), fullPage: true });
     }
-    // Subsystems not built on this firmware say so plainly.
-    await open('routines');
-    expect(await page.locator('[data-unavailable]').count()).toBeGreaterThan(0);
+    // Subsystems not built on this firmware say so plainly (connectors, the model catalog).
     await open('assistant');
     const unavailable = await page.locator('[data-section="assistant"] [data-unavailable]').allInnerTexts();
     for (const what of ['The model catalog', 'The fallback rule set', 'Connectors']) expect(unavailable).toContain(`${what} is not built on this firmware yet.`);

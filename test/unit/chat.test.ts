@@ -180,13 +180,13 @@ describe('owner commands', () => {
     expect(rig.wire.seen).toHaveLength(0);
   });
 
-  it('/remind checks its span (s, m, h, d; a bare number is minutes; 2 minutes to 7 days) and says reminders are unavailable', async () => {
+  it('/remind checks its span (s, m, h, d; a bare number is minutes; 2 minutes to 7 days) before it sets a reminder', async () => {
     const rig = setup();
     const cases: Array<[string, RegExp]> = [
-      ['/remind 45 tea', /^Reminders are not available on this device yet, so no reminder was set \(in 45m: tea\)\./],
-      ['/remind 2h call the plumber', /\(in 2h: call the plumber\)/],
-      ['/remind 7d x', /\(in 7d: x\)/],
-      ['/remind 120s x', /\(in 2m: x\)/],
+      ['/remind 45 tea', /^Reminder m[0-9a-f]{4} set for Sun 2026-11-22 09:45 UTC\. \/loop deny m[0-9a-f]{4} cancels it\./],
+      ['/remind 2h call the plumber', /^Reminder m[0-9a-f]{4} set for Sun 2026-11-22 11:00 UTC\./],
+      ['/remind 7d x', /^Reminder m[0-9a-f]{4} set for Sun 2026-11-29 09:00 UTC\./],
+      ['/remind 120s x', /^Reminder m[0-9a-f]{4} set for Sun 2026-11-22 09:02 UTC\./],
       ['/remind 90s x', /^A reminder must be from 2 minutes to 7 days away\./],
       ['/remind 1 x', /^A reminder must be from 2 minutes to 7 days away\./],
       ['/remind 8d x', /^A reminder must be from 2 minutes to 7 days away\./],
@@ -194,18 +194,12 @@ describe('owner commands', () => {
       ['/remind 2h', /^Usage: \/remind <when> <what>/],
     ];
     for (const [cmd, want] of cases) expect((await ask(rig, OWNER, cmd))[0]).toMatch(want);
+    expect(rig.device.scheduler.wakes('reminder').map((w) => w.note)).toEqual(['tea', 'call the plumber', 'x', 'x']);
   });
 
   it('commands whose subsystem is not built answer that honestly, after checking their arguments', async () => {
     const rig = setup();
     const cases: Array<[string, RegExp]> = [
-      ['/loops', /^Routines and reminders are not available on this device yet/],
-      ['/loop approve r1', /^Routines are not available on this device yet/],
-      ['/loop off r1', /^Routines are not available/],
-      ['/loop pause r1', /^Usage: \/loop approve \| deny \| off \| on <id>/],
-      ['/loop approve', /^Usage: \/loop/],
-      ['/skill approve notes', /^Skills are not available on this device yet/],
-      ['/skill deny notes', /^Skills are not available/],
       ['/mcp approve github', /^Tool servers are not available on this device yet/],
       ['/mcp deny github', /^Tool servers are not available/],
       ['/mcp maybe github', /^Usage: \/mcp approve \| deny <name>/],

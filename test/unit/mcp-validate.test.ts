@@ -136,7 +136,8 @@ function schemaArb(depth: number): fc.Arbitrary<JsonSchema> {
 }
 
 describe('validate agrees with Ajv', () => {
-  it('on random schemas of the subset and random values', () => {
+  // About 3 s alone; a generous timeout, so a slow shared machine does not fail it.
+  it('on random schemas of the subset and random values', { timeout: 60_000 }, () => {
     fc.assert(
       // Ajv compiles each schema (slow), so each schema meets several values.
       fc.property(schemaArb(2), fc.array(value, { minLength: 8, maxLength: 8 }), (schema, values) => {

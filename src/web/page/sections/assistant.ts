@@ -1,7 +1,8 @@
 // Assistant: provider keys (write-only: the device says which are set, never
 // a value) and their priority, the orchestrator model with the catalog from
 // /api/models, fallbacks, the custom endpoint and its conversation style, the
-// directive and failover, outbound TLS, connectors, skills (approve, deny),
+// directive and failover, outbound TLS, connectors, skills (read, approve,
+// deny, write one's own),
 // safety and downloads, and the tool panel.
 
 import { get, missing, post, type ApiResult } from '../api.ts';
@@ -224,18 +225,41 @@ export const assistant: Section = {
     );
 
     const loadSkills = (): Promise<unknown> =>
-      loadList(skills, '/api/skills', 'Skills', (data) =>
+      loadList(skills, '/api/skills', 'Skills', (data) => [
         itemList(listIn(data, 'skills'), {
-          title: (s) => `${text(s['title'] ?? s['id'])}${s['title'] ? ` (${text(s['id'])})` : ''}`,
-          fields: ['approved', 'inject', 'created_by'],
+          title: (s) => `${text(s['title'] || s['id'])}${s['title'] ? ` (${text(s['id'])})` : ''}`,
+          fields: ['approved', 'inject', 'created_by', 'bytes', 'available'],
           empty: 'No skills yet.',
+          more: {
+            label: 'Show text',
+            load: async (s) => {
+              const r = await get<Record<string, unknown>>(`/api/skills?id=${encodeURIComponent(text(s['id']))}`);
+              return { ...r, data: text(r.data?.['md'] ?? '') };
+            },
+          },
           actions: [
-            { label: 'Approve', when: (s) => s['approved'] !== true, run: (s) => post('/api/skills', { action: 'approve', id: text(s['id']) }) },
-            { label: 'Deny', danger: true, run: (s) => post('/api/skills', { action: 'deny', id: text(s['id']) }) },
+            { label: 'Approve', when: (s) => s['approved'] !== true && s['created_by'] !== 'builtin', run: (s) => post('/api/skills', { action: 'approve', id: text(s['id']) }) },
+            { label: 'Deny', danger: true, when: (s) => s['created_by'] !== 'builtin', run: (s) => post('/api/skills', { action: 'deny', id: text(s['id']) }) },
           ],
           after: () => void loadSkills(),
         }),
+        skillForm(),
+      ]);
+    // A skill of the owner's own: approved as written.
+    const skillForm = (): HTMLElement => {
+      const id = h('input', { type: 'text', name: 'skillId', maxlength: 23, autocomplete: 'off' });
+      const md = h('textarea', { name: 'skillMd', rows: '5' });
+      const save = h('button', { type: 'button', class: 'secondary' }, 'Save skill');
+      const msg = message();
+      save.addEventListener('click', () =>
+        void busy(save, async () => {
+          const r = await post('/api/skills', { action: 'save', id: id.value.trim(), md: md.value });
+          msg.say(r.ok ? text(r.data['message']) : r.message, r.ok ? 'ok' : 'bad');
+          if (r.ok) void loadSkills();
+        }),
       );
+      return h('details', null, h('summary', null, 'Write a skill'), field('Skill id', id, 'a-z, 0-9, - and _; at most 23 characters.'), field('Skill text (markdown)', md, 'Optional front matter: --- title: ... inject: spawn --- (at most 4096 bytes).'), save, msg);
+    };
     const loadDownloads = (): Promise<unknown> =>
       loadList(downloads, '/api/downloads', 'Downloads (files.fetch)', (data) => {
         const d = (data ?? {}) as Record<string, unknown>;

@@ -36,6 +36,8 @@ export interface ListOptions {
   empty: string;
   /** Called after an action succeeded (reload). */
   after?(): void;
+  /** A button that loads the item's full text and shows it under the item (e.g. a skill's markdown). */
+  more?: { label: string; load(item: Record<string, unknown>): Promise<ApiResult<string>> };
 }
 
 export function itemList(items: Array<Record<string, unknown>>, o: ListOptions): HTMLElement {
@@ -57,12 +59,26 @@ export function itemList(items: Array<Record<string, unknown>>, o: ListOptions):
         );
         return b;
       });
+    const shown = h('div');
+    if (o.more) {
+      const more = o.more;
+      const b = h('button', { type: 'button', class: 'secondary' }, more.label);
+      b.addEventListener('click', () =>
+        void busy(b, async () => {
+          const r = await more.load(item);
+          if (r.ok) replace(shown, h('pre', null, r.data));
+          else msg.say(r.message, 'bad');
+        }),
+      );
+      buttons.unshift(b);
+    }
     ul.append(
       h(
         'li',
         null,
         h('strong', null, o.title(item)),
         h('div', { class: 'muted' }, keys.filter((k) => item[k] !== undefined).map((k) => h('span', { class: 'tag' }, `${k}: ${text(item[k])}`))),
+        shown,
         buttons.length ? h('div', { class: 'row' }, buttons) : null,
         msg,
       ),

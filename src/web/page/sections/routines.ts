@@ -1,28 +1,75 @@
-// Routines & Wakeups: routines with their approval (approve, pause, resume,
-// delete) and wakeups with the approval mode (ask or auto), approve and
+// Routines & Wakeups: the owner's time zone (GET/POST /api/timezone, a POSIX
+// TZ string, with common zones offered), routines with their approval
+// (approve, pause, resume, delete: POST /api/routines action=approve|off|on|deny),
+// and wakeups and reminders with the approval mode (ask or auto), approve and
 // cancel (POST /api/wakeups action=mode|approve|cancel).
 
 import { post } from '../api.ts';
 import type { Section } from '../app.ts';
-import { card, field, h, message, text } from '../dom.ts';
+import { busy, card, field, h, message, text, uid } from '../dom.ts';
 import { itemList, listIn, loadList } from './generic.ts';
 
 const approved = (x: Record<string, unknown>): boolean => x['approved'] === true || x['approval'] === 'approved' || x['approval'] === true;
+
+/** Common zones as POSIX TZ strings (the device reads no zone database). */
+const ZONES: Array<[string, string]> = [
+  ['UTC', 'UTC0'],
+  ['London, Dublin, Lisbon', 'GMT0BST,M3.5.0/1,M10.5.0'],
+  ['Berlin, Paris, Rome, Madrid', 'CET-1CEST,M3.5.0,M10.5.0/3'],
+  ['Athens, Helsinki, Kyiv', 'EET-2EEST,M3.5.0/3,M10.5.0/4'],
+  ['Moscow, Istanbul', '<+03>-3'],
+  ['Dubai', '<+04>-4'],
+  ['India', 'IST-5:30'],
+  ['China, Singapore', 'CST-8'],
+  ['Japan', 'JST-9'],
+  ['Sydney, Melbourne', 'AEST-10AEDT,M10.1.0,M4.1.0/3'],
+  ['New Zealand', 'NZST-12NZDT,M9.5.0,M4.1.0/3'],
+  ['New York, Toronto', 'EST5EDT,M3.2.0,M11.1.0'],
+  ['Chicago, Mexico City (US rules)', 'CST6CDT,M3.2.0,M11.1.0'],
+  ['Denver', 'MST7MDT,M3.2.0,M11.1.0'],
+  ['Los Angeles, Vancouver', 'PST8PDT,M3.2.0,M11.1.0'],
+  ['São Paulo', '<-03>3'],
+];
 
 export const routines: Section = {
   id: 'routines',
   title: 'Routines & Wakeups',
   async render(host) {
+    const zoneHost = h('div');
     const routinesHost = h('div');
     const wakeupsHost = h('div');
     host.append(
+      card('Time zone', h('p', { class: 'muted' }, 'Daily and weekly routines run at this local time, daylight saving included.'), zoneHost),
       card('Routines', h('p', { class: 'muted' }, 'Routines the assistant creates wait for your approval before they can run.'), routinesHost),
-      card('Wakeups', h('p', { class: 'muted' }, 'A wakeup runs one assistant turn at its time, once.'), wakeupsHost),
+      card('Wakeups and reminders', h('p', { class: 'muted' }, 'A wakeup runs one assistant turn at its time, once. Reminders come from /remind in the chat.'), wakeupsHost),
     );
+    const loadZone = (): Promise<unknown> =>
+      loadList(zoneHost, '/api/timezone', 'The time zone setting', (data) => {
+        const d = (data ?? {}) as Record<string, unknown>;
+        const list = uid('z');
+        const tz = h('input', { type: 'text', name: 'tz', list, value: text(d['tz']), autocomplete: 'off', spellcheck: 'false' });
+        const save = h('button', { type: 'button' }, 'Save time zone');
+        const msg = message();
+        save.addEventListener('click', () =>
+          void busy(save, async () => {
+            const r = await post('/api/timezone', { tz: tz.value });
+            msg.say(r.ok ? text(r.data['message'] ?? 'Saved.') : r.message, r.ok ? 'ok' : 'bad');
+            if (r.ok) void loadRoutines();
+          }),
+        );
+        return [
+          h('p', null, `Now: ${text(d['now'])} (UTC${text(d['offset'])})`),
+          field('Time zone (POSIX TZ)', tz, 'Pick a place, or write a POSIX TZ string such as CET-1CEST,M3.5.0,M10.5.0/3.'),
+          h('datalist', { id: list }, ZONES.map(([label, value]) => h('option', { value }, label))),
+          save,
+          msg,
+        ];
+      });
     const loadRoutines = (): Promise<unknown> =>
       loadList(routinesHost, '/api/routines', 'Routines', (data) =>
         itemList(listIn(data, 'routines', 'loops'), {
-          title: (r) => `${text(r['name'] ?? r['id'])}`,
+          title: (r) => `${text(r['name'] ?? r['id'])} (${text(r['id'])})`,
+          fields: ['approval', 'enabled', 'schedule', 'next', 'last', 'chat_id', 'created_by', 'prompt'],
           empty: 'No routines.',
           actions: [
             { label: 'Approve', when: (r) => !approved(r), run: (r) => post('/api/routines', { action: 'approve', id: text(r['id']) }) },
@@ -46,9 +93,11 @@ export const routines: Section = {
         return [
           field('Approval', mode),
           mmsg,
+          d['armedMax'] !== undefined ? h('p', { class: 'muted' }, `${text(d['armed'])} of ${text(d['armedMax'])} wakeups armed.`) : null,
           itemList(listIn(d, 'wakeups', 'items'), {
             title: (w) => `${text(w['note'] ?? w['id'])}`,
-            empty: 'No wakeups.',
+            fields: ['kind', 'state', 'due', 'minutes', 'tries', 'id'],
+            empty: 'No wakeups or reminders.',
             actions: [
               { label: 'Approve', when: (w) => w['state'] === 'pending' || w['armed'] === false, run: (w) => post('/api/wakeups', { action: 'approve', id: text(w['id']) }) },
               { label: 'Cancel', danger: true, run: (w) => post('/api/wakeups', { action: 'cancel', id: text(w['id']) }) },
@@ -57,6 +106,6 @@ export const routines: Section = {
           }),
         ];
       });
-    await Promise.all([loadRoutines(), loadWakeups()]);
+    await Promise.all([loadZone(), loadRoutines(), loadWakeups()]);
   },
 };
