@@ -11,7 +11,8 @@
 // daily runs every day unless days[] narrows it.
 
 import { INTERVAL_MAX_S, INTERVAL_MIN_S } from './limits.ts';
-import { WEEKDAYS, fromLocal, toLocal, weekday, type TimeZone } from './tz.ts';
+import { WEEKDAYS, fromLocal, toLocal, type TimeZone } from './tz.ts';
+import { weekday } from '../util/civil.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const HHMM = /^([01]?\d|2[0-3]):([0-5]\d)$/;

@@ -19,6 +19,8 @@
 // force before the change (02:30 in a 02:00->03:00 gap is 03:30 new time); a
 // repeated time is its first occurrence.
 
+import { civilFromDays, daysFromCivil, weekday } from '../util/civil.ts';
+
 const DAY_S = 86_400;
 
 /** Seconds east of UTC (local = UTC + offset). */
@@ -47,33 +49,6 @@ export const UTC: TimeZone = { text: 'UTC0', std: { name: 'UTC', offset: 0 }, ds
 /** The longest TZ string accepted (ESP-IDF keeps TZ in the environment; real ones are under 60). */
 export const TZ_TEXT_MAX = 64;
 
-// --- calendar arithmetic (civil from days after H. Hinnant) ------------------------
-
-export function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-export function civilFromDays(day: number): [number, number, number] {
-  const z = day + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
-}
-
-/** 0 = Sunday ... 6 = Saturday. */
-export function weekday(day: number): number {
-  return (((day + 4) % 7) + 7) % 7;
-}
 
 function isLeap(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;

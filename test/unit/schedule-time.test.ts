@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeSchedule, latestAtOrBefore, nextAfter, parseSchedule, type Schedule } from '../../src/schedule/calendar.ts';
-import { formatLocal, fromLocal, offsetAt, parseTz, toLocal, daysFromCivil, type TimeZone } from '../../src/schedule/tz.ts';
+import { formatLocal, fromLocal, offsetAt, parseTz, toLocal, type TimeZone } from '../../src/schedule/tz.ts';
+import { daysFromCivil } from '../../src/util/civil.ts';
 
 function tz(text: string): TimeZone {
   const r = parseTz(text);
