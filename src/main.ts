@@ -56,6 +56,7 @@ import { installSelftestConsole } from './system/selftest-console.ts';
 import { installLedConsole } from './device/console.ts';
 import { installWifiConsole } from './wifi/console.ts';
 import { installUnavailable } from './console/unavailable.ts';
+import { installCloud } from './cloud/index.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -163,6 +164,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installSelftestConsole(ctx);
   installLedConsole(ctx);
   installFaultConsole(ctx);
+  const cloud = installCloud(ctx);
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   installUnavailable(ctx.console);
   ctx.console.start();
@@ -194,6 +196,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       agents.stop();
       ctx.ota.stop();
       ctx.chat.stop();
+      cloud.relay.stop();
       http?.close();
     },
   };
