@@ -57,6 +57,8 @@ import { installLedConsole } from './device/console.ts';
 import { installWifiConsole } from './wifi/console.ts';
 import { installUnavailable } from './console/unavailable.ts';
 import { installCloud } from './cloud/index.ts';
+import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
+import { sha256 } from '../modules/sha256/sha256.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -133,6 +135,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     faults,
     files: new Files({ sd: hal.sd, card, clock: hal.clock, log, client, nvs: store('files'), random, notify: (key, text) => void ctx.outbox.post(key, text) }),
     music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
+    connectors: new Connectors({ store: store(CONN_NS), client, clock: hal.clock, random, sha256: (b) => sha256(hotspots.sha256, b), log, secret: (v) => log.redactor.add(v) }),
   };
 
   installSystem(ctx);
@@ -140,6 +143,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = installProvisioning(ctx, passphrase);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
+  installConnectors(ctx, () => provisioning.addresses());
   const providers = installProviderSettings(ctx);
   const wire = installWireConsole(ctx, providers);
   const assistant = installAssistant(ctx, providers, options.wire ?? wire);

@@ -23,6 +23,7 @@ import type { Memory } from '../memory/index.ts';
 import type { Faults } from '../faults/faults.ts';
 import type { Files } from '../files/index.ts';
 import type { MusicPlayer } from '../music/player.ts';
+import type { Connectors } from '../connectors/index.ts';
 import type { Hotspots } from './hotspots.ts';
 import type { Store } from './store.ts';
 
@@ -70,4 +71,6 @@ export interface Context {
   files: Files;
   /** Music from the card's /music folder: command(text) for /play and PLAY, play, pause, stop (src/music/player.ts). */
   music: MusicPlayer;
+  /** Connector records, their OAuth sign-in flows and credentials (src/connectors/). */
+  connectors: Connectors;
 }
