@@ -58,6 +58,7 @@ import { installWifiConsole } from './wifi/console.ts';
 import { installUnavailable } from './console/unavailable.ts';
 import { installCloud } from './cloud/index.ts';
 import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
+import { installModels } from './models/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 
 export const HTTP_PORT = 80;
@@ -160,6 +161,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installDocs(ctx);
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
+  installModels(ctx, { assistant, settings: providers, wire });
   installMcp(ctx);
   installTimeline(ctx);
   installOta(ctx);

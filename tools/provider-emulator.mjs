@@ -10,7 +10,8 @@
 //   POST /v1/chat/completions                 provider C loop rounds, custom chat style, the demo
 //   POST /api/paas/v4/chat/completions        Z.ai-style
 //   POST /router/<upstream>/v1/chat/completions  the model router
-//   GET  /v1/models, /api/paas/v4/models, /router/<upstream>/v1/models   key checks
+//   GET  /v1/models, /api/paas/v4/models, /router/<upstream>/v1/models   key checks and the
+//                                             model catalog (each provider's list shape: tools/model-lists.mjs)
 //   POST /v1/moderations                      content moderation (OpenAI's and Mistral's shapes)
 //   sub-agent backends (provider B sessions, provider A background responses,
 //   synchronous C and custom)                  see tools/agent-emulator.mjs
@@ -37,6 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { issueTestCert } from './test-ca.mjs';
 import { agentKind, createAgentJobs } from './agent-emulator.mjs';
+import { modelListBody } from './model-lists.mjs';
 
 export const DEMO_HOST = 'demo.emulator.test';
 export const ROUTER_HOST = 'router.desk-assistant.invalid';
@@ -342,7 +344,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     if (b.broken) return send(res, 200, '{"id": "broken", "output": [', b);
     if (b.overflow) return send(res, 400, overflowBody(dialect, family), b);
     if (b.status && b.status !== 200) return send(res, b.status, errorBody(dialect, family, b.status, b.message ?? `emulated HTTP ${b.status}`, b.code), b);
-    if (dialect === 'models') return send(res, 200, { object: 'list', data: [{ id: 'model-a', object: 'model' }, { id: 'model-b', object: 'model' }] }, b);
+    if (dialect === 'models') return send(res, 200, modelListBody(rec.host, rec.path), b);
     if (dialect === 'moderations') return send(res, 200, moderationBody(family, b.moderation ?? { categories: [] }), b);
     const s = summarize(dialect, rec.body);
     const decided = b.demo || (b.turn === undefined && b.tools === undefined && b.text === undefined) ? { ...demoDecide(s), reasoning: b.reasoning } : b;
