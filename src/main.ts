@@ -59,6 +59,7 @@ import { installUnavailable } from './console/unavailable.ts';
 import { installCloud } from './cloud/index.ts';
 import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
 import { installModels } from './models/index.ts';
+import { installWebSearch } from './search/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 
 export const HTTP_PORT = 80;
@@ -162,6 +163,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
   installModels(ctx, { assistant, settings: providers, wire });
+  installWebSearch(ctx);
   installMcp(ctx);
   installTimeline(ctx);
   installOta(ctx);
