@@ -60,6 +60,7 @@ import { installCloud } from './cloud/index.ts';
 import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
 import { installModels } from './models/index.ts';
 import { installWebSearch } from './search/index.ts';
+import { installImages } from './images/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 
 export const HTTP_PORT = 80;
@@ -162,7 +163,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installDocs(ctx);
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
-  installModels(ctx, { assistant, settings: providers, wire });
+  const catalog = installModels(ctx, { assistant, settings: providers, wire });
+  installImages(ctx, catalog, () => providers.key('openai'));
   installWebSearch(ctx);
   installMcp(ctx);
   installTimeline(ctx);
