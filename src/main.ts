@@ -61,6 +61,7 @@ import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
 import { installModels } from './models/index.ts';
 import { installWebSearch } from './search/index.ts';
 import { installImages } from './images/index.ts';
+import { installStt } from './stt/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 
 export const HTTP_PORT = 80;
@@ -165,6 +166,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const agents = installAgents(ctx, { assistant, providers, wire });
   const catalog = installModels(ctx, { assistant, settings: providers, wire });
   installImages(ctx, catalog, () => providers.key('openai'));
+  installStt(ctx);
   installWebSearch(ctx);
   installMcp(ctx);
   installTimeline(ctx);
