@@ -283,9 +283,11 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
         stream.fail(504, 'the device did not answer in time');
       }, REQUEST_MS);
       stats.requests++;
-      conn.send(F.REQ, id, { method, target, headers, length: body.length });
-      for (let at = 0; at < body.length; at += BODY_CHUNK) conn.send(F.BODY, id, body.subarray(at, at + BODY_CHUNK));
-      conn.send(F.END, id);
+      // One write for the whole request: small writes in a row would wait on TCP's delayed acknowledgement.
+      const frames = [encodeFrame(F.REQ, id, { method, target, headers, length: body.length })];
+      for (let at = 0; at < body.length; at += BODY_CHUNK) frames.push(encodeFrame(F.BODY, id, body.subarray(at, at + BODY_CHUNK)));
+      frames.push(encodeFrame(F.END, id));
+      if (!conn.closed) conn.link.write(Buffer.concat(frames));
     });
   }
 
@@ -355,6 +357,7 @@ export function start({ devicePort = 0, ownerPort = 0, untrusted = false, accoun
   const creds = untrusted ? selfSigned([RELAY_HOST]) : issueTestCert([RELAY_HOST]);
   const tlsServer = createTlsServer(creds, (socket) => {
     sockets.add(socket);
+    socket.setNoDelay(true);
     const h = relay.attach({ write: (b) => socket.write(b), end: () => socket.end() });
     socket.on('data', (d) => h.data(d));
     socket.on('close', () => {

@@ -47,6 +47,8 @@ export const MAX_STREAMS = 4;
 export const LOOP_MS = 20_000;
 /** A stream writer waits for the socket to drain above this many queued bytes. */
 const HIGH_WATER = 32 * 1024;
+/** Frames are written together up to about this many bytes per socket write. */
+const WRITE_GROUP = 16 * 1024;
 const TICK_MS = 5_000;
 /** Relay refusals after which the credential is useless: pair again. */
 const FORGET_REASONS = ['unknown-device', 'bad-credential', 'revoked'];
@@ -261,10 +263,27 @@ export class CloudRelay {
     if ((this.st === 'online' || this.st === 'pairing') && now - this.lastTx >= PING_IDLE_MS) this.send(frame(F.PING, 0, encode(String(now))));
   }
 
-  private send(bytes: Uint8Array): void {
-    if (!this.sock) return;
+  /**
+   * Writes frames in one socket write: a response's head, body and end leave
+   * together, so TCP's small-packet delay (Nagle's algorithm against the
+   * peer's delayed acknowledgement, about 40 ms) never holds the end back.
+   */
+  private send(...frames: Uint8Array[]): void {
+    if (!this.sock || !frames.length) return;
     this.lastTx = this.deps.clock.monoMs();
-    this.sock.write(bytes);
+    // Grouped into writes of about WRITE_GROUP bytes, so a large body is never copied whole.
+    let group: Uint8Array[] = [];
+    let size = 0;
+    for (const f of frames) {
+      if (size && size + f.length > WRITE_GROUP) {
+        this.sock.write(group.length === 1 ? group[0]! : concat(group));
+        group = [];
+        size = 0;
+      }
+      group.push(f);
+      size += f.length;
+    }
+    this.sock.write(group.length === 1 ? group[0]! : concat(group));
   }
 
   private closeSocket(reason: string | null, quiet = false): void {
@@ -513,30 +532,33 @@ export class CloudRelay {
     };
     if (!res.stream) {
       const body = res.body === undefined ? new Uint8Array(0) : typeof res.body === 'string' ? encode(res.body) : res.body;
-      this.send(jsonFrame(F.RES, stream, { status: res.status, headers, length: body.length }));
-      for (let at = 0; at < body.length; at += BODY_CHUNK) this.send(frame(F.BODY, stream, body.subarray(at, Math.min(body.length, at + BODY_CHUNK))));
-      this.send(frame(F.END, stream));
+      this.send(jsonFrame(F.RES, stream, { status: res.status, headers, length: body.length }), ...bodyFrames(stream, body), frame(F.END, stream));
       return done();
     }
-    this.send(jsonFrame(F.RES, stream, { status: res.status, headers, ...(res.stream.length !== undefined ? { length: res.stream.length } : {}) }));
+    // The head waits for the first body bytes (or the end), to leave with them.
+    let head: Uint8Array | null = jsonFrame(F.RES, stream, { status: res.status, headers, ...(res.stream.length !== undefined ? { length: res.stream.length } : {}) });
     const relay = this;
     const writer: BodyWriter = {
       onDrain: null,
       write(chunk) {
         if (st.cancelled || !relay.sock) return true;
         const bytes = typeof chunk === 'string' ? encode(chunk) : chunk;
-        for (let at = 0; at < bytes.length; at += BODY_CHUNK) relay.send(frame(F.BODY, stream, bytes.subarray(at, Math.min(bytes.length, at + BODY_CHUNK))));
+        relay.send(...(head ? [head] : []), ...bodyFrames(stream, bytes));
+        head = null;
         if ((relay.sock?.buffered ?? 0) < HIGH_WATER) return true;
         relay.drainWaiters.add(() => writer.onDrain?.());
         return false;
       },
       end() {
         if (st.cancelled || st.resDone) return;
-        relay.send(frame(F.END, stream));
+        relay.send(...(head ? [head] : []), frame(F.END, stream));
+        head = null;
         done();
       },
       abort(reason) {
         if (st.cancelled || st.resDone) return;
+        if (head) relay.send(head);
+        head = null;
         relay.reset(stream, reason);
         st.reqDone = true;
         done();
@@ -548,6 +570,24 @@ export class CloudRelay {
       writer.abort(String(e));
     }
   }
+}
+
+function bodyFrames(stream: number, bytes: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += BODY_CHUNK) out.push(frame(F.BODY, stream, bytes.subarray(at, Math.min(bytes.length, at + BODY_CHUNK))));
+  return out;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 function headerOf(res: HttpResponse, name: string): string | undefined {

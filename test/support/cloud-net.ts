@@ -10,6 +10,8 @@ import type { MemNet, MemSocket } from './memnet.ts';
 export interface ServedRelay extends Relay {
   /** Drops every open device connection from the relay's side (a network cut). */
   cut(): void;
+  /** The relay's ends of the device connections (their inbox: what the device wrote, write by write). */
+  links: MemSocket[];
 }
 
 export function serveRelay(relay: Relay, net: MemNet, options: { trusted?: boolean } = {}): ServedRelay {
@@ -26,6 +28,7 @@ export function serveRelay(relay: Relay, net: MemNet, options: { trusted?: boole
     { trusted: options.trusted ?? true },
   );
   return Object.assign(relay, {
+    links,
     cut() {
       for (const s of links.splice(0)) s.close(null);
     },

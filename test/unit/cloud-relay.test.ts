@@ -130,6 +130,12 @@ describe('the tunnel', () => {
     expect((await owner(rig, id, 'GET', '/api/state', { account: 'someone-else' })).status).toBe(403);
     // Unknown routes answer 404 (the injected token passed the gate).
     expect((await owner(rig, id, 'GET', '/api/nothing-here')).status).toBe(404);
+    // An answer's head, body and end leave in one write (small writes in a row would wait on TCP's delayed ACK).
+    const link = rig.relay.links[rig.relay.links.length - 1]!;
+    const before = link.inbox.length;
+    await owner(rig, id, 'GET', '/api/state');
+    expect(link.inbox.length - before).toBe(1);
+    expect(new Decoder().feed(link.inbox[link.inbox.length - 1]!).map((f) => f.type)).toEqual([F.RES, F.BODY, F.END]);
     expect(rig.device.ctx.status.snapshot()).toBeTruthy();
   });
 
