@@ -63,6 +63,13 @@ import { installUnavailable } from './console/unavailable.ts';
 import { installSchedule } from './schedule/index.ts';
 import type { Scheduler } from './schedule/scheduler.ts';
 import { installSkills } from './skills/index.ts';
+import { installCloud } from './cloud/index.ts';
+import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
+import { installModels } from './models/index.ts';
+import { installWebSearch } from './search/index.ts';
+import { installImages } from './images/index.ts';
+import { installStt } from './stt/index.ts';
+import { sha256 } from '../modules/sha256/sha256.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -144,6 +151,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     ring: new RingEngine(hal.ring, hal.clock),
     power: new Power(hal, log),
     audio: new Audio(hal, log),
+    connectors: new Connectors({ store: store(CONN_NS), client, clock: hal.clock, random, sha256: (b) => sha256(hotspots.sha256, b), log, secret: (v) => log.redactor.add(v) }),
   };
 
   installSystem(ctx);
@@ -151,6 +159,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = installProvisioning(ctx, passphrase);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
+  installConnectors(ctx, () => provisioning.addresses());
   const providers = installProviderSettings(ctx);
   const wire = installWireConsole(ctx, providers);
   const assistant = installAssistant(ctx, providers, options.wire ?? wire);
@@ -170,6 +179,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const agents = installAgents(ctx, { assistant, providers, wire });
   installSkills(ctx, agents);
   const scheduler = installSchedule(ctx, assistant);
+  const catalog = installModels(ctx, { assistant, settings: providers, wire });
+  installImages(ctx, catalog, () => providers.key('openai'));
+  installStt(ctx);
+  installWebSearch(ctx);
   installMcp(ctx);
   installTimeline(ctx);
   installPower(ctx);
@@ -180,6 +193,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installRing(ctx);
   installAudio(ctx, { assistant, providers });
   installFaultConsole(ctx);
+  const cloud = installCloud(ctx);
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   installUnavailable(ctx.console);
   ctx.console.start();
@@ -215,6 +229,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       ctx.power.stop();
       ctx.audio.stop();
       ctx.chat.stop();
+      cloud.relay.stop();
       http?.close();
     },
   };

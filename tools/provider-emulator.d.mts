@@ -1,6 +1,8 @@
 // Types for tools/provider-emulator.mjs.
 
 import type { AgentJobs, JobScript } from './agent-emulator.mjs';
+import type { SearchApi } from './search-fake.mjs';
+import type { ImageApi } from './image-fake.mjs';
 
 export const DEMO_HOST: string;
 export const ROUTER_HOST: string;
@@ -75,6 +77,10 @@ export interface Emulator {
   keys: Map<string, string>;
   /** Sub-agent jobs: what was started, with its brief and polls. */
   jobs: AgentJobs;
+  /** The web search API (tools/search-fake.mjs) on api.search.brave.com. */
+  search: SearchApi;
+  /** The image generation API (tools/image-fake.mjs) on POST /v1/images/generations. */
+  images: ImageApi;
   server: import('node:net').Server;
   script(behaviours: Behaviour | Behaviour[]): void;
   pending(): number;

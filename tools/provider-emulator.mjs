@@ -10,10 +10,13 @@
 //   POST /v1/chat/completions                 provider C loop rounds, custom chat style, the demo
 //   POST /api/paas/v4/chat/completions        Z.ai-style
 //   POST /router/<upstream>/v1/chat/completions  the model router
-//   GET  /v1/models, /api/paas/v4/models, /router/<upstream>/v1/models   key checks
+//   GET  /v1/models, /api/paas/v4/models, /router/<upstream>/v1/models   key checks and the
+//                                             model catalog (each provider's list shape: tools/model-lists.mjs)
 //   POST /v1/moderations                      content moderation (OpenAI's and Mistral's shapes)
 //   POST /v1/audio/speech                     text-to-speech (OpenAI's): a short synthesized voice-like
 //                                             sound as WAV (default), raw PCM, or Ogg Opus (silence frames)
+//   POST /v1/images/generations               image generation (tools/image-fake.mjs)
+//   GET  api.search.brave.com/res/v1/web/search  web search (tools/search-fake.mjs)
 //   sub-agent backends (provider B sessions, provider A background responses,
 //   synchronous C and custom)                  see tools/agent-emulator.mjs
 //
@@ -39,12 +42,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { issueTestCert } from './test-ca.mjs';
 import { agentKind, createAgentJobs } from './agent-emulator.mjs';
+import { modelListBody } from './model-lists.mjs';
+import { BRAVE_HOST, createSearchApi } from './search-fake.mjs';
+import { createImageApi, IMAGE_PATH } from './image-fake.mjs';
 
 export const DEMO_HOST = 'demo.emulator.test';
 export const ROUTER_HOST = 'router.desk-assistant.invalid';
 export const ZAI_HOSTS = ['api.z.ai', 'open.bigmodel.cn'];
 /** Every name the emulator answers for by default. */
-export const EMULATOR_NAMES = ['api.openai.com', 'api.anthropic.com', 'api.mistral.ai', ...ZAI_HOSTS, ROUTER_HOST, DEMO_HOST, 'custom.emulator.test'];
+export const EMULATOR_NAMES = ['api.openai.com', 'api.anthropic.com', 'api.mistral.ai', ...ZAI_HOSTS, ROUTER_HOST, DEMO_HOST, 'custom.emulator.test', BRAVE_HOST];
 
 const MAX_BODY = 8 * 1024 * 1024;
 const STATUS_WORDS = /\b(status|battery|heap|memory|how are you|health|uptime|device)\b/i;
@@ -419,6 +425,9 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
   const keys = new Map();
   /** Sub-agent jobs (tools/agent-emulator.mjs). */
   const agentJobs = createAgentJobs();
+  /** The web search and image APIs (their own fakes). */
+  const search = createSearchApi();
+  const images = createImageApi();
 
   const later = (fn, ms) => {
     const t = setTimeout(() => {
@@ -474,7 +483,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     if (b.broken) return send(res, 200, '{"id": "broken", "output": [', b);
     if (b.overflow) return send(res, 400, overflowBody(dialect, family), b);
     if (b.status && b.status !== 200) return send(res, b.status, errorBody(dialect, family, b.status, b.message ?? `emulated HTTP ${b.status}`, b.code), b);
-    if (dialect === 'models') return send(res, 200, { object: 'list', data: [{ id: 'model-a', object: 'model' }, { id: 'model-b', object: 'model' }] }, b);
+    if (dialect === 'models') return send(res, 200, modelListBody(rec.host, rec.path), b);
     if (dialect === 'moderations') return send(res, 200, moderationBody(family, b.moderation ?? { categories: [] }), b);
     if (dialect === 'speech') {
       const input = rec.body?.input;
@@ -508,6 +517,11 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       const rec = { method: req.method ?? 'GET', host, path: url.pathname, headers: { ...req.headers }, body, text, at: Date.now() };
       requests.push(rec);
       log(`${rec.method} ${host}${rec.path}`);
+      if (host === BRAVE_HOST || (rec.method === 'POST' && rec.path === IMAGE_PATH)) {
+        const a = host === BRAVE_HOST ? search.answer(rec.method, req.url ?? '/', req.headers) : images.answer(rec.method, req.url ?? '/', req.headers, Buffer.concat(chunks));
+        res.writeHead(a.status, { ...a.headers, 'Content-Length': a.body.length });
+        return void res.end(a.body);
+      }
       // Sub-agent backends: their own state machine (tools/agent-emulator.mjs).
       if (agentKind(rec.method, rec.path, body)) {
         const wantedKey = keys.get(host);
@@ -556,6 +570,8 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
         requests,
         keys,
         jobs: agentJobs,
+        search,
+        images,
         server,
         script(behaviours) {
           queue.push(...(Array.isArray(behaviours) ? behaviours : [behaviours]));

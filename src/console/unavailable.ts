@@ -66,15 +66,6 @@ export const NOT_BUILT: readonly Missing[] = [
       ['NSNFEED', '<hex>'],
     ],
   },
-  {
-    needs: 'the cloud relay',
-    commands: [
-      ['CLOUD?', ''],
-      ['CLOUDPAIR', ''],
-      ['CLOUDOFF', ''],
-      ['CLOUDLOOP', '[path]'],
-    ],
-  },
 ];
 
 /** Registers an "unavailable" answer for every row whose verb nobody has registered. Returns how many. */

@@ -26,6 +26,7 @@ import type { MusicPlayer } from '../music/player.ts';
 import type { RingEngine } from '../device/ring-engine.ts';
 import type { Power } from '../power/index.ts';
 import type { Audio } from '../audio/index.ts';
+import type { Connectors } from '../connectors/index.ts';
 import type { Hotspots } from './hotspots.ts';
 import type { Store } from './store.ts';
 
@@ -79,4 +80,6 @@ export interface Context {
   power: Power;
   /** Device sound: effects, speech (text-to-speech), the microphone, and how they share the speaker with music (src/audio/). */
   audio: Audio;
+  /** Connector records, their OAuth sign-in flows and credentials (src/connectors/). */
+  connectors: Connectors;
 }

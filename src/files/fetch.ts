@@ -41,7 +41,8 @@ export const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_PROJECT = 'downloads';
 const REDIRECTS = 3;
 const QUARANTINE = '/mem/quarantine';
-const INCOMING = '/mem/incoming';
+/** Where finished-but-unfiled bytes wait (downloads, generated images); cleared at every start and card change. */
+export const INCOMING = '/mem/incoming';
 
 export interface PendingFetch {
   id: string;

@@ -16,6 +16,12 @@ export class Redactor {
     if (secret) this.secrets.delete(secret);
   }
 
+  /** Whether text carries a registered secret (the tunnel withholds such answers). */
+  containsSecret(text: string): boolean {
+    for (const s of this.secrets) if (text.includes(s)) return true;
+    return false;
+  }
+
   redact(text: string): string {
     let out = text;
     // Longest first, so a secret containing another is masked whole.

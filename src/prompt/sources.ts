@@ -67,7 +67,7 @@ export function registerCoreBlocks(ctx: Context, blocks: PromptBlocks, providers
     name: 'providers',
     text: () => {
       const keyed = providers.keyedList();
-      return keyed.length ? `[PROVIDERS & CONNECTORS]\nProviders with keys: ${keyed.join(', ')}. Connectors: none.` : '';
+      return keyed.length ? `[PROVIDERS & CONNECTORS]\nProviders with keys: ${keyed.join(', ')}. Connectors: ${ctx.connectors.promptLine() || 'none'}.` : '';
     },
   });
 }

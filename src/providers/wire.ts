@@ -53,7 +53,7 @@ export interface WireLog {
 }
 
 export type VerifyResult =
-  | { ok: true; provider: ProviderId; url: string }
+  | { ok: true; provider: ProviderId; url: string; /** The models list the probe read (the model catalog parses it). */ body?: Uint8Array }
   | { ok: false; provider: ProviderId; error: ProviderErrorKind; message: string; status?: number };
 
 export class ProviderWire {
@@ -180,21 +180,22 @@ export class ProviderWire {
   /**
    * Checks the provider's key with a models listing. For the Z.ai-style
    * backend it probes both regional hosts and pins the one that accepts the
-   * key. Never throws.
+   * key. Never throws. list asks for the longest page a provider gives
+   * (the model catalog reads the body).
    */
-  async verifyKey(provider: ProviderId): Promise<VerifyResult> {
+  async verifyKey(provider: ProviderId, list = false): Promise<VerifyResult> {
     try {
-      return await this.verify(provider);
+      return await this.verify(provider, list);
     } catch (e) {
       return { ok: false, provider, error: 'malformed', message: errorMessage(e) };
     }
   }
 
-  private async verify(provider: ProviderId): Promise<VerifyResult> {
+  private async verify(provider: ProviderId, list = false): Promise<VerifyResult> {
     const key = this.settings.key(provider);
     if (provider === 'zai') {
       if (key === null || key === '') return { ok: false, provider, error: 'config', message: 'no zai key is set' };
-      const probes = await Promise.all(ZAI_HOSTS.map((h) => this.probe(provider, `${h}${ZAI_PATH}/models`, key, 'bearer')));
+      const probes = await Promise.all(ZAI_HOSTS.map((h) => this.probe(provider, `${h}${ZAI_PATH}/models`, key, 'bearer', false, list)));
       const i = probes.findIndex((p) => p.ok);
       if (i >= 0) {
         this.store.set(ZAI_HOST_KEY, ZAI_HOSTS[i]!);
@@ -206,24 +207,24 @@ export class ProviderWire {
     switch (provider) {
       case 'openai':
       case 'mistral':
-        return this.probe(provider, `${CATALOG[provider].base}/v1/models`, key, 'bearer');
+        return this.probe(provider, `${CATALOG[provider].base}/v1/models`, key, 'bearer', false, list);
       case 'anthropic':
-        return this.probe(provider, `${CATALOG.anthropic.base}/v1/models`, key, 'anthropic');
+        return this.probe(provider, `${CATALOG.anthropic.base}/v1/models${list ? '?limit=1000' : ''}`, key, 'anthropic', false, list);
       case 'router': {
         const r = routerRoot(this.routerHost(), this.modelFor('router', this.settings.model()));
         if (r === null) return { ok: false, provider, error: 'config', message: `bad router host ${this.routerHost()}` };
-        return this.probe(provider, `${r.root}/models`, key, 'bearer');
+        return this.probe(provider, `${r.root}/models`, key, 'bearer', false, list);
       }
       case 'custom': {
         const o = origin(this.settings.customBase());
         if (o === null) return { ok: false, provider, error: 'config', message: 'the custom endpoint has no base URL' };
-        return this.probe(provider, `${o}/v1/models`, key, 'bearer', true);
+        return this.probe(provider, `${o}/v1/models`, key, 'bearer', true, list);
       }
     }
     return { ok: false, provider, error: 'config', message: `unknown provider ${String(provider)}` };
   }
 
-  private async probe(provider: ProviderId, url: string, key: string | null, auth: 'bearer' | 'anthropic', keyOptional = false): Promise<VerifyResult> {
+  private async probe(provider: ProviderId, url: string, key: string | null, auth: 'bearer' | 'anthropic', keyOptional = false, keepBody = false): Promise<VerifyResult> {
     const k = usableKey(url, key, provider, keyOptional);
     if (!('ok' in k)) return { ok: false, provider, error: 'config', message: k.message };
     const headers: Record<string, string> = { Accept: 'application/json' };
@@ -240,7 +241,7 @@ export class ProviderWire {
       return r.kind === 'error' ? { ok: false, provider, error: r.error, message: r.message } : { ok: false, provider, error: 'transport', message: res.message };
     }
     const { status, body } = res.response;
-    if (status >= 200 && status <= 299) return { ok: true, provider, url };
+    if (status >= 200 && status <= 299) return { ok: true, provider, url, ...(keepBody ? { body } : {}) };
     const r = fromStatus(provider, status, body);
     return r.kind === 'error' ? { ok: false, provider, error: r.error, message: r.message, status } : { ok: false, provider, error: 'http', message: `HTTP ${status}`, status };
   }

@@ -140,7 +140,8 @@ type LoopResult =
   | { kind: 'turn'; turn: Turn; json: string }
   | { kind: 'error'; error: ProviderErrorKind | 'cap' | 'parse'; message: string };
 
-const TRANSPORTISH: readonly ProviderErrorKind[] = ['transport', 'timeout', 'http', 'malformed'];
+/** Failures retried once on the same provider before switching (midFail on); read by GET /api/fallbacks. */
+export const TRANSPORTISH: readonly ProviderErrorKind[] = ['transport', 'timeout', 'http', 'malformed'];
 
 function transcriptBytes(t: readonly TranscriptItem[]): number {
   let n = 0;

@@ -43,6 +43,8 @@ export class Assistant {
   readonly blocks = new PromptBlocks();
   readonly engine: TurnEngine;
   private sessionOps: SessionOpsHandler | null = null;
+  /** The model an alternate provider runs on (the model catalog's choice; null: the wire's default). */
+  alternateModel: ((provider: ProviderId) => string | null) | null = null;
 
   constructor(
     private readonly ctx: Context,
@@ -98,7 +100,7 @@ export class Assistant {
     this.ctx.store(CONV_NS).set(chatKey(chat), String(this.ctx.hal.clock.wallMs()));
   }
 
-  /** Providers for one turn: the orchestrator's choice (or the first keyed), then up to two alternates. */
+  /** Providers for one turn: the orchestrator's choice (or the first keyed), then up to two alternates (on the catalog's model). */
   chain(): ProviderChoice[] {
     const s = this.settings;
     const usable = s.keyedList().filter((p) => this.wire.keyed(p));
@@ -106,7 +108,7 @@ export class Assistant {
     const chosen = s.orchProvider();
     const order = chosen && usable.includes(chosen) ? [chosen, ...usable.filter((p) => p !== chosen)] : usable;
     const out: ProviderChoice[] = order.slice(0, 3).map((provider, i) => {
-      const requested = i === 0 ? (provider === 'custom' ? s.customModel() : s.model()) : null;
+      const requested = i === 0 ? (provider === 'custom' ? s.customModel() : s.model()) : (this.alternateModel?.(provider) ?? null);
       const model = this.wire.modelFor(provider, requested);
       return {
         provider,

@@ -67,7 +67,7 @@ describe('the console as a whole', () => {
     const { cmd } = start();
     expect(await cmd('RENDER?')).toBe('ERR unavailable: RENDER? needs the device UI (screens, ring animations, touch menu), which is not built yet\n');
     expect(await cmd('tftid?')).toBe('ERR unavailable: TFTID? needs the display drivers, which is not built yet\n');
-    expect(await cmd('CLOUDPAIR')).toMatch(/^ERR unavailable: CLOUDPAIR needs the cloud relay/);
+    expect(await cmd('WIFISCAN')).toMatch(/^ERR unavailable: WIFISCAN needs the network console/);
   });
 
   it('leaves a verb to the subsystem that registered it: the unavailable table only fills gaps', async () => {

@@ -6,6 +6,7 @@ import { get, tokens } from '../api.ts';
 import type { Scope, Section } from '../app.ts';
 import { busy, card, h, message, replace } from '../dom.ts';
 import { rotate, showSignIn } from '../signin.ts';
+import { cloudCard } from './remote.ts';
 
 function mmss(ms: number): string {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -81,6 +82,7 @@ export const access: Section = {
       card('Sign in another browser', h('p', null, 'Shows a code to type on another phone or computer. It is valid for 10 minutes and works once.'), show, codeHost),
       card('Rotate the access token', h('p', null, 'If a link or a device with access was lost or shared: every other browser, link and code stops working; this browser keeps working.'), rotateHost, rmsg),
       card('This browser', h('p', null, 'The sign-in is kept in this browser, for this address of the device only.'), out),
+      cloudCard(),
     );
   },
 };

@@ -9,6 +9,7 @@ import { get, missing, post, type ApiResult } from '../api.ts';
 import type { Section } from '../app.ts';
 import { busy, card, check, field, h, message, replace, text } from '../dom.ts';
 import { itemList, listIn, loadList, notBuilt } from './generic.ts';
+import { fallbacksView, loadConnectors, loadWebSearch } from './remote.ts';
 
 const PROVIDERS = ['openai', 'anthropic', 'mistral', 'zai', 'router', 'custom'] as const;
 const NAMES: Record<string, string> = {
@@ -160,7 +161,13 @@ export const assistant: Section = {
       replace(
         catalog,
         rows.length
-          ? h('div', { class: 'scroll' }, h('table', { class: 'table' }, h('thead', null, h('tr', null, h('th', null, 'Provider'), h('th', null, 'Model'), h('th', null, 'Details'))), h('tbody', null, rows.map((x) => h('tr', null, h('td', null, NAMES[x.provider] ?? x.provider), h('td', null, x.id), h('td', null, x.info))))))
+          ? [...new Set(rows.map((x) => x.provider))].map((p) =>
+              h(
+                'div',
+                { class: 'scroll', 'data-provider-models': p },
+                h('table', { class: 'table' }, h('caption', null, NAMES[p] ?? p), h('thead', null, h('tr', null, h('th', null, 'Model'), h('th', null, 'Details'))), h('tbody', null, rows.filter((x) => x.provider === p).map((x) => h('tr', null, h('td', null, x.id), h('td', null, x.info))))),
+              ),
+            )
           : h('p', { class: 'muted' }, 'The catalog is empty.'),
       );
     };
@@ -207,6 +214,7 @@ export const assistant: Section = {
     });
 
     const connectors = h('div');
+    const search = h('div');
     const skills = h('div');
     const downloads = h('div');
     const tools = h('div');
@@ -219,6 +227,7 @@ export const assistant: Section = {
       card('Conversation', field('Directive', directive, count), check('Fail over mid-turn (keep the conversation when switching providers)', midFail), field('Prompt budget (bytes)', budget), convSave, convMsg),
       card('Security', check('Verify certificates of outbound HTTPS (tlsVerify)', tls, 'Switch off only to reach a server with a self-made certificate.'), tlsMsg),
       card('Connectors', connectors),
+      card('Web search', search),
       card('Skills', h('p', { class: 'muted' }, 'Skills the assistant saved stay inert until you approve them.'), skills),
       card('Safety and downloads', downloads),
       card('Tools', tools),
@@ -287,8 +296,9 @@ export const assistant: Section = {
       });
     await Promise.all([
       loadModels(),
-      loadList(fallbacks, '/api/fallbacks', 'The fallback rule set', (data) => h('pre', null, JSON.stringify(data, null, 2))),
-      loadList(connectors, '/api/connectors', 'Connectors', (data) => itemList(listIn(data, 'connectors'), { title: (c) => text(c['name'] ?? c['id']), empty: 'No connectors are set up.' })),
+      loadList(fallbacks, '/api/fallbacks', 'The fallback rule set', fallbacksView),
+      loadConnectors(connectors),
+      loadWebSearch(search),
       loadSkills(),
       loadDownloads(),
       loadList(tools, '/api/tools', 'The tool panel', (data) => {

@@ -1,0 +1,119 @@
+// The relay protocol's framing (docs/cloud-relay.md, protocol v1): every
+// frame is a 4-byte big-endian length (of what follows), a 1-byte type, a
+// 4-byte big-endian stream id, then the payload. Control frames use stream
+// 0; a tunnelled request and its response share one stream id chosen by
+// the relay. Heads and control payloads are JSON text; bodies are raw bytes.
+// tools/cloud-relay.mjs speaks the same framing (its own small copy, checked
+// against this one by test/unit/cloud-relay.test.ts).
+
+import { decode, encode } from '../util/utf8.ts';
+import { parseJson } from '../util/json.ts';
+
+export const PROTOCOL_VERSION = 1;
+
+/** Frame types. */
+export const F = {
+  /** d→r: a paired device: {v, id, cred, fw, board} */
+  HELLO: 0x01,
+  /** d→r: pair me: {v, fw, board} */
+  PAIR: 0x02,
+  /** r→d: {code, expiresInMs} */
+  PAIRCODE: 0x03,
+  /** r→d: the owner claimed the code: {id, cred} */
+  PAIRED: 0x04,
+  /** r→d: the device is online: {limits?} */
+  WELCOME: 0x05,
+  /** r→d: refused: {reason}; the relay closes next */
+  DENIED: 0x06,
+  /** r→d: a request head: {method, target, headers: [[name, value]...], length} */
+  REQ: 0x10,
+  /** d→r: a response head: {status, headers: [[name, value]...]} */
+  RES: 0x20,
+  /** either way: body bytes of the stream's request or response */
+  BODY: 0x21,
+  /** either way: the stream's body is complete */
+  END: 0x22,
+  /** either way: abandon the stream: {reason} */
+  RESET: 0x23,
+  /** either way on stream 0: keepalive, payload echoed in PONG */
+  PING: 0x30,
+  PONG: 0x31,
+  /** d→r: replay this request to me as the owner would (CLOUDLOOP): {tag, method, target} */
+  LOOP: 0x40,
+  /** r→d: what came back: {tag, status, headers, bytes, body (base64 of at most 4 KB)} */
+  LOOPRES: 0x41,
+  /** d→r: {unpair: true}: forget this device; the device closes next */
+  BYE: 0x50,
+} as const;
+
+/** Header bytes before the payload: length (4), type (1), stream (4). */
+export const FRAME_HEADER = 9;
+/** The largest payload either side sends or accepts. */
+export const MAX_PAYLOAD = 32 * 1024;
+/** Body bytes per BODY frame the device sends. */
+export const BODY_CHUNK = 8 * 1024;
+
+export interface Frame {
+  type: number;
+  stream: number;
+  payload: Uint8Array;
+}
+
+export function frame(type: number, stream: number, payload: Uint8Array | string = new Uint8Array(0)): Uint8Array {
+  const body = typeof payload === 'string' ? encode(payload) : payload;
+  if (body.length > MAX_PAYLOAD) throw new Error(`frame payload of ${body.length} bytes is over ${MAX_PAYLOAD}`);
+  const out = new Uint8Array(FRAME_HEADER + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 5 + body.length);
+  out[4] = type;
+  view.setUint32(5, stream >>> 0);
+  out.set(body, FRAME_HEADER);
+  return out;
+}
+
+export function jsonFrame(type: number, stream: number, value: unknown): Uint8Array {
+  return frame(type, stream, JSON.stringify(value));
+}
+
+/** The JSON object of a head or control payload (null when it is not one). */
+export function payloadJson(f: Frame): Record<string, unknown> | null {
+  const r = parseJson(decode(f.payload));
+  return r.ok && r.value !== null && typeof r.value === 'object' && !Array.isArray(r.value) ? (r.value as Record<string, unknown>) : null;
+}
+
+/** Reassembles frames from a byte stream; a malformed length is an error (the connection must close). */
+export class FrameDecoder {
+  private buf = new Uint8Array(0);
+  private have = 0;
+  error: string | null = null;
+
+  /** Feeds bytes; returns the complete frames they finish. */
+  feed(chunk: Uint8Array): Frame[] {
+    if (this.error) return [];
+    if (this.have + chunk.length > this.buf.length) {
+      const grown = new Uint8Array(Math.max(this.have + chunk.length, this.buf.length * 2, 1024));
+      grown.set(this.buf.subarray(0, this.have));
+      this.buf = grown;
+    }
+    this.buf.set(chunk, this.have);
+    this.have += chunk.length;
+    const out: Frame[] = [];
+    let at = 0;
+    while (this.have - at >= FRAME_HEADER) {
+      const view = new DataView(this.buf.buffer, this.buf.byteOffset + at);
+      const length = view.getUint32(0);
+      if (length < 5 || length - 5 > MAX_PAYLOAD) {
+        this.error = `bad frame length ${length}`;
+        return out;
+      }
+      if (this.have - at < 4 + length) break;
+      out.push({ type: this.buf[at + 4]!, stream: view.getUint32(5), payload: this.buf.slice(at + FRAME_HEADER, at + 4 + length) });
+      at += 4 + length;
+    }
+    if (at > 0) {
+      this.buf.copyWithin(0, at, this.have);
+      this.have -= at;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,379 @@
+// Connectors (spec: POST /api/connectors, /oauth/go, Authentication 9,
+// Access credentials: connector launch key): the records (record.ts) kept
+// in NVS `conn`, one slot per connector; the OAuth sign-in flows
+// (flows.ts); the token exchange and refresh against the connector's token
+// endpoint (under the device's TLS policy); the owner's routes; the ungated
+// /oauth/go and /oauth/callback; and a line for the prompt's
+// [PROVIDERS & CONNECTORS] block.
+//
+//   GET  /api/connectors                       list (never a secret) and pending sign-ins
+//   POST /api/connectors                       upsert (idempotent; the default action),
+//        action=delete|signin|signout&id        signin answers the verify link /oauth/go?k=<key>
+//   GET  /oauth/go?k=<key>                     ungated: a page whose button POSTs the same address
+//   POST /oauth/go?k=<key>                     ungated: 303 to the authorize URL for the exact key,
+//                                              303 to / for anything else
+//   GET  /oauth/callback?state&code            ungated: the state must equal the flow's
+
+import type { Context } from '../core/context.ts';
+import type { Store } from '../core/store.ts';
+import type { Clock } from '../hal/index.ts';
+import type { HttpClient } from '../net/http/client.ts';
+import { parseForm, parseJsonBody, queryParams } from '../net/http/body.ts';
+import { parseUrlEncoded } from '../net/http/parse.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
+import type { RandomFill } from '../util/ids.ts';
+import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
+import { decode } from '../util/utf8.ts';
+import { CONSENT_WINDOW_MAX_MS, FlowTable, pkceChallenge, q, type Flow } from './flows.ts';
+import { isConnectorId, MAX_CONNECTORS, mergeUpsert, statusOf, viewOf, type ConnectorRecord, type ConnectorSecrets } from './record.ts';
+
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const ORIGIN = /^(https?:\/\/[^/?#]+)/i;
+const HTML_SPECIAL = /[&<>"']/g;
+const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export const CONN_NS = 'conn';
+const TOKEN_MS = 15_000;
+/** An access token this close to its expiry is refreshed before use. */
+const REFRESH_AHEAD_MS = 60_000;
+
+export interface ConnectorsDeps {
+  store: Store;
+  client: Pick<HttpClient, 'request'>;
+  clock: Clock;
+  random: RandomFill;
+  sha256: (bytes: Uint8Array) => Uint8Array;
+  log: { info(tag: string, m: string): void; warn(tag: string, m: string): void };
+  secret(value: string): void;
+}
+
+interface Slot {
+  n: number;
+  record: ConnectorRecord;
+  secrets: ConnectorSecrets;
+}
+
+export type SignInStart = { ok: true; flow: Flow; path: string } | { ok: false; status: number; error: string; message: string };
+
+export class Connectors {
+  readonly flows: FlowTable;
+  /** The device's LAN addresses (set by the boot once provisioning exists). */
+  addresses: () => Array<{ label: string; base: string }> = () => [];
+
+  constructor(private readonly deps: ConnectorsDeps) {
+    this.flows = new FlowTable(() => deps.clock.monoMs());
+    for (const s of this.slots()) this.registerSecrets(s.secrets);
+  }
+
+  private registerSecrets(s: ConnectorSecrets): void {
+    for (const v of [s.bearer, s.clientSecret, s.access, s.refresh]) if (v) this.deps.secret(v);
+  }
+
+  private slots(): Slot[] {
+    const out: Slot[] = [];
+    for (let n = 0; n < MAX_CONNECTORS; n++) {
+      const rec = parseJson(this.deps.store.str(`c${n}`, ''));
+      if (!rec.ok || !isPlainObject(rec.value) || !isConnectorId(rec.value['id'])) continue;
+      const sec = parseJson(this.deps.store.str(`s${n}`, '{}'));
+      out.push({ n, record: rec.value as unknown as ConnectorRecord, secrets: sec.ok && isPlainObject(sec.value) ? (sec.value as ConnectorSecrets) : {} });
+    }
+    return out;
+  }
+
+  private slot(id: string): Slot | null {
+    return this.slots().find((s) => s.record.id === id) ?? null;
+  }
+
+  private save(n: number, record: ConnectorRecord, secrets: ConnectorSecrets): void {
+    this.deps.store.setMany([
+      [`c${n}`, JSON.stringify(record)],
+      [`s${n}`, JSON.stringify(secrets)],
+    ]);
+    this.registerSecrets(secrets);
+  }
+
+  list(): Array<Record<string, unknown>> {
+    const now = this.deps.clock.wallMs();
+    return this.slots().map((s) => viewOf(s.record, s.secrets, statusOf(s.record, s.secrets, now, this.flows.has(s.record.id))));
+  }
+
+  view(id: string): Record<string, unknown> | null {
+    const s = this.slot(id);
+    return s ? viewOf(s.record, s.secrets, statusOf(s.record, s.secrets, this.deps.clock.wallMs(), this.flows.has(id))) : null;
+  }
+
+  /** The idempotent upsert: the same fields twice change nothing the second time. */
+  upsert(fields: Map<string, string>): { status: number; body: Record<string, unknown> } {
+    const id = fields.get('id') ?? '';
+    const all = this.slots();
+    const existing = all.find((s) => s.record.id === id) ?? null;
+    if (!existing && all.length >= MAX_CONNECTORS) return { status: 409, body: { error: 'full', message: `At most ${MAX_CONNECTORS} connectors; delete one first. Nothing was changed.` } };
+    const merged = mergeUpsert(fields, existing, this.deps.clock.wallMs());
+    if (!merged.ok) return { status: 400, body: { error: 'bad-connector', message: `${merged.error[0]!.toUpperCase()}${merged.error.slice(1)}. Nothing was changed.` } };
+    if (merged.changed) {
+      let n = existing?.n ?? -1;
+      if (n < 0) for (let i = 0; i < MAX_CONNECTORS && n < 0; i++) if (!all.some((s) => s.n === i)) n = i;
+      try {
+        this.save(n, merged.record, merged.secrets);
+      } catch (e) {
+        return { status: 507, body: { error: 'not-saved', message: `The connector could not be saved (${errorMessage(e)}). Nothing was changed.` } };
+      }
+      if (merged.signInVoided || merged.record.auth !== 'oauth') this.flows.drop(id);
+      this.deps.log.info('connectors', `connector ${id} ${merged.created ? 'added' : 'updated'}`);
+    }
+    return { status: merged.created ? 201 : 200, body: { connector: this.view(id), created: merged.created, changed: merged.changed } };
+  }
+
+  remove(id: string): boolean {
+    const s = this.slot(id);
+    if (!s) return false;
+    this.deps.store.setMany([
+      [`c${s.n}`, undefined],
+      [`s${s.n}`, undefined],
+    ]);
+    this.flows.drop(id);
+    this.deps.log.info('connectors', `connector ${id} removed`);
+    return true;
+  }
+
+  signOut(id: string): boolean {
+    const s = this.slot(id);
+    if (!s) return false;
+    const { access: _a, refresh: _r, expiresAt: _e, signedInAt: _s, ...rest } = s.secrets;
+    this.save(s.n, s.record, rest);
+    this.flows.drop(id);
+    return true;
+  }
+
+  private redirectUri(r: ConnectorRecord): string {
+    if (r.redirectUri) return r.redirectUri;
+    const base = this.addresses()[0]?.base ?? 'http://192.168.4.1';
+    return `${base}/oauth/callback`;
+  }
+
+  /** Starts a sign-in (the caller is authenticated): a fresh launch key and state. */
+  startSignIn(id: string, windowMs = CONSENT_WINDOW_MAX_MS): SignInStart {
+    const s = this.slot(id);
+    if (!s) return { ok: false, status: 404, error: 'not-found', message: `No connector ${id}.` };
+    if (s.record.auth !== 'oauth') return { ok: false, status: 409, error: 'not-oauth', message: `Connector ${id} does not sign in with OAuth (auth ${s.record.auth}).` };
+    const flow = this.flows.start(id, this.redirectUri(s.record), this.deps.random, windowMs);
+    this.deps.log.info('connectors', `sign-in for ${id} started (${Math.round((flow.deadline - this.deps.clock.monoMs()) / 1000)} s)`);
+    return { ok: true, flow, path: `/oauth/go?k=${flow.key}` };
+  }
+
+  /** The provider's authorize URL for a flow. */
+  authorizeUrl(flow: Flow): string | null {
+    const s = this.slot(flow.connector);
+    if (!s || s.record.auth !== 'oauth') return null;
+    const r = s.record;
+    const params = [
+      ['response_type', 'code'],
+      ['client_id', r.clientId],
+      ['redirect_uri', flow.redirectUri],
+      ['state', flow.state],
+      ['code_challenge', pkceChallenge(flow.verifier, this.deps.sha256)],
+      ['code_challenge_method', 'S256'],
+      ...(r.scope ? [['scope', r.scope]] : []),
+    ];
+    return `${r.authorizeUrl}${r.authorizeUrl.includes('?') ? '&' : '?'}${params.map(([k, v]) => `${k}=${q(v!)}`).join('&')}`;
+  }
+
+  /** The callback: the state picks the flow (used once); the code is exchanged for tokens. */
+  async callback(state: string | undefined, code: string | undefined, error: string | undefined): Promise<{ ok: true; id: string } | { ok: false; status: number; message: string }> {
+    const flow = this.flows.takeByState(state);
+    if (!flow) return { ok: false, status: 400, message: 'This sign-in is not one the device started, or it has expired. Start it again from the web page.' };
+    const s = this.slot(flow.connector);
+    if (!s || s.record.auth !== 'oauth') return { ok: false, status: 409, message: 'The connector changed while signing in. Start again from the web page.' };
+    if (error) return { ok: false, status: 400, message: `The service did not grant access (${error.slice(0, 60)}).` };
+    if (!code) return { ok: false, status: 400, message: 'The service sent no authorization code.' };
+    const got = await this.tokenRequest(s, [
+      ['grant_type', 'authorization_code'],
+      ['code', code],
+      ['redirect_uri', flow.redirectUri],
+      ['client_id', s.record.clientId],
+      ['code_verifier', flow.verifier],
+    ]);
+    if (!got.ok) return { ok: false, status: 502, message: `The service refused the sign-in: ${got.message}.` };
+    this.deps.log.info('connectors', `connector ${flow.connector} signed in`);
+    return { ok: true, id: flow.connector };
+  }
+
+  private async tokenRequest(s: Slot, form: string[][]): Promise<{ ok: true } | { ok: false; message: string; grant?: boolean }> {
+    const fields = s.secrets.clientSecret ? [...form, ['client_secret', s.secrets.clientSecret]] : form;
+    const res = await this.deps.client.request({
+      method: 'POST',
+      url: s.record.tokenUrl,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+      body: fields.map(([k, v]) => `${k}=${q(v!)}`).join('&'),
+      timeoutMs: TOKEN_MS,
+      maxBodyBytes: 16 * 1024,
+    });
+    if (!res.ok) return { ok: false, message: `the token endpoint could not be reached (${res.error})` };
+    const text = decode(res.response.body);
+    const type = res.response.headers.get('content-type') ?? '';
+    const doc = parseJson(text);
+    const obj = doc.ok && isPlainObject(doc.value) ? doc.value : type.includes('x-www-form-urlencoded') ? Object.fromEntries(parseUrlEncoded(text)) : {};
+    if (res.response.status < 200 || res.response.status > 299 || typeof obj['access_token'] !== 'string' || !obj['access_token']) {
+      const err = typeof obj['error'] === 'string' ? (obj['error'] as string).slice(0, 40) : `HTTP ${res.response.status}`;
+      return { ok: false, message: err, grant: err === 'invalid_grant' };
+    }
+    const now = this.deps.clock.wallMs();
+    const expiresIn = Number(obj['expires_in']);
+    const secrets: ConnectorSecrets = {
+      ...s.secrets,
+      access: obj['access_token'] as string,
+      refresh: typeof obj['refresh_token'] === 'string' && obj['refresh_token'] ? (obj['refresh_token'] as string) : s.secrets.refresh,
+      expiresAt: Number.isFinite(expiresIn) && expiresIn > 0 ? now + expiresIn * 1000 : 0,
+      signedInAt: s.secrets.signedInAt && form[0]![1] === 'refresh_token' ? s.secrets.signedInAt : now,
+    };
+    if (!secrets.refresh) delete secrets.refresh;
+    this.save(s.n, s.record, secrets);
+    return { ok: true };
+  }
+
+  /**
+   * The credential to present for a connector now (bearer secret or OAuth
+   * access token, refreshed when about to expire); null when it has none.
+   */
+  async credential(id: string): Promise<string | null> {
+    const s = this.slot(id);
+    if (!s) return null;
+    if (s.record.auth === 'bearer') return s.secrets.bearer ?? null;
+    if (s.record.auth !== 'oauth' || !s.secrets.access) return null;
+    const exp = s.secrets.expiresAt ?? 0;
+    if (!exp || exp - this.deps.clock.wallMs() > REFRESH_AHEAD_MS) return s.secrets.access;
+    if (!s.secrets.refresh) return exp > this.deps.clock.wallMs() ? s.secrets.access : null;
+    const got = await this.tokenRequest(s, [
+      ['grant_type', 'refresh_token'],
+      ['refresh_token', s.secrets.refresh],
+      ['client_id', s.record.clientId],
+    ]);
+    if (!got.ok) {
+      this.deps.log.warn('connectors', `connector ${id}: refresh failed (${got.message})`);
+      if (got.grant) this.signOut(id);
+      return null;
+    }
+    return this.slot(id)?.secrets.access ?? null;
+  }
+
+  /** For [PROVIDERS & CONNECTORS]: names, kinds and whether each can be used. */
+  promptLine(): string {
+    const now = this.deps.clock.wallMs();
+    return this.slots()
+      .map((s) => `${s.record.name} (${s.record.kind === 'mcp' ? 'MCP server' : `${s.record.provider} connector`}, ${statusOf(s.record, s.secrets, now, false).replace('-', ' ')})`)
+      .join('; ');
+  }
+}
+
+const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
+function page(status: number, title: string, body: string, formAction?: string): HttpResponse {
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${formAction ? ` ${formAction}` : ''}; frame-ancestors 'none'; base-uri 'none'`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:30rem;margin:3rem auto;padding:0 1rem}button{font:inherit;padding:.6rem 1.2rem}</style></head><body>${body}</body></html>`;
+  return { status, headers: { ...PAGE_HEADERS, 'Content-Security-Policy': csp }, body: html };
+}
+
+function home(): HttpResponse {
+  return { status: 303, headers: { Location: '/', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }, body: '' };
+}
+
+function originOf(url: string): string {
+  const m = ORIGIN.exec(url);
+  return m ? m[1]! : '';
+}
+
+function fieldsOf(req: HttpRequest): { ok: true; fields: Map<string, string> } | { ok: false; error: string } {
+  const type = (req.headers.get('content-type') ?? '').toLowerCase();
+  if (type.startsWith('application/json')) {
+    const j = parseJsonBody(req);
+    if (!j.ok || !isPlainObject(j.value)) return { ok: false, error: j.ok ? 'the body must be a JSON object' : j.error };
+    const fields = new Map<string, string>();
+    for (const [k, v] of Object.entries(j.value)) {
+      if (typeof v === 'string') fields.set(k, v);
+      else if (typeof v === 'number' || typeof v === 'boolean') fields.set(k, String(v));
+      else return { ok: false, error: `${k} must be a string` };
+    }
+    return { ok: true, fields };
+  }
+  const f = parseForm(req);
+  return f.ok ? { ok: true, fields: f.form.fields } : { ok: false, error: f.error };
+}
+
+export function installConnectors(ctx: Context, addresses: () => Array<{ label: string; base: string }>): Connectors {
+  const c = ctx.connectors;
+  c.addresses = addresses;
+  ctx.token.onRotate(() => c.flows.clear());
+
+  ctx.router.add({
+    method: 'GET',
+    path: '/api/connectors',
+    handler: () => jsonResponse({ connectors: c.list(), pending: c.flows.pending(), max: MAX_CONNECTORS, consentWindowMaxMs: CONSENT_WINDOW_MAX_MS }),
+  });
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/connectors',
+    bodyLimit: 4096,
+    handler: (req) => {
+      const parsed = fieldsOf(req);
+      if (!parsed.ok) return errorResponse(400, 'bad-request', `${parsed.error}. Nothing was changed.`);
+      const f = parsed.fields;
+      const action = f.get('action') ?? 'upsert';
+      const id = f.get('id') ?? '';
+      switch (action) {
+        case 'upsert': {
+          const r = c.upsert(f);
+          return jsonResponse(r.body, r.status);
+        }
+        case 'delete':
+          return c.remove(id) ? jsonResponse({ deleted: id }) : errorResponse(404, 'not-found', `No connector ${id}.`);
+        case 'signout':
+          return c.signOut(id) ? jsonResponse({ connector: c.view(id) }) : errorResponse(404, 'not-found', `No connector ${id}.`);
+        case 'signin': {
+          const w = f.get('window');
+          const windowMs = w === undefined ? CONSENT_WINDOW_MAX_MS : Number(w) * 1000;
+          if (w !== undefined && !(Number.isInteger(Number(w)) && Number(w) > 0)) return errorResponse(400, 'bad-request', 'window is a number of seconds (at most 3600).');
+          const s = c.startSignIn(id, windowMs);
+          if (!s.ok) return errorResponse(s.status, s.error, s.message);
+          const links = addresses().map((a) => ({ label: a.label, url: `${a.base}${s.path}` }));
+          return jsonResponse({ id, verifyPath: s.path, links, expiresInMs: s.flow.deadline - ctx.hal.clock.monoMs() });
+        }
+        default:
+          return errorResponse(400, 'bad-request', 'action is upsert, delete, signin or signout. Nothing was changed.');
+      }
+    },
+  });
+
+  // Ungated: the phone that scanned the verify link holds no device token; the key is the credential.
+  const go = (req: HttpRequest, post: boolean): HttpResponse => {
+    const k = queryParams(req).get('k');
+    const flow = c.flows.byKey(k);
+    const url = flow ? c.authorizeUrl(flow) : null;
+    if (!flow || !url) return home();
+    if (post) return { status: 303, headers: { Location: url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }, body: '' };
+    return page(200, 'Sign in', '<h1>Connect a service</h1><p>Your desk assistant asks to sign in to a service on your behalf. Continue only if you started this from its web page.</p><form method="post"><button type="submit">Continue to sign in</button></form>', originOf(url));
+  };
+  ctx.router.add({ method: 'GET', path: '/oauth/go', access: 'open', handler: (req) => go(req, false) });
+  ctx.router.add({ method: 'POST', path: '/oauth/go', access: 'open', bodyLimit: 1024, handler: (req) => go(req, true) });
+  ctx.router.add({
+    method: 'GET',
+    path: '/oauth/callback',
+    access: 'open',
+    handler: async (req) => {
+      const p = queryParams(req);
+      const r = await c.callback(p.get('state'), p.get('code'), p.get('error'));
+      if (!r.ok) return page(r.status, 'Sign-in failed', `<h1>Sign-in failed</h1><p>${escapeHtml(r.message)}</p><p><a href="/">Back to the device</a></p>`);
+      return page(200, 'Signed in', '<h1>Signed in</h1><p>The connector is signed in. You can close this page.</p><p><a href="/#assistant">Back to the device</a></p>');
+    },
+  });
+  return c;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(HTML_SPECIAL, (ch) => HTML_ENTITIES[ch] ?? ch);
+}

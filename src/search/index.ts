@@ -1,0 +1,206 @@
+// Web search (spec: the web.search tool; Limits: web search max_results
+// default 5, optional monthly budget). The service is Brave's Web Search
+// API (GET /res/v1/web/search?q=&count=, the key in X-Subscription-Token):
+// a plain JSON GET with one header, a result list of title, url and
+// description, and a free tier counted per request, which suits a monthly
+// budget counted on the device.
+//
+// Settings (human-web-only: no tool or device action can set them; the key
+// is wsKey, a protected name): GET/POST /api/websearch with key (write-only,
+// empty clears) and budget (searches per calendar month, 0 = no limit).
+// The tool is offered only while a key is set. The budget counts searches
+// the service answered (2xx) in the current calendar month (UTC, by the
+// wall clock); at the budget the tool refuses with error_type budget and
+// the date it resets; the count starts again when the month changes.
+
+import type { Context } from '../core/context.ts';
+import type { Store } from '../core/store.ts';
+import type { HttpClient } from '../net/http/client.ts';
+import { parseForm } from '../net/http/body.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import { fail, ok, type ToolResult, type ToolSpec } from '../mcp/types.ts';
+import { capBytes } from '../util/cap.ts';
+import { isPlainObject, parseJson } from '../util/json.ts';
+import { decode, utf8Length } from '../util/utf8.ts';
+
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const TAGS = /<[^>]*>/g;
+const ENTITIES = /&(amp|lt|gt|quot|#39|#x27|nbsp);/g;
+const SPACES = /\s+/g;
+const WHITESPACE = /\s/;
+
+export const SEARCH_NS = 'search';
+export const SEARCH_URL = 'https://api.search.brave.com/res/v1/web/search';
+export const DEFAULT_RESULTS = 5;
+export const MAX_RESULTS = 20;
+export const QUERY_MAX = 400;
+export const BUDGET_MAX = 100_000;
+const SEARCH_MS = 15_000;
+const DESCRIPTION_BYTES = 300;
+const ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'", nbsp: ' ' };
+
+/** Year and month (UTC) of a wall-clock time, without Date (firmware rule). */
+export function yearMonth(ms: number): { y: number; m: number } {
+  const days = Math.floor(ms / 86_400_000);
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m };
+}
+
+function pad(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+export function monthKey(ms: number): string {
+  const { y, m } = yearMonth(ms);
+  return `${y}-${pad(m)}`;
+}
+
+/** The first day of the month after the one ms falls in, as YYYY-MM-01. */
+export function nextMonthStart(ms: number): string {
+  const { y, m } = yearMonth(ms);
+  return m === 12 ? `${y + 1}-01-01` : `${y}-${pad(m + 1)}-01`;
+}
+
+export class WebSearch {
+  constructor(
+    private readonly store: Store,
+    private readonly client: Pick<HttpClient, 'request'>,
+    private readonly wallMs: () => number,
+    private readonly secret: (v: string) => void,
+  ) {
+    const k = this.key();
+    if (k) secret(k);
+  }
+
+  key(): string | null {
+    return this.store.strOrNull('wsKey');
+  }
+  budget(): number {
+    return this.store.int('budget', 0);
+  }
+  /** Searches counted this month (0 when the stored count is from an earlier month). */
+  used(): number {
+    return this.store.str('month', '') === monthKey(this.wallMs()) ? this.store.int('used', 0) : 0;
+  }
+
+  view(): Record<string, unknown> {
+    const budget = this.budget();
+    const used = this.used();
+    return { service: 'brave', keySet: this.key() !== null, budget: budget || null, used, month: monthKey(this.wallMs()), remaining: budget ? Math.max(0, budget - used) : null, resetsOn: nextMonthStart(this.wallMs()), defaultResults: DEFAULT_RESULTS };
+  }
+
+  /** Applies the owner's form, all or nothing; returns a problem sentence or null. */
+  apply(fields: Map<string, string>): string | null {
+    const writes: Array<[string, string | number | undefined]> = [];
+    for (const [name, raw] of fields) {
+      const v = raw.trim();
+      if (name === 'token') continue;
+      if (name === 'key') {
+        if (utf8Length(v) > 128 || WHITESPACE.test(v)) return 'the search key is malformed';
+        writes.push(['wsKey', v === '' ? undefined : v]);
+      } else if (name === 'budget') {
+        const n = Number(v);
+        if (v === '' || !Number.isInteger(n) || n < 0 || n > BUDGET_MAX) return `budget is a whole number of searches a month, 0 (no limit) to ${BUDGET_MAX}`;
+        writes.push(['budget', n]);
+      } else return `unknown setting ${name}`;
+    }
+    this.store.setMany(writes);
+    const k = this.key();
+    if (k) this.secret(k);
+    return null;
+  }
+
+  private count(): void {
+    const month = monthKey(this.wallMs());
+    const used = this.used();
+    this.store.setMany([
+      ['month', month],
+      ['used', used + 1],
+    ]);
+  }
+
+  async search(query: string, count: number): Promise<ToolResult> {
+    const key = this.key();
+    if (!key) return fail('unavailable', 'No web search key is set (the owner adds one on the web page).');
+    const budget = this.budget();
+    if (budget && this.used() >= budget) return fail('budget', `The monthly web search budget (${budget} searches) is used up; it resets on ${nextMonthStart(this.wallMs())}.`);
+    const url = `${SEARCH_URL}?q=${encodeURIComponent(query)}&count=${count}`;
+    const res = await this.client.request({ method: 'GET', url, headers: { Accept: 'application/json', 'X-Subscription-Token': key }, timeoutMs: SEARCH_MS, maxBodyBytes: 512 * 1024 });
+    if (!res.ok) return fail('transport', `The search service could not be reached (${res.error}).`);
+    const { status, body } = res.response;
+    if (status === 401 || status === 403) return fail('auth', 'The search service refused the key.');
+    if (status === 429) return fail('rate-limit', 'The search service is limiting requests; try again in a moment.');
+    if (status < 200 || status > 299) return fail('http', `The search service answered HTTP ${status}.`);
+    this.count();
+    const doc = parseJson(decode(body));
+    const web = doc.ok && isPlainObject(doc.value) && isPlainObject(doc.value['web']) ? doc.value['web']['results'] : null;
+    const results = Array.isArray(web) ? web.filter(isPlainObject).slice(0, count) : [];
+    if (!results.length) return ok(`No web results for "${query}".`);
+    const lines = [`Web results for "${query}":`];
+    results.forEach((r, i) => {
+      const title = clean(r['title']);
+      const link = typeof r['url'] === 'string' ? r['url'] : '';
+      const description = capBytes(clean(r['description']), DESCRIPTION_BYTES);
+      lines.push(`${i + 1}. ${title} (${link})`);
+      if (description) lines.push(`   ${description}`);
+    });
+    return ok(lines.join('\n'));
+  }
+}
+
+function clean(v: unknown): string {
+  if (typeof v !== 'string') return '';
+  return v.replace(TAGS, '').replace(ENTITIES, (_m, e: string) => ENTITY[e] ?? ' ').replace(SPACES, ' ').trim();
+}
+
+export function searchTool(ws: WebSearch, screen: (text: string, caller: { admin: boolean }) => string): ToolSpec {
+  return {
+    name: 'web.search',
+    description: `Search the web. Returns up to max_results (default ${DEFAULT_RESULTS}) results: title, address and a snippet. Each search counts against the owner's monthly budget.`,
+    schema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: QUERY_MAX, description: 'what to search for' },
+        max_results: { type: 'integer', minimum: 1, maximum: MAX_RESULTS, default: DEFAULT_RESULTS, description: `how many results (1-${MAX_RESULTS}, default ${DEFAULT_RESULTS})` },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    access: 'open',
+    where: 'both',
+    available: () => ws.key() !== null,
+    handler: async (a, caller) => {
+      const query = String(a['query']).trim();
+      if (!query) return fail('bad-arguments', 'web.search: query is empty.');
+      const n = typeof a['max_results'] === 'number' ? a['max_results'] : DEFAULT_RESULTS;
+      const r = await ws.search(query, n);
+      // Results are fetched text: non-admin turns see them through the injection screen.
+      return r.success ? ok(screen(r.output, { admin: caller.admin })) : r;
+    },
+  };
+}
+
+export function installWebSearch(ctx: Context): WebSearch {
+  const ws = new WebSearch(ctx.store(SEARCH_NS), ctx.client, () => ctx.hal.clock.wallMs(), (v) => ctx.log.redactor.add(v));
+  ctx.tools.register(searchTool(ws, (text, caller) => ctx.files.screenFetched(text, caller)));
+  ctx.router.add({ method: 'GET', path: '/api/websearch', handler: () => jsonResponse(ws.view()) });
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/websearch',
+    bodyLimit: 1024,
+    handler: (req) => {
+      const form = parseForm(req);
+      if (!form.ok) return errorResponse(400, 'bad-request', form.error);
+      const problem = ws.apply(form.form.fields);
+      if (problem) return errorResponse(400, 'bad-setting', `${problem[0]!.toUpperCase()}${problem.slice(1)}. Nothing was changed.`);
+      return jsonResponse(ws.view());
+    },
+  });
+  return ws;
+}

@@ -1,0 +1,324 @@
+// The cloud relay on the in-memory HAL against the local relay
+// (tools/cloud-relay.mjs) on the virtual clock: pairing, requests through
+// the real tunnel with the device's own token injected, every canonical form
+// of the denied routes refused with 403, token and apPass stripped, the
+// relay's certificate always validated (tlsVerify off included), reconnect
+// with backoff, the credential refused, CLOUDOFF, CLOUDLOOP, the stream and
+// body limits, and the framing both sides speak.
+import { describe, expect, it } from 'vitest';
+import { boot, type Device } from '../../src/main.ts';
+import { FrameDecoder, F, frame, jsonFrame, MAX_PAYLOAD } from '../../src/cloud/frames.ts';
+import { BACKOFF_FIRST_MS, MAX_STREAMS, RELAY_HOST } from '../../src/cloud/relay.ts';
+import { TUNNEL_DENIED } from '../../src/auth/tunnel-guard.ts';
+import { jsonResponse } from '../../src/net/http/errors.ts';
+import { DEFAULT_ACCOUNT, Decoder, encodeFrame, type RelayResponse } from '../../tools/cloud-relay.mjs';
+import { fakeRelay, serveRelay, type ServedRelay } from '../support/cloud-net.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { fakeProvider } from '../support/provider-fake.ts';
+
+interface Rig {
+  mem: MemHal;
+  device: Device;
+  relay: ServedRelay;
+}
+
+function setup(options: { wifi?: boolean; trusted?: boolean; tlsVerify?: boolean; pairMs?: number } = {}): Rig {
+  const mem = createMemHal();
+  if (options.wifi !== false) mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
+  if (options.tlsVerify === false) mem.nvs.set('net', 'tlsVerify', 0);
+  const rig = { mem } as Rig;
+  rig.relay = fakeRelay(mem.net, () => rig.mem.clock, { trusted: options.trusted ?? true, ...(options.pairMs ? { pairMs: options.pairMs } : {}) });
+  rig.device = boot(mem.hal);
+  return rig;
+}
+
+async function until(rig: Rig, pred: () => boolean, ms = 30_000): Promise<void> {
+  if (!(await rig.mem.clock.until(pred, ms, 50))) throw new Error(`not within ${ms} ms`);
+}
+
+async function cmd(rig: Rig, line: string): Promise<string> {
+  const serial = rig.mem.serial;
+  serial.take();
+  serial.type(`${line}\r\n`);
+  await until(rig, () => /(^|\n)(OK|ERR[^\n]*)\r?\n$/.test(serial.output), 30_000);
+  return serial.take().replace(/\r/g, '');
+}
+
+/** Pairs the device with the relay as the default account; returns the device id. */
+async function pair(rig: Rig): Promise<string> {
+  const out = await cmd(rig, 'CLOUDPAIR');
+  const code = /code=(\S+)/.exec(out)?.[1];
+  expect(code, out).toBeTruthy();
+  const claimed = rig.relay.claim(DEFAULT_ACCOUNT, code!.toLowerCase());
+  if (!claimed.ok) throw new Error(claimed.error);
+  await until(rig, () => cloudState(rig) === 'online');
+  return claimed.deviceId;
+}
+
+function cloudState(rig: Rig): string {
+  return (rig.device.ctx.status.snapshot()['cloud'] as { state: string }).state;
+}
+
+/** An owner's request through the relay, answered on the virtual clock. */
+async function owner(rig: Rig, id: string, method: string, target: string, options: { headers?: Array<[string, string]>; body?: string; account?: string } = {}): Promise<RelayResponse & { text: string }> {
+  let got: RelayResponse | null = null;
+  void rig.relay
+    .request(options.account ?? DEFAULT_ACCOUNT, id, { method, target, headers: options.headers ?? [], ...(options.body !== undefined ? { body: new TextEncoder().encode(options.body) } : {}) })
+    .then((r) => (got = r));
+  await until(rig, () => got !== null);
+  const r = got as unknown as RelayResponse;
+  return { ...r, text: r.body.toString('utf8') };
+}
+
+function header(r: RelayResponse, name: string): string | undefined {
+  return r.headers.find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
+describe('pairing', () => {
+  it('prints a code, links the device when the owner claims it, keeps the credential secret and survives a reboot', async () => {
+    const rig = setup();
+    const out = await cmd(rig, 'CLOUDPAIR');
+    expect(out).toMatch(/^code=[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4} expiresIn=600s$/m);
+    expect(await cmd(rig, 'CLOUD?')).toMatch(/state=pairing paired=no/);
+    const code = /code=(\S+)/.exec(out)![1]!;
+    expect(rig.relay.claim('another-account', 'WRONG-CODE')).toMatchObject({ ok: false });
+    const claimed = rig.relay.claim(DEFAULT_ACCOUNT, code);
+    expect(claimed.ok).toBe(true);
+    const id = (claimed as { deviceId: string }).deviceId;
+    await until(rig, () => cloudState(rig) === 'online');
+    expect(await cmd(rig, 'CLOUD?')).toContain(`state=online paired=yes device=${id} relay=${RELAY_HOST}:443 verify=always`);
+    const cred = rig.mem.nvs.get('cloud', 'cred') as string;
+    expect(cred.length).toBeGreaterThan(30);
+    // The credential never reaches the log, the state or the console.
+    const log = (await owner(rig, id, 'GET', '/api/log')).text;
+    expect(log).not.toContain(cred);
+    expect(JSON.stringify(rig.device.ctx.status.snapshot())).not.toContain(cred);
+    expect(await cmd(rig, 'CLOUD?')).not.toContain(cred);
+    expect(await cmd(rig, 'CLOUDPAIR')).toMatch(/ERR already paired/);
+
+    // A reboot goes online again with HELLO and the stored credential.
+    rig.device.stop();
+    rig.mem = rebootMemHal(rig.mem);
+    rig.relay = serveRelay(rig.relay, rig.mem.net);
+    rig.device = boot(rig.mem.hal);
+    await until(rig, () => cloudState(rig) === 'online');
+    expect((await owner(rig, id, 'GET', '/api/state')).status).toBe(200);
+  });
+
+  it('an unclaimed code expires: the device stops pairing and says why', async () => {
+    const rig = setup({ pairMs: 60_000 });
+    await cmd(rig, 'CLOUDPAIR');
+    await rig.mem.clock.advance(61_000);
+    expect(cloudState(rig)).toBe('off');
+    expect(await cmd(rig, 'CLOUD?')).toMatch(/lastError=.*pair-expired/);
+  });
+});
+
+describe('the tunnel', () => {
+  it('replays requests with the device\'s own token: a token sent by the relay side is ignored; another account is refused by the relay', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    const token = rig.device.ctx.token.reveal();
+    const r = await owner(rig, id, 'GET', '/api/state', { headers: [['X-Device-Token', 'not-the-token'], ['Accept', 'application/json']] });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.text)).toMatchObject({ cloud: { state: 'online', paired: true } });
+    expect(r.text).not.toContain(token);
+    // POST with a form body reaches its route (the body is carried in BODY frames).
+    const orch = await owner(rig, id, 'POST', '/api/orch', { headers: [['Content-Type', 'application/x-www-form-urlencoded']], body: 'midFail=0' });
+    expect(orch.status).toBe(200);
+    expect(JSON.parse(orch.text)).toMatchObject({ midFail: false });
+    expect((await owner(rig, id, 'GET', '/api/state', { account: 'someone-else' })).status).toBe(403);
+    // Unknown routes answer 404 (the injected token passed the gate).
+    expect((await owner(rig, id, 'GET', '/api/nothing-here')).status).toBe(404);
+    // An answer's head, body and end leave in one write (small writes in a row would wait on TCP's delayed ACK).
+    const link = rig.relay.links[rig.relay.links.length - 1]!;
+    const before = link.inbox.length;
+    await owner(rig, id, 'GET', '/api/state');
+    expect(link.inbox.length - before).toBe(1);
+    expect(new Decoder().feed(link.inbox[link.inbox.length - 1]!).map((f) => f.type)).toEqual([F.RES, F.BODY, F.END]);
+    expect(rig.device.ctx.status.snapshot()).toBeTruthy();
+  });
+
+  it('refuses every canonical form of the denied routes with 403, and none of them runs', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    const token = rig.device.ctx.token.reveal();
+    const forms = (p: string): string[] => [
+      p,
+      p + '/',
+      p + '?x=1',
+      p + '/?t=abc',
+      p.toUpperCase(),
+      p.replace('/api/', '/ApI/'),
+      p.replace('/api/', '//api//'),
+      p.replace('/api/', '/api/./'),
+      p.replace('/api/', '/api/files/../'),
+      p.replace('/api/', '/api%2F'),
+      p.replace('/api/', '/api%252F'),
+      p.replace(/o/g, '%6F'),
+      p.replace(/o/g, '%256f'),
+      p + '%3Fq=1',
+      p + '%2F',
+    ];
+    for (const denied of TUNNEL_DENIED) {
+      for (const target of forms(denied)) {
+        for (const method of ['GET', 'POST']) {
+          const r = await owner(rig, id, method, target, { body: method === 'POST' ? 'code=ABCDEFGH' : '' });
+          expect(r.status, `${method} ${target}`).toBe(403);
+          expect(r.text).not.toContain(token);
+        }
+      }
+    }
+    // The token was never rotated, and no code was minted through the tunnel.
+    expect(rig.device.ctx.token.reveal()).toBe(token);
+    expect(await cmd(rig, 'CLOUD?')).toMatch(new RegExp(`denied=${TUNNEL_DENIED.length * 15 * 2}\\b`));
+  });
+
+  it('strips token and apPass values from JSON answers, and withholds an answer whose header carries the token', async () => {
+    const rig = setup({ wifi: false });
+    const id = await pair(rig);
+    const token = rig.device.ctx.token.reveal();
+    // Unprovisioned, GET / hands the token out on the LAN (a redirect to /?t=): never through the tunnel.
+    const handout = await owner(rig, id, 'GET', '/');
+    expect(handout.status).toBe(403);
+    expect(JSON.stringify(handout.headers) + handout.text).not.toContain(token);
+    // A JSON document carrying token and apPass keys loses them at any depth.
+    rig.device.ctx.files.store.save(null, 'notes', 'data.json', new TextEncoder().encode(JSON.stringify({ token: 'abc', keep: 1, nested: { apPass: 'p4ss', list: [{ Token: 'x', y: 2 }] } })));
+    const r = await owner(rig, id, 'GET', '/api/files/dl?project=notes&name=data.json');
+    expect(r.status).toBe(200);
+    expect(header(r, 'content-type')).toMatch(/application\/json/);
+    expect(JSON.parse(r.text)).toEqual({ keep: 1, nested: { list: [{ y: 2 }] } });
+    // A text file streams through as it is.
+    rig.device.ctx.files.store.save(null, 'notes', 'a.txt', new TextEncoder().encode('x'.repeat(20_000)));
+    const t = await owner(rig, id, 'GET', '/api/files/dl?project=notes&name=a.txt');
+    expect(t.status).toBe(200);
+    expect(t.body.length).toBe(20_000);
+  });
+
+  it('serves at most four requests at once (the fifth is answered 503) and refuses bodies over 64 KB', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    const clock = rig.mem.clock;
+    rig.device.ctx.router.add({ method: 'GET', path: '/api/test-slow', handler: () => new Promise((r) => clock.setTimeout(() => r(jsonResponse({ slow: true })), 1000)) });
+    const results: RelayResponse[] = [];
+    for (let i = 0; i <= MAX_STREAMS; i++) void rig.relay.request(DEFAULT_ACCOUNT, id, { method: 'GET', target: '/api/test-slow' }).then((r) => results.push(r));
+    await until(rig, () => results.length === MAX_STREAMS + 1, 10_000);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 503]);
+    const big = await owner(rig, id, 'POST', '/api/orch', { headers: [['Content-Type', 'application/x-www-form-urlencoded']], body: 'directive=' + 'x'.repeat(70_000) });
+    expect(big.status).toBe(413);
+    // The stream slots are free again.
+    expect((await owner(rig, id, 'GET', '/api/state')).status).toBe(200);
+    expect(rig.device.ctx.status.snapshot()).toMatchObject({ cloud: { state: 'online' } });
+  });
+});
+
+describe('the relay\'s certificate', () => {
+  it('is always validated: with tlsVerify off, a relay with an untrusted certificate is refused (while other HTTPS is not checked)', async () => {
+    const rig = setup({ trusted: false, tlsVerify: false });
+    const out = await cmd(rig, 'CLOUDPAIR');
+    expect(out).toMatch(/^ERR .*certificate/m);
+    const attempt = rig.mem.net.attempts.find((a) => a.host === RELAY_HOST)!;
+    expect(attempt.tls).toMatchObject({ serverName: RELAY_HOST, verify: true });
+    expect(attempt.tls!.caBundle).toContain('BEGIN CERTIFICATE');
+    expect(cloudState(rig)).toBe('off');
+    // The switch really is off for everything else: an untrusted server is reached.
+    fakeProvider(rig.mem.net, 'self-made.example', 443, () => ({ status: 200, body: { ok: true } }), { trusted: false });
+    let got: unknown = null;
+    void rig.device.ctx.client.request({ method: 'GET', url: 'https://self-made.example/' }).then((r) => (got = r));
+    await until(rig, () => got !== null);
+    expect(got).toMatchObject({ ok: true });
+  });
+});
+
+describe('staying online', () => {
+  it('reconnects with a growing backoff, resets it once online, and keeps the link alive with pings', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    const framesBefore = rig.relay.stats.frames;
+    await rig.mem.clock.advance(35_000);
+    expect(rig.relay.stats.frames).toBeGreaterThan(framesBefore); // a PING went up and was answered
+    expect(cloudState(rig)).toBe('online');
+    // The network goes down and the link is cut: the device waits, then retries, each wait longer.
+    rig.mem.net.online = false;
+    rig.relay.cut();
+    await until(rig, () => cloudState(rig) === 'waiting');
+    const retryIn = async (): Promise<number> => Number(/retryIn=(\d+)s/.exec(await cmd(rig, 'CLOUD?'))?.[1]);
+    const first = await retryIn();
+    expect(first).toBeLessThanOrEqual(Math.ceil((BACKOFF_FIRST_MS * 1.25) / 1000));
+    for (let i = 0; i < 2; i++) {
+      const before = rig.mem.net.attempts.length;
+      await until(rig, () => rig.mem.net.attempts.length > before);
+      await until(rig, () => cloudState(rig) === 'waiting');
+    }
+    expect(await retryIn()).toBeGreaterThan(first);
+    // Back online: HELLO with the stored credential, and the owner reaches it again.
+    rig.mem.net.online = true;
+    await until(rig, () => cloudState(rig) === 'online', 60_000);
+    expect((await owner(rig, id, 'GET', '/api/state')).status).toBe(200);
+    expect(await cmd(rig, 'CLOUD?')).toMatch(/reconnects=3 /);
+  });
+
+  it('forgets a credential the relay no longer accepts', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    rig.relay.revoke(id);
+    await until(rig, () => cloudState(rig) === 'off', 30_000);
+    expect(rig.mem.nvs.get('cloud', 'cred')).toBeUndefined();
+    expect(await cmd(rig, 'CLOUD?')).toMatch(/paired=no .*\n.*lastError=the relay refused this device \(unknown-device\): pair again/);
+  });
+});
+
+describe('console', () => {
+  it('CLOUDLOOP goes through the relay when online (the guard and stripping included), through the tunnel path alone otherwise', async () => {
+    const rig = setup();
+    const local = await cmd(rig, 'CLOUDLOOP /api/state');
+    expect(local).toMatch(/^via=local status=200 bytes=\d+ type=application\/json secrets=none$/m);
+    expect(await cmd(rig, 'CLOUDLOOP /api/%63onnect')).toMatch(/via=local status=403/);
+    await pair(rig);
+    const out = await cmd(rig, 'CLOUDLOOP');
+    expect(out).toMatch(/^via=relay status=200 bytes=\d+ type=application\/json secrets=none$/m);
+    expect(out).toMatch(/^body: \{/m);
+    expect(await cmd(rig, 'CLOUDLOOP /API/SIGNIN/CODE/')).toMatch(/via=relay status=403/);
+    expect(rig.relay.stats.loops).toBe(2);
+    expect(await cmd(rig, 'CLOUDLOOP nope')).toMatch(/^ERR usage/m);
+  });
+
+  it('CLOUDOFF tells the relay to forget the device and forgets the credential; the routes do the same for the web page', async () => {
+    const rig = setup();
+    await pair(rig);
+    expect(rig.relay.devices()).toHaveLength(1);
+    expect(await cmd(rig, 'CLOUDOFF')).toMatch(/unpaired/);
+    await until(rig, () => rig.relay.devices().length === 0);
+    expect(rig.mem.nvs.get('cloud', 'cred')).toBeUndefined();
+    expect(await cmd(rig, 'CLOUDOFF')).toMatch(/already off/);
+    expect(await cmd(rig, 'CLOUD?')).toMatch(/state=off paired=no/);
+  });
+});
+
+describe('framing', () => {
+  it('the firmware and the relay read each other\'s frames, whole or cut anywhere; a bad length is an error', () => {
+    const a = jsonFrame(F.REQ, 7, { method: 'GET', target: '/x' });
+    const b = frame(F.BODY, 7, new Uint8Array([1, 2, 3]));
+    const both = new Uint8Array([...a, ...b]);
+    for (let cut = 0; cut <= both.length; cut++) {
+      const d = new Decoder();
+      const got = [...d.feed(both.subarray(0, cut)), ...d.feed(both.subarray(cut))];
+      expect(got.map((f) => [f.type, f.stream, f.payload.length])).toEqual([
+        [F.REQ, 7, a.length - 9],
+        [F.BODY, 7, 3],
+      ]);
+    }
+    const fd = new FrameDecoder();
+    const relayFrames = Buffer.concat([encodeFrame(F.PAIRCODE, 0, { code: 'ABCD-EFGH', expiresInMs: 1 }), encodeFrame(F.END, 3)]);
+    const out = [...fd.feed(relayFrames.subarray(0, 5)), ...fd.feed(relayFrames.subarray(5))];
+    expect(out.map((f) => [f.type, f.stream])).toEqual([
+      [F.PAIRCODE, 0],
+      [F.END, 3],
+    ]);
+    const bad = new FrameDecoder();
+    bad.feed(new Uint8Array([0, 1, 0, 0, 0x10, 0, 0, 0, 1]));
+    expect(bad.error).toMatch(/bad frame length/);
+    expect(() => frame(F.BODY, 1, new Uint8Array(MAX_PAYLOAD + 1))).toThrow();
+  });
+});
+

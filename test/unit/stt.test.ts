@@ -1,0 +1,28 @@
+// Speech to text, planned only: audio.transcribe is on the tool panel as
+// Unavailable, never offered and never callable; sttProv takes the speech
+// providers of the catalog (or off) and the state shows it.
+import { describe, expect, it } from 'vitest';
+import { boot, HTTP_PORT } from '../../src/main.ts';
+import { request } from '../support/http.ts';
+import { createMemHal } from '../support/memhal.ts';
+
+describe('speech to text (planned)', () => {
+  it('lists audio.transcribe as Unavailable, offers it nowhere, refuses every call; sttProv is a speech provider or off', async () => {
+    const mem = createMemHal();
+    const device = boot(mem.hal);
+    const token = device.ctx.token.reveal();
+    const get = async (path: string): Promise<Record<string, unknown>> => JSON.parse((await request(mem.net, HTTP_PORT, 'GET', path, { headers: { 'X-Device-Token': token } })).body) as Record<string, unknown>;
+    const panel = (await get('/api/tools'))['tools'] as Array<{ name: string; runsOn: string }>;
+    expect(panel.find((t) => t.name === 'audio.transcribe')).toMatchObject({ runsOn: 'Unavailable' });
+    const owner = { via: 'turn' as const, admin: true, scheduled: false, unattended: false, person: null };
+    expect(device.ctx.tools.list(owner).map((t) => t.name)).not.toContain('audio.transcribe');
+    expect(device.ctx.tools.list({ ...owner, via: 'mcp' }).map((t) => t.name)).not.toContain('audio.transcribe');
+    expect(await device.ctx.tools.call('audio.transcribe', {}, owner)).toMatchObject({ success: false, error_type: 'unavailable' });
+    expect(await device.ctx.tools.call('audio_transcribe', {}, { ...owner, via: 'mcp' })).toMatchObject({ success: false, error_type: 'unavailable' });
+    expect((await get('/api/state'))['stt']).toEqual({ provider: 'off', transcribe: 'planned' });
+    expect(await device.ctx.tools.call('device.control', { action: { config: { sttProv: 'mistral' } } }, owner)).toMatchObject({ success: true });
+    expect((await get('/api/state'))['stt']).toEqual({ provider: 'mistral', transcribe: 'planned' });
+    expect(await device.ctx.tools.call('device.control', { action: { config: { sttProv: 'whisper-box' } } }, owner)).toMatchObject({ success: false });
+    expect((await get('/api/state'))['stt']).toEqual({ provider: 'mistral', transcribe: 'planned' });
+  });
+});
