@@ -56,6 +56,7 @@ import { installSelftestConsole } from './system/selftest-console.ts';
 import { installLedConsole } from './device/console.ts';
 import { installWifiConsole } from './wifi/console.ts';
 import { installUnavailable } from './console/unavailable.ts';
+import { installUi, type Ui } from './ui/index.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -65,6 +66,8 @@ export interface Device {
   assistant: Assistant;
   /** The sub-agent fabric (src/agents/). */
   agents: Agents;
+  /** The device screen (src/ui/): its API for other subsystems is in src/ui/ui.ts. */
+  ui: Ui;
   http: HttpServer | null;
   stop(): void;
 }
@@ -163,6 +166,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installSelftestConsole(ctx);
   installLedConsole(ctx);
   installFaultConsole(ctx);
+  // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
+  const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase });
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   installUnavailable(ctx.console);
   ctx.console.start();
@@ -183,14 +188,17 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     log.info('boot', 'Notifier mode: Wi-Fi off');
     hal.system.announce({ http: false, signInPath: null });
   }
+  ui.start();
 
   return {
     ctx,
     assistant,
     agents,
+    ui,
     http,
     stop() {
       feed.cancel();
+      ui.stop();
       agents.stop();
       ctx.ota.stop();
       ctx.chat.stop();

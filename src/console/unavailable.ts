@@ -20,39 +20,10 @@ export const NOT_BUILT: readonly Missing[] = [
   {
     needs: 'the device UI (screens, ring animations, touch menu)',
     commands: [
-      ['RENDER?', ''],
-      ['MENU?', ''],
-      ['RAWFRAME?', ''],
       ['RINGANIM', '<0-4>'],
     ],
   },
   { needs: 'voice (speech in and out)', commands: [['VOICE', '<text>']] },
-  {
-    needs: 'the display drivers',
-    commands: [
-      ['SCREEN', '<tft>'],
-      ['SCREEN?', ''],
-      ['SAVER', '[min]'],
-      ['TFTHEALTH?', ''],
-      ['TFTHZ', '[hz]'],
-      ['TFTFILL?', ''],
-      ['TFTID?', ''],
-      ['TFTPWR?', ''],
-      ['TFTFLIP', '<0 or 1>'],
-      ['TFTBREAK', ''],
-      ['PANELPROBE', '<0 or 1>'],
-    ],
-  },
-  {
-    needs: 'touch input',
-    commands: [
-      ['TAP', '<x> <y> [HOLD]'],
-      ['TAPUP', ''],
-      ['TOUCH?', ''],
-      ['TCAL', '[minX,maxX,minY,maxY[,flags]]'],
-      ['TOUCHISO?', ''],
-    ],
-  },
   {
     needs: 'power management (battery, profiles, sleep)',
     commands: [

@@ -163,6 +163,7 @@ export class TurnEngine {
   private providerMs = 0;
   private livePeak = 0;
   lastOutcome: TurnOutcome | null = null;
+  private turnListeners: Array<(req: TurnRequest, out: TurnOutcome) => void> = [];
   /**
    * Measurement mode (test builds): collect garbage after every round and
    * record the live heap, so the high-water says what the loop needs rather
@@ -174,6 +175,11 @@ export class TurnEngine {
 
   last(): { json: string; chat: string; provider: string | null; model: string | null; atWall: number } | null {
     return this.lastTurn;
+  }
+
+  /** Called after every turn that ran, with its request and outcome (the device screen shows owner replies). */
+  onTurn(listener: (req: TurnRequest, out: TurnOutcome) => void): void {
+    this.turnListeners.push(listener);
   }
 
   lastPrompt(): Assembled | null {
@@ -234,6 +240,13 @@ export class TurnEngine {
       out.xsPeak = hal.system.heap().xsPeak;
       out.xsLivePeak = this.livePeak;
       this.lastOutcome = out;
+      for (const listener of this.turnListeners) {
+        try {
+          listener(req, out);
+        } catch (e) {
+          log.warn('turn', `turn listener failed: ${String(e)}`);
+        }
+      }
       return out;
     } finally {
       this.busy = false;

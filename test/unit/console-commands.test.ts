@@ -66,7 +66,7 @@ describe('the console as a whole', () => {
   it('answers the commands of subsystems not built yet with one ERR unavailable line naming what is missing', async () => {
     const { cmd } = start();
     expect(await cmd('RINGANIM 2')).toBe('ERR unavailable: RINGANIM needs the device UI (screens, ring animations, touch menu), which is not built yet\n');
-    expect(await cmd('tftid?')).toBe('ERR unavailable: TFTID? needs the display drivers, which is not built yet\n');
+    expect(await cmd('wifiscan')).toBe('ERR unavailable: WIFISCAN needs the network console (Wi-Fi and Bluetooth management), which is not built yet\n');
     expect(await cmd('CLOUDPAIR')).toMatch(/^ERR unavailable: CLOUDPAIR needs the cloud relay/);
     expect(await cmd('VOICE hello there')).toMatch(/^ERR unavailable: VOICE needs voice/);
   });
