@@ -281,46 +281,84 @@ function masked(mask: number, x: number, y: number): boolean {
   }
 }
 
-function applyMask(m: Matrix, mask: number): void {
+/**
+ * The modules each mask inverts (function patterns excluded), per mask: built
+ * once for the last version encoded, so choosing among the eight masks is a
+ * plain XOR pass each (the sign-in code is re-encoded every couple of minutes).
+ */
+let maskCache: { version: number; patterns: Uint8Array[] } | null = null;
+
+function maskPatterns(m: Matrix, version: number): Uint8Array[] {
+  if (maskCache?.version === version) return maskCache.patterns;
   const size = m.size;
-  for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size; x++) {
-      const i = y * size + x;
-      if (!m.fn[i] && masked(mask, x, y)) m.modules[i] = m.modules[i]! ^ 1;
-    }
+  const patterns: Uint8Array[] = [];
+  for (let mask = 0; mask < 8; mask++) {
+    const p = new Uint8Array(size * size);
+    for (let y = 0, i = 0; y < size; y++) for (let x = 0; x < size; x++, i++) if (!m.fn[i] && masked(mask, x, y)) p[i] = 1;
+    patterns.push(p);
   }
+  maskCache = { version, patterns };
+  return patterns;
+}
+
+function applyMask(m: Matrix, pattern: Uint8Array): void {
+  const mods = m.modules;
+  for (let i = 0; i < mods.length; i++) mods[i] = mods[i]! ^ pattern[i]!;
 }
 
 /** The standard's penalty score (N1 runs, N2 blocks, N3 finder look-alikes, N4 balance). */
 export function qrPenalty(modules: Uint8Array, size: number): number {
   let score = 0;
-  for (let pass = 0; pass < 2; pass++) {
-    for (let a = 0; a < size; a++) {
-      let run = 0;
-      let color = -1;
-      let window = 0;
-      for (let b = 0; b < size; b++) {
-        const c = pass === 0 ? modules[a * size + b]! : modules[b * size + a]!;
-        if (c === color) run++;
-        else {
-          if (run >= 5) score += run - 2;
-          color = c;
-          run = 1;
-        }
-        window = ((window << 1) & 0x7ff) | c;
-        if (b >= 10 && (window === 0x5d0 || window === 0x05d)) score += 40;
-      }
-      if (run >= 5) score += run - 2;
-    }
-  }
-  for (let y = 0; y + 1 < size; y++) {
-    for (let x = 0; x + 1 < size; x++) {
-      const c = modules[y * size + x]!;
-      if (c === modules[y * size + x + 1] && c === modules[(y + 1) * size + x] && c === modules[(y + 1) * size + x + 1]) score += 3;
-    }
-  }
   let dark = 0;
-  for (const c of modules) dark += c;
+  // N1 and N3 along rows (and the dark count), then along columns.
+  for (let y = 0; y < size; y++) {
+    let run = 0;
+    let color = -1;
+    let window = 0;
+    for (let x = 0, i = y * size; x < size; x++, i++) {
+      const c = modules[i]!;
+      dark += c;
+      if (c === color) run++;
+      else {
+        if (run >= 5) score += run - 2;
+        color = c;
+        run = 1;
+      }
+      window = ((window << 1) & 0x7ff) | c;
+      if (x >= 10 && (window === 0x5d0 || window === 0x05d)) score += 40;
+    }
+    if (run >= 5) score += run - 2;
+  }
+  for (let x = 0; x < size; x++) {
+    let run = 0;
+    let color = -1;
+    let window = 0;
+    for (let y = 0, i = x; y < size; y++, i += size) {
+      const c = modules[i]!;
+      if (c === color) run++;
+      else {
+        if (run >= 5) score += run - 2;
+        color = c;
+        run = 1;
+      }
+      window = ((window << 1) & 0x7ff) | c;
+      if (y >= 10 && (window === 0x5d0 || window === 0x05d)) score += 40;
+    }
+    if (run >= 5) score += run - 2;
+  }
+  // N2: 2x2 blocks of one colour, sliding along pairs of rows.
+  for (let y = 0; y + 1 < size; y++) {
+    const i = y * size;
+    let a0 = modules[i]!;
+    let b0 = modules[i + size]!;
+    for (let x = 1; x < size; x++) {
+      const a1 = modules[i + x]!;
+      const b1 = modules[i + size + x]!;
+      if (a0 === a1 && a0 === b0 && a0 === b1) score += 3;
+      a0 = a1;
+      b0 = b1;
+    }
+  }
   const total = size * size;
   return score + 10 * Math.floor(Math.abs(dark * 20 - total * 10) / total);
 }
@@ -355,22 +393,24 @@ function build(bytes: Uint8Array, version: number, ecl: QrEcl, forcedMask: numbe
   const m = new Matrix(size);
   drawFunctionPatterns(m, version);
   placeCodewords(m, interleave(dataBits(bytes, version, ecl), version, ecl));
+  const patterns = maskPatterns(m, version);
   const unmasked = m.modules.slice();
-  let best = -1;
-  let bestScore = Infinity;
-  const masks = forcedMask === undefined ? [0, 1, 2, 3, 4, 5, 6, 7] : [forcedMask & 7];
-  for (const mask of masks) {
-    m.modules.set(unmasked);
-    applyMask(m, mask);
-    drawFormat(m, ecl, mask);
-    const score = masks.length === 1 ? 0 : qrPenalty(m.modules, size);
-    if (score < bestScore) {
-      bestScore = score;
-      best = mask;
+  let best = forcedMask === undefined ? -1 : forcedMask & 7;
+  if (best < 0) {
+    let bestScore = Infinity;
+    for (let mask = 0; mask < 8; mask++) {
+      m.modules.set(unmasked);
+      applyMask(m, patterns[mask]!);
+      drawFormat(m, ecl, mask);
+      const score = qrPenalty(m.modules, size);
+      if (score < bestScore) {
+        bestScore = score;
+        best = mask;
+      }
     }
+    m.modules.set(unmasked);
   }
-  m.modules.set(unmasked);
-  applyMask(m, best);
+  applyMask(m, patterns[best]!);
   drawFormat(m, ecl, best);
   return { version, size, ecl, mask: best, modules: m.modules };
 }

@@ -26,7 +26,10 @@ export function drawTile(list: DisplayList, x0: number, y0: number, w: number, h
   buf.fill(list.bg, 0, w * h);
   const x1 = x0 + w;
   const y1 = y0 + h;
-  for (const item of list.items) {
+  // An index loop: on XS a for...of allocates an iterator and a result object per step.
+  const items = list.items;
+  for (let n = 0; n < items.length; n++) {
+    const item = items[n]!;
     if (item.x >= x1 || item.y >= y1 || item.x + item.w <= x0 || item.y + item.h <= y0) continue;
     if (redact && (item.kind === 'text' || item.kind === 'qr') && item.secret) {
       fillBox(item, REDACTED, x0, y0, w, h, buf);

@@ -73,7 +73,11 @@ export class Renderer {
   private pending: Rect[] = [];
   private readonly tileBuf: Uint16Array;
   private readonly turnBuf: Uint16Array;
+  /** Views of the tile buffers by length, reused: on XS every subarray() is a new object. */
+  private readonly views = new Map<number, Uint16Array>();
   private rot: Rotation = 0;
+  private canvasW: number;
+  private canvasH: number;
   private faults = 0;
   private backoffMs = 0;
   private retryAt = 0;
@@ -102,6 +106,8 @@ export class Renderer {
     this.tickMs = options.tickMs ?? DEFAULT_TICK_MS;
     this.tileBuf = new Uint16Array(this.tilePx);
     this.turnBuf = new Uint16Array(this.tilePx);
+    this.canvasW = display.width;
+    this.canvasH = display.height;
   }
 
   get rotation(): Rotation {
@@ -110,7 +116,7 @@ export class Renderer {
 
   /** The canvas screens are laid out on, for the current mount orientation. */
   canvas(): { width: number; height: number } {
-    return canvasSize(this.display.width, this.display.height, this.rot);
+    return { width: this.canvasW, height: this.canvasH };
   }
 
   current(): DisplayList | null {
@@ -131,6 +137,9 @@ export class Renderer {
   setRotation(rotation: Rotation): void {
     if (rotation === this.rot) return;
     this.rot = rotation;
+    const c = canvasSize(this.display.width, this.display.height, rotation);
+    this.canvasW = c.width;
+    this.canvasH = c.height;
     this.list = null;
     this.invalidateAll();
   }
@@ -145,8 +154,7 @@ export class Renderer {
   show(list: DisplayList): void {
     const old = this.list;
     this.list = list;
-    const c = this.canvas();
-    if (list.width !== c.width || list.height !== c.height) throw new Error(`display list is ${list.width}x${list.height}, canvas ${c.width}x${c.height}`);
+    if (list.width !== this.canvasW || list.height !== this.canvasH) throw new Error(`display list is ${list.width}x${list.height}, canvas ${this.canvasW}x${this.canvasH}`);
     if (!old || old.bg !== list.bg || old.width !== list.width || old.height !== list.height) {
       this.invalidateAll();
       return;
@@ -174,11 +182,10 @@ export class Renderer {
 
   /** Marks a canvas rectangle for drawing again. */
   invalidateCanvas(r: Rect): void {
-    const c = this.canvas();
     const x = Math.max(0, r.x);
     const y = Math.max(0, r.y);
-    const w = Math.min(c.width, r.x + r.w) - x;
-    const h = Math.min(c.height, r.y + r.h) - y;
+    const w = Math.min(this.canvasW, r.x + r.w) - x;
+    const h = Math.min(this.canvasH, r.y + r.h) - y;
     if (w <= 0 || h <= 0) return;
     this.addPending(canvasToDisplay({ x, y, w, h }, this.display.width, this.display.height, this.rot));
   }
@@ -280,11 +287,25 @@ export class Renderer {
    */
   renderDisplayRect(tile: Rect, redact: boolean, list: DisplayList | null = this.list): Uint16Array {
     if (!list) throw new Error('nothing to draw');
-    if (tile.w * tile.h > this.tilePx) throw new RangeError(`tile of ${tile.w * tile.h} px is over ${this.tilePx}`);
-    if (list.width !== this.canvas().width || list.height !== this.canvas().height) throw new Error('the display list is for another orientation');
+    const n = tile.w * tile.h;
+    if (n > this.tilePx) throw new RangeError(`tile of ${n} px is over ${this.tilePx}`);
+    if (list.width !== this.canvasW || list.height !== this.canvasH) throw new Error('the display list is for another orientation');
     const c = displayToCanvas(tile, this.display.width, this.display.height, this.rot);
     drawTile(list, c.x, c.y, c.w, c.h, this.tileBuf, redact);
-    return orientTile(this.tileBuf, c.w, c.h, this.rot, this.turnBuf);
+    if (this.rot === 0) return this.view(this.tileBuf, n, 0);
+    if (this.rot === 180) return this.view(this.tileBuf, n, 0).reverse();
+    orientTile(this.tileBuf, c.w, c.h, this.rot, this.turnBuf);
+    return this.view(this.turnBuf, n, 1);
+  }
+
+  private view(buf: Uint16Array, n: number, which: 0 | 1): Uint16Array {
+    const key = n * 2 + which;
+    let v = this.views.get(key);
+    if (!v) {
+      if (this.views.size >= 32) this.views.clear();
+      this.views.set(key, (v = buf.subarray(0, n)));
+    }
+    return v;
   }
 
   /**
