@@ -172,7 +172,11 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installUnavailable(ctx.console);
   ctx.console.start();
 
-  const feed = hal.clock.setInterval(() => hal.system.feedWatchdog(), WATCHDOG_FEED_MS);
+  const feed = hal.clock.setInterval(() => {
+    hal.system.feedWatchdog();
+    // The screen's idle check rides the same once-a-second wake-up (src/ui/ui.ts).
+    ui.poll();
+  }, WATCHDOG_FEED_MS);
   hal.system.feedWatchdog();
 
   let http: HttpServer | null = null;

@@ -163,7 +163,7 @@ export class TurnEngine {
   private providerMs = 0;
   private livePeak = 0;
   lastOutcome: TurnOutcome | null = null;
-  private turnListeners: Array<(req: TurnRequest, out: TurnOutcome) => void> = [];
+  private turnListeners: Array<(req: TurnRequest, out: TurnOutcome | null) => void> = [];
   /**
    * Measurement mode (test builds): collect garbage after every round and
    * record the live heap, so the high-water says what the loop needs rather
@@ -177,9 +177,19 @@ export class TurnEngine {
     return this.lastTurn;
   }
 
-  /** Called after every turn that ran, with its request and outcome (the device screen shows owner replies). */
-  onTurn(listener: (req: TurnRequest, out: TurnOutcome) => void): void {
+  /** Called when a turn starts (outcome null) and after it ran (the device screen shows the state and owner replies). */
+  onTurn(listener: (req: TurnRequest, out: TurnOutcome | null) => void): void {
     this.turnListeners.push(listener);
+  }
+
+  private tellListeners(req: TurnRequest, out: TurnOutcome | null): void {
+    for (const listener of this.turnListeners) {
+      try {
+        listener(req, out);
+      } catch (e) {
+        this.deps.log.warn('turn', `turn listener failed: ${String(e)}`);
+      }
+    }
   }
 
   lastPrompt(): Assembled | null {
@@ -229,6 +239,7 @@ export class TurnEngine {
       return this.outcome({ status: 'deferred', reply: ONE_MOMENT });
     }
     this.busy = true;
+    this.tellListeners(req, null);
     const t0 = hal.clock.monoMs();
     this.providerMs = 0;
     this.livePeak = 0;
@@ -240,13 +251,7 @@ export class TurnEngine {
       out.xsPeak = hal.system.heap().xsPeak;
       out.xsLivePeak = this.livePeak;
       this.lastOutcome = out;
-      for (const listener of this.turnListeners) {
-        try {
-          listener(req, out);
-        } catch (e) {
-          log.warn('turn', `turn listener failed: ${String(e)}`);
-        }
-      }
+      this.tellListeners(req, out);
       return out;
     } finally {
       this.busy = false;

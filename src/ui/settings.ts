@@ -46,37 +46,53 @@ export function postureName(r: Rotation): string {
 }
 
 export class UiSettings {
+  // The 'ui' values are read on every screen check: kept in RAM (this class is their only writer).
+  private bright: number;
+  private saver: number;
+  private rate: number;
+  private tz: number;
+
   constructor(
     private readonly ui: Store,
     private readonly keep: Store,
-  ) {}
+  ) {
+    this.bright = ui.int('bright', DEFAULT_BRIGHTNESS);
+    this.saver = ui.int('saver', DEFAULT_SAVER_MIN);
+    this.rate = ui.int('hz', DEFAULT_HZ);
+    this.tz = ui.int('tz', 0);
+  }
 
   brightness(): number {
-    return this.ui.int('bright', DEFAULT_BRIGHTNESS);
+    return this.bright;
   }
   setBrightness(level: number): void {
-    this.ui.set('bright', Math.max(1, Math.min(255, Math.round(level))));
+    const v = Math.max(1, Math.min(255, Math.round(level)));
+    this.ui.set('bright', v);
+    this.bright = v;
   }
 
   saverMin(): number {
-    return this.ui.int('saver', DEFAULT_SAVER_MIN);
+    return this.saver;
   }
   setSaverMin(min: number): void {
     this.ui.set('saver', min);
+    this.saver = min;
   }
 
   hz(): number {
-    return this.ui.int('hz', DEFAULT_HZ);
+    return this.rate;
   }
   setHz(hz: number): void {
     this.ui.set('hz', hz);
+    this.rate = hz;
   }
 
   tzMin(): number {
-    return this.ui.int('tz', 0);
+    return this.tz;
   }
   setTzMin(min: number): void {
     this.ui.set('tz', min);
+    this.tz = min;
   }
 
   posture(): Rotation {

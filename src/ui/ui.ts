@@ -26,7 +26,7 @@
 //   screen()                           the screen showing now.
 
 import type { Context } from '../core/context.ts';
-import type { TouchEvent } from '../hal/index.ts';
+import type { Timer, TouchEvent } from '../hal/index.ts';
 import type { TurnOutcome, TurnRequest } from '../turn/engine.ts';
 import { SETUP_SSID } from '../auth/passphrase.ts';
 import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
@@ -64,7 +64,10 @@ export type ScreenName = 'status' | 'update' | 'signin' | 'wifi' | 'menu' | 'sav
 export const SIGNIN_REFRESH_MS = 20_000;
 export const MENU_IDLE_MS = 30_000;
 export const QR_IDLE_MS = 5 * 60_000;
+/** After a touch or an event the screen redraws at TFTHZ for this long. */
+const ACTIVE_MS = 2000;
 const BATTERY_EVERY_MS = 10_000;
+const OTA_EVERY_MS = 5000;
 const NET_EVERY_MS = 1000;
 const REPLY_CAP_BYTES = 600;
 const BRIGHT_STEPS = [64, 128, 191, 255];
@@ -74,7 +77,7 @@ const TZ_STEP = 30;
 /** What the Ui reads from the rest of the device (narrow, for tests). */
 export interface UiDeps {
   /** The turn engine: busy while a turn runs; onTurn for owner replies. */
-  turns?: { busy: boolean; onTurn(listener: (req: TurnRequest, out: TurnOutcome) => void): void };
+  turns?: { busy: boolean; onTurn(listener: (req: TurnRequest, out: TurnOutcome | null) => void): void };
   /** The Wi-Fi provisioning (src/wifi/provisioning.ts); absent: no network screens. */
   network?: {
     view(): { provisioned: boolean; station: { state: string; ip: string | null }; setup: { state: 'up' | 'off' } };
@@ -153,11 +156,19 @@ export class Ui {
   private wifiQr: { text: string; qr: QrCode; serial: number } | null = null;
   private qrSerial = 0;
   private battery: { at: number; text: string | null } = { at: -Infinity, text: null };
+  private ota: { at: number; state: ReturnType<Context['ota']['state']> | null } = { at: -Infinity, state: null };
   private net: { at: number; view: ReturnType<NonNullable<UiDeps['network']>['view']> | null } = { at: -Infinity, view: null };
   private cfgPosture: string | undefined;
   private brightnessNow = -1;
-  private timer: { cancel(): void } | null = null;
+  /** The redraw timer (TFTHZ), running only while the screen is active. */
+  private fast: Timer | null = null;
+  private started = false;
   private hzNow = 0;
+  /** What the screen's inputs looked like at the last idle poll. */
+  private polled = '';
+  /** Bumped by events the views show (a reply, a notice, ...). */
+  private version = 0;
+  private failures = 0;
   private ticks = 0;
   private lastBuildMs = 0;
 
@@ -179,24 +190,93 @@ export class Ui {
     deps.turns?.onTurn((req, out) => this.turnDone(req, out));
   }
 
-  /** Starts the redraw timer and listens to the touch panel. */
+  /**
+   * Starts the screen: listens to the touch panel and draws the first frame.
+   * From then on the owner of the main loop calls poll() about once a second
+   * (boot() does it from its once-a-second watchdog tick, so an idle device
+   * wakes once a second for both), and the redraw timer runs at TFTHZ only
+   * while the screen is active (drawing, animating, touched, just used, or
+   * showing update progress).
+   */
   start(): void {
     this.ctx.hal.touch.onTouch = (e) => this.handleTouch(e, 'panel');
-    this.restartTimer();
-    this.tick();
+    this.started = true;
+    this.guard(() => this.tick());
+    this.schedule();
   }
 
   stop(): void {
-    this.timer?.cancel();
-    this.timer = null;
+    this.started = false;
+    this.fast?.cancel();
+    this.fast = null;
   }
 
-  private restartTimer(): void {
+  /** The idle check (about once a second): a full tick when the inputs changed or drawing is pending. */
+  poll(): void {
+    if (!this.started) return;
+    this.guard(() => {
+      const key = this.fingerprint();
+      if (key !== this.polled || this.renderer.busy()) {
+        this.polled = key;
+        this.tick();
+      }
+      this.schedule();
+    });
+  }
+
+  /** The screen must never take the main loop down: a failure is logged (the first few) and the next tick tries again. */
+  private guard(work: () => void): void {
+    try {
+      work();
+    } catch (e) {
+      if (this.failures++ < 5) this.ctx.log.error('ui', `screen update failed: ${String(e)}`);
+    }
+  }
+
+  /** Everything a screen shows, cheaply read (no view is built). */
+  private fingerprint(): string {
+    const { hal } = this.ctx;
+    const a = this.ctx.actions;
+    const screen = this.pickScreen();
+    const clock = hal.clock;
+    const minute = Math.floor((clock.synced() ? clock.wallMs() : clock.monoMs()) / 60_000);
+    const second = screen === 'signin' ? Math.floor(clock.monoMs() / 1000) : 0;
+    const led = a.ledState();
+    const ota = this.otaView();
+    const net = this.netView();
+    return [
+      screen, minute, second, this.version, this.deps.turns?.busy, this.ctx.ota.installing(), ota.ota, ota.otaPct, ota.otaResult, ota.otaLatest,
+      led.mode, led.color.r, led.color.g, led.color.b, led.brightness, a.config('theme'), a.config('brightOvr'), a.config('sleepOvr'),
+      a.config('posture'), a.config('devName'), a.config('ledBrightness'), net?.station.state, net?.station.ip, net?.setup.state,
+      net?.provisioned, this.batteryText(), this.settings.tzMin(), this.settings.hz(),
+    ].join('|');
+  }
+
+  /** The redraw timer runs while something is being drawn, animated or touched, or the screen was just used. */
+  private schedule(): void {
+    const now = this.ctx.hal.clock.monoMs();
+    const active = this.renderer.busy() || this.touch.isDown() || this.animating() || this.screenNow === 'update' || now - this.lastActivity < ACTIVE_MS;
     const hz = Math.max(1, Math.min(30, this.settings.hz()));
-    if (this.timer && hz === this.hzNow) return;
-    this.timer?.cancel();
+    if (active && this.fast && hz === this.hzNow) return;
+    this.fast?.cancel();
+    this.fast = null;
+    if (!active) return;
     this.hzNow = hz;
-    this.timer = this.ctx.hal.clock.setInterval(() => this.tick(), Math.round(1000 / hz));
+    this.fast = this.ctx.hal.clock.setInterval(
+      () =>
+        this.guard(() => {
+          this.tick();
+          this.schedule();
+        }),
+      Math.round(1000 / hz),
+    );
+  }
+
+  /** The LED indicator is moving (boards without a ring, on the status screen). */
+  private animating(): boolean {
+    if (this.screenNow !== 'status' || this.ctx.hal.ring.count > 0) return false;
+    const mode = this.ctx.actions.ledState().mode;
+    return mode === 'pulse' || mode === 'flash' || mode === 'rainbow' || mode === 'spinner';
   }
 
   // --- the API for other subsystems ------------------------------------------
@@ -229,6 +309,8 @@ export class Ui {
   wake(): void {
     this.lastActivity = this.ctx.hal.clock.monoMs();
     this.saverForced = false;
+    this.version++;
+    if (this.started) this.schedule();
   }
 
   /** SAVER now: the saver until the next touch or activity. */
@@ -284,12 +366,13 @@ export class Ui {
   /** TFTHZ: the redraw rate. */
   setHz(hz: number): void {
     this.settings.setHz(hz);
-    this.restartTimer();
+    this.schedule();
   }
 
   /** A touch from the panel or the console (TAP): display coordinates. */
   handleTouch(e: TouchEvent, source: TouchSource): void {
-    this.touch.handle(e, source);
+    this.guard(() => this.touch.handle(e, source));
+    this.schedule();
   }
 
   /** Rebuilds (if needed) and draws everything now: console commands and tests. */
@@ -349,7 +432,6 @@ export class Ui {
         this.applyPosture(r);
       }
     }
-    this.restartTimer();
   }
 
   private applyBrightness(): void {
@@ -533,7 +615,7 @@ export class Ui {
     let tone: Tone = 'ok';
     let net = 'no Wi-Fi';
     const v = this.netView();
-    const ota = this.ctx.ota.state();
+    const ota = this.otaView();
     if (this.ctx.mode === 0) {
       net = 'Bluetooth';
       state = 'Notifier mode';
@@ -558,10 +640,6 @@ export class Ui {
         tone = 'warn';
       }
     }
-    if (now - this.battery.at >= BATTERY_EVERY_MS) {
-      const b = hal.battery.read();
-      this.battery = { at: now, text: b.present && b.levelPct !== null ? `${b.levelPct}%${b.charging ? '+' : ''}` : null };
-    }
     const hint = hal.touch.present ? 'Tap the screen for settings.' : this.ctx.mode === 1 ? 'Ask me from the web page or the chat.' : 'Waiting for the phone.';
     return {
       name: typeof name === 'string' && name ? name : 'Desk assistant',
@@ -569,13 +647,30 @@ export class Ui {
       date: c.date,
       zone: zoneLabel(this.settings.tzMin()),
       net,
-      battery: this.battery.text,
+      battery: this.batteryText(),
       state,
       tone,
       reply: this.reply ? this.reply.text : hint,
       replyDim: !this.reply,
       indicator: hal.ring.count === 0 ? this.indicator(now) : null,
     };
+  }
+
+  /** The update state, read at most every OTA_EVERY_MS unless an update is installing. */
+  private otaView(): ReturnType<Context['ota']['state']> {
+    const now = this.ctx.hal.clock.monoMs();
+    if (!this.ota.state || this.ctx.ota.installing() || now - this.ota.at >= OTA_EVERY_MS) this.ota = { at: now, state: this.ctx.ota.state() };
+    return this.ota.state!;
+  }
+
+  /** The battery level as shown (read every BATTERY_EVERY_MS). */
+  private batteryText(): string | null {
+    const now = this.ctx.hal.clock.monoMs();
+    if (now - this.battery.at >= BATTERY_EVERY_MS) {
+      const b = this.ctx.hal.battery.read();
+      this.battery = { at: now, text: b.present && b.levelPct !== null ? `${b.levelPct}%${b.charging ? '+' : ''}` : null };
+    }
+    return this.battery.text;
   }
 
   /** The LED state on screen for boards without a ring (steady modes one dot, the spinner eight). */
@@ -675,9 +770,12 @@ export class Ui {
     return { time: c.time, date: c.date, driftX: (k & 0xff) / 255, driftY: ((k >>> 8) & 0xff) / 255 };
   }
 
-  private turnDone(req: TurnRequest, out: TurnOutcome): void {
+  private turnDone(req: TurnRequest, out: TurnOutcome | null): void {
+    // A turn started: "Thinking..." now, not at the next check.
+    this.version++;
+    if (this.started) this.schedule();
     // The screen is the owner's: replies of admin turns (the owner and admins) only.
-    if (!req.admin) return;
+    if (!out || !req.admin) return;
     if (out.status === 'error') {
       this.lastError = out.error ?? 'error';
       return;
@@ -686,6 +784,7 @@ export class Ui {
     const text = (out.reply || out.ask || '').trim();
     if (!text) return;
     this.reply = { text: capBytes(text, REPLY_CAP_BYTES), atWall: this.ctx.hal.clock.wallMs() };
+    this.version++;
     this.wake();
   }
 
