@@ -724,19 +724,21 @@ export class Ui {
     }
     const cur = this.signin!;
     const left = Math.max(0, Math.ceil((cur.expiresAt - SIGNIN_REFRESH_MS - now) / 1000));
+    // The code is a credential (it buys the token): like the passphrase it stays on the panel,
+    // so no exported frame hands one out (the tunnel refuses to mint codes for the same reason).
     const view: QrView = {
       title: 'Sign in',
       qr: cur.qr,
-      label: cur.url,
-      secret: false,
+      label: `${base}/?c=[hidden]`,
+      secret: true,
       lines: [
         { text: 'Scan with your phone, or open' },
-        { text: cur.url, tone: 'busy' },
-        { text: `Code ${cur.code}` },
+        { text: cur.url, tone: 'busy', secret: true },
+        { text: `Code ${cur.code}`, secret: true },
         { text: `New code in ${left} s`, tone: 'dim' },
         { text: 'Tap to close', tone: 'dim' },
       ],
-      short: { text: cur.code },
+      short: { text: cur.code, secret: true },
     };
     return { key: `${cur.url}|${left}`, view };
   }

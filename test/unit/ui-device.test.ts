@@ -361,7 +361,7 @@ describe('touch and the menu', () => {
 
 describe('the QR screens', () => {
   it('the sign-in QR carries a live ?c= code and is replaced before the code expires', async () => {
-    const { mem, device } = start();
+    const { mem, device, cmd } = start();
     await mem.clock.advance(1500);
     expect(device.ui.showSignIn()).toBe(true);
     device.ui.flush();
@@ -377,6 +377,11 @@ describe('the QR screens', () => {
     // The old code is still good for the seconds it has left; the new one for two minutes.
     expect(device.ctx.signin.remainingMs(code)).toBeGreaterThan(0);
     expect(device.ctx.signin.remainingMs(code2)).toBeGreaterThan(SCAN_LIFETIME_MS - 2000);
+    // Like the passphrase, the code stays on the panel: exported frames grey it out.
+    const render = await cmd('RENDER?');
+    expect(render).toMatch(/^screen=signin[\s\S]*redacted=1/);
+    expect(render).not.toContain(code2);
+    expect((await get(device, '/api/ui/frame?describe=1')).body.toString()).not.toContain(code2);
     expect(device.ctx.signin.redeem(code2)).toEqual({ ok: true });
   });
 
