@@ -2,7 +2,8 @@
 // display rectangles that no longer match it, and draws those in tiles of at
 // most tilePx pixels (begin, send, end on the HAL display), a bounded amount
 // per tick. No frame ever needs a buffer larger than one tile: the biggest
-// allocation is two tile buffers (canvas tile and turned tile) made once.
+// allocation is the tile buffer (and, for a sideways mount, a second one to
+// turn tiles in), made once.
 //
 // Invariant: every display pixel outside the pending rectangles shows the
 // current list. show() adds the boxes of the items that changed (old and
@@ -23,8 +24,8 @@ export interface RendererOptions {
 }
 
 export const DEFAULT_TILE_PX = 4096;
-export const DEFAULT_TICK_PX = 48 * 1024;
-export const DEFAULT_TICK_MS = 25;
+export const DEFAULT_TICK_PX = 8 * 1024;
+export const DEFAULT_TICK_MS = 4;
 /** Beyond this many pending rectangles they merge into their bounding box. */
 const MAX_PENDING = 24;
 const MAX_BACKOFF_MS = 2000;
@@ -72,7 +73,8 @@ export class Renderer {
   private list: DisplayList | null = null;
   private pending: Rect[] = [];
   private readonly tileBuf: Uint16Array;
-  private readonly turnBuf: Uint16Array;
+  /** For sideways mounts only (made on first use). */
+  private turnBuf: Uint16Array | null = null;
   /** Views of the tile buffers by length, reused: on XS every subarray() is a new object. */
   private readonly views = new Map<number, Uint16Array>();
   private rot: Rotation = 0;
@@ -105,7 +107,6 @@ export class Renderer {
     this.tickPx = options.tickPx ?? DEFAULT_TICK_PX;
     this.tickMs = options.tickMs ?? DEFAULT_TICK_MS;
     this.tileBuf = new Uint16Array(this.tilePx);
-    this.turnBuf = new Uint16Array(this.tilePx);
     this.canvasW = display.width;
     this.canvasH = display.height;
   }
@@ -132,6 +133,11 @@ export class Renderer {
   /** Pixels not yet drawn. */
   busy(): boolean {
     return this.pending.length > 0;
+  }
+
+  /** A tile failed lately and drawing waits out the back-off. */
+  backingOff(): boolean {
+    return this.clock.monoMs() < this.retryAt;
   }
 
   setRotation(rotation: Rotation): void {
@@ -294,8 +300,9 @@ export class Renderer {
     drawTile(list, c.x, c.y, c.w, c.h, this.tileBuf, redact);
     if (this.rot === 0) return this.view(this.tileBuf, n, 0);
     if (this.rot === 180) return this.view(this.tileBuf, n, 0).reverse();
-    orientTile(this.tileBuf, c.w, c.h, this.rot, this.turnBuf);
-    return this.view(this.turnBuf, n, 1);
+    const turn = (this.turnBuf ??= new Uint16Array(this.tilePx));
+    orientTile(this.tileBuf, c.w, c.h, this.rot, turn);
+    return this.view(turn, n, 1);
   }
 
   private view(buf: Uint16Array, n: number, which: 0 | 1): Uint16Array {

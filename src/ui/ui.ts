@@ -66,6 +66,8 @@ export const MENU_IDLE_MS = 30_000;
 export const QR_IDLE_MS = 5 * 60_000;
 /** After a touch or an event the screen redraws at TFTHZ for this long. */
 const ACTIVE_MS = 2000;
+/** Between drawing chunks while a turn runs. */
+const PUMP_BUSY_MS = 40;
 const BATTERY_EVERY_MS = 10_000;
 const OTA_EVERY_MS = 5000;
 const NET_EVERY_MS = 1000;
@@ -162,7 +164,11 @@ export class Ui {
   private brightnessNow = -1;
   /** The redraw timer (TFTHZ), running only while the screen is active. */
   private fast: Timer | null = null;
+  private pumping: Timer | null = null;
+  private soonTimer: Timer | null = null;
   private started = false;
+  /** The last touch (the redraw timer runs for ACTIVE_MS after it). */
+  private lastTouch = -Infinity;
   private hzNow = 0;
   /** What the screen's inputs looked like at the last idle poll. */
   private polled = '';
@@ -209,6 +215,10 @@ export class Ui {
     this.started = false;
     this.fast?.cancel();
     this.fast = null;
+    this.pumping?.cancel();
+    this.pumping = null;
+    this.soonTimer?.cancel();
+    this.soonTimer = null;
   }
 
   /** The idle check (about once a second): a full tick when the inputs changed or drawing is pending. */
@@ -252,10 +262,18 @@ export class Ui {
     ].join('|');
   }
 
-  /** The redraw timer runs while something is being drawn, animated or touched, or the screen was just used. */
+  /**
+   * The timers: pending pixels are drawn by a pump of short chunks that
+   * yields to the loop between them (a request never waits long behind a
+   * frame); the redraw timer runs at TFTHZ only while a finger is on the
+   * screen or was lately, the LED indicator animates, or an update installs.
+   */
   private schedule(): void {
     const now = this.ctx.hal.clock.monoMs();
-    const active = this.renderer.busy() || this.touch.isDown() || this.animating() || this.screenNow === 'update' || now - this.lastActivity < ACTIVE_MS;
+    if (this.renderer.busy() && !this.pumping) {
+      this.pumping = this.ctx.hal.clock.setTimeout(() => this.pump(), 0);
+    }
+    const active = this.touch.isDown() || this.animating() || this.screenNow === 'update' || now - this.lastTouch < ACTIVE_MS;
     const hz = Math.max(1, Math.min(30, this.settings.hz()));
     if (active && this.fast && hz === this.hzNow) return;
     this.fast?.cancel();
@@ -270,6 +288,25 @@ export class Ui {
         }),
       Math.round(1000 / hz),
     );
+  }
+
+  private pump(): void {
+    this.pumping = null;
+    this.guard(() => this.renderer.tick());
+    if (!this.renderer.busy()) return;
+    // While a turn runs the screen steps aside: a chunk every PUMP_BUSY_MS rather than back to back.
+    const wait = this.renderer.backingOff() ? 50 : this.deps.turns?.busy ? PUMP_BUSY_MS : 0;
+    this.pumping = this.ctx.hal.clock.setTimeout(() => this.pump(), wait);
+  }
+
+  /** A full tick on the next turn of the loop (after the work at hand): for events the screen shows. */
+  private soon(): void {
+    if (!this.started || this.soonTimer) return;
+    this.soonTimer = this.ctx.hal.clock.setTimeout(() => {
+      this.soonTimer = null;
+      this.guard(() => this.tick());
+      this.schedule();
+    }, 0);
   }
 
   /** The LED indicator is moving (boards without a ring, on the status screen). */
@@ -310,7 +347,7 @@ export class Ui {
     this.lastActivity = this.ctx.hal.clock.monoMs();
     this.saverForced = false;
     this.version++;
-    if (this.started) this.schedule();
+    this.soon();
   }
 
   /** SAVER now: the saver until the next touch or activity. */
@@ -371,8 +408,11 @@ export class Ui {
 
   /** A touch from the panel or the console (TAP): display coordinates. */
   handleTouch(e: TouchEvent, source: TouchSource): void {
+    this.lastTouch = this.ctx.hal.clock.monoMs();
     this.guard(() => this.touch.handle(e, source));
-    this.schedule();
+    // The answer to a touch (a highlight, the next screen) is drawn at once.
+    this.guard(() => this.tick());
+    if (this.started) this.schedule();
   }
 
   /** Rebuilds (if needed) and draws everything now: console commands and tests. */
@@ -773,9 +813,10 @@ export class Ui {
   }
 
   private turnDone(req: TurnRequest, out: TurnOutcome | null): void {
-    // A turn started: "Thinking..." now, not at the next check.
+    // A turn started: "Thinking..." shows on the next turn of the loop (while the turn waits on its
+    // provider), not at the next check.
     this.version++;
-    if (this.started) this.schedule();
+    this.soon();
     // The screen is the owner's: replies of admin turns (the owner and admins) only.
     if (!out || !req.admin) return;
     if (out.status === 'error') {
@@ -929,6 +970,7 @@ export class Ui {
       case 'hold':
         if (this.swallow || !this.pressed) return;
         this.act(this.pressed, 'hold');
+        if (this.started) this.schedule();
         return;
       case 'tap': {
         if (this.swallow || !this.pressed) return;

@@ -179,7 +179,8 @@ describe('which screen shows', () => {
     const { mem, device } = start();
     device.ctx.actions.apply({ kind: 'led', mode: 'pulse', color: { r: 255, g: 0, b: 0 }, brightness: 255 });
     const discColor = (): number[] => device.ui.frame()!.list.items.filter((i) => i.kind === 'disc').map((i) => i.color);
-    await mem.clock.advance(100);
+    // Picked up within a second (the idle check), then animated at the redraw rate.
+    await mem.clock.advance(1100);
     const a = discColor();
     await mem.clock.advance(500);
     const b = discColor();
