@@ -1,8 +1,11 @@
 // The device screen: which screen shows, what it shows, touch and the menu,
-// brightness and the screen saver, driven by one timer at the redraw rate
-// (TFTHZ). Each tick gathers the current screen's view from the device
-// (cheap reads, slow ones cached), rebuilds its display list only when the
-// view changed, and lets the renderer draw a bounded amount of what differs.
+// brightness and the screen saver. A tick gathers the current screen's view
+// from the device (cheap reads, slow ones cached), rebuilds its display list
+// only when the view changed, and lets the renderer draw what differs in
+// short chunks. Ticks come from an idle check once a second (poll(), called
+// by boot()'s watchdog tick), from events the screen shows, from touches,
+// and from a redraw timer at TFTHZ while a finger, an animation or an update
+// needs it (schedule()).
 //
 // Screens: status (time, assistant state, last owner reply, network,
 // battery, the LED indicator on boards without a ring), update (install
