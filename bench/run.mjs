@@ -192,6 +192,20 @@ row(
   `${u8['utf8-head-encode'].bytes} B HTTP head: encode ${u8f('utf8-head-encode')}, decode ${u8f('utf8-head-decode')}; ${(u8['utf8-16k-encode'].bytes / 1024).toFixed(0)} KB mixed text: encode ${u8f('utf8-16k-encode')}, decode ${u8f('utf8-16k-decode')}`,
 );
 
+console.log('\nDevice screen on XS (src/ui; the panel\'s own time left out), milliseconds best / median of 20:');
+{
+  const ui = await runXs('bench/xs/ui.ts');
+  const f = (t) => `${t.best.toFixed(2)} / ${t.median.toFixed(2)}`;
+  for (const type of ['ring-tft', 'panel-28', 'panel-35', 'panel-40']) {
+    const u = ui[`ui-${type}`];
+    row(
+      `status screen, ${type} ${u.width}x${u.height}`,
+      `full render ${f(u.full)} ms in tiles of at most ${u.tile} px (${u.items} items; building the list ${f(u.build)} ms); a minute change ${f(u.incremental)} ms; XS heap for one full render ${(u.heapPeak / 1024).toFixed(1)} KB`,
+    );
+  }
+  row('sign-in QR (version 3-M, best of 8 masks)', `${f(ui['ui-qr'])} ms per encode`);
+}
+
 console.log('\nSimulator (already built):');
 const dir = mkdtempSync(join(tmpdir(), 'bench-sim-'));
 try {

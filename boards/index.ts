@@ -53,7 +53,7 @@ export function toBoardInfo(d: BoardDescriptor): BoardInfo {
   return {
     type: d.type,
     family: d.family,
-    display: { width: d.display.width, height: d.display.height, rotation: d.display.rotation, controller: d.display.controller },
+    display: { width: d.display.width, height: d.display.height, rotation: d.display.rotation, controller: d.display.controller, round: d.display.round },
     touch: d.touch ? { controller: d.touch.controller } : null,
     ringLeds: d.ring?.leds ?? 0,
     psramBytes: d.psramBytes,

@@ -70,6 +70,7 @@ import { installWebSearch } from './search/index.ts';
 import { installImages } from './images/index.ts';
 import { installStt } from './stt/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
+import { installUi, type Ui } from './ui/index.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -81,6 +82,8 @@ export interface Device {
   agents: Agents;
   /** Routines, wakeups and reminders (src/schedule/). */
   scheduler: Scheduler;
+  /** The device screen (src/ui/): its API for other subsystems is in src/ui/ui.ts. */
+  ui: Ui;
   http: HttpServer | null;
   stop(): void;
 }
@@ -194,11 +197,17 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installAudio(ctx, { assistant, providers });
   installFaultConsole(ctx);
   const cloud = installCloud(ctx);
+  // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
+  const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase });
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   installUnavailable(ctx.console);
   ctx.console.start();
 
-  const feed = hal.clock.setInterval(() => hal.system.feedWatchdog(), WATCHDOG_FEED_MS);
+  const feed = hal.clock.setInterval(() => {
+    hal.system.feedWatchdog();
+    // The screen's idle check rides the same once-a-second wake-up (src/ui/ui.ts).
+    ui.poll();
+  }, WATCHDOG_FEED_MS);
   hal.system.feedWatchdog();
 
   let http: HttpServer | null = null;
@@ -214,15 +223,18 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     log.info('boot', 'Notifier mode: Wi-Fi off');
     hal.system.announce({ http: false, signInPath: null });
   }
+  ui.start();
 
   return {
     ctx,
     assistant,
     agents,
     scheduler,
+    ui,
     http,
     stop() {
       feed.cancel();
+      ui.stop();
       agents.stop();
       scheduler.stop();
       ctx.ota.stop();

@@ -18,40 +18,6 @@ interface Missing {
 
 export const NOT_BUILT: readonly Missing[] = [
   {
-    needs: 'the device UI (screens, ring animations, touch menu)',
-    commands: [
-      ['RENDER?', ''],
-      ['MENU?', ''],
-      ['RAWFRAME?', ''],
-    ],
-  },
-  {
-    needs: 'the display drivers',
-    commands: [
-      ['SCREEN', '<tft>'],
-      ['SCREEN?', ''],
-      ['SAVER', '[min]'],
-      ['TFTHEALTH?', ''],
-      ['TFTHZ', '[hz]'],
-      ['TFTFILL?', ''],
-      ['TFTID?', ''],
-      ['TFTPWR?', ''],
-      ['TFTFLIP', '<0 or 1>'],
-      ['TFTBREAK', ''],
-      ['PANELPROBE', '<0 or 1>'],
-    ],
-  },
-  {
-    needs: 'touch input',
-    commands: [
-      ['TAP', '<x> <y> [HOLD]'],
-      ['TAPUP', ''],
-      ['TOUCH?', ''],
-      ['TCAL', '[minX,maxX,minY,maxY[,flags]]'],
-      ['TOUCHISO?', ''],
-    ],
-  },
-  {
     needs: 'the network console (Wi-Fi and Bluetooth management)',
     commands: [
       ['WIFI', '<ssid>|<pass>'],

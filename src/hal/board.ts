@@ -10,7 +10,7 @@ export interface BoardInfo {
   type: DeviceType;
   /** Family a manifest variant must match ('ring' or 'panel'). */
   family: 'ring' | 'panel';
-  display: { width: number; height: number; rotation: 0 | 90 | 180 | 270; controller: string };
+  display: { width: number; height: number; rotation: 0 | 90 | 180 | 270; controller: string; /** A round panel (content kept inside the circle). */ round: boolean };
   touch: { controller: string } | null;
   ringLeds: number;
   psramBytes: number;

@@ -31,6 +31,12 @@ export interface Display {
   end(): void;
   /** Backlight 0-255; 0 turns the panel dark. */
   setBrightness(level: number): void;
+  /**
+   * Simulator only: saves what the panel shows now (display.png in the device
+   * folder) and returns its path and the sha256 of its pixels (RGB565,
+   * little-endian, rows top to bottom). A device cannot read its panel back.
+   */
+  snapshot?(): { path: string; sha256: string };
 }
 
 export interface TouchEvent {

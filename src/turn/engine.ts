@@ -164,6 +164,7 @@ export class TurnEngine {
   private providerMs = 0;
   private livePeak = 0;
   lastOutcome: TurnOutcome | null = null;
+  private turnListeners: Array<(req: TurnRequest, out: TurnOutcome | null) => void> = [];
   /**
    * Measurement mode (test builds): collect garbage after every round and
    * record the live heap, so the high-water says what the loop needs rather
@@ -175,6 +176,21 @@ export class TurnEngine {
 
   last(): { json: string; chat: string; provider: string | null; model: string | null; atWall: number } | null {
     return this.lastTurn;
+  }
+
+  /** Called when a turn starts (outcome null) and after it ran (the device screen shows the state and owner replies). */
+  onTurn(listener: (req: TurnRequest, out: TurnOutcome | null) => void): void {
+    this.turnListeners.push(listener);
+  }
+
+  private tellListeners(req: TurnRequest, out: TurnOutcome | null): void {
+    for (const listener of this.turnListeners) {
+      try {
+        listener(req, out);
+      } catch (e) {
+        this.deps.log.warn('turn', `turn listener failed: ${String(e)}`);
+      }
+    }
   }
 
   lastPrompt(): Assembled | null {
@@ -224,6 +240,7 @@ export class TurnEngine {
       return this.outcome({ status: 'deferred', reply: ONE_MOMENT });
     }
     this.busy = true;
+    this.tellListeners(req, null);
     const t0 = hal.clock.monoMs();
     this.providerMs = 0;
     this.livePeak = 0;
@@ -235,6 +252,7 @@ export class TurnEngine {
       out.xsPeak = hal.system.heap().xsPeak;
       out.xsLivePeak = this.livePeak;
       this.lastOutcome = out;
+      this.tellListeners(req, out);
       return out;
     } finally {
       this.busy = false;

@@ -91,7 +91,7 @@ describe('the console on the pseudo-terminal', () => {
     expect(await status()).toMatchObject({ bootCount: boots });
   });
 
-  it('Status group: STATUS, HEAP?, WEBTOK?, LEDSTATE, LEDTEST, SELFTEST [FULL], TEST, SDCHECK, MEMFILL, DREAM; screen commands unavailable', async () => {
+  it('Status group: STATUS, HEAP?, WEBTOK?, LEDSTATE, LEDTEST, SELFTEST [FULL], TEST, SDCHECK, MEMFILL, DREAM; RENDER?, RAWFRAME?', async () => {
     expect(await run('STATUS')).toMatch(/^fw=v\d+\.\d+\.\d+ build=\S+ board=ring-tft mode=1 up=\d+ .*\nOK$/);
     expect(await run('HEAP?')).toMatch(/^xs=\d+ .* free=\d+ .*\nOK$/);
     expect((await device.fetch('/api/state', { token })).status).toBe(200);
@@ -102,7 +102,9 @@ describe('the console on the pseudo-terminal', () => {
     const ring = await device.board.request<{ shows: number; rgb: number[] }>('ring.state');
     expect(ring.shows).toBe(shows + 5);
     expect(ring.rgb.every((v) => v === 0)).toBe(true);
-    for (const verb of ['RENDER?', 'MENU?', 'RAWFRAME?']) expect(await run(verb)).toMatch(/^ERR unavailable: \S+ needs the device UI/);
+    // The screen's Status commands (src/ui; test/e2e/ui.test.ts has the rest).
+    expect(await run('RENDER?')).toMatch(/^screen=\w+ size=240x240 [\s\S]*\nOK$/);
+    expect(await run('RAWFRAME?')).toMatch(/^format=rgb565 order=display-rows bytes=115200 [\s\S]*\nOK$/);
 
     const self = await run('SELFTEST');
     expect(self).toMatch(/^selftest: \d+ PASS, 0 FAIL, \d+ SKIP\n/);

@@ -224,8 +224,9 @@ describe('danger zone', () => {
   });
 
   it('factory reset answers first, then erases everything but the keep namespace and restarts', async () => {
-    const { mem, token } = start();
-    mem.nvs.setMany('keep', [['panel', 'st7796s'], ['tcal', '1,2,3,4']]);
+    const { mem, device, token } = start();
+    // Through the firmware's own NVS (it caches what it has read, e.g. the screen reads tcal at boot).
+    device.ctx.store('keep').setMany([['panel', 'st7796s'], ['tcal', '1,2,3,4']]);
     mem.sd.mkdir('/mem');
     mem.sd.open('/mem/a.txt', 'w').write(new Uint8Array([1]));
     const res = await call(mem, 'POST', '/api/factory-reset', token, form('confirm=FACTORY+RESET'));

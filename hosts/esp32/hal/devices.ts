@@ -116,19 +116,20 @@ export function createTouch(d: BoardDescriptor, clock: Clock): Touch {
         return [x, y];
     }
   };
-  let down: { x: number; y: number } | null = null;
+  let down: { x: number; y: number; rawX: number; rawY: number } | null = null;
   clock.setInterval(() => {
     if (!touch.onTouch) return;
     const p = driver.sample()?.[0];
     if (!p) {
-      if (down) touch.onTouch({ kind: 'up', x: down.x, y: down.y, rawX: down.x, rawY: down.y });
+      // The lift is where the finger last was, raw reading included (TCAL maps raw points).
+      if (down) touch.onTouch({ kind: 'up', x: down.x, y: down.y, rawX: down.rawX, rawY: down.rawY });
       down = null;
       return;
     }
     const [x, y] = rotate(p.x, p.y);
     const event: TouchEvent = { kind: down ? 'move' : 'down', x, y, rawX: p.x, rawY: p.y };
     if (down && down.x === x && down.y === y) return;
-    down = { x, y };
+    down = { x, y, rawX: p.x, rawY: p.y };
     touch.onTouch(event);
   }, TOUCH_POLL_MS);
   return touch;

@@ -226,6 +226,11 @@ export class Board implements BoardContext {
         'serial.write': (_a, bin) => {
           this.console?.write(bin);
         },
+        // RENDER?: the firmware asks for the panel as display.png (what the screen shows).
+        'display.snapshot': () => {
+          const path = this.display.snapshot(this.device.path('display.png'));
+          return { json: { path, width: this.display.width, height: this.display.height, sha256: this.display.sha256() } };
+        },
       },
     };
     this.services = [this.flash, this.nvs, this.sd, this.tcp, this.udp, this.radio, this.display, this.ring, this.battery, this.audio, this.mic, this.ble, this.system, own];

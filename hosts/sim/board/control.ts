@@ -71,7 +71,7 @@ export const CONTROL_OPS: Record<string, ControlOp> = {
   'display.snapshot': (b, args) => {
     const p = args['path'] === undefined ? b.device.path('display.png') : str(args, 'path');
     const path = b.display.snapshot(isAbsolute(p) ? p : b.device.path(p));
-    return { path, width: b.display.width, height: b.display.height };
+    return { path, width: b.display.width, height: b.display.height, sha256: b.display.sha256() };
   },
   'ring.state': (b) => b.ring.state(),
   'clock.warp': (b, args) => {

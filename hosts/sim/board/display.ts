@@ -2,6 +2,7 @@
 // tiles (begin a rectangle, send pixels row-major, end), the backlight level,
 // and PNG snapshots of it.
 
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from './atomic.ts';
@@ -47,6 +48,13 @@ export class DisplayPanel implements Service {
       out[i * 3 + 2] = (b << 3) | (b >> 2);
     }
     return out;
+  }
+
+  /** sha256 of the framebuffer's RGB565 pixels, little-endian, rows top to bottom (as RAWFRAME? hashes a frame). */
+  sha256(): string {
+    const bytes = Buffer.alloc(this.fb.length * 2);
+    for (let i = 0; i < this.fb.length; i++) bytes.writeUInt16LE(this.fb[i]!, i * 2);
+    return createHash('sha256').update(bytes).digest('hex');
   }
 
   snapshot(path: string): string {

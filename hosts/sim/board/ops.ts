@@ -14,6 +14,7 @@ export const CALL_OPS = [
   'udp.bind',
   'wifi.enable', 'wifi.state', 'wifi.connect', 'wifi.disconnect', 'wifi.apStart', 'wifi.apStop',
   'battery.read',
+  'display.snapshot',
   'ble.start', 'ble.stop', 'ble.bonds', 'ble.forgetBonds',
   'system.heap', 'system.random',
 ] as const;

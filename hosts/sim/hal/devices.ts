@@ -60,6 +60,10 @@ export function createDisplay(board: BoardInfo): Display {
     setBrightness(level) {
       send('display.brightness', { level });
     },
+    snapshot() {
+      const r = call('display.snapshot').reply;
+      return { path: String(r['path']), sha256: String(r['sha256']) };
+    },
   };
 }
 
