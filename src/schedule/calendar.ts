@@ -2,7 +2,7 @@
 // {kind daily or weekly, at HH:MM, days[]}): checking what a tool or the web
 // sends, the next run after an instant, the latest run at or before one, and
 // a line for people. Daily and weekly times are the owner's local time
-// (src/schedule/tz.ts, with its rule for skipped and repeated times);
+// (src/util/tz.ts, with its rule for skipped and repeated times);
 // intervals are plain elapsed time from an anchor (the approval), untouched
 // by time zones and daylight saving.
 //
@@ -11,7 +11,7 @@
 // daily runs every day unless days[] narrows it.
 
 import { INTERVAL_MAX_S, INTERVAL_MIN_S } from './limits.ts';
-import { WEEKDAYS, fromLocal, toLocal, type TimeZone } from './tz.ts';
+import { WEEKDAYS, fromLocal, toLocal, type TimeZone } from '../util/tz.ts';
 import { weekday } from '../util/civil.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.

@@ -16,7 +16,7 @@ import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
 import { WAKEUPS_ARMED_MAX } from './limits.ts';
 import type { FailCode, Outcome, Scheduler } from './scheduler.ts';
-import { formatOffset, isDst, offsetAt } from './tz.ts';
+import { formatOffset, isDst, offsetAt } from '../util/tz.ts';
 import { routineView, wakeView } from './views.ts';
 
 const STATUS: Record<FailCode, number> = { 'bad-input': 400, 'not-found': 404, limit: 409, state: 409, storage: 500 };

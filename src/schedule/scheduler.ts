@@ -57,7 +57,7 @@ import {
   WAKEUPS_PENDING_MAX,
 } from './limits.ts';
 import type { CreatedBy, Routine, ScheduleStore, Wake } from './store.ts';
-import { UTC, formatLocal, parseTz, type TimeZone } from './tz.ts';
+import { UTC, formatLocal, parseTz, type TimeZone } from '../util/tz.ts';
 
 export type FailCode = 'not-found' | 'limit' | 'bad-input' | 'state' | 'storage';
 export type Outcome<T> = { ok: true; value: T; message: string } | { ok: false; code: FailCode; message: string };

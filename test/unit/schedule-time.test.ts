@@ -1,12 +1,13 @@
-// Time zone and schedule arithmetic (src/schedule/tz.ts, calendar.ts): POSIX
+// Time zone and schedule arithmetic (src/util/tz.ts, src/schedule/calendar.ts): POSIX
 // TZ strings held to the IANA database's answers (Node's Intl) over random
 // instants, skipped and repeated local times at daylight-saving changes, and
 // daily, weekly and interval runs across day, week, year and DST boundaries.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeSchedule, latestAtOrBefore, nextAfter, parseSchedule, type Schedule } from '../../src/schedule/calendar.ts';
-import { formatLocal, fromLocal, offsetAt, parseTz, toLocal, type TimeZone } from '../../src/schedule/tz.ts';
+import { formatLocal, fromLocal, offsetAt, parseTz, toLocal, type TimeZone } from '../../src/util/tz.ts';
 import { daysFromCivil } from '../../src/util/civil.ts';
+import { ianaOffset, ianaTransitions } from '../support/iana.ts';
 
 function tz(text: string): TimeZone {
   const r = parseTz(text);
@@ -18,14 +19,6 @@ function sched(input: unknown): Schedule {
   const r = parseSchedule(input);
   if (!r.ok) throw new Error(r.error);
   return r.schedule;
-}
-
-/** The IANA zone's UTC offset (seconds east) at an instant, from Node's Intl. */
-function ianaOffset(zone: string, ms: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(ms));
-  const get = (t: string): number => Number(parts.find((p) => p.type === t)!.value);
-  const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return Math.round((local - Math.floor(ms / 1000) * 1000) / 1000);
 }
 
 const ZONES: Array<[string, string]> = [
@@ -47,9 +40,14 @@ const at = (y: number, mo: number, d: number, h = 0, mi = 0): number => Date.UTC
 
 // Generous: tests must not fail because a shared machine is slow.
 describe('POSIX time zones', { timeout: 30_000 }, () => {
-  it('agree with the IANA database on the UTC offset at random instants from 2024 to 2031', () => {
+  it('agree with the IANA database on the UTC offset at every change and at random instants from 2024 to 2031', () => {
     for (const [zone, text] of ZONES) {
       const z = tz(text);
+      // Every change of offset, to the second (a change an hour off would slip between random instants).
+      for (const t of ianaTransitions(zone, at(2024, 1, 1), at(2031, 12, 31))) {
+        expect(offsetAt(z, t - 1000), `${zone} just before ${new Date(t).toISOString()}`).toBe(ianaOffset(zone, t - 1000));
+        expect(offsetAt(z, t), `${zone} at ${new Date(t).toISOString()}`).toBe(ianaOffset(zone, t));
+      }
       fc.assert(
         fc.property(fc.integer({ min: at(2024, 1, 1), max: at(2031, 12, 31) }), (ms) => {
           expect(offsetAt(z, ms), `${zone} at ${new Date(ms).toISOString()}`).toBe(ianaOffset(zone, ms));

@@ -18,8 +18,12 @@
 // Temporal's "compatible" rule do: a skipped time is read with the offset in
 // force before the change (02:30 in a 02:00->03:00 gap is 03:30 new time); a
 // repeated time is its first occurrence.
+//
+// Host-independent and pure: the device's one owner time zone (src/system/
+// local-time.ts, ctx.time) applies it for the scheduler, the screen, the
+// sub-agent brief and the turn prompt.
 
-import { civilFromDays, daysFromCivil, weekday } from '../util/civil.ts';
+import { civilFromDays, daysFromCivil, weekday } from './civil.ts';
 
 const DAY_S = 86_400;
 
@@ -228,7 +232,7 @@ export function offsetAt(tz: TimeZone, utcMs: number): Offset {
   return isDst(tz, utcMs) ? tz.dst!.offset : tz.std.offset;
 }
 
-export interface LocalTime {
+export interface LocalFields {
   y: number;
   mo: number;
   d: number;
@@ -240,17 +244,23 @@ export interface LocalTime {
   /** The local day number (days since 1970-01-01 in local time). */
   day: number;
   offset: Offset;
+  /** Daylight-saving time is in force. */
+  dst: boolean;
+  /** The zone's name for this instant as written (CET, CEST, or +0530 from <+0530>). */
   abbr: string;
+  /** The name for people: the abbreviation, or UTC+5:30 for a zone whose name is only its offset. */
+  label: string;
 }
 
-export function toLocal(tz: TimeZone, utcMs: number): LocalTime {
+export function toLocal(tz: TimeZone, utcMs: number): LocalFields {
   const dst = isDst(tz, utcMs);
   const offset = dst ? tz.dst!.offset : tz.std.offset;
   const local = Math.floor(utcMs / 1000) + offset;
   const day = Math.floor(local / DAY_S);
   const secs = local - day * DAY_S;
   const [y, mo, d] = civilFromDays(day);
-  return { y, mo, d, h: Math.floor(secs / 3600), mi: Math.floor((secs % 3600) / 60), s: secs % 60, dow: weekday(day), day, offset, abbr: dst ? tz.dst!.name : tz.std.name };
+  const abbr = dst ? tz.dst!.name : tz.std.name;
+  return { y, mo, d, h: Math.floor(secs / 3600), mi: Math.floor((secs % 3600) / 60), s: secs % 60, dow: weekday(day), day, offset, dst, abbr, label: zoneLabel(abbr, offset) };
 }
 
 /**
@@ -274,10 +284,32 @@ export function fromLocal(tz: TimeZone, day: number, minutes: number): number {
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 export const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
 
-/** 'Mon 2026-11-23 07:00 CET' for people. */
+/** 'Mon 2026-11-23 07:00 CET' for people (a zone named only by its offset: '... 07:00 UTC-3'). */
 export function formatLocal(tz: TimeZone, utcMs: number): string {
-  const t = toLocal(tz, utcMs);
-  return `${WEEKDAYS[t.dow]} ${t.y}-${pad2(t.mo)}-${pad2(t.d)} ${pad2(t.h)}:${pad2(t.mi)} ${t.abbr}`;
+  return formatFields(toLocal(tz, utcMs));
+}
+
+/** formatLocal of fields already computed. */
+export function formatFields(t: LocalFields): string {
+  return `${WEEKDAYS[t.dow]} ${t.y}-${pad2(t.mo)}-${pad2(t.d)} ${pad2(t.h)}:${pad2(t.mi)} ${t.label}`;
+}
+
+/** 'UTC', 'UTC+1', 'UTC-5:30' for an offset in seconds east. */
+export function offsetLabel(offset: Offset): string {
+  if (offset === 0) return 'UTC';
+  const a = Math.abs(offset);
+  const m = Math.floor((a % 3600) / 60);
+  return `UTC${offset < 0 ? '-' : '+'}${Math.floor(a / 3600)}${m ? `:${pad2(m)}` : ''}`;
+}
+
+/**
+ * A zone's name for people: its abbreviation when it has one of letters
+ * (CET, CEST, IST), else the offset (UTC+4 for <+04>, UTC-3 for <-03>):
+ * IANA writes a number where a place has no common abbreviation.
+ */
+export function zoneLabel(abbr: string, offset: Offset): string {
+  for (const ch of abbr) if (!isLetter(ch)) return offsetLabel(offset);
+  return abbr || offsetLabel(offset);
 }
 
 /** '+01:00' for an offset in seconds. */
