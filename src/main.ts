@@ -71,6 +71,7 @@ import { installImages } from './images/index.ts';
 import { installStt } from './stt/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
+import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
 
 export const HTTP_PORT = 80;
 const WATCHDOG_FEED_MS = 1000;
@@ -155,6 +156,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     power: new Power(hal, log),
     audio: new Audio(hal, log),
     connectors: new Connectors({ store: store(CONN_NS), client, clock: hal.clock, random, sha256: (b) => sha256(hotspots.sha256, b), log, secret: (v) => log.redactor.add(v) }),
+    time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
   };
 
   installSystem(ctx);

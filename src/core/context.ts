@@ -27,6 +27,7 @@ import type { RingEngine } from '../device/ring-engine.ts';
 import type { Power } from '../power/index.ts';
 import type { Audio } from '../audio/index.ts';
 import type { Connectors } from '../connectors/index.ts';
+import type { LocalTime } from '../system/local-time.ts';
 import type { Hotspots } from './hotspots.ts';
 import type { Store } from './store.ts';
 
@@ -82,4 +83,6 @@ export interface Context {
   audio: Audio;
   /** Connector records, their OAuth sign-in flows and credentials (src/connectors/). */
   connectors: Connectors;
+  /** The owner's time zone, the device's one local time: zone, local(ms), format, stamp, set, onChange (src/system/local-time.ts). */
+  time: LocalTime;
 }

@@ -1,7 +1,7 @@
-// The scheduler subsystem (routines, wakeups, reminders, the owner's time
-// zone): builds the Scheduler over NVS namespace 'sched', registers its
+// The scheduler subsystem (routines, wakeups, reminders, in the owner's time
+// zone, ctx.time): builds the Scheduler over NVS namespace 'sched', registers its
 // tools (loop.*, wakeup.set), chat commands (/remind, /loops, /loop), routes
-// (/api/routines, /api/wakeups, /api/timezone) and the schedule section of
+// (/api/routines, /api/wakeups) and the schedule section of
 // the state snapshot, and starts the timer in Orchestrator mode (Notifier
 // mode has no network for turns: nothing fires there, and what fell due is
 // handled by the missed-run rule at the next Orchestrator boot).
@@ -32,6 +32,7 @@ export function installSchedule(ctx: Context, assistant: Assistant): Scheduler {
   const store = new ScheduleStore(ctx.store(SCHED_NS), () => ctx.hal.nvs.keys(SCHED_NS), ctx.log);
   const scheduler = new Scheduler({
     clock: ctx.hal.clock,
+    time: ctx.time,
     log: ctx.log,
     store,
     random: ctx.random,

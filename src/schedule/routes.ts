@@ -5,8 +5,7 @@
 //   POST /api/routines   action=approve|deny|off|on&id=<id>
 //   GET  /api/wakeups    {mode, armed, armedMax, wakeups: [...]} (reminders too, kind reminder)
 //   POST /api/wakeups    action=mode&value=ask|auto; action=approve&id; action=cancel&id
-//   GET  /api/timezone   {tz, now, offset, abbr, dst, synced}
-//   POST /api/timezone   tz=<POSIX TZ string> (empty: UTC)
+// (The owner's time zone, GET/POST /api/timezone, is the device's: src/system/local-time.ts.)
 // Errors: 400 bad input, 404 no such id, 409 a limit or a state that refuses,
 // 500 storage; {error, message} as every route.
 
@@ -16,7 +15,6 @@ import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
 import { WAKEUPS_ARMED_MAX } from './limits.ts';
 import type { FailCode, Outcome, Scheduler } from './scheduler.ts';
-import { formatOffset, isDst, offsetAt } from '../util/tz.ts';
 import { routineView, wakeView } from './views.ts';
 
 const STATUS: Record<FailCode, number> = { 'bad-input': 400, 'not-found': 404, limit: 409, state: 409, storage: 500 };
@@ -85,27 +83,6 @@ export function installScheduleRoutes(ctx: Context, s: Scheduler): void {
         return r.ok ? jsonResponse({ id, cancelled: true, message: r.message }) : errorResponse(STATUS[r.code], r.code, r.message);
       }
       return answer(s.approveWake(id), (w) => wakeView(s, w));
-    },
-  });
-
-  const zone = (): Record<string, unknown> => {
-    const tz = s.tz();
-    const now = ctx.hal.clock.wallMs();
-    const synced = ctx.hal.clock.synced();
-    return { tz: tz.text, now: s.now(), offset: formatOffset(offsetAt(tz, now)), abbr: isDst(tz, now) ? tz.dst!.name : tz.std.name, dst: isDst(tz, now), synced };
-  };
-  router.add({ method: 'GET', path: '/api/timezone', handler: () => jsonResponse(zone()) });
-  router.add({
-    method: 'POST',
-    path: '/api/timezone',
-    bodyLimit: 1024,
-    handler: (req) => {
-      const f = parseForm(req);
-      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-      const tz = f.form.fields.get('tz');
-      if (tz === undefined) return errorResponse(400, 'bad-request', 'tz is the time zone, a POSIX TZ string such as CET-1CEST,M3.5.0,M10.5.0/3.');
-      const r = s.setTz(tz);
-      return answer(r, () => zone());
     },
   });
 }

@@ -57,13 +57,16 @@ import {
   WAKEUPS_PENDING_MAX,
 } from './limits.ts';
 import type { CreatedBy, Routine, ScheduleStore, Wake } from './store.ts';
-import { UTC, formatLocal, parseTz, type TimeZone } from '../util/tz.ts';
+import type { LocalTime } from '../system/local-time.ts';
+import type { TimeZone } from '../util/tz.ts';
 
 export type FailCode = 'not-found' | 'limit' | 'bad-input' | 'state' | 'storage';
 export type Outcome<T> = { ok: true; value: T; message: string } | { ok: false; code: FailCode; message: string };
 
 export interface SchedulerDeps {
   clock: Clock;
+  /** The owner's time zone (ctx.time): daily and weekly runs are in it; a change moves them at once. */
+  time: Pick<LocalTime, 'zone' | 'format' | 'onChange'>;
   log: Log;
   store: ScheduleStore;
   random: RandomFill;
@@ -111,16 +114,13 @@ export class Scheduler {
   private armedMono = new Map<string, number>();
   private running = new Set<string>();
   private timer: Timer | null = null;
-  private zone: TimeZone = UTC;
   /** Nothing fires until start() (Orchestrator mode). */
   private stopped = true;
   /** Turns the scheduler started (routines and wakeups), for tests and the snapshot. */
   turns = 0;
 
   constructor(private readonly d: SchedulerDeps) {
-    const tz = parseTz(d.store.tz());
-    this.zone = tz.ok ? tz.tz : UTC;
-    if (!tz.ok) d.log.warn('sched', `the stored time zone does not parse; using UTC (${tz.error})`);
+    d.time.onChange(() => this.rezone());
     const { routines, wakes } = d.store.load();
     for (const r of routines) this.routinesById.set(r.id, r);
     for (const w of wakes) {
@@ -145,7 +145,7 @@ export class Scheduler {
     return this.wakesById.get(id) ?? null;
   }
   tz(): TimeZone {
-    return this.zone;
+    return this.d.time.zone();
   }
   mode(): 'ask' | 'auto' {
     return this.d.store.mode();
@@ -157,37 +157,27 @@ export class Scheduler {
   /** A wall-clock instant for people, in the owner's time zone. */
   when(ms: number | null): string {
     if (ms === null) return this.d.clock.synced() ? 'not scheduled' : 'when the clock is set';
-    return formatLocal(this.zone, ms);
+    return this.d.time.format(ms);
   }
 
   /** Now, for people ('unknown' while the clock is not set). */
   now(): string {
-    return this.d.clock.synced() ? formatLocal(this.zone, this.d.clock.wallMs()) : 'unknown (the clock is not set yet)';
+    return this.d.clock.synced() ? this.d.time.format(this.d.clock.wallMs()) : 'unknown (the clock is not set yet)';
   }
 
   // --- settings ----------------------------------------------------------------------
 
-  setTz(text: string): Outcome<TimeZone> {
-    const r = parseTz(text);
-    if (!r.ok) return fail('bad-input', r.error);
-    try {
-      this.d.store.setTz(r.tz.text);
-    } catch (e) {
-      return fail('storage', `the time zone was not saved: ${errorMessage(e)}`);
-    }
-    this.zone = r.tz;
-    // Daily and weekly runs move with the zone; intervals do not.
+  /** The owner's zone changed (ctx.time): daily and weekly runs move to its local time at once; intervals do not. */
+  private rezone(): void {
     if (this.d.clock.synced()) {
       const now = this.d.clock.wallMs();
       for (const rt of this.routinesById.values()) {
         if (rt.schedule.kind === 'interval' || !rt.approved || !rt.enabled) continue;
-        rt.next = nextAfter(rt.schedule, this.zone, now, rt.anchor ?? now);
+        rt.next = nextAfter(rt.schedule, this.tz(), now, rt.anchor ?? now);
         this.saveState(rt);
       }
     }
-    this.d.log.info('sched', `time zone set to ${r.tz.text}`);
     this.kick();
-    return { ok: true, value: r.tz, message: `The time zone is ${r.tz.text}; it is ${this.now()}.` };
   }
 
   setMode(mode: string): Outcome<'ask' | 'auto'> {
@@ -282,7 +272,7 @@ export class Scheduler {
     }
     const now = clock.wallMs();
     r.anchor = now;
-    r.next = nextAfter(r.schedule, this.zone, now, now);
+    r.next = nextAfter(r.schedule, this.tz(), now, now);
   }
 
   approveRoutine(id: string): Outcome<Routine> {
@@ -502,7 +492,7 @@ export class Scheduler {
       if (!r.approved || !r.enabled || this.running.has(r.id) || !synced) continue;
       if (r.next === null) {
         r.anchor ??= now;
-        r.next = nextAfter(r.schedule, this.zone, now, r.anchor);
+        r.next = nextAfter(r.schedule, this.tz(), now, r.anchor);
         this.saveState(r);
       }
       if (now < r.next) {
@@ -551,10 +541,10 @@ export class Scheduler {
   private due(r: Routine, now: number): void {
     const anchor = r.anchor ?? now;
     const scheduled = r.next!;
-    const latest = latestAtOrBefore(r.schedule, this.zone, now, anchor) ?? scheduled;
+    const latest = latestAtOrBefore(r.schedule, this.tz(), now, anchor) ?? scheduled;
     let skipped = 0;
-    for (let t = scheduled; t < latest && skipped < 10_000; t = nextAfter(r.schedule, this.zone, t, anchor)) skipped++;
-    r.next = nextAfter(r.schedule, this.zone, now, anchor);
+    for (let t = scheduled; t < latest && skipped < 10_000; t = nextAfter(r.schedule, this.tz(), t, anchor)) skipped++;
+    r.next = nextAfter(r.schedule, this.tz(), now, anchor);
     const lateBy = now - latest;
     if (lateBy > CATCH_UP_MS) {
       r.last = { at: now, ok: false, late: true, text: capBytes(`Missed the run of ${this.when(latest)} (the device was off or its clock was not set)${skipped ? ` and ${skipped} earlier one(s)` : ''}.`, LAST_RESULT_BYTES) };

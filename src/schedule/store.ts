@@ -1,5 +1,5 @@
 // The scheduler's records in NVS (namespace 'sched'), so routines, wakeups,
-// reminders and the settings survive a reboot or a power cut. NVS writes one
+// reminders and the wakeup mode survive a reboot or a power cut. NVS writes one
 // key atomically, so every record is one key (or two written together):
 //   d.<id>  a routine's definition (name, prompt, chat, schedule, creator):
 //           written once, at loop.create;
@@ -7,7 +7,6 @@
 //           result, runs): small, rewritten at each run, kept apart from
 //           the definition so a run does not rewrite the prompt (flash wear);
 //   w.<id>  a wakeup or reminder;
-//   tz      the owner's time zone (POSIX TZ text);
 //   wmode   the wakeup approval mode (ask or auto).
 // A record that does not read back whole is dropped at boot, with a log
 // line, and its keys removed.
@@ -18,7 +17,6 @@ import { isPlainObject, parseJson } from '../util/json.ts';
 import { parseSchedule, scheduleJson, type Schedule } from './calendar.ts';
 
 export const SCHED_NS = 'sched';
-const K_TZ = 'tz';
 const K_MODE = 'wmode';
 
 export type CreatedBy = 'model' | 'mcp' | 'owner';
@@ -221,13 +219,6 @@ export class ScheduleStore {
 
   removeWake(id: string): void {
     this.store.delete(`w.${id}`);
-  }
-
-  tz(): string {
-    return this.store.str(K_TZ, '');
-  }
-  setTz(text: string): void {
-    this.store.set(K_TZ, text);
   }
 
   mode(): 'ask' | 'auto' {

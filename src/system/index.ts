@@ -1,8 +1,10 @@
 // The system subsystem: identity and health in the status line and state
-// snapshot, and the console's basic status commands.
+// snapshot, the console's basic status commands, and the owner's time zone
+// routes (src/system/local-time.ts).
 
 import type { Context } from '../core/context.ts';
 import { jsonResponse } from '../net/http/errors.ts';
+import { installLocalTime } from './local-time.ts';
 
 export function installSystem(ctx: Context): void {
   const { hal } = ctx;
@@ -27,6 +29,7 @@ export function installSystem(ctx: Context): void {
   });
 
   ctx.router.add({ method: 'GET', path: '/api/state', handler: () => jsonResponse(ctx.status.snapshot()) });
+  installLocalTime(ctx);
   ctx.router.add({
     method: 'GET',
     path: '/api/log',

@@ -1,5 +1,6 @@
 // Routines & Wakeups: the owner's time zone (GET/POST /api/timezone, a POSIX
-// TZ string, with common zones offered), routines with their approval
+// TZ string, with common zones offered; the device's one zone, its screen's
+// clock and the assistant's sense of now too), routines with their approval
 // (approve, pause, resume, delete: POST /api/routines action=approve|off|on|deny),
 // and wakeups and reminders with the approval mode (ask or auto), approve and
 // cancel (POST /api/wakeups action=mode|approve|cancel).
@@ -8,28 +9,10 @@ import { post } from '../api.ts';
 import type { Section } from '../app.ts';
 import { busy, card, field, h, message, text, uid } from '../dom.ts';
 import { itemList, listIn, loadList } from './generic.ts';
+// The device's own list (the screen's menu steps through it): one list, checked against the IANA database.
+import { COMMON_ZONES } from '../../../util/zones.ts';
 
 const approved = (x: Record<string, unknown>): boolean => x['approved'] === true || x['approval'] === 'approved' || x['approval'] === true;
-
-/** Common zones as POSIX TZ strings (the device reads no zone database). */
-const ZONES: Array<[string, string]> = [
-  ['UTC', 'UTC0'],
-  ['London, Dublin, Lisbon', 'GMT0BST,M3.5.0/1,M10.5.0'],
-  ['Berlin, Paris, Rome, Madrid', 'CET-1CEST,M3.5.0,M10.5.0/3'],
-  ['Athens, Helsinki, Kyiv', 'EET-2EEST,M3.5.0/3,M10.5.0/4'],
-  ['Moscow, Istanbul', '<+03>-3'],
-  ['Dubai', '<+04>-4'],
-  ['India', 'IST-5:30'],
-  ['China, Singapore', 'CST-8'],
-  ['Japan', 'JST-9'],
-  ['Sydney, Melbourne', 'AEST-10AEDT,M10.1.0,M4.1.0/3'],
-  ['New Zealand', 'NZST-12NZDT,M9.5.0,M4.1.0/3'],
-  ['New York, Toronto', 'EST5EDT,M3.2.0,M11.1.0'],
-  ['Chicago, Mexico City (US rules)', 'CST6CDT,M3.2.0,M11.1.0'],
-  ['Denver', 'MST7MDT,M3.2.0,M11.1.0'],
-  ['Los Angeles, Vancouver', 'PST8PDT,M3.2.0,M11.1.0'],
-  ['São Paulo', '<-03>3'],
-];
 
 export const routines: Section = {
   id: 'routines',
@@ -39,7 +22,7 @@ export const routines: Section = {
     const routinesHost = h('div');
     const wakeupsHost = h('div');
     host.append(
-      card('Time zone', h('p', { class: 'muted' }, 'Daily and weekly routines run at this local time, daylight saving included.'), zoneHost),
+      card('Time zone', h('p', { class: 'muted' }, 'The device\'s local time: daily and weekly routines run at it, the screen\'s clock and the assistant use it, daylight saving included.'), zoneHost),
       card('Routines', h('p', { class: 'muted' }, 'Routines the assistant creates wait for your approval before they can run.'), routinesHost),
       card('Wakeups and reminders', h('p', { class: 'muted' }, 'A wakeup runs one assistant turn at its time, once. Reminders come from /remind in the chat.'), wakeupsHost),
     );
@@ -60,7 +43,7 @@ export const routines: Section = {
         return [
           h('p', null, `Now: ${text(d['now'])} (UTC${text(d['offset'])})`),
           field('Time zone (POSIX TZ)', tz, 'Pick a place, or write a POSIX TZ string such as CET-1CEST,M3.5.0,M10.5.0/3.'),
-          h('datalist', { id: list }, ZONES.map(([label, value]) => h('option', { value }, label))),
+          h('datalist', { id: list }, COMMON_ZONES.map((z) => h('option', { value: z.tz }, z.places))),
           save,
           msg,
         ];
