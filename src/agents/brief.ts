@@ -1,5 +1,6 @@
 // The brief a sub-agent gets, in the spec's dispatch order:
-//   1. a now-header with the date and time (left out while the clock is unsynced);
+//   1. a now-header with the date and the owner's local time, its zone and UTC
+//      offset (ctx.time.nowStamp(); left out while the clock is unsynced);
 //   2. the skill capsule (at most 4096 bytes), only when it is approved and its
 //      inject is spawn or both;
 //   3. a separator line, then the task (at most 4095 bytes) as the lead instruction;
@@ -11,8 +12,6 @@
 // Parts are separated by a blank line. Notes for the spawning model (a skill
 // not injected, an attachment missing) come back beside the text.
 
-import type { Clock } from '../hal/index.ts';
-import { stamp } from '../memory/time.ts';
 import { capBytes } from '../util/cap.ts';
 import { utf8Length } from '../util/utf8.ts';
 import { ATTACH_MAX, ATTACH_TOTAL_BYTES, CONTEXT_BYTES, CONTEXT_LINE_CHARS, CONTEXT_MESSAGES, SKILL_BYTES, TASK_BYTES } from './limits.ts';
@@ -31,7 +30,8 @@ export interface ContextMessage {
 }
 
 export interface BriefDeps {
-  clock: Pick<Clock, 'wallMs' | 'synced'>;
+  /** 'Sun 2026-11-22 10:00 CET (UTC+01:00)' in the owner's time zone, or null while the clock is unsynced (ctx.time.nowStamp). */
+  now(): string | null;
   skills: AgentSkills;
   docs: AgentDocs;
   /** The spawning chat's messages since it was last cleared, newest first (at least CONTEXT_MESSAGES if there are). */
@@ -63,7 +63,8 @@ function splitRef(ref: string): { project: string; name: string } | null {
 export function buildBrief(spec: SpawnSpec & JobOrigin, deps: BriefDeps): Brief {
   const parts: string[] = [];
   const notes: string[] = [];
-  if (deps.clock.synced()) parts.push(`Now: ${stamp(deps.clock.wallMs())} UTC`);
+  const now = deps.now();
+  if (now) parts.push(`Now: ${now}`);
 
   if (spec.skill) {
     const capsule = deps.skills.capsule(spec.skill);

@@ -89,7 +89,7 @@ export class Agents {
           skills: this.skills,
           demo: hal.build.testBuild ? DEMO_ENDPOINT : null,
         }),
-      brief: (spec) => buildBrief(spec, { clock: hal.clock, skills: this.skills, docs: this.docs, conversation: (chat) => this.conversation(chat) }),
+      brief: (spec) => buildBrief(spec, { now: () => ctx.time.nowStamp(), skills: this.skills, docs: this.docs, conversation: (chat) => this.conversation(chat) }),
       backend: (provider, endpoint) => backendFor(provider, env(endpoint), hal.clock),
       resumable,
       messenger: () => this.messenger,

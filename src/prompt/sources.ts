@@ -1,6 +1,8 @@
 // The prompt blocks whose owners have no better home: the owner's directive,
 // the scratchpad with running memory, relevant memories, the capability
-// manifest, the recent conversation and [PROVIDERS & CONNECTORS]. Sub-agent
+// manifest (which opens with the owner's local date and time while the clock
+// is set: the model cannot know it otherwise), the recent conversation and
+// [PROVIDERS & CONNECTORS]. Sub-agent
 // blocks ([SPAWN CAPACITY], [FRESH RESULTS], the sessions digest and
 // [SUB-AGENT CAPABILITIES]) are registered by the fabric when it runs.
 
@@ -49,7 +51,9 @@ export function registerCoreBlocks(ctx: Context, blocks: PromptBlocks, providers
       const tools = ctx.tools.list(caller).map((t) => `- ${ctx.tools.providerName(t.name)}: ${capBytes(t.description.split('\n')[0] ?? '', 160)}`);
       const b = ctx.hal.board;
       const device = `Device: ${b.type} (${b.display.width}x${b.display.height} screen${b.ringLeds ? `, ${b.ringLeds}-LED ring` : ''}${b.touch ? ', touch' : ''}${b.battery ? ', battery' : ''}), firmware ${ctx.hal.build.version}.`;
-      return ['[CAPABILITIES]', device, 'Tools:', ...tools].join('\n');
+      // Right under the heading: the block is trimmed from its end, so the now line is the last to go.
+      const now = ctx.time.nowStamp();
+      return ['[CAPABILITIES]', ...(now ? [`Now: ${now}, the owner's local time.`] : []), device, 'Tools:', ...tools].join('\n');
     },
   });
   blocks.register({

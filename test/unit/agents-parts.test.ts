@@ -1,8 +1,8 @@
-// The fabric's parts: the brief in dispatch order (now-header, skill capsule,
-// separator and task, [CONTEXT], [ATTACHED]) with every cap, provider
-// choice, each backend's requests as the emulator records them, project
-// auto-save, the session and results tools, GET and POST /api/sessions, and
-// the retired session ops.
+// The fabric's parts: the brief in dispatch order (now-header in the owner's
+// time zone, skill capsule, separator and task, [CONTEXT], [ATTACHED]) with
+// every cap, provider choice, each backend's requests as the emulator records
+// them, project auto-save, the session and results tools, GET and POST
+// /api/sessions, and the retired session ops.
 import { describe, expect, it } from 'vitest';
 import { buildBrief, SEPARATOR, type BriefDeps, type ContextMessage } from '../../src/agents/brief.ts';
 import { chooseProvider, DEEP_RESEARCH_MODEL } from '../../src/agents/choose.ts';
@@ -14,14 +14,32 @@ import type { ProviderId } from '../../src/providers/settings.ts';
 import { utf8Length } from '../../src/util/utf8.ts';
 import { rig, spawnOp, turn, turnResult } from '../support/agent-rig.ts';
 import { VirtualClock } from '../support/clock.ts';
+import { createMemHal } from '../support/memhal.ts';
+import { Store } from '../../src/core/store.ts';
+import { Log } from '../../src/log/log.ts';
+import { LocalTime, TIME_NS } from '../../src/system/local-time.ts';
 import { request } from '../support/http.ts';
 
 const spec = (task: string, over: Record<string, unknown> = {}) => ({ task, provider: '', model: '', skill: '', name: '', project: '', attach: [] as string[], ...over });
 const owner = { chat: 'c1', person: null, admin: true };
 const mcp: ToolCaller = { via: 'mcp', admin: true, scheduled: false, unattended: false, person: null };
 
+/** The owner's local time (ctx.time) on a virtual clock, in a zone. */
+function ownerTime(clock = new VirtualClock(), tz = ''): LocalTime {
+  const mem = createMemHal();
+  const time = new LocalTime(clock, new Store(mem.nvs, TIME_NS), new Log(mem.clock, mem.system));
+  expect(time.set(tz).ok).toBe(true);
+  return time;
+}
+
+const unsynced = (): Pick<BriefDeps, 'now'> => {
+  const time = ownerTime(new VirtualClock({ synced: false }));
+  return { now: () => time.nowStamp() };
+};
+
 function briefDeps(over: Partial<BriefDeps> = {}, messages: ContextMessage[] = []): BriefDeps {
-  return { clock: new VirtualClock(), skills: NO_SKILLS, docs: NO_DOCS, conversation: () => messages, ...over };
+  const time = ownerTime();
+  return { now: () => time.nowStamp(), skills: NO_SKILLS, docs: NO_DOCS, conversation: () => messages, ...over };
 }
 
 const skills = (md: string, approved = true, inject = 'spawn'): AgentSkills => ({ capsule: (id) => (id === 'travel' ? { md, approved, inject } : null), provider: () => null });
@@ -36,7 +54,7 @@ describe('the brief', () => {
     const b = buildBrief({ ...spec('Find three hotels', { skill: 'travel', attach: ['trip/plan.md', 'trip/gone.md', 'nonsense'] }), ...owner }, briefDeps({ skills: skills('# Travel skill\nPrefer quiet places.'), docs }, messages));
     expect(b.text).toBe(
       [
-        'Now: 2026-11-22 09:00 UTC',
+        'Now: Sun 2026-11-22 09:00 UTC',
         '# Travel skill\nPrefer quiet places.',
         `${SEPARATOR}\nFind three hotels`,
         '[CONTEXT]\nuser: Lisbon, in May\nassistant: Which city?',
@@ -48,10 +66,22 @@ describe('the brief', () => {
     expect(b.notes).toEqual(['trip/gone.md not attached: not found', 'nonsense not attached: not a <project>/<name> reference']);
   });
 
+  it('says now in the owner\'s time zone, with its abbreviation and UTC offset, across a daylight-saving change', () => {
+    // Berlin changes to summer time at 01:00 UTC on 29 March 2026.
+    const clock = new VirtualClock({ wallMs: Date.UTC(2026, 2, 29, 0, 59) });
+    const time = ownerTime(clock, 'CET-1CEST,M3.5.0,M10.5.0/3');
+    const header = (): string => buildBrief({ ...spec('t'), ...owner }, briefDeps({ now: () => time.nowStamp() })).text.split('\n\n')[0]!;
+    expect(header()).toBe('Now: Sun 2026-03-29 01:59 CET (UTC+01:00)');
+    clock.setWall(Date.UTC(2026, 2, 29, 1, 0));
+    expect(header()).toBe('Now: Sun 2026-03-29 03:00 CEST (UTC+02:00)');
+    // A zone whose name is its offset says it once; the owner's change shows at once.
+    expect(time.set('<+0530>-5:30').ok).toBe(true);
+    expect(header()).toBe('Now: Sun 2026-03-29 06:30 UTC+5:30');
+  });
+
   it('leaves out the now-header while the clock is unsynced, and a capsule that is not approved or not for spawns', () => {
-    const clock = new VirtualClock({ synced: false });
     for (const s of [skills('x', false), skills('x', true, 'prompt')]) {
-      const b = buildBrief({ ...spec('task', { skill: 'travel' }), ...owner }, briefDeps({ clock, skills: s }));
+      const b = buildBrief({ ...spec('task', { skill: 'travel' }), ...owner }, briefDeps({ ...unsynced(), skills: s }));
       expect(b.text).toBe(`${SEPARATOR}\ntask`);
       expect(b.notes[0]).toMatch(/^skill travel is not/);
     }
@@ -60,7 +90,7 @@ describe('the brief', () => {
   });
 
   it('caps the capsule at 4096 bytes and the task at 4095, on character boundaries', () => {
-    const b = buildBrief({ ...spec('é'.repeat(3000)), skill: 'travel', ...owner }, briefDeps({ clock: new VirtualClock({ synced: false }), skills: skills('ü'.repeat(3000)) }));
+    const b = buildBrief({ ...spec('é'.repeat(3000)), skill: 'travel', ...owner }, briefDeps({ ...unsynced(), skills: skills('ü'.repeat(3000)) }));
     const [capsule, rest] = b.text.split(`\n\n${SEPARATOR}\n`);
     expect(utf8Length(capsule!)).toBe(4096);
     expect(utf8Length(rest!)).toBe(4094);
@@ -80,7 +110,7 @@ describe('the brief', () => {
 
   it('attaches up to 24 KB across documents, cutting the one that overflows and noting the rest', () => {
     const docs: AgentDocs = { read: (_p, _project, name) => ({ ok: true, text: name[0]!.repeat(10 * 1024) }), save: NO_DOCS.save };
-    const b = buildBrief({ ...spec('t', { attach: ['p/a.md', 'p/b.md', 'p/c.md', 'p/d.md'] }), ...owner }, briefDeps({ docs, clock: new VirtualClock({ synced: false }) }));
+    const b = buildBrief({ ...spec('t', { attach: ['p/a.md', 'p/b.md', 'p/c.md', 'p/d.md'] }), ...owner }, briefDeps({ docs, ...unsynced() }));
     const parts = b.text.split('\n\n');
     expect(parts[1]).toBe(`[ATTACHED: p/a.md]\n${'a'.repeat(10240)}`);
     expect(parts[2]).toBe(`[ATTACHED: p/b.md]\n${'b'.repeat(10240)}`);
