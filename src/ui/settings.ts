@@ -2,8 +2,8 @@
 // reset, spec Authentication 10): the panel model (SCREEN), the mount
 // orientation (posture, TFTFLIP, the menu) and the touch calibration (TCAL).
 // In namespace 'ui' (erased by a factory reset): brightness, screen-saver
-// delay, redraw rate and the clock's UTC offset, all set from the menu or the
-// console. The config keys brightOvr and sleepOvr (device actions) override
+// delay and redraw rate, set from the menu or the console. (The clock's time
+// zone is the device's, ctx.time: src/system/local-time.ts.) The config keys brightOvr and sleepOvr (device actions) override
 // brightness and saver delay while set; posture set by a device action is
 // copied to 'keep' so the mount survives a factory reset either way.
 
@@ -17,9 +17,6 @@ export const DEFAULT_SAVER_MIN = 5;
 export const MAX_SAVER_MIN = 1440;
 export const DEFAULT_HZ = 10;
 export const MAX_HZ = 30;
-/** UTC offsets the clock accepts, minutes (UTC-12:00 to UTC+14:00). */
-export const TZ_MIN = -720;
-export const TZ_MAX = 840;
 /** The panel models SCREEN accepts: the board's own TFT (by that name or its controller). */
 export const DEFAULT_SCREEN = 'tft';
 
@@ -50,7 +47,6 @@ export class UiSettings {
   private bright: number;
   private saver: number;
   private rate: number;
-  private tz: number;
 
   constructor(
     private readonly ui: Store,
@@ -59,7 +55,6 @@ export class UiSettings {
     this.bright = ui.int('bright', DEFAULT_BRIGHTNESS);
     this.saver = ui.int('saver', DEFAULT_SAVER_MIN);
     this.rate = ui.int('hz', DEFAULT_HZ);
-    this.tz = ui.int('tz', 0);
   }
 
   brightness(): number {
@@ -85,14 +80,6 @@ export class UiSettings {
   setHz(hz: number): void {
     this.ui.set('hz', hz);
     this.rate = hz;
-  }
-
-  tzMin(): number {
-    return this.tz;
-  }
-  setTzMin(min: number): void {
-    this.ui.set('tz', min);
-    this.tz = min;
   }
 
   posture(): Rotation {

@@ -55,11 +55,12 @@ import {
   type Target,
   type Tone,
 } from './screens.ts';
-import { MAX_SAVER_MIN, parsePosture, postureName, TZ_MAX, TZ_MIN, UiSettings, UI_NS } from './settings.ts';
+import { MAX_SAVER_MIN, parsePosture, postureName, UiSettings, UI_NS } from './settings.ts';
 import { rgb565, THEME_NAMES, themeFor, type Theme } from './theme.ts';
-import { clockText, zoneLabel } from './time-text.ts';
+import { clockText } from './time-text.ts';
 import { TouchInput, type Gesture, type TouchSource } from './touch.ts';
 import { KEEP_NS } from '../system/danger.ts';
+import { sameZone } from '../system/local-time.ts';
 
 export type ScreenName = 'status' | 'update' | 'signin' | 'wifi' | 'menu' | 'saver' | 'notice' | 'probe';
 
@@ -77,7 +78,6 @@ const NET_EVERY_MS = 1000;
 const REPLY_CAP_BYTES = 600;
 const BRIGHT_STEPS = [64, 128, 191, 255];
 const SAVER_STEPS = [0, 1, 5, 15, 60];
-const TZ_STEP = 30;
 
 /** What the Ui reads from the rest of the device (narrow, for tests). */
 export interface UiDeps {
@@ -261,7 +261,7 @@ export class Ui {
       screen, minute, second, this.version, this.deps.turns?.busy, this.ctx.ota.installing(), ota.ota, ota.otaPct, ota.otaResult, ota.otaLatest,
       led.mode, led.color.r, led.color.g, led.color.b, led.brightness, a.config('theme'), a.config('brightOvr'), a.config('sleepOvr'),
       a.config('posture'), a.config('devName'), a.config('ledBrightness'), net?.station.state, net?.station.ip, net?.setup.state,
-      net?.provisioned, this.batteryText(), this.settings.tzMin(), this.settings.hz(),
+      net?.provisioned, this.batteryText(), this.ctx.time.zone().text, this.settings.hz(),
     ].join('|');
   }
 
@@ -642,11 +642,13 @@ export class Ui {
     }
   }
 
-  private clock(): { time: string | null; date: string | null; minute: number } {
+  /** The clock in the owner's time zone (ctx.time), daylight saving included. */
+  private clock(): { time: string | null; date: string | null; minute: number; zone: string } {
     const { clock } = this.ctx.hal;
-    if (!clock.synced()) return { time: null, date: null, minute: Math.floor(clock.monoMs() / 60_000) };
-    const c = clockText(clock.wallMs(), this.settings.tzMin());
-    return { time: c.time, date: c.date, minute: c.minuteOfDay };
+    const local = this.ctx.time.local(clock.wallMs());
+    if (!clock.synced()) return { time: null, date: null, minute: Math.floor(clock.monoMs() / 60_000), zone: local.label };
+    const c = clockText(local);
+    return { time: c.time, date: c.date, minute: c.minuteOfDay, zone: local.label };
   }
 
   private statusView(): StatusView {
@@ -688,7 +690,7 @@ export class Ui {
       name: typeof name === 'string' && name ? name : 'Desk assistant',
       time: c.time,
       date: c.date,
-      zone: zoneLabel(this.settings.tzMin()),
+      zone: c.zone,
       net,
       battery: this.batteryText(),
       state,
@@ -868,14 +870,15 @@ export class Ui {
     const rot = this.renderer.rotation;
     const stepPosture = (dir: 1 | -1): void => this.setPosture((((rot + dir * 90 + 360) % 360) as Rotation));
     items.push({ id: 'posture', label: 'Orientation', short: 'Turn', value: postureName(rot), tap: () => stepPosture(1), hold: () => stepPosture(-1) });
-    const tz = this.settings.tzMin();
-    const stepTz = (dir: 1 | -1): void => {
-      let next = tz + dir * TZ_STEP;
-      if (next > TZ_MAX) next = TZ_MIN;
-      if (next < TZ_MIN) next = TZ_MAX;
-      this.settings.setTzMin(next);
+    // The owner's one time zone (ctx.time): common zones east on a tap, west on a hold, and the custom one set on the web.
+    const zones = ctx.time.choices();
+    const current = zones.findIndex((z) => sameZone(z.zone, ctx.time.zone()));
+    const stepZone = (dir: 1 | -1): void => {
+      const at = current < 0 ? zones.findIndex((z) => z.zone.std.offset === 0) : current;
+      const r = ctx.time.set(zones[(at + dir + zones.length) % zones.length]!.zone.text);
+      if (!r.ok) this.showNotice({ title: 'Time zone', body: r.message, source: 'Settings', holdMs: 8000 });
     };
-    items.push({ id: 'clock', label: 'Time zone', short: 'Zone', value: zoneLabel(tz), tap: () => stepTz(1), hold: () => stepTz(-1) });
+    items.push({ id: 'clock', label: 'Time zone', short: 'Zone', value: current < 0 ? ctx.time.label() : zones[current]!.name, tap: () => stepZone(1), hold: () => stepZone(-1) });
     if (ctx.mode === 1 && this.deps.network) items.push({ id: 'signin', label: 'Sign in (QR)', short: 'Sign in', value: null, tap: () => void this.showSignIn() });
     if (this.setupUp() && this.deps.passphrase) items.push({ id: 'wifi', label: 'Wi-Fi setup (QR)', short: 'Wi-Fi QR', value: null, tap: () => void this.showWifiJoin() });
     if (ctx.mode === 1) {

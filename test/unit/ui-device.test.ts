@@ -1,7 +1,8 @@
 // The device screen on the booted firmware (in-memory HAL, virtual clock):
 // which screen shows when, a touch walk through the menu (console TAP and
 // panel events under a calibration), holds and releases, the saver and the
-// touch that wakes it, the sign-in QR and its refreshed code, the Wi-Fi join
+// touch that wakes it, the clock in the owner's time zone (daylight saving,
+// the menu's zones), the sign-in QR and its refreshed code, the Wi-Fi join
 // QR (the passphrase on the panel only), settings kept by a factory reset,
 // the LED indicator, update progress, Notifier mode, and every Display and
 // Touch console command ending OK or ERR.
@@ -357,6 +358,96 @@ describe('touch and the menu', () => {
     await mem.clock.advance(61_000);
     expect(device.ui.screen()).toBe('saver');
     expect(await cmd('SAVER now')).toMatch(/screen=saver/);
+  });
+});
+
+describe('the clock in the owner\'s time zone', () => {
+  const BERLIN = 'CET-1CEST,M3.5.0,M10.5.0/3';
+  const clockRow = async (cmd: Rig['cmd']): Promise<{ value: string | null; tap: [number, number] }> => menuRows(await cmd('MENU?')).get('clock')!;
+
+  function startAt(wallMs: number, tz?: string): Rig {
+    const mem = createMemHal({ board: 'panel-35', wallMs });
+    mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
+    if (tz) mem.nvs.set('sys', 'tz', tz);
+    return start({ mem });
+  }
+
+  it('the status clock and the saver show local time across daylight-saving changes, labelled with the zone\'s abbreviation', async () => {
+    // Berlin springs forward at 01:00 UTC on 29 March 2026 and falls back at 01:00 UTC on 25 October.
+    const { mem, device, cmd } = startAt(Date.UTC(2026, 2, 29, 0, 59, 30), BERLIN);
+    await mem.clock.advance(1500);
+    let render = await cmd('RENDER?');
+    expect(render).toContain('"01:59"');
+    expect(render).toContain('"Sun 29 Mar"');
+    expect(render).toContain('"CET"');
+    await mem.clock.advance(30_000);
+    render = await cmd('RENDER?');
+    expect(render).toContain('"03:00"');
+    expect(render).toContain('"CEST"');
+    expect(await cmd('SAVER now')).toMatch(/screen=saver/);
+    render = await cmd('RENDER?');
+    expect(render).toMatch(/^screen=saver/);
+    expect(render).toContain('"03:00"');
+    await cmd('TAP 240 160');
+    mem.clock.setWall(Date.UTC(2026, 9, 25, 0, 59, 30));
+    await mem.clock.advance(1100);
+    render = await cmd('RENDER?');
+    expect(render).toContain('"02:59"');
+    expect(render).toContain('"CEST"');
+    await mem.clock.advance(30_000);
+    render = await cmd('RENDER?');
+    expect(render).toContain('"02:00"');
+    expect(render).toContain('"CET"');
+    // A zone named only by its offset shows the offset; a change from the web shows within a second.
+    expect(device.ctx.time.set('<+0530>-5:30').ok).toBe(true);
+    await mem.clock.advance(1100);
+    render = await cmd('RENDER?');
+    expect(render).toContain('"06:30"');
+    expect(render).toContain('"UTC+5:30"');
+  });
+
+  it('the menu steps through the common zones (a tap east, a hold west) and the custom one set on the web; the scheduler follows at once', async () => {
+    // Sunday 22 November 2026, 09:00 UTC.
+    const { mem, device, cmd } = startAt(Date.UTC(2026, 10, 22, 9));
+    const routine = device.scheduler.createRoutine({ name: 'Morning', prompt: 'Say good morning.', chat: null, schedule: { kind: 'daily', at: 8 * 60, days: [] }, by: null, createdBy: 'owner' });
+    if (!routine.ok) throw new Error(routine.message);
+    expect(device.scheduler.approveRoutine(routine.value.id).ok).toBe(true);
+    expect(device.scheduler.routine(routine.value.id)!.next).toBe(Date.UTC(2026, 10, 23, 8));
+    await mem.clock.advance(1500);
+    await cmd('TAP 240 160');
+    const row = await clockRow(cmd);
+    expect(row.value).toBe('UTC');
+    const tap = `TAP ${row.tap[0]} ${row.tap[1]}`;
+    const hold = async (): Promise<void> => {
+      await cmd(`${tap} HOLD`);
+      await mem.clock.advance(HOLD_MS + 10);
+      await cmd('TAPUP');
+    };
+    await cmd(tap);
+    expect((await clockRow(cmd)).value).toBe('London');
+    await cmd(tap);
+    expect((await clockRow(cmd)).value).toBe('Berlin');
+    expect(mem.nvs.get('sys', 'tz')).toBe(BERLIN);
+    // The scheduler saw it at once: the daily 08:00 is Berlin's now.
+    expect(device.scheduler.routine(routine.value.id)!.next).toBe(Date.UTC(2026, 10, 23, 7));
+    await hold();
+    expect((await clockRow(cmd)).value).toBe('London');
+    // A custom zone set on the web (Nepal, UTC+5:45) sits between India and Bangkok, by its name.
+    expect(device.ctx.time.set('<+0545>-5:45').ok).toBe(true);
+    expect((await clockRow(cmd)).value).toBe('UTC+5:45');
+    await cmd(tap);
+    expect((await clockRow(cmd)).value).toBe('Bangkok');
+    await hold();
+    expect((await clockRow(cmd)).value).toBe('UTC+5:45');
+    await hold();
+    expect((await clockRow(cmd)).value).toBe('India');
+    expect(device.scheduler.routine(routine.value.id)!.next).toBe(Date.UTC(2026, 10, 23, 2, 30));
+    // The status screen follows; the screen keeps no zone of its own.
+    await cmd(`TAP ${menuRows(await cmd('MENU?')).get('close')!.tap.join(' ')}`);
+    const render = await cmd('RENDER?');
+    expect(render).toContain('"14:30"');
+    expect(render).toContain('"IST"');
+    expect(mem.nvs.get('ui', 'tz')).toBeUndefined();
   });
 });
 
