@@ -180,8 +180,10 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
   };
 
   function rememberVault(session: string, vault: string): void {
-    const next = Object.entries({ ...openVaults(), [session]: vault }).slice(-VAULTS_KEPT);
-    env.store.set(VAULTS_KEY, JSON.stringify(Object.fromEntries(next)));
+    const all = Object.entries({ ...openVaults(), [session]: vault });
+    env.store.set(VAULTS_KEY, JSON.stringify(Object.fromEntries(all.slice(-VAULTS_KEPT))));
+    // A job the device lost contact with never polls to its end: its vault is archived when it ages out.
+    for (const [, old] of all.slice(0, -VAULTS_KEPT)) void archive(old);
   }
 
   async function archive(vault: string): Promise<void> {
