@@ -65,6 +65,7 @@ import type { Scheduler } from './schedule/scheduler.ts';
 import { installSkills } from './skills/index.ts';
 import { installCloud } from './cloud/index.ts';
 import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
+import { installConnectorCommands } from './connectors/commands.ts';
 import { installModels } from './models/index.ts';
 import { installWebSearch } from './search/index.ts';
 import { installImages } from './images/index.ts';
@@ -171,6 +172,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
   const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));
   ctx.chat.install(ctx, assistant, compactor, providers);
+  installConnectorCommands(ctx);
   installStorage(ctx);
   installFiles(ctx);
   installMusic(ctx);

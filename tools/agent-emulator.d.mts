@@ -39,6 +39,14 @@ export interface AgentJob {
   at: number;
 }
 
+/** A credential vault (provider B sessions' tool server credentials). */
+export interface AgentVault {
+  id: string;
+  name: string;
+  archived: boolean;
+  credentials: Array<{ id: string; type: string; mcp_server_url: string; token: string | null }>;
+}
+
 export interface AgentJobs {
   handle(
     rec: { method: string; host: string; path: string; body: unknown },
@@ -46,6 +54,8 @@ export interface AgentJobs {
   ): { status: number; body: unknown; delayMs?: number } | { hold: true } | null;
   list(): AgentJob[];
   created: { environments: number; agents: number; sessions: number };
+  /** Vaults made so far, by id. */
+  vaults: Map<string, AgentVault>;
   reset(): void;
 }
 

@@ -7,6 +7,10 @@
 //               POST /v1/sessions, POST /v1/sessions/<sid>/events
 //               (user.message starts the job, user.interrupt cancels it),
 //               GET /v1/sessions/<sid>/events (the session's events so far)
+//               POST /v1/vaults, POST /v1/vaults/<id>/credentials,
+//               POST /v1/vaults/<id>/archive (credential vaults for the tool
+//               servers an agent declares; kept in `vaults` for tests; a
+//               session naming an unknown or archived vault is refused)
 //   provider A  POST /v1/responses with background: true, GET /v1/responses/<id>,
 //               POST /v1/responses/<id>/cancel
 //   synchronous POST /v1/conversations (provider C), and chat completions or
@@ -34,6 +38,8 @@ import { randomBytes } from 'node:crypto';
 
 const SESSION_EVENTS = /^\/v1\/sessions\/([^/]+)\/events$/;
 const RESPONSE_ONE = /^\/v1\/responses\/([^/]+)$/;
+const VAULT_CREDENTIALS = /^\/v1\/vaults\/([^/]+)\/credentials$/;
+const VAULT_ARCHIVE = /^\/v1\/vaults\/([^/]+)\/archive$/;
 const RESPONSE_CANCEL = /^\/v1\/responses\/([^/]+)\/cancel$/;
 const CHAT_PATH = /^(\/v1\/chat\/completions|\/api\/paas\/v4\/chat\/completions|\/router\/[^/]+\/v1\/chat\/completions)$/;
 
@@ -67,6 +73,9 @@ export function agentKind(method, path, body) {
   if (method === 'POST' && path === '/v1/environments') return 'environment';
   if (method === 'POST' && path === '/v1/agents') return 'agent';
   if (method === 'POST' && path === '/v1/sessions') return 'session';
+  if (method === 'POST' && path === '/v1/vaults') return 'vault';
+  if (method === 'POST' && VAULT_CREDENTIALS.test(path)) return 'vault-credential';
+  if (method === 'POST' && VAULT_ARCHIVE.test(path)) return 'vault-archive';
   if (SESSION_EVENTS.test(path)) return method === 'POST' ? 'session-send' : 'session-events';
   if (method === 'GET' && RESPONSE_ONE.test(path)) return 'response-get';
   if (method === 'POST' && RESPONSE_CANCEL.test(path)) return 'response-cancel';
@@ -91,6 +100,8 @@ export function createAgentJobs() {
   const agentModels = new Map();
   const sessionAgents = new Map();
   const created = { environments: 0, agents: 0, sessions: 0 };
+  /** vault id -> { id, name, archived, credentials: [{ mcp_server_url, type, token }] } (tests read the tokens here) */
+  const vaults = new Map();
   let syncCount = 0;
 
   const take = (queue, rec) => {
@@ -188,9 +199,33 @@ export function createAgentJobs() {
         const agentId = newId('agent_');
         agentModels.set(agentId, rec.body?.model ?? null);
         return ok({ id: agentId, type: 'agent', version: 1, name: rec.body?.name ?? '', model: rec.body?.model ?? null });
+      case 'vault': {
+        const vid = newId('vlt_');
+        vaults.set(vid, { id: vid, name: rec.body?.display_name ?? '', archived: false, credentials: [] });
+        return ok({ id: vid, type: 'vault', display_name: rec.body?.display_name ?? '', metadata: {}, archived_at: null });
+      }
+      case 'vault-credential': {
+        const v = vaults.get(VAULT_CREDENTIALS.exec(rec.path)[1]);
+        if (!v || v.archived) return { status: 404, body: errorShape(404, 'no such vault') };
+        const auth = rec.body?.auth ?? {};
+        if (v.credentials.some((c) => c.mcp_server_url === auth.mcp_server_url)) return { status: 409, body: errorShape(409, 'a credential for this mcp_server_url exists') };
+        const cid = newId('vcred_');
+        v.credentials.push({ id: cid, type: auth.type, mcp_server_url: auth.mcp_server_url, token: auth.token ?? auth.access_token ?? null });
+        // Secrets are write-only: never in an answer.
+        return ok({ id: cid, type: 'vault_credential', vault_id: v.id, display_name: rec.body?.display_name ?? '', auth: { type: auth.type, mcp_server_url: auth.mcp_server_url } });
+      }
+      case 'vault-archive': {
+        const v = vaults.get(VAULT_ARCHIVE.exec(rec.path)[1]);
+        if (!v) return { status: 404, body: errorShape(404, 'no such vault') };
+        v.archived = true;
+        return ok({ id: v.id, type: 'vault', archived_at: new Date().toISOString() });
+      }
       case 'session': {
         // An agent this provider does not know (a device's stale cache): 404, as the API answers.
         if (!agentModels.has(rec.body?.agent)) return { status: 404, body: errorShape(404, `agent ${String(rec.body?.agent)} not found`) };
+        for (const vid of Array.isArray(rec.body?.vault_ids) ? rec.body.vault_ids : []) {
+          if (!vaults.get(vid) || vaults.get(vid).archived) return { status: 400, body: errorShape(400, `vault ${String(vid)} is not usable`) };
+        }
         created.sessions++;
         const id = newId('sesn_');
         jobs.set(id, null);
@@ -266,8 +301,10 @@ export function createAgentJobs() {
     /** Jobs started so far (null entries: sessions without a brief yet). */
     list: () => [...jobs.values()].filter(Boolean),
     created,
+    vaults,
     reset() {
       jobs.clear();
+      vaults.clear();
       agentModels.clear();
       sessionAgents.clear();
       created.environments = 0;

@@ -22,6 +22,8 @@ export interface Behaviour {
   text?: string;
   /** Add a reasoning item (Responses) or a thinking block (Messages) to the answer. */
   reasoning?: boolean;
+  /** Remote tool server calls the provider made itself: mcp_call items (Responses), mcp_tool_use and mcp_tool_result blocks (Messages). */
+  mcp?: Array<{ server: string; name: string; args?: Record<string, unknown>; output?: string }>;
   /** Answer with this error status in the dialect's error shape. */
   status?: number;
   message?: string;

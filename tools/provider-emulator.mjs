@@ -24,8 +24,11 @@
 // first request it matches (respond with a turn, with tool calls, with an
 // error status, with the dialect's context-overflow wording, with broken
 // JSON, never, late, or slowly; a behaviour without match.method answers a
-// POST only), and read back every request it got (method,
-// host, path, headers, parsed JSON body). With nothing queued it answers as
+// POST only; `mcp` adds remote tool server calls the provider made
+// itself), and read back every request it got (method, host, path, headers,
+// parsed JSON body: the tool servers a round carried are there, mcp tools
+// entries for A, mcp_servers for B; only function tools count as the
+// round's tools). With nothing queued it answers as
 // the offline demo: a friendly scripted assistant that calls device_status
 // when asked about the device, so `npm start` works without any key.
 //
@@ -122,11 +125,13 @@ export function summarize(dialect, body) {
   const b = body && typeof body === 'object' ? body : {};
   const out = { mode: 'single', schemaName: 'orch_turn', tools: [], lastUser: '', lastTool: null };
   const turns = []; // {role: 'user' | 'assistant' | 'tool', text, name}
+  // Remote tool servers (mcp entries, mcp_toolsets) are the provider's own business: only function tools count here.
+  const functions = Array.isArray(b.tools) ? b.tools.filter((t) => t && t.type !== 'mcp' && t.type !== 'mcp_toolset') : [];
   if (dialect === 'responses') {
-    if (Array.isArray(b.tools) && b.tools.length) {
+    if (functions.length) {
       out.mode = 'loop';
-      out.tools = b.tools.map((t) => t.name);
-      out.schemaName = b.tools[0].name;
+      out.tools = functions.map((t) => t.name);
+      out.schemaName = functions[0].name;
     } else if (b.text?.format?.name) out.schemaName = b.text.format.name;
     const calls = new Map();
     for (const i of Array.isArray(b.input) ? b.input : []) {
@@ -135,12 +140,12 @@ export function summarize(dialect, body) {
       else if (i.role === 'user' || i.role === 'assistant') turns.push({ role: i.role, text: textOf(i.content) });
     }
   } else if (dialect === 'messages') {
-    if (Array.isArray(b.tools) && b.tools.length) {
-      out.schemaName = b.tools[0].name;
+    if (functions.length) {
+      out.schemaName = functions[0].name;
       const pinned = b.tool_choice?.type === 'tool';
-      out.mode = pinned && b.tools.length === 1 ? 'single' : 'loop';
-      out.tools = b.tools.map((t) => t.name);
-      if (pinned && b.tools.length === 1) out.pinned = true;
+      out.mode = pinned && functions.length === 1 ? 'single' : 'loop';
+      out.tools = functions.map((t) => t.name);
+      if (pinned && functions.length === 1) out.pinned = true;
     }
     const calls = new Map();
     for (const m of Array.isArray(b.messages) ? b.messages : []) {
@@ -223,6 +228,7 @@ function success(dialect, family, s, b, model) {
   if (dialect === 'responses') {
     const output = [];
     if (b.reasoning) output.push({ type: 'reasoning', id: id('rs_'), summary: [], encrypted_content: id('enc', 40) });
+    for (const m of b.mcp ?? []) output.push({ type: 'mcp_call', id: id('mcp_'), server_label: m.server, name: m.name, arguments: JSON.stringify(m.args ?? {}), output: m.output ?? '', error: null, status: 'completed' });
     if (text !== null || (turn !== null && s.mode === 'single')) {
       output.push({ type: 'message', id: id('msg_'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: text ?? turn, annotations: [] }] });
     } else if (turn !== null) output.push({ type: 'function_call', id: id('fc_'), call_id: id('call_'), name: s.schemaName, arguments: turn, status: 'completed' });
@@ -232,6 +238,11 @@ function success(dialect, family, s, b, model) {
   if (dialect === 'messages') {
     const content = [];
     if (b.reasoning) content.push({ type: 'thinking', thinking: 'Let me think about the device.', signature: id('sig', 40) });
+    for (const m of b.mcp ?? []) {
+      const useId = id('mcptoolu_');
+      content.push({ type: 'mcp_tool_use', id: useId, name: m.name, server_name: m.server, input: m.args ?? {} });
+      content.push({ type: 'mcp_tool_result', tool_use_id: useId, is_error: false, content: [{ type: 'text', text: m.output ?? '' }] });
+    }
     if (text !== null) content.push({ type: 'text', text });
     if (turn !== null) {
       const input = turnInput(b.turn);
@@ -493,7 +504,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       return sendBytes(res, a.bytes, a.contentType, b);
     }
     const s = summarize(dialect, rec.body);
-    const decided = b.demo || (b.turn === undefined && b.tools === undefined && b.text === undefined) ? { ...demoDecide(s), reasoning: b.reasoning } : b;
+    const decided = b.demo || (b.turn === undefined && b.tools === undefined && b.text === undefined) ? { ...demoDecide(s), reasoning: b.reasoning, mcp: b.mcp } : b;
     return send(res, 200, success(dialect, family, s, decided, rec.body?.model ?? 'emulated'), b);
   };
 

@@ -311,7 +311,7 @@ export class Fabric {
     this.cancels.set(job.tag, cancel);
     if (!backend.resumable) this.markRunning(job);
     this.d.log.info('agents', `dispatching ${job.tag} to ${job.provider} ${job.model} (${brief.text.length} characters of brief)`);
-    const out = await backend.start({ tag: job.tag, model: job.model, brief: brief.text, cancel });
+    const out = await backend.start({ tag: job.tag, model: job.model, brief: brief.text, cancel, admin: job.admin });
     this.cancels.delete(job.tag);
     if (job.state !== 'starting' && job.state !== 'running') {
       // Terminated while the call was out: a job the provider now runs is stopped there too.

@@ -75,6 +75,8 @@ export class Agents {
       routerHost: () => wire.routerHost(),
       store: ctx.store(AGENTS_NS),
       endpoint,
+      servers: ctx.connectors,
+      warn: (m) => log.warn('agents', m),
     });
     this.fabric = new Fabric({
       hal,

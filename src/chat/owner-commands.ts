@@ -1,12 +1,11 @@
 // The spec's chat owner commands that the chat subsystem serves itself
-// (/help, /start, /update, /compact, /clear), and an honest placeholder for
-// the one whose subsystem is not on this device yet (/mcp: tool servers).
-// /fetch and /play come with the file store and the music player
-// (src/chat/files-bridge.ts); /remind, /loops and /loop with the scheduler
-// (src/schedule/commands.ts); /skill with skills (src/skills/index.ts). A
-// placeholder checks its arguments like the real command would, then says
-// the feature is not available; the owning subsystem replaces it by
-// registering the real command (ChatCommands.register).
+// (/help, /start, /update, /compact, /clear). /fetch and /play come with the
+// file store and the music player (src/chat/files-bridge.ts); /remind,
+// /loops and /loop with the scheduler (src/schedule/commands.ts); /skill
+// with skills (src/skills/index.ts); /mcp with connectors
+// (src/connectors/commands.ts). A subsystem not on the device yet would
+// register an honest placeholder here (ChatCommand.placeholder), which its
+// real command replaces (ChatCommands.register).
 
 import type { Context } from '../core/context.ts';
 import type { Compactor } from '../turn/compact.ts';
@@ -92,15 +91,4 @@ export function registerOwnerCommands(commands: ChatCommands, deps: OwnerCommand
       return 'This forgets our conversation and the active task; long-term memory and files are kept. Reply /clear yes within 10 minutes to confirm.';
     },
   });
-
-  // --- placeholders until their subsystems register the real commands -----------
-
-  const unavailable = (what: string): string => `${what} not available on this device yet, so nothing was changed.`;
-  const idCommand = (name: string, verbs: readonly string[], what: string) => (c: ChatCommandCall): string => {
-    const [verb, id] = c.argv;
-    if (!verb || !verbs.includes(verb.toLowerCase()) || !id || c.argv.length !== 2) return usage(name, `${verbs.join(' | ')} <${name === '/mcp' ? 'name' : 'id'}>`);
-    return unavailable(what);
-  };
-
-  commands.register({ name: '/mcp', usage: 'approve | deny <name>', help: 'approve a tool server or remove its approval', placeholder: true, run: idCommand('/mcp', ['approve', 'deny'], 'Tool servers are') });
 }

@@ -3,12 +3,16 @@
 // in NVS `conn`, one slot per connector; the OAuth sign-in flows
 // (flows.ts); the token exchange and refresh against the connector's token
 // endpoint (under the device's TLS policy); the owner's routes; the ungated
-// /oauth/go and /oauth/callback; and a line for the prompt's
-// [PROVIDERS & CONNECTORS] block.
+// /oauth/go and /oauth/callback; the owner's approval of each connector as a
+// tool server entry (approve/deny here, /mcp in the chat: commands.ts); the
+// approved, ready servers a provider round or job may carry (serversFor);
+// and a line for the prompt's [PROVIDERS & CONNECTORS] block.
 //
 //   GET  /api/connectors                       list (never a secret) and pending sign-ins
 //   POST /api/connectors                       upsert (idempotent; the default action),
-//        action=delete|signin|signout&id        signin answers the verify link /oauth/go?k=<key>
+//        action=delete|signin|signout|approve|deny&id
+//                                              signin answers the verify link /oauth/go?k=<key>;
+//                                              deny removes the approval, the record stays
 //   GET  /oauth/go?k=<key>                     ungated: a page whose button POSTs the same address
 //   POST /oauth/go?k=<key>                     ungated: 303 to the authorize URL for the exact key,
 //                                              303 to / for anything else
@@ -26,7 +30,8 @@ import type { RandomFill } from '../util/ids.ts';
 import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
 import { decode } from '../util/utf8.ts';
 import { CONSENT_WINDOW_MAX_MS, FlowTable, pkceChallenge, q, type Flow } from './flows.ts';
-import { isConnectorId, MAX_CONNECTORS, mergeUpsert, statusOf, viewOf, type ConnectorRecord, type ConnectorSecrets } from './record.ts';
+import type { ToolServer, ToolServerProvider, ToolServerSource } from '../providers/tool-servers.ts';
+import { carriedBy, isConnectorId, MAX_CONNECTORS, mergeUpsert, REACHABLE, statusOf, usableStatus, viewOf, type ConnectorRecord, type ConnectorSecrets } from './record.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const ORIGIN = /^(https?:\/\/[^/?#]+)/i;
@@ -56,7 +61,12 @@ interface Slot {
 
 export type SignInStart = { ok: true; flow: Flow; path: string } | { ok: false; status: number; error: string; message: string };
 
-export class Connectors {
+/** A name the owner typed (/mcp approve <name>): the connector it means, or why none. */
+export type Resolved = { ok: true; id: string; name: string } | { ok: false; code: 'unknown' | 'ambiguous'; message: string };
+
+export type ApprovalResult = { ok: true; changed: boolean; view: Record<string, unknown> } | { ok: false; status: number; error: string; message: string };
+
+export class Connectors implements ToolServerSource {
   readonly flows: FlowTable;
   /** The device's LAN addresses (set by the boot once provisioning exists). */
   addresses: () => Array<{ label: string; base: string }> = () => [];
@@ -120,7 +130,7 @@ export class Connectors {
         return { status: 507, body: { error: 'not-saved', message: `The connector could not be saved (${errorMessage(e)}). Nothing was changed.` } };
       }
       if (merged.signInVoided || merged.record.auth !== 'oauth') this.flows.drop(id);
-      this.deps.log.info('connectors', `connector ${id} ${merged.created ? 'added' : 'updated'}`);
+      this.deps.log.info('connectors', `connector ${id} ${merged.created ? 'added (not approved)' : 'updated'}${merged.approvalVoided ? ': it points elsewhere now, so its approval was removed' : ''}`);
     }
     return { status: merged.created ? 201 : 200, body: { connector: this.view(id), created: merged.created, changed: merged.changed } };
   }
@@ -144,6 +154,64 @@ export class Connectors {
     this.save(s.n, s.record, rest);
     this.flows.drop(id);
     return true;
+  }
+
+  /**
+   * The connector a typed name means: its id exactly, else its display name
+   * (ignoring case and surrounding space) when exactly one connector has it.
+   */
+  resolve(typed: string): Resolved {
+    const want = typed.trim();
+    const all = this.slots();
+    const byId = all.find((s) => s.record.id === want);
+    if (byId) return { ok: true, id: byId.record.id, name: byId.record.name };
+    const lower = want.toLowerCase();
+    const byName = all.filter((s) => s.record.name.trim().toLowerCase() === lower);
+    if (byName.length === 1) return { ok: true, id: byName[0]!.record.id, name: byName[0]!.record.name };
+    if (byName.length > 1) return { ok: false, code: 'ambiguous', message: `"${want}" is the name of ${byName.length} tool servers (${byName.map((s) => s.record.id).join(', ')}): use the id.` };
+    return { ok: false, code: 'unknown', message: `No tool server is called "${want}".` };
+  }
+
+  /** Sets the owner's approval (idempotent; written with the record, so it survives a power cut whole). */
+  setApproval(id: string, approved: boolean): ApprovalResult {
+    const s = this.slot(id);
+    if (!s) return { ok: false, status: 404, error: 'not-found', message: `No connector ${id}.` };
+    const changed = (s.record.approved === true) !== approved;
+    if (changed) {
+      try {
+        this.save(s.n, { ...s.record, approved }, s.secrets);
+      } catch (e) {
+        return { ok: false, status: 507, error: 'not-saved', message: `The approval could not be saved (${errorMessage(e)}). Nothing was changed.` };
+      }
+      this.deps.log.info('connectors', `connector ${id} ${approved ? 'approved' : 'approval removed'}`);
+    }
+    return { ok: true, changed, view: this.view(id)! };
+  }
+
+  /**
+   * The tool servers a round or job of this provider may carry: approved,
+   * carried by that provider, and ready (auth none, a bearer secret, or a
+   * live OAuth sign-in, refreshed when about to expire). Never throws.
+   */
+  async serversFor(provider: ToolServerProvider): Promise<ToolServer[]> {
+    const out: ToolServer[] = [];
+    const now = this.deps.clock.wallMs();
+    for (const s of this.slots()) {
+      const r = s.record;
+      if (r.approved !== true || !carriedBy(r, provider) || !usableStatus(statusOf(r, s.secrets, now, false))) continue;
+      let credential: string | null = null;
+      if (r.auth !== 'none') {
+        try {
+          credential = await this.credential(r.id);
+        } catch (e) {
+          this.deps.log.warn('connectors', `connector ${r.id}: no credential (${errorMessage(e)})`);
+        }
+        if (!credential) continue;
+      }
+      const byId = r.kind === 'provider' && provider === 'openai';
+      out.push({ label: r.id, name: r.name, url: byId ? '' : r.url, connectorId: byId ? r.connectorId : '', credential });
+    }
+    return out;
   }
 
   private redirectUri(r: ConnectorRecord): string {
@@ -257,12 +325,21 @@ export class Connectors {
     return this.slot(id)?.secrets.access ?? null;
   }
 
-  /** For [PROVIDERS & CONNECTORS]: names, kinds and whether each can be used. */
+  /**
+   * For [PROVIDERS & CONNECTORS]: each connector's name, kind, status and
+   * approval, and which providers can carry it (never a secret or an address).
+   */
   promptLine(): string {
     const now = this.deps.clock.wallMs();
-    return this.slots()
-      .map((s) => `${s.record.name} (${s.record.kind === 'mcp' ? 'MCP server' : `${s.record.provider} connector`}, ${statusOf(s.record, s.secrets, now, false).replace('-', ' ')})`)
-      .join('; ');
+    const slots = this.slots();
+    if (!slots.length) return '';
+    const lines = slots.map((s) => {
+      const r = s.record;
+      const reaches = REACHABLE.filter((p) => carriedBy(r, p));
+      const use = r.approved !== true ? 'not approved' : reaches.length === REACHABLE.length ? 'approved' : reaches.length ? `approved, ${reaches[0]} only` : 'approved, no provider here carries it';
+      return `${r.name} (${r.kind === 'mcp' ? 'MCP server' : `${r.provider} connector`}, ${statusOf(r, s.secrets, now, false).replace('-', ' ')}, ${use})`;
+    });
+    return `${lines.join('; ')}. Unapproved connectors are inert until the owner approves them (/mcp approve <name>); approved, ready ones reach provider A and B rounds as remote tool servers the provider calls itself; provider C, Z.ai, the router and the custom endpoint get none`;
   }
 }
 
@@ -334,6 +411,11 @@ export function installConnectors(ctx: Context, addresses: () => Array<{ label: 
           return c.remove(id) ? jsonResponse({ deleted: id }) : errorResponse(404, 'not-found', `No connector ${id}.`);
         case 'signout':
           return c.signOut(id) ? jsonResponse({ connector: c.view(id) }) : errorResponse(404, 'not-found', `No connector ${id}.`);
+        case 'approve':
+        case 'deny': {
+          const r = c.setApproval(id, action === 'approve');
+          return r.ok ? jsonResponse({ connector: r.view, changed: r.changed }) : errorResponse(r.status, r.error, r.message);
+        }
         case 'signin': {
           const w = f.get('window');
           const windowMs = w === undefined ? CONSENT_WINDOW_MAX_MS : Number(w) * 1000;
@@ -344,7 +426,7 @@ export function installConnectors(ctx: Context, addresses: () => Array<{ label: 
           return jsonResponse({ id, verifyPath: s.path, links, expiresInMs: s.flow.deadline - ctx.hal.clock.monoMs() });
         }
         default:
-          return errorResponse(400, 'bad-request', 'action is upsert, delete, signin or signout. Nothing was changed.');
+          return errorResponse(400, 'bad-request', 'action is upsert, delete, signin, signout, approve or deny. Nothing was changed.');
       }
     },
   });

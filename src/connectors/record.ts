@@ -7,10 +7,15 @@
 //
 // What is stored (NVS namespace `conn`, one slot per connector):
 //   the record   id, name, kind, url, connectorId, provider, auth, scope,
-//                authorizeUrl, tokenUrl, clientId, redirectUri, created, updated
+//                authorizeUrl, tokenUrl, clientId, redirectUri, created,
+//                updated, approved
 //   its secrets  bearer, clientSecret, access, refresh, expiresAt, signedInAt
 // Secrets are write-only: registered with the log redactor, never in an
 // answer, the prompt, the tunnel or the console.
+// A connector is a tool server entry (spec, Approval-gated objects): it is
+// inert (never handed to a provider) until the owner approves it, and a
+// change of where it points (kind, URL, connector id, carrying provider)
+// takes the approval away again.
 
 import { parseUrl } from '../net/url.ts';
 import { utf8Length } from '../util/utf8.ts';
@@ -49,6 +54,8 @@ export interface ConnectorRecord {
   redirectUri: string;
   created: number;
   updated: number;
+  /** The owner approved it (/mcp approve, the web page); absent in older records: not approved. */
+  approved?: boolean;
 }
 
 export interface ConnectorSecrets {
@@ -78,6 +85,8 @@ const FIELDS: Record<string, keyof ConnectorRecord> = {
 const SECRET_FIELDS: Record<string, 'bearer' | 'clientSecret'> = { bearer: 'bearer', client_secret: 'clientSecret' };
 /** Changing one of these voids a sign-in (the tokens belong to the old settings). */
 const SIGN_IN_KEYS: Array<keyof ConnectorRecord> = ['kind', 'url', 'connectorId', 'auth', 'authorizeUrl', 'tokenUrl', 'clientId', 'scope'];
+/** Changing one of these voids the owner's approval (it now points somewhere the owner did not approve). */
+const APPROVAL_KEYS: Array<keyof ConnectorRecord> = ['kind', 'url', 'connectorId', 'provider'];
 
 export function isConnectorId(s: unknown): s is string {
   return typeof s === 'string' && ID.test(s);
@@ -92,7 +101,7 @@ function httpsUrl(v: string, name: string, allowHttp = false): string | null {
 }
 
 export type UpsertResult =
-  | { ok: true; record: ConnectorRecord; secrets: ConnectorSecrets; changed: boolean; created: boolean; signInVoided: boolean }
+  | { ok: true; record: ConnectorRecord; secrets: ConnectorSecrets; changed: boolean; created: boolean; signInVoided: boolean; approvalVoided: boolean }
   | { ok: false; error: string };
 
 /**
@@ -105,7 +114,7 @@ export function mergeUpsert(fields: Map<string, string>, existing: { record: Con
   if (!isConnectorId(id)) return { ok: false, error: 'id is 1-23 characters: a-z 0-9 - _, starting with a letter or digit' };
   const base: ConnectorRecord = existing
     ? { ...existing.record }
-    : { id, name: id, kind: 'mcp', url: '', connectorId: '', provider: 'any', auth: 'none', scope: '', authorizeUrl: '', tokenUrl: '', clientId: '', redirectUri: '', created: now, updated: now };
+    : { id, name: id, kind: 'mcp', url: '', connectorId: '', provider: 'any', auth: 'none', scope: '', authorizeUrl: '', tokenUrl: '', clientId: '', redirectUri: '', created: now, updated: now, approved: false };
   const secrets: ConnectorSecrets = existing ? { ...existing.secrets } : {};
   for (const [name, raw] of fields) {
     if (name === 'id' || name === 'action' || name === 'token') continue;
@@ -171,9 +180,15 @@ export function mergeUpsert(fields: Map<string, string>, existing: { record: Con
     delete secrets.signedInAt;
     signInVoided = true;
   }
+  let approvalVoided = false;
+  if (existing && existing.record.approved === true && APPROVAL_KEYS.some((k) => existing.record[k] !== r[k])) {
+    r.approved = false;
+    approvalVoided = true;
+  }
+  r.approved = r.approved === true;
   const changed = !existing || !sameRecord(existing.record, r) || !sameSecrets(existing.secrets, secrets);
   if (changed) r.updated = now;
-  return { ok: true, record: r, secrets, changed, created: !existing, signInVoided };
+  return { ok: true, record: r, secrets, changed, created: !existing, signInVoided, approvalVoided };
 }
 
 function sameRecord(a: ConnectorRecord, b: ConnectorRecord): boolean {
@@ -187,6 +202,27 @@ function sameSecrets(a: ConnectorSecrets, b: ConnectorSecrets): boolean {
 }
 
 export type Status = 'ready' | 'needs-secret' | 'needs-sign-in' | 'signing-in' | 'signed-in' | 'expired';
+
+/** The providers whose rounds can carry a tool server (C, Z.ai, the router and the custom endpoint have no MCP support). */
+export const REACHABLE = ['openai', 'anthropic'] as const;
+export type Reachable = (typeof REACHABLE)[number];
+
+/** Statuses whose credential can be presented now (auth none needs none). */
+export function usableStatus(s: Status): boolean {
+  return s === 'ready' || s === 'signed-in';
+}
+
+/**
+ * Whether a connector can travel in a round or job of this provider: its
+ * carrier allows the provider; a provider-hosted connector is provider A's
+ * by connector id, or provider B's by URL (the Messages API takes remote
+ * servers by URL only).
+ */
+export function carriedBy(r: ConnectorRecord, provider: Reachable): boolean {
+  if (r.provider !== 'any' && r.provider !== provider) return false;
+  if (r.kind === 'provider' && provider === 'anthropic') return r.url !== '';
+  return true;
+}
 
 export function statusOf(r: ConnectorRecord, s: ConnectorSecrets, nowWall: number, signingIn: boolean): Status {
   if (r.auth === 'none') return 'ready';
@@ -209,6 +245,8 @@ export function viewOf(r: ConnectorRecord, s: ConnectorSecrets, status: Status):
     provider: r.provider,
     auth: r.auth,
     status,
+    approved: r.approved === true,
+    reaches: REACHABLE.filter((p) => carriedBy(r, p)),
     ...(r.auth === 'oauth'
       ? { authorizeUrl: r.authorizeUrl, tokenUrl: r.tokenUrl, clientId: r.clientId, scope: r.scope, redirectUri: r.redirectUri || null, clientSecretSet: !!s.clientSecret, signedInAt: s.signedInAt ?? null, expiresAt: s.expiresAt || null }
       : {}),

@@ -10,6 +10,16 @@
 // system role in messages); later system items travel as user text.
 // Thinking blocks, when returned, are kept as opaque items and replayed in
 // the assistant message ahead of its tool_use blocks, as the API requires.
+// Remote tool servers (the owner's approved connectors, tool-servers.ts) go
+// in loop rounds of provider B only, forced final included: the
+// mcp_servers parameter, one mcp_toolset each in tools (after orch_turn and
+// the registry's tools), and the MCP connector's beta header. tool_choice is
+// unchanged (auto in a loop round; pinned to orch_turn in the forced final,
+// where the servers stay declared so the mcp_tool_use and mcp_tool_result
+// blocks replayed from earlier rounds still name a known server). Those
+// blocks are kept as opaque items, replayed in the assistant message. The
+// single-shot round (only orch_turn, pinned) carries none: nothing else
+// could be called in it. A custom endpoint in messages style never gets any.
 
 import { isPlainObject } from '../util/json.ts';
 import { CATALOG } from './catalog.ts';
@@ -27,10 +37,12 @@ import {
   TURN_TOOL_DESCRIPTION,
   usableKey,
   type BuildResult,
+  type WireRound,
 } from './common.ts';
 import { fromStatus, malformed } from './errors.ts';
 import type { ProviderId } from './settings.ts';
 import { ANTHROPIC_ID, mapIds } from './tool-ids.ts';
+import { MCP_CLIENT_BETA, messagesMcp } from './tool-servers.ts';
 import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -40,6 +52,9 @@ export const MAX_TOKENS = 8192;
 export const NO_MESSAGE = '(automatic turn: no new message)';
 
 type Block = Record<string, unknown>;
+
+/** Blocks only this dialect reads, replayed as they came: thinking, and the remote tool servers' calls and results. */
+const OPAQUE_BLOCKS = ['thinking', 'redacted_thinking', 'mcp_tool_use', 'mcp_tool_result'];
 interface Message {
   role: 'user' | 'assistant';
   content: Block[];
@@ -56,8 +71,15 @@ export interface MessagesOptions {
   schemaless?: boolean;
 }
 
-function messages(req: RoundRequest, provider: ProviderId): { system: string[]; messages: Message[] } {
+/**
+ * The conversation as messages. declared names the tool servers this request
+ * declares: a remote tool server's block from an earlier round is replayed
+ * only while its server is still declared (the API refuses a block naming an
+ * unknown server; the owner may have removed the approval mid-turn).
+ */
+function messages(req: RoundRequest, provider: ProviderId, declared: ReadonlySet<string>): { system: string[]; messages: Message[] } {
   const { system, rest } = splitSystem(req.transcript);
+  const mcpUses = new Set<string>();
   const ids = mapIds(
     rest.flatMap((i) => (i.kind === 'tool_call' || i.kind === 'tool_result' ? [i.id] : [])),
     ANTHROPIC_ID,
@@ -84,19 +106,27 @@ function messages(req: RoundRequest, provider: ProviderId): { system: string[]; 
       case 'tool_result':
         push('user', { type: 'tool_result', tool_use_id: ids.get(item.id)!, content: item.output });
         break;
-      case 'opaque':
-        if (item.provider === provider && isPlainObject(item.raw)) push('assistant', item.raw);
+      case 'opaque': {
+        if (item.provider !== provider || !isPlainObject(item.raw)) break;
+        const raw = item.raw;
+        if (raw['type'] === 'mcp_tool_use') {
+          if (!declared.has(String(raw['server_name']))) break;
+          mcpUses.add(String(raw['id']));
+        } else if (raw['type'] === 'mcp_tool_result' && !mcpUses.has(String(raw['tool_use_id']))) break;
+        push('assistant', raw);
         break;
+      }
     }
   }
   if (!out.some((m) => m.role === 'user')) out.unshift({ role: 'user', content: [{ type: 'text', text: NO_MESSAGE }] });
   return { system, messages: out };
 }
 
-export function buildMessages(req: RoundRequest, o: MessagesOptions): BuildResult {
+export function buildMessages(req: WireRound, o: MessagesOptions): BuildResult {
   const k = usableKey(o.url, o.key, o.provider, o.keyOptional);
   if (!('ok' in k)) return k;
-  const { system, messages: msgs } = messages(req, o.provider);
+  const mcp = !o.schemaless && o.provider === 'anthropic' && req.mode === 'loop' && req.servers?.length ? messagesMcp(req.servers) : null;
+  const { system, messages: msgs } = messages(req, o.provider, new Set(mcp?.servers.map((m) => String(m['name'])) ?? []));
   const body: Record<string, unknown> = { model: req.model, max_tokens: MAX_TOKENS };
   system.push(req.schemaDoc);
   body['system'] = system.join('\n\n');
@@ -104,15 +134,18 @@ export function buildMessages(req: RoundRequest, o: MessagesOptions): BuildResul
   if (!o.schemaless) {
     const turnTool = { name: req.schemaName, description: TURN_TOOL_DESCRIPTION, input_schema: req.schema };
     const pinned = { type: 'tool', name: req.schemaName };
+    const toolsets = mcp?.toolsets ?? [];
     if (req.mode === 'single' || req.forceFinal) {
-      body['tools'] = [turnTool];
+      body['tools'] = [turnTool, ...toolsets];
       body['tool_choice'] = pinned;
     } else {
-      body['tools'] = [turnTool, ...req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }))];
+      body['tools'] = [turnTool, ...req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })), ...toolsets];
       body['tool_choice'] = { type: 'auto' };
     }
+    if (mcp?.servers.length) body['mcp_servers'] = mcp.servers;
   }
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json', 'anthropic-version': ANTHROPIC_VERSION };
+  if (mcp?.servers.length) headers['anthropic-beta'] = MCP_CLIENT_BETA;
   if (k.key !== null) headers['x-api-key'] = k.key;
   return { url: o.url, headers, body: jsonBody(body) };
 }
@@ -140,7 +173,7 @@ export function parseMessages(provider: ProviderId, status: number, bytes: Uint8
         calls.push({ id, name: b['name'], args });
         items.push({ kind: 'tool_call', id, name: b['name'], args });
       }
-    } else if (b['type'] === 'thinking' || b['type'] === 'redacted_thinking') items.push({ kind: 'opaque', provider, raw: b });
+    } else if (OPAQUE_BLOCKS.includes(String(b['type']))) items.push({ kind: 'opaque', provider, raw: b });
   }
   if (turn !== null) return turnResult(turn);
   if (calls.length) return toolsResult(calls, items);

@@ -6,6 +6,7 @@ import { isPlainObject, parseJson } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { parseUrl } from '../net/url.ts';
 import type { ProviderId } from './settings.ts';
+import type { ToolServer } from './tool-servers.ts';
 import type { Backend, RoundRequest, RoundResult, TranscriptItem, WireRequest } from './types.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -142,7 +143,9 @@ export function contentText(content: unknown): string {
  * extensions kept here, so types.ts stays the engine's contract):
  * schemaless asks a single-shot round for the turn as plain JSON text, with
  * no provider-side schema (the custom endpoint's retry after a 400), and a
- * backend with schemalessRetry gets that retry from the wire.
+ * backend with schemalessRetry gets that retry from the wire. servers are
+ * the remote tool servers a loop round of provider A or B carries
+ * (tool-servers.ts), resolved by the wire with their credentials.
  */
-export type WireRound = RoundRequest & { schemaless?: boolean };
+export type WireRound = RoundRequest & { schemaless?: boolean; servers?: ToolServer[] };
 export type WireBackend = Backend & { schemalessRetry?: boolean };

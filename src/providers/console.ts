@@ -32,7 +32,7 @@ function oneLine(s: string): string {
 }
 
 export function installWireConsole(ctx: Context, settings: ProviderSettings): ProviderWire {
-  const wire = new ProviderWire(ctx.client, settings, ctx.log, ctx.hal.clock, ctx.store(WIRE_NS));
+  const wire = new ProviderWire(ctx.client, settings, ctx.log, ctx.hal.clock, ctx.store(WIRE_NS), ctx.connectors);
   const providerArg = (word: string | undefined): ProviderId | 'demo' => {
     const p = (word ?? '').toLowerCase();
     if (p === 'demo' || (PROVIDERS as readonly string[]).includes(p)) return p as ProviderId | 'demo';
@@ -68,6 +68,8 @@ export function installWireConsole(ctx: Context, settings: ProviderSettings): Pr
         schema: buildTurnSchema(),
         schemaName: 'orch_turn',
         schemaDoc: turnPromptDoc(),
+        // The console is the owner's: approved tool servers ride along as in the owner's turns.
+        connectors: true,
       };
       c.out(`provider=${which} model=${wire.modelFor(provider, req.model, endpoint)} mode=${mode}${req.forceFinal ? ' final' : ''}`);
       const r = await wire.round(req, CONSOLE_ROUND_MS, endpoint);

@@ -8,6 +8,14 @@
 // items come back with encrypted_content (include
 // reasoning.encrypted_content, what stateless replay needs) and are kept in
 // the transcript as opaque items, replayed in place on later rounds.
+// Remote tool servers (the owner's approved connectors, tool-servers.ts)
+// ride along in loop rounds, forced final included, as mcp tools entries
+// after the function tools; tool_choice is unchanged ("required" in a loop
+// round, where an MCP call counts as a tool; pinned to orch_turn in the
+// forced final, so nothing else can be called there). The server's calls
+// come back as mcp_call items, kept as opaque items and replayed with the
+// rest; mcp_list_tools items are dropped (the provider lists the tools again
+// rather than the device carrying every server's catalogue).
 
 import { isPlainObject } from '../util/json.ts';
 import { CATALOG } from './catalog.ts';
@@ -26,15 +34,18 @@ import {
   TURN_TOOL_DESCRIPTION,
   usableKey,
   type BuildResult,
+  type WireRound,
 } from './common.ts';
 import { fail, fromStatus, isOverflow, malformed } from './errors.ts';
+import { responsesMcpTools } from './tool-servers.ts';
 import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 /** Reasoning models (gpt-5 family but its chat variants, o-series): the only ones that return encrypted reasoning. */
 const REASONING_MODEL = /^(o\d|gpt-5(?!-chat))/;
 
-function inputItems(transcript: readonly TranscriptItem[], docs: string): unknown[] {
+/** The input items; a remote tool server's call is replayed only while its server is still offered (declared). */
+function inputItems(transcript: readonly TranscriptItem[], docs: string, declared: ReadonlySet<string>): unknown[] {
   const { system, rest } = splitSystem(transcript);
   // The prompt blocks, then the turn's field documentation, then the conversation.
   const input: unknown[] = [...system, docs].map((text) => ({ type: 'message', role: 'developer', content: text }));
@@ -55,31 +66,36 @@ function inputItems(transcript: readonly TranscriptItem[], docs: string): unknow
         input.push({ type: 'function_call_output', call_id: item.id, output: item.output });
         break;
       case 'opaque':
-        if (item.provider === 'openai' && isPlainObject(item.raw)) input.push(item.raw);
+        if (item.provider !== 'openai' || !isPlainObject(item.raw)) break;
+        if (item.raw['type'] === 'mcp_call' && !declared.has(String(item.raw['server_label']))) break;
+        input.push(item.raw);
         break;
     }
   }
   return input;
 }
 
-export function buildResponses(req: RoundRequest, base: string, key: string | null): BuildResult {
+export function buildResponses(req: WireRound, base: string, key: string | null): BuildResult {
   const root = cleanBase(base);
   if (root === null) return configError(`bad openai base URL ${base}`);
   const url = `${root}/v1/responses`;
   const k = usableKey(url, key, 'openai', false);
   if (!('ok' in k)) return k;
-  const body: Record<string, unknown> = { model: req.model, input: inputItems(req.transcript, req.schemaDoc), store: false };
+  const servers = req.mode === 'loop' && req.servers?.length ? req.servers : [];
+  const body: Record<string, unknown> = { model: req.model, input: inputItems(req.transcript, req.schemaDoc, new Set(servers.map((t) => t.label))), store: false };
   if (REASONING_MODEL.test(req.model)) body['include'] = ['reasoning.encrypted_content'];
   if (req.mode === 'single') {
     body['text'] = { format: { type: 'json_schema', name: req.schemaName, description: TURN_SCHEMA_DESCRIPTION, schema: req.schema, strict: true } };
   } else {
     const turnTool = { type: 'function', name: req.schemaName, description: TURN_TOOL_DESCRIPTION, parameters: req.schema, strict: true };
+    const mcp = responsesMcpTools(servers);
     if (req.forceFinal) {
-      body['tools'] = [turnTool];
+      // The servers stay offered so the mcp_call items replayed in the input keep their tool; the choice pins orch_turn.
+      body['tools'] = [turnTool, ...mcp];
       body['tool_choice'] = { type: 'function', name: req.schemaName };
     } else {
       // Registry schemas are not written to strict mode's rules, so they are offered non-strict.
-      body['tools'] = [turnTool, ...req.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }))];
+      body['tools'] = [turnTool, ...req.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false })), ...mcp];
       body['tool_choice'] = 'required';
     }
   }
@@ -107,7 +123,8 @@ export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequ
   let refusal: string | null = null;
   for (const o of output) {
     if (!isPlainObject(o)) continue;
-    if (o['type'] === 'reasoning') items.push({ kind: 'opaque', provider: 'openai', raw: o });
+    // Reasoning and the remote tool servers' calls are replayed as they came.
+    if (o['type'] === 'reasoning' || o['type'] === 'mcp_call') items.push({ kind: 'opaque', provider: 'openai', raw: o });
     else if (o['type'] === 'function_call' && typeof o['name'] === 'string') {
       const args = argsText(o['arguments']);
       if (o['name'] === req.schemaName) turn ??= args;

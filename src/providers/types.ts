@@ -50,6 +50,12 @@ export interface RoundRequest {
   schemaName: string;
   /** The prompt's field documentation (the description of orch_turn). */
   schemaDoc: string;
+  /**
+   * The round may carry the owner's approved tool servers (connectors act
+   * with the owner's credentials, so only turns of an admin caller do).
+   * Absent: none.
+   */
+  connectors?: boolean;
 }
 
 export type ProviderErrorKind =

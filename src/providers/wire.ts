@@ -12,6 +12,11 @@
 //     regional host it pins (probes both hosts, keeps the one that answers,
 //     persisted in NVS wire/zaiHost);
 //   - the router host (NVS wire/routerHost, default ROUTER_HOST).
+//   - the remote tool servers a loop round of provider A or B carries (the
+//     owner's approved, ready connectors with their credentials, asked of
+//     the source for each round, and only when the round's caller may use
+//     them: RoundRequest.connectors); never for another provider, the
+//     custom endpoint or the offline demo.
 // It never logs a body or a header: log lines carry the provider, model,
 // mode, outcome and time only.
 
@@ -27,6 +32,7 @@ import { mistralBackend } from './mistral.ts';
 import { openaiBackend } from './openai.ts';
 import { routerBackend, routerRoot } from './router.ts';
 import { PROVIDERS, type CustomStyle, type ProviderId } from './settings.ts';
+import type { ToolServerSource } from './tool-servers.ts';
 import type { ProviderErrorKind, RoundRequest, RoundResult } from './types.ts';
 import { zaiBackend } from './zai.ts';
 import { errorMessage } from '../util/json.ts';
@@ -63,6 +69,8 @@ export class ProviderWire {
     private readonly log: WireLog,
     private readonly clock: Pick<Clock, 'monoMs'>,
     private readonly store: Store,
+    /** The owner's tool servers (src/connectors/); none when absent. */
+    private readonly servers: ToolServerSource | null = null,
   ) {}
 
   /**
@@ -153,6 +161,14 @@ export class ProviderWire {
     if (req.mode === 'loop' && !backend.loops) return fail('config', `${provider} runs no tool loop: send single-shot rounds`);
     const key = endpoint ? null : this.settings.key(provider);
     const round: WireRound = { ...req, model: this.modelFor(provider, req.model, endpoint) };
+    if (this.servers && !endpoint && req.connectors === true && req.mode === 'loop' && (provider === 'openai' || provider === 'anthropic')) {
+      try {
+        const servers = await this.servers.serversFor(provider);
+        if (servers.length) round.servers = servers;
+      } catch (e) {
+        this.log.warn('wire', `${provider}: the tool servers could not be read (${errorMessage(e)}); the round goes without them`);
+      }
+    }
     const cap = Math.max(1, Math.min(timeoutMs, CATALOG[provider].capMs));
     const t0 = this.clock.monoMs();
     let result = await this.exchange(backend, round, key, cap);

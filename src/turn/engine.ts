@@ -421,6 +421,8 @@ export class TurnEngine {
         schema: this.schema,
         schemaName: SCHEMA_NAME,
         schemaDoc: this.schemaDoc,
+        // Connectors act with the owner's credentials: only an admin caller's rounds carry them.
+        connectors: caller.admin,
       };
       const sent = hal.clock.monoMs();
       const res = await wire.round(req, timeout, choice.endpoint);

@@ -5,8 +5,10 @@
 // through the tenant tools, the moderation gates (inbound flagged and
 // without a verdict, outbound held and without a verdict, the provenance
 // exemption, injected fetched content withheld, a revoked chat), a
-// sub-agent's messages in the chat, and a reboot in the middle of a
-// conversation that loses nothing and answers nothing twice.
+// sub-agent's messages in the chat, a tool server approved with /mcp that
+// the next turn's request carries (and no longer once denied), and a reboot
+// in the middle of a conversation that loses nothing and answers nothing
+// twice.
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_NAMES, routeArgs, start as startEmulator, summarize, turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
@@ -90,7 +92,7 @@ describe('the chat messenger on the simulator', () => {
       ['/loops', /^No routines\.\nReminders:\nm[0-9a-f]{4} at .*: water the plants\n/],
       ['/loop approve r1', /^No routine, reminder or wakeup has id r1\./],
       ['/skill approve notes', /^No skill capsule has id notes\./],
-      ['/mcp deny github', /^Tool servers are not available on this device yet/],
+      ['/mcp deny github', /^No tool server is called "github"\. \/mcp lists the tool servers\. Nothing was changed\./],
       ['/fetch approve f000001', /^No download waits with id f000001\./],
       ['/play', /^The \/music folder is empty/],
       ['/clear', /^This forgets our conversation and the active task/],
@@ -117,6 +119,46 @@ describe('the chat messenger on the simulator', () => {
     // Owner-only: a member is refused, /help is open to them.
     expect((await ask(FRIEND, '/update'))[0]).toMatch(/^\/update is for the device's owner\./);
     expect((await ask(FRIEND, '/help'))[0]).toMatch(/^Hello! Write to me in plain words\. You can also use:\n\/help - this list\n\/start - /);
+  });
+
+  it('approves a tool server from the chat: the next turn to provider B carries it with its credential, a member cannot approve, deny takes it out', async () => {
+    const bearer = 'e2e-notes-bearer-0123456789';
+    expect((await post('/api/connectors', { id: 'notes', name: 'Notes', url: 'https://mcp.notes.test/', auth: 'bearer', bearer })).status).toBe(201);
+    const rounds = (): Array<Record<string, any>> => emu.requests.filter((r) => r.path === '/v1/messages'); // eslint-disable-line @typescript-eslint/no-explicit-any
+    // Unapproved: inert.
+    emu.script({ match: TURN, turn: turnObject('No notes tool yet.') });
+    await ask(OWNER, 'what is in my notes?');
+    expect(rounds().at(-1)!['body'].mcp_servers).toBeUndefined();
+    expect((await ask(FRIEND, '/mcp approve notes'))[0]).toMatch(/^\/mcp is for the device's owner\./);
+    const [listed] = await ask(OWNER, '/mcp');
+    expect(listed).toContain('notes "Notes" (MCP server, ready, for openai and anthropic): not approved');
+    const [approved] = await ask(OWNER, '/mcp approve Notes');
+    expect(approved).toMatch(/^Approved notes "Notes"\. It goes to openai and anthropic turns from now on\./);
+    expect(approved).toMatch(SIGNED);
+    emu.script({ match: TURN, turn: turnObject('Your notes say: buy milk.') });
+    expect(await ask(OWNER, 'and now?')).toEqual(['Your notes say: buy milk.']);
+    const carried = rounds().at(-1)!;
+    expect(carried['body'].mcp_servers).toEqual([{ type: 'url', url: 'https://mcp.notes.test/', name: 'notes', authorization_token: bearer }]);
+    expect(carried['body'].tools.filter((t: { type?: string }) => t.type === 'mcp_toolset')).toEqual([{ type: 'mcp_toolset', mcp_server_name: 'notes' }]);
+    expect(carried['headers']['anthropic-beta']).toBe('mcp-client-2025-11-20');
+    expect(carried['body'].tool_choice).toEqual({ type: 'auto' });
+    expect(JSON.stringify(carried['body'].system)).toContain('Notes (MCP server, ready, approved)');
+    expect(JSON.stringify(carried['body'].system)).not.toContain(bearer);
+    expect((await (await device.fetch('/api/connectors', { token })).json()) as unknown).toMatchObject({ connectors: [{ id: 'notes', approved: true }] });
+    expect(await (await device.fetch('/api/log', { token })).text()).not.toContain(bearer);
+    // Provider A's rounds too (the console's WIRE round is the owner's).
+    emu.script({ match: { path: '/v1/responses' }, turn: turnObject('A has it.') });
+    expect(await device.command('WIRE openai loop read my notes')).toContain('reply=A has it.');
+    const a = emu.requests.filter((r) => r.path === '/v1/responses').at(-1)!;
+    expect(a.body.tools.filter((t: { type?: string }) => t.type === 'mcp')).toEqual([{ type: 'mcp', server_label: 'notes', server_url: 'https://mcp.notes.test/', server_description: 'Notes', authorization: bearer, require_approval: 'never' }]);
+    expect(a.body.tool_choice).toBe('required');
+    // Denied: the record stays, the next turn goes without it.
+    expect((await ask(OWNER, '/mcp deny notes'))[0]).toMatch(/^Removed the approval of notes "Notes": providers no longer get it\./);
+    emu.script({ match: TURN, turn: turnObject('Fine.') });
+    await ask(OWNER, 'and after that?');
+    expect(rounds().at(-1)!['body'].mcp_servers).toBeUndefined();
+    expect(rounds().at(-1)!['headers']['anthropic-beta']).toBeUndefined();
+    expect((await post('/api/connectors', { action: 'delete', id: 'notes' })).status).toBe(200);
   });
 
   it('manages roles and quotas through the tenant tools, with the last-admin rule', async () => {

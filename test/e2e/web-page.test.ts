@@ -8,8 +8,9 @@
 // uploaded, Add music taking a .wav and refusing a .txt, the messages without
 // a card and with one under 1 GB), Safety > Downloads (the url policy, a
 // pending download approved and another denied), approvals of a routine, a
-// wakeup and a skill, the time zone, the model catalog, fallbacks and a
-// connector's verify link, and every section at phone width (screenshots in
+// wakeup and a skill, the time zone, the model catalog, fallbacks, a
+// connector's verify link and its approval as a tool server, and every
+// section at phone width (screenshots in
 // test-results/web/).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -188,6 +189,15 @@ describe('settings and actions', () => {
     expect(go.headers.get('location')).toMatch(/^https:\/\/auth\.connector\.test\/authorize\?response_type=code&client_id=desk-connector-client&/);
     const wrong = await fetch(href.replace(/k=\w+$/, `k=${'0'.repeat(32)}`), { method: 'POST', redirect: 'manual' });
     expect(wrong.headers.get('location')).toBe('/');
+    // The tool server entry: inert until approved here; Remove approval takes it back.
+    await item.getByText('approved: false').waitFor();
+    await item.getByRole('button', { name: 'Approve', exact: true }).click();
+    await item.getByText('approved: true').waitFor();
+    const approved = (await (await device.fetch('/api/connectors', { token })).json()) as { connectors: Array<{ id: string; approved: boolean }> };
+    expect(approved.connectors.find((c) => c.id === 'calendar')?.approved).toBe(true);
+    await item.getByRole('button', { name: 'Remove approval' }).click();
+    await item.getByText('approved: false').waitFor();
+    expect(await item.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(1);
   });
 
   it('checks for updates, then offers \'Install anyway (I am charging)\' on the battery refusal and re-submits with force=1', async () => {

@@ -197,12 +197,13 @@ describe('owner commands', () => {
     expect(rig.device.scheduler.wakes('reminder').map((w) => w.note)).toEqual(['tea', 'call the plumber', 'x', 'x']);
   });
 
-  it('commands whose subsystem is not built answer that honestly, after checking their arguments', async () => {
+  it('/mcp checks its arguments and names what it cannot find (its own tests: tool-servers.test.ts)', async () => {
     const rig = setup();
     const cases: Array<[string, RegExp]> = [
-      ['/mcp approve github', /^Tool servers are not available on this device yet/],
-      ['/mcp deny github', /^Tool servers are not available/],
+      ['/mcp approve github', /^No tool server is called "github"\. \/mcp lists the tool servers\. Nothing was changed\./],
+      ['/mcp deny github', /^No tool server is called "github"/],
       ['/mcp maybe github', /^Usage: \/mcp approve \| deny <name>/],
+      ['/mcp', /^No tool servers are set up\./],
     ];
     for (const [cmd, want] of cases) {
       const [out] = await ask(rig, OWNER, cmd);

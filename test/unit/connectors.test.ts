@@ -122,7 +122,7 @@ describe('the connector record', () => {
     expect(list.every((c) => c['status'] === 'ready' && c['bearerSet'] === true)).toBe(true);
     expect(await rig.device.ctx.connectors.credential('c3')).toBe('bearer-secret-3');
     rig.mem.nvs.set('orch', 'key.openai', 'sk-test');
-    expect(rig.device.ctx.connectors.promptLine()).toContain('c0 (MCP server, ready)');
+    expect(rig.device.ctx.connectors.promptLine()).toContain('c0 (MCP server, ready, not approved)');
   });
 });
 

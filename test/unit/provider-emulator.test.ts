@@ -4,8 +4,9 @@
 // faults (5xx, overflow wording, broken JSON, silence, late and slow
 // answers) reach the wire as the right error kinds, reasoning and thinking
 // replay arrive back at the emulator, requests are recorded, the Z.ai
-// regional pinning works against its two names, and the offline demo
-// answers and calls device_status.
+// regional pinning works against its two names, the offline demo
+// answers and calls device_status, and the owner's tool servers (the wire's
+// ToolServerSource) are recorded in A and B rounds and replayed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
 import { testCaPem } from '../../tools/test-ca.mjs';
@@ -14,6 +15,7 @@ import { DEMO_ENDPOINT } from '../../src/providers/demo.ts';
 import type { ProviderId } from '../../src/providers/settings.ts';
 import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/providers/types.ts';
 import { ProviderWire, WIRE_NS } from '../../src/providers/wire.ts';
+import type { ToolServer, ToolServerSource } from '../../src/providers/tool-servers.ts';
 import { parseTurn } from '../../src/turn/parse.ts';
 import { MemNvs } from '../support/memstorage.ts';
 import { nodeClient } from '../support/node-client.ts';
@@ -30,7 +32,7 @@ afterAll(async () => {
   await plain.close();
 });
 
-function wireFor(e: Emulator, setup: (s: FakeSettings) => void = () => {}) {
+function wireFor(e: Emulator, setup: (s: FakeSettings) => void = () => {}, servers: ToolServerSource | null = null) {
   const settings = new FakeSettings();
   Object.assign(settings.keys, { openai: 'sk-openai', anthropic: 'sk-ant', mistral: 'mistral-key', zai: 'zai-key', router: 'router-key' });
   settings.base = 'https://custom.emulator.test';
@@ -38,7 +40,7 @@ function wireFor(e: Emulator, setup: (s: FakeSettings) => void = () => {}) {
   setup(settings);
   const logs: string[] = [];
   const store = new Store(new MemNvs(), WIRE_NS);
-  const wire = new ProviderWire(nodeClient(e.port, testCaPem()), settings, { info: (_t, m) => void logs.push(m), warn: (_t, m) => void logs.push(m) }, { monoMs: () => performance.now() }, store);
+  const wire = new ProviderWire(nodeClient(e.port, testCaPem()), settings, { info: (_t, m) => void logs.push(m), warn: (_t, m) => void logs.push(m) }, { monoMs: () => performance.now() }, store, servers);
   return { wire, settings, store, logs };
 }
 
@@ -113,6 +115,53 @@ describe('replay', () => {
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(messages[1]!.content.map((c) => c.type)).toEqual(['thinking', 'tool_use']);
     expect(messages[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: messages[1]!.content[1]!.id });
+  });
+});
+
+describe('tool servers', () => {
+  const CALENDAR: ToolServer = { label: 'calendar', name: 'Calendar', url: 'https://mcp.calendar.test/mcp', connectorId: '', credential: 'access-token-xyz' };
+  const source = (list: ToolServer[]): ToolServerSource & { asked: string[] } => {
+    const asked: string[] = [];
+    return { asked, serversFor: async (p) => (asked.push(p), list) };
+  };
+
+  it.each([
+    ['openai', '/v1/responses'],
+    ['anthropic', '/v1/messages'],
+  ] as const)('%s: carried in an admin loop round, and the provider call it made is replayed in the next', async (provider, path) => {
+    emu.reset();
+    const src = source([CALENDAR]);
+    const { wire } = wireFor(emu, () => {}, src);
+    emu.script([{ mcp: [{ server: 'calendar', name: 'list_events', args: { day: 'today' }, output: 'dentist at 10' }], tools: [{ name: 'device_status', args: {} }] }, { turn: TURN }]);
+    const req = { ...roundRequest(provider), connectors: true };
+    const first = await wire.round(req, 10_000);
+    if (first.kind !== 'tools') throw new Error(`expected tools, got ${JSON.stringify(first)}`);
+    const transcript: TranscriptItem[] = [...req.transcript, ...first.items, { kind: 'tool_result', id: first.calls[0]!.id, name: 'device_status', output: '{"success":true,"output":"ok","error":null,"error_type":null}' }];
+    expect((await wire.round({ ...req, transcript }, 10_000)).kind).toBe('turn');
+    const rounds = emu.requests.filter((r) => r.path === path);
+    expect(rounds).toHaveLength(2);
+    for (const r of rounds) {
+      if (provider === 'openai') expect(r.body.tools.filter((t: { type: string }) => t.type === 'mcp')).toEqual([{ type: 'mcp', server_label: 'calendar', server_url: 'https://mcp.calendar.test/mcp', server_description: 'Calendar', authorization: 'access-token-xyz', require_approval: 'never' }]);
+      else {
+        expect(r.body.mcp_servers).toEqual([{ type: 'url', url: 'https://mcp.calendar.test/mcp', name: 'calendar', authorization_token: 'access-token-xyz' }]);
+        expect(r.headers['anthropic-beta']).toBe('mcp-client-2025-11-20');
+      }
+    }
+    expect(rounds[1]!.text).toContain(provider === 'openai' ? '"type":"mcp_call"' : '"type":"mcp_tool_result"');
+    expect(rounds[1]!.text).toContain('dentist at 10');
+    expect(src.asked).toEqual([provider, provider]);
+  });
+
+  it('not for a caller without connectors, a single-shot round, or a provider without MCP support', async () => {
+    emu.reset();
+    const src = source([CALENDAR]);
+    const { wire } = wireFor(emu, () => {}, src);
+    await wire.round(roundRequest('openai'), 10_000);
+    await wire.round({ ...roundRequest('anthropic', { mode: 'single' }), connectors: true }, 10_000);
+    await wire.round({ ...roundRequest('mistral'), connectors: true }, 10_000);
+    await wire.round({ ...roundRequest('custom'), connectors: true, mode: 'single' }, 10_000);
+    expect(src.asked).toEqual([]);
+    for (const r of emu.requests) expect(r.text).not.toContain('access-token-xyz');
   });
 });
 

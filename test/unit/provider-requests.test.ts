@@ -20,6 +20,9 @@ import { routerBackend } from '../../src/providers/router.ts';
 import type { Backend, RoundRequest, TranscriptItem, WireRequest } from '../../src/providers/types.ts';
 import { zaiBackend } from '../../src/providers/zai.ts';
 import { MISTRAL_ID } from '../../src/providers/tool-ids.ts';
+import type { ToolServer } from '../../src/providers/tool-servers.ts';
+import { parseMessages } from '../../src/providers/anthropic.ts';
+import { parseResponses } from '../../src/providers/openai.ts';
 import { roundRequest, withToolExchange } from '../support/provider-fake.ts';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/provider-schemas');
@@ -377,6 +380,96 @@ describe('the reference schemas catch the mistakes they exist for', () => {
     const noCall = structuredClone(a);
     delete noCall['input'][8].call_id;
     reject('openai-responses-create', noCall);
+  });
+});
+
+describe('remote tool servers (the owner approved connectors)', () => {
+  const SERVERS: ToolServer[] = [
+    { label: 'calendar', name: 'Calendar', url: 'https://mcp.calendar.test/mcp', connectorId: '', credential: 'access-token-1' },
+    { label: 'open-data', name: 'open-data', url: 'https://mcp.open.test/', connectorId: '', credential: null },
+  ];
+  const GMAIL: ToolServer = { label: 'gmail', name: 'Mail', url: '', connectorId: 'connector_gmail', credential: 'gmail-token' };
+  const mcpCall = { type: 'mcp_call', id: 'mcp_1', server_label: 'calendar', name: 'list_events', arguments: '{"day":"today"}', output: 'dentist at 10', error: null, status: 'completed' };
+  const mcpUse = { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'list_events', server_name: 'calendar', input: { day: 'today' } };
+  const mcpResult = { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: [{ type: 'text', text: 'dentist at 10' }] };
+  const replay = (provider: 'openai' | 'anthropic'): TranscriptItem[] => [
+    ...withToolExchange('call_1').slice(0, 2),
+    ...(provider === 'openai' ? [{ kind: 'opaque' as const, provider, raw: mcpCall }] : [{ kind: 'opaque' as const, provider, raw: mcpUse }, { kind: 'opaque' as const, provider, raw: mcpResult }]),
+    ...withToolExchange('call_1').slice(2),
+  ];
+
+  it('A: mcp tools after the function tools in a loop round; tool_choice stays required; valid against the reference', () => {
+    const b = valid('openai-responses-create', build(openaiBackend(), { ...roundRequest('openai'), servers: [...SERVERS, GMAIL] }));
+    expect(b['tools'].map((t: Json) => t.name ?? t.server_label)).toEqual(['orch_turn', 'device_status', 'memory_search', 'calendar', 'open-data', 'gmail']);
+    expect(b['tools'].slice(3)).toEqual([
+      { type: 'mcp', server_label: 'calendar', server_url: 'https://mcp.calendar.test/mcp', server_description: 'Calendar', authorization: 'access-token-1', require_approval: 'never' },
+      { type: 'mcp', server_label: 'open-data', server_url: 'https://mcp.open.test/', require_approval: 'never' },
+      { type: 'mcp', server_label: 'gmail', connector_id: 'connector_gmail', server_description: 'Mail', authorization: 'gmail-token', require_approval: 'never' },
+    ]);
+    expect(b['tool_choice']).toBe('required');
+  });
+
+  it('A: the forced final keeps them declared but still pins orch_turn; single-shot carries none', () => {
+    const f = valid('openai-responses-create', build(openaiBackend(), { ...roundRequest('openai', { forceFinal: true, tools: [] }), servers: SERVERS }));
+    expect(f['tools'].map((t: Json) => t.name ?? t.server_label)).toEqual(['orch_turn', 'calendar', 'open-data']);
+    expect(f['tool_choice']).toEqual({ type: 'function', name: 'orch_turn' });
+    const single = valid('openai-responses-create', build(openaiBackend(), { ...roundRequest('openai', { mode: 'single' }), servers: SERVERS }));
+    expect(single['tools']).toBeUndefined();
+    expect(JSON.stringify(single)).not.toContain('access-token-1');
+  });
+
+  it("A: a server's mcp_call is replayed while its server is declared, dropped once it is not", () => {
+    const kept = valid('openai-responses-create', build(openaiBackend(), { ...roundRequest('openai', { transcript: replay('openai') }), servers: SERVERS }));
+    expect(kept['input'].filter((i: Json) => i.type === 'mcp_call')).toEqual([mcpCall]);
+    const dropped = valid('openai-responses-create', build(openaiBackend(), roundRequest('openai', { transcript: replay('openai') })));
+    expect(dropped['input'].some((i: Json) => i.type === 'mcp_call')).toBe(false);
+  });
+
+  it('A: the answer keeps mcp_call items for replay and drops the tool listing', () => {
+    const answer = { output: [{ type: 'mcp_list_tools', id: 'mcpl_1', server_label: 'calendar', tools: [{ name: 'list_events' }] }, mcpCall, { type: 'function_call', call_id: 'c9', name: 'device_status', arguments: '{}' }] };
+    const r = parseResponses(200, new TextEncoder().encode(JSON.stringify(answer)), roundRequest('openai'));
+    expect(r.kind).toBe('tools');
+    if (r.kind === 'tools') expect(r.items).toEqual([{ kind: 'opaque', provider: 'openai', raw: mcpCall }, { kind: 'tool_call', id: 'c9', name: 'device_status', args: '{}' }]);
+  });
+
+  it('B: mcp_servers with the token, one toolset each after the function tools, the beta header; valid against the reference', () => {
+    const w = build(anthropicBackend(), { ...roundRequest('anthropic'), servers: [...SERVERS, GMAIL] });
+    const b = valid('anthropic-messages-create', w);
+    expect(w.headers['anthropic-beta']).toBe('mcp-client-2025-11-20');
+    // A connector by id only (no URL) cannot travel in the Messages API.
+    expect(b['mcp_servers']).toEqual([
+      { type: 'url', url: 'https://mcp.calendar.test/mcp', name: 'calendar', authorization_token: 'access-token-1' },
+      { type: 'url', url: 'https://mcp.open.test/', name: 'open-data' },
+    ]);
+    expect(b['tools'].map((t: Json) => t.name ?? `${t.type}:${t.mcp_server_name}`)).toEqual(['orch_turn', 'device_status', 'memory_search', 'mcp_toolset:calendar', 'mcp_toolset:open-data']);
+    expect(b['tool_choice']).toEqual({ type: 'auto' });
+  });
+
+  it('B: the forced final keeps them declared and pinned to orch_turn; single-shot and the custom endpoint carry none', () => {
+    const f = valid('anthropic-messages-create', build(anthropicBackend(), { ...roundRequest('anthropic', { forceFinal: true, tools: [], transcript: replay('anthropic') }), servers: SERVERS }));
+    expect(f['tool_choice']).toEqual({ type: 'tool', name: 'orch_turn' });
+    expect(f['tools'].map((t: Json) => t.name ?? t.type)).toEqual(['orch_turn', 'mcp_toolset', 'mcp_toolset']);
+    const assistant = f['messages'].find((m: Json) => m.role === 'assistant');
+    expect(assistant.content.map((c: Json) => c.type)).toEqual(['mcp_tool_use', 'mcp_tool_result', 'tool_use']);
+    const single = build(anthropicBackend(), { ...roundRequest('anthropic', { mode: 'single' }), servers: SERVERS });
+    expect(body(single)['mcp_servers']).toBeUndefined();
+    expect(single.headers['anthropic-beta']).toBeUndefined();
+    const custom = build(customBackend({ base: 'https://c.example', style: 'messages', model: 'x' }), { ...roundRequest('custom'), servers: SERVERS });
+    expect(new TextDecoder().decode(custom.body)).not.toContain('mcp');
+  });
+
+  it("B: a server's blocks are replayed while it is declared, dropped (use and result) once it is not", () => {
+    const dropped = valid('anthropic-messages-create', build(anthropicBackend(), roundRequest('anthropic', { transcript: replay('anthropic') })));
+    expect(JSON.stringify(dropped)).not.toContain('mcp_tool');
+    const other = valid('anthropic-messages-create', build(anthropicBackend(), { ...roundRequest('anthropic', { transcript: replay('anthropic') }), servers: [SERVERS[1]!] }));
+    expect(JSON.stringify(other)).not.toContain('mcp_tool_');
+  });
+
+  it('B: the answer keeps mcp_tool_use and mcp_tool_result blocks for replay', () => {
+    const answer = { content: [mcpUse, mcpResult, { type: 'tool_use', id: 'toolu_2', name: 'device_status', input: {} }], stop_reason: 'tool_use' };
+    const r = parseMessages('anthropic', 200, new TextEncoder().encode(JSON.stringify(answer)), roundRequest('anthropic'));
+    expect(r.kind).toBe('tools');
+    if (r.kind === 'tools') expect(r.items.slice(0, 2)).toEqual([{ kind: 'opaque', provider: 'anthropic', raw: mcpUse }, { kind: 'opaque', provider: 'anthropic', raw: mcpResult }]);
   });
 });
 

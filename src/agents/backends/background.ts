@@ -7,10 +7,13 @@
 //           partial), failed or cancelled.
 //   cancel  POST {base}/v1/responses/<id>/cancel.
 // store is true because a background response must be stored to be polled.
+// A job an admin spawned also carries the owner's approved, ready tool
+// servers as mcp tools entries next to web search (tool-servers.ts).
 
 import { isPlainObject } from '../../util/json.ts';
 import { CATALOG } from '../../providers/catalog.ts';
 import { contentText } from '../../providers/common.ts';
+import { responsesMcpTools, type ToolServer, type ToolServerProvider } from '../../providers/tool-servers.ts';
 import { CALL_MS, POLL_BODY_MAX } from '../limits.ts';
 import { exchange, reason, transient } from './http.ts';
 import type { AgentBackend, BackendEnv, PollOutcome, StartOutcome } from './types.ts';
@@ -64,6 +67,16 @@ export function readResponse(obj: Record<string, unknown>): PollOutcome {
   }
 }
 
+/** The tool servers a job may carry: the owner's approved, ready ones, for an admin's job only; never throws. */
+export async function serversOf(env: BackendEnv, provider: ToolServerProvider, admin: boolean): Promise<ToolServer[]> {
+  if (!admin || !env.servers) return [];
+  try {
+    return await env.servers.serversFor(provider);
+  } catch {
+    return [];
+  }
+}
+
 export function backgroundBackend(env: BackendEnv): AgentBackend {
   const base = CATALOG.openai.base;
   return {
@@ -75,7 +88,7 @@ export function backgroundBackend(env: BackendEnv): AgentBackend {
         method: 'POST',
         url: `${base}/v1/responses`,
         auth: 'bearer',
-        body: { model: req.model, input: req.brief, background: true, store: true, tools: [WEB_SEARCH_TOOL] },
+        body: { model: req.model, input: req.brief, background: true, store: true, tools: [WEB_SEARCH_TOOL, ...responsesMcpTools(await serversOf(env, 'openai', req.admin === true))] },
         timeoutMs: CALL_MS,
       });
       if (!x.ok || x.status > 299) return { kind: 'failed', error: reason(x), timeout: false };

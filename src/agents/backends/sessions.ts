@@ -13,6 +13,20 @@
 //           it unless the provider says it is retrying.
 //   cancel  a user.interrupt event.
 // Every request carries the managed-agents beta header.
+// Tool servers (a job an admin spawned carries the owner's approved, ready
+// ones; docs "Managed Agents > MCP connector", "Authenticate with vaults",
+// "Permission policies"): the agent definition declares them (mcp_servers
+// {type: url, name, url}, one mcp_toolset each with permission_policy
+// always_allow, since nobody can confirm a call while a job runs), so the
+// cached agent is per model and per set of servers (a changed set makes a
+// new agent; the cache key carries a hash of the servers' names and URLs,
+// never a credential). Credentials never go in the agent: each job gets a
+// fresh vault (POST /v1/vaults, then one static_bearer credential per
+// server: POST /v1/vaults/<id>/credentials), named in the session's
+// vault_ids; the vault is archived (POST /v1/vaults/<id>/archive) when the
+// job ends or is cancelled, so the provider holds the owner's tokens no
+// longer than the job. Open vaults are remembered in NVS (agents/bVaults)
+// so a job resumed after a restart still archives its own.
 
 import { isPlainObject, parseJson } from '../../util/json.ts';
 import { CATALOG } from '../../providers/catalog.ts';
@@ -20,6 +34,9 @@ import { ANTHROPIC_VERSION } from '../../providers/anthropic.ts';
 import { contentText } from '../../providers/common.ts';
 import { CALL_MS, POLL_BODY_MAX } from '../limits.ts';
 import { exchange, reason, transient, type Exchange, type ExchangeRequest } from './http.ts';
+import { hash9 } from '../../providers/tool-ids.ts';
+import type { ToolServer } from '../../providers/tool-servers.ts';
+import { serversOf } from './background.ts';
 import type { AgentBackend, BackendEnv, PollOutcome, StartOutcome } from './types.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -29,6 +46,9 @@ export const MANAGED_AGENTS_BETA = 'managed-agents-2026-04-01';
 export const AGENT_TOOLSET = 'agent_toolset_20260401';
 const ENV_KEY = 'bEnv';
 const AGENTS_KEY = 'bAgents';
+const VAULTS_KEY = 'bVaults';
+/** Open vaults remembered (one per running job; jobs are far fewer). */
+const VAULTS_KEPT = 8;
 /** Agents cached (one per model); the oldest is forgotten beyond this. */
 const AGENTS_CACHED = 4;
 /** Pages of events read per poll. */
@@ -37,6 +57,21 @@ const PAGES_MAX = 10;
 export const AGENT_SYSTEM =
   'You are a background sub-agent of a personal desk assistant. Work on the task in the message by yourself, using your tools as needed; ' +
   'nobody can answer questions while you work. End with your findings as plain text: the assistant reads them and reports to its owner.';
+
+/** The agent cache key: the model, and a hash of the tool servers' names and URLs when it declares any. */
+export function agentKey(model: string, servers: readonly ToolServer[]): string {
+  if (!servers.length) return model;
+  const list = servers.map((s) => `${s.label}=${s.url}`).sort();
+  return `${model}#${hash9(list.join('\n'), 0)}`;
+}
+
+/** The agent definition's tool servers: declared by name and URL (no credential), auto-approved. */
+export function agentServers(servers: readonly ToolServer[]): { mcp_servers: Array<Record<string, unknown>>; toolsets: Array<Record<string, unknown>> } {
+  return {
+    mcp_servers: servers.map((s) => ({ type: 'url', name: s.label, url: s.url })),
+    toolsets: servers.map((s) => ({ type: 'mcp_toolset', mcp_server_name: s.label, default_config: { permission_policy: { type: 'always_allow' } } })),
+  };
+}
 
 function headers(): Record<string, string> {
   return { 'anthropic-version': ANTHROPIC_VERSION, 'anthropic-beta': MANAGED_AGENTS_BETA };
@@ -108,40 +143,98 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
     return { id };
   }
 
-  async function agent(model: string): Promise<{ id: string } | { error: string }> {
+  async function agent(model: string, servers: readonly ToolServer[]): Promise<{ id: string } | { error: string }> {
     const agents = cachedAgents();
-    if (agents[model]) return { id: agents[model] };
+    const key = agentKey(model, servers);
+    if (agents[key]) return { id: agents[key] };
+    const declared = agentServers(servers);
     const x = await call({
       method: 'POST',
       url: `${base}/v1/agents`,
-      body: { name: `desk-assistant ${model}`, model, system: AGENT_SYSTEM, tools: [{ type: AGENT_TOOLSET }] },
+      body: {
+        name: `desk-assistant ${model}`,
+        model,
+        system: AGENT_SYSTEM,
+        ...(servers.length ? { mcp_servers: declared.mcp_servers } : {}),
+        tools: [{ type: AGENT_TOOLSET }, ...declared.toolsets],
+      },
     });
     const id = idOf(x);
     if (!id) return { error: `creating the agent failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
-    const next = Object.entries({ ...agents, [model]: id }).slice(-AGENTS_CACHED);
+    const next = Object.entries({ ...agents, [key]: id }).slice(-AGENTS_CACHED);
     env.store.set(AGENTS_KEY, JSON.stringify(Object.fromEntries(next)));
     return { id };
   }
 
-  function forget(model: string): void {
+  function forget(key: string): void {
     env.store.delete(ENV_KEY);
     const agents = cachedAgents();
-    delete agents[model];
+    delete agents[key];
     env.store.set(AGENTS_KEY, JSON.stringify(agents));
   }
 
-  async function session(model: string, retried: boolean): Promise<{ id: string } | { error: string }> {
+  const openVaults = (): Record<string, string> => {
+    const p = parseJson(env.store.str(VAULTS_KEY, '{}'));
+    if (!p.ok || !isPlainObject(p.value)) return {};
+    return Object.fromEntries(Object.entries(p.value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  };
+
+  function rememberVault(session: string, vault: string): void {
+    const all = Object.entries({ ...openVaults(), [session]: vault });
+    env.store.set(VAULTS_KEY, JSON.stringify(Object.fromEntries(all.slice(-VAULTS_KEPT))));
+    // A job the device lost contact with never polls to its end: its vault is archived when it ages out.
+    for (const [, old] of all.slice(0, -VAULTS_KEPT)) void archive(old);
+  }
+
+  async function archive(vault: string): Promise<void> {
+    const x = await call({ method: 'POST', url: `${base}/v1/vaults/${vault}/archive`, body: {} });
+    if (!x.ok || x.status > 299) env.warn?.(`archiving credential vault ${vault} failed (${x.ok ? `HTTP ${x.status}` : x.kind})`);
+  }
+
+  /** Archives the job's vault, if it has one (the job ended or was cancelled). */
+  async function closeVault(session: string): Promise<void> {
+    const vaults = openVaults();
+    const vault = vaults[session];
+    if (!vault) return;
+    delete vaults[session];
+    env.store.set(VAULTS_KEY, JSON.stringify(vaults));
+    await archive(vault);
+  }
+
+  /** A fresh vault holding the servers' credentials (null when none has one). */
+  async function vault(tag: string, servers: readonly ToolServer[]): Promise<{ id: string | null } | { error: string }> {
+    const keyed = servers.filter((s) => s.credential);
+    if (!keyed.length) return { id: null };
+    const x = await call({ method: 'POST', url: `${base}/v1/vaults`, body: { display_name: `desk-assistant ${tag}` } });
+    const id = idOf(x);
+    if (!id) return { error: `creating the credential vault failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
+    for (const s of keyed) {
+      const c = await call({
+        method: 'POST',
+        url: `${base}/v1/vaults/${id}/credentials`,
+        body: { display_name: s.label, auth: { type: 'static_bearer', mcp_server_url: s.url, token: s.credential } },
+      });
+      // The provider's own words are left out: an answer about a credential could quote it.
+      if (!c.ok || c.status > 299) {
+        await archive(id);
+        return { error: `storing the credential of tool server ${s.label} failed (${c.ok ? `HTTP ${c.status}` : c.kind})` };
+      }
+    }
+    return { id };
+  }
+
+  async function session(model: string, servers: readonly ToolServer[], vaultId: string | null, retried: boolean): Promise<{ id: string } | { error: string }> {
     const e = await environment();
     if ('error' in e) return e;
-    const a = await agent(model);
+    const a = await agent(model, servers);
     if ('error' in a) return a;
-    const x = await call({ method: 'POST', url: `${base}/v1/sessions`, body: { agent: a.id, environment_id: e.id } });
+    const x = await call({ method: 'POST', url: `${base}/v1/sessions`, body: { agent: a.id, environment_id: e.id, ...(vaultId ? { vault_ids: [vaultId] } : {}) } });
     const id = idOf(x);
     if (id) return { id };
     // A cached environment or agent the provider no longer knows: make them again, once.
     if (x.ok && x.status === 404 && !retried) {
-      forget(model);
-      return session(model, true);
+      forget(agentKey(model, servers));
+      return session(model, servers, vaultId, true);
     }
     return { error: `creating the session failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
   }
@@ -150,10 +243,20 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
     provider: 'anthropic',
     resumable: true,
     async start(req): Promise<StartOutcome> {
-      const s = await session(req.model, false);
-      if ('error' in s) return { kind: 'failed', error: s.error, timeout: false };
+      const servers = (await serversOf(env, 'anthropic', req.admin === true)).filter((t) => t.url !== '');
+      const v = await vault(req.tag, servers);
+      if ('error' in v) return { kind: 'failed', error: v.error, timeout: false };
+      const s = await session(req.model, servers, v.id, false);
+      if ('error' in s) {
+        if (v.id) await archive(v.id);
+        return { kind: 'failed', error: s.error, timeout: false };
+      }
+      if (v.id) rememberVault(s.id, v.id);
       const x = await call({ method: 'POST', url: `${base}/v1/sessions/${s.id}/events`, body: { events: [{ type: 'user.message', content: [{ type: 'text', text: req.brief }] }] } });
-      if (!x.ok || x.status > 299) return { kind: 'failed', error: `sending the brief failed: ${reason(x)}`, timeout: false };
+      if (!x.ok || x.status > 299) {
+        await closeVault(s.id);
+        return { kind: 'failed', error: `sending the brief failed: ${reason(x)}`, timeout: false };
+      }
       return { kind: 'running', jobId: s.id };
     },
     async poll(jobId): Promise<PollOutcome> {
@@ -170,10 +273,13 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
         if (typeof next !== 'string' || !next) break;
         page = next;
       }
-      return readEvents(events);
+      const out = readEvents(events);
+      if (out.kind === 'done' || out.kind === 'failed') await closeVault(jobId);
+      return out;
     },
     async cancel(jobId): Promise<void> {
       await call({ method: 'POST', url: `${base}/v1/sessions/${jobId}/events`, body: { events: [{ type: 'user.interrupt' }] } });
+      await closeVault(jobId);
     },
   };
 }

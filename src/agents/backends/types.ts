@@ -10,6 +10,7 @@ import type { Store } from '../../core/store.ts';
 import type { HttpClient } from '../../net/http/client.ts';
 import type { CustomEndpoint } from '../../providers/custom.ts';
 import type { CustomStyle, ProviderId } from '../../providers/settings.ts';
+import type { ToolServerSource } from '../../providers/tool-servers.ts';
 
 export type StartOutcome =
   | { kind: 'running'; jobId: string }
@@ -29,6 +30,8 @@ export interface StartRequest {
   brief: string;
   /** The fabric sets onCancel's target to abort a synchronous call in flight. */
   cancel: { onCancel: (() => void) | null };
+  /** Spawned by an admin (the owner): the job may carry the owner's approved tool servers. */
+  admin?: boolean;
 }
 
 export interface AgentBackend {
@@ -53,4 +56,8 @@ export interface BackendEnv {
   store: Store;
   /** The offline demo endpoint (test builds with no provider) when the job was chosen for it. */
   endpoint: CustomEndpoint | null;
+  /** The owner's approved, ready tool servers (src/connectors/); absent: none. Provider A and B jobs only. */
+  servers?: ToolServerSource;
+  /** A line for the device log (what a backend cannot report in a job's outcome). */
+  warn?(message: string): void;
 }

@@ -1,7 +1,8 @@
 // Cards for what reaches outside the device: the fallback rule set
 // (/api/fallbacks), connectors with their sign-in (/api/connectors: the
 // verify link with ?k= is shown to open on the phone or computer that signs
-// in to the service), web search (/api/websearch: key write-only, monthly
+// in to the service) and their approval as tool servers (inert until
+// approved), web search (/api/websearch: key write-only, monthly
 // budget) and the cloud relay (/api/cloud: pair with a code, turn off).
 // Each says plainly that it is not built while its route answers 404.
 
@@ -46,7 +47,7 @@ export async function loadConnectors(host: HTMLElement, note = ''): Promise<void
   let keepLink = false;
   const list = itemList(listIn(r.data, 'connectors'), {
     title: (c) => `${text(c['name'])} (${text(c['id'])})`,
-    fields: ['kind', 'auth', 'status', 'url'],
+    fields: ['kind', 'auth', 'status', 'approved', 'url'],
     empty: 'No connectors are set up.',
     actions: [
       {
@@ -66,6 +67,8 @@ export async function loadConnectors(host: HTMLElement, note = ''): Promise<void
           return s;
         },
       },
+      { label: 'Approve', when: (c) => c['approved'] !== true, run: (c) => post('/api/connectors', { action: 'approve', id: text(c['id']) }) },
+      { label: 'Remove approval', when: (c) => c['approved'] === true, run: (c) => post('/api/connectors', { action: 'deny', id: text(c['id']) }) },
       { label: 'Sign out', when: (c) => c['status'] === 'signed-in' || c['status'] === 'expired', run: (c) => post('/api/connectors', { action: 'signout', id: text(c['id']) }) },
       { label: 'Delete', danger: true, run: (c) => post('/api/connectors', { action: 'delete', id: text(c['id']) }) },
     ],
