@@ -329,7 +329,10 @@ export class Ui {
 
   clearNotice(): void {
     this.notice = null;
-    if (this.chosen === 'notice') this.back();
+    if (this.chosen !== 'notice') return;
+    this.back();
+    // Shown at once, as a notice is (not at the next idle check).
+    this.soon();
   }
 
   showWifiJoin(): boolean {
