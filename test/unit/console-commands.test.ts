@@ -255,6 +255,7 @@ describe('REBOOT, FACTRESET, HANG', () => {
     const token = device.ctx.token.reveal();
     mem.nvs.setMany('keep', [['panel', 'st7796s']]);
     mem.nvs.setMany('wifi', [['ssid', 'Home']]);
+    mem.ble.addBond('aa:bb:cc:dd:ee:ff');
     mem.sd.mkdir('/mem');
     mem.sd.open('/mem/a.txt', 'w').write(new Uint8Array([1]));
     expect(await cmd('FACTRESET everything')).toBe('ERR usage: FACTRESET [card]\n');
@@ -262,6 +263,7 @@ describe('REBOOT, FACTRESET, HANG', () => {
     expect(await cmd('FACTRESET')).toBe('factory reset (the SD card is kept); restarting\nOK\n');
     await expect(mem.clock.advance(1)).rejects.toBeInstanceOf(RebootSignal);
     expect(mem.nvs.get('wifi', 'ssid')).toBeUndefined();
+    expect(mem.ble.bonds()).toEqual([]);
     expect(mem.nvs.get('keep', 'panel')).toBe('st7796s');
     expect(mem.sd.stat('/mem/a.txt')).not.toBeNull();
     const again = start({}, rebootMemHal(mem));
