@@ -109,6 +109,14 @@ export class KnownNetworks {
     this.write([n, ...list.filter((x) => x.ssid !== ssid)]);
   }
 
+  /** Removes a saved network; false when it was not known. */
+  forget(ssid: string): boolean {
+    const list = this.list();
+    if (!list.some((n) => n.ssid === ssid)) return false;
+    this.write(list.filter((n) => n.ssid !== ssid));
+    return true;
+  }
+
   /** Renames a saved network, keeping its passphrase and place. */
   rename(from: string, to: string): 'ok' | 'unknown' | 'taken' {
     const list = this.list();

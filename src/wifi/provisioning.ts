@@ -27,6 +27,7 @@ import { isPlainObject } from '../util/json.ts';
 import { SETUP_SSID, type SetupPassphrase } from '../auth/passphrase.ts';
 import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
 import { KnownNetworks, passProblem, ssidProblem, type KnownNetwork } from './known.ts';
+import { installWifiRoutes } from './routes.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const COLONS = /:/g;
@@ -257,6 +258,14 @@ export class Provisioning {
     return outcome;
   }
 
+  /** A network was saved while none is joined: try the known ones now rather than at the next retry. */
+  kick(): void {
+    if (!this.running || this.ctx.hal.wifi.station().state === 'connected' || this.pending.length > 0) return;
+    this.retry?.cancel();
+    this.retry = null;
+    void this.joinBest();
+  }
+
   /** WIFIAP: on holds the setup network up; off hands it back to the state table. */
   forceSetup(on: boolean): void {
     if (!this.running) return;
@@ -271,7 +280,7 @@ export class Provisioning {
 
   /** First provision: store the network, join it, and keep the setup network up for the overlap. */
   saveWifi(req: HttpRequest) {
-    if (this.provisioned()) return errorResponse(409, 'already-provisioned', 'Wi-Fi is already set up; add or change networks from the serial console (WIFI).');
+    if (this.provisioned()) return errorResponse(409, 'already-provisioned', 'Wi-Fi is already set up; add or change networks on the web page (Status, Wi-Fi networks).');
     const { ssid, pass } = credentials(req);
     const bad = ssidProblem(ssid);
     if (bad) return errorResponse(400, 'bad-ssid', `${bad[0]!.toUpperCase()}${bad.slice(1)}.`);
@@ -346,6 +355,7 @@ export function installProvisioning(ctx: Context, passphrase: SetupPassphrase): 
     handler: (req) => p.saveWifi(req),
   });
   ctx.router.add({ method: 'POST', path: '/api/wifi/handoff', bodyLimit: 1024, handler: () => p.handoff() });
+  installWifiRoutes(ctx, p);
   ctx.status.section(() => ({ wifi: p.view() }));
   // The mode decides: Orchestrator runs the radio, Notifier keeps it off (spec, What the service does 1).
   if (ctx.mode === 1) p.start();

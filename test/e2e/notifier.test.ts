@@ -18,6 +18,7 @@ afterAll(cleanup);
 const PHONE = 'c0:ff:ee:00:00:01';
 
 interface BoardStatus {
+  [key: string]: unknown;
   bootCount: number;
   wifi: { enabled: boolean; station: { state: string; ip: string | null }; ap: { ssid: string } | null };
   mdns: { hostname: string } | null;

@@ -127,6 +127,60 @@ describe('known networks', () => {
   });
 });
 
+describe('GET and POST /api/wifi (the web page)', () => {
+  it('lists the known networks without passphrases; saves, renames and forgets; never the last one; bad input changes nothing', async () => {
+    const { mem, device } = start({ known: [['Home', 'home-pass-1']], air: [['Home', 'home-pass-1']] });
+    await mem.clock.advance(10);
+    const token = device.ctx.token.reveal();
+    const call = async (method: string, body?: string) => {
+      const r = await request(mem.net, HTTP_PORT, method, '/api/wifi', {
+        headers: { 'X-Device-Token': token, ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
+        ...(body ? { body } : {}),
+      });
+      return { status: r.status, json: JSON.parse(r.body) as Record<string, unknown> };
+    };
+    expect((await call('GET')).json).toEqual({
+      station: { state: 'connected', ssid: 'Home', ip: '192.168.1.50' },
+      setup: { state: 'off', ssid: 'Device-setup' },
+      known: [{ ssid: 'Home', security: 'wpa2', current: true }],
+      max: 8,
+    });
+    const saved = await call('POST', 'action=save&ssid=Upstairs&pass=upstairs-pass');
+    expect(saved.status).toBe(200);
+    expect(saved.json).toMatchObject({ saved: 'Upstairs', added: true, known: [{ ssid: 'Upstairs', current: false }, { ssid: 'Home', current: true }] });
+    expect(JSON.stringify(saved.json)).not.toContain('upstairs-pass');
+    // Saving does not move the device off the network the page talks through.
+    await mem.clock.advance(1000);
+    expect(mem.wifi.station().ssid).toBe('Home');
+    const before = mem.nvs.get('wifi', 'known');
+    expect((await call('POST', 'action=save&ssid=Upstairs&pass=short')).json['error']).toBe('bad-network');
+    expect((await call('POST', 'action=rename&from=Nowhere&to=X')).status).toBe(404);
+    expect((await call('POST', 'action=rename&from=Upstairs&to=Home')).status).toBe(409);
+    expect((await call('POST', 'action=explode')).json['error']).toBe('bad-action');
+    expect(mem.nvs.get('wifi', 'known')).toBe(before);
+    expect((await call('POST', 'action=rename&from=Upstairs&to=Attic')).json).toMatchObject({ renamed: 'Attic' });
+    expect((await call('POST', 'action=forget&ssid=Attic')).json).toMatchObject({ forgot: 'Attic', known: [{ ssid: 'Home' }] });
+    const last = await call('POST', 'action=forget&ssid=Home');
+    expect(last.status).toBe(409);
+    expect(last.json['error']).toBe('last-network');
+    // Token-gated: without the token the route answers 401.
+    expect((await request(mem.net, HTTP_PORT, 'GET', '/api/wifi')).status).toBe(401);
+  });
+
+  it('a network saved while none is joined is tried at once', async () => {
+    const { mem, device } = start({ known: [['Gone', 'gone-pass-1']], air: [['Home', 'home-pass-1']] });
+    await mem.clock.advance(10);
+    expect(mem.wifi.station().state).toBe('failed');
+    const r = await request(mem.net, HTTP_PORT, 'POST', '/api/wifi', {
+      headers: { 'X-Device-Token': device.ctx.token.reveal(), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'action=save&ssid=Home&pass=home-pass-1',
+    });
+    expect(r.status).toBe(200);
+    await mem.clock.advance(10);
+    expect(mem.wifi.station()).toMatchObject({ state: 'connected', ssid: 'Home' });
+  });
+});
+
 describe('the setup network timeline (virtual clock)', () => {
   it('restored when the link goes down; when the station is back, dropped 20 s later, or 4 s after a handoff', async () => {
     const { mem, device } = start({ known: [['Home', 'home-pass-1']] });
