@@ -103,7 +103,7 @@ export class NotifierLink {
   private status(bonded: boolean): Uint8Array {
     return encodeStatus({
       bonded,
-      notice: this.ui.screen() === 'notice',
+      notice: this.ui.hasNotice(),
       ring: this.ctx.hal.ring.count > 0,
       hasBonds: this.ctx.hal.ble.bonds().length > 0,
       seq: this.seq,

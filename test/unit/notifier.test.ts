@@ -124,8 +124,8 @@ describe('a bonded central', () => {
     expect(render).toMatch(/^screen=notice/);
     expect(render).toContain('"Call from Anna"');
     expect(status(c)).toMatchObject({ seq: 7, frames: 1, last: 0, notice: true });
-    // Every write is followed by a STATUS notification.
-    expect(decodeStatus(mem.ble.notified.at(-1)!.value)).toMatchObject({ seq: 7, frames: 1 });
+    // Every write is followed by a STATUS notification, which already counts the notice.
+    expect(decodeStatus(mem.ble.notified.at(-1)!.value)).toMatchObject({ seq: 7, frames: 1, notice: true });
 
     // An attention animation on top, then a clear: the notice goes, the led layer stays.
     mem.ble.write(c, FRAME_UUID, encodeFrame(8, [{ type: RECORD.anim, body: Uint8Array.from([3, 0xe8, 0x03]) }, { type: RECORD.clear, body: new Uint8Array() }]));
