@@ -1,6 +1,10 @@
 // Boot: builds the device context on the given HAL, lets every subsystem
-// register its routes, commands and status fields, then starts the mode's
-// services (Orchestrator: Wi-Fi and HTTP; Notifier: neither).
+// register its routes, commands and status fields, then starts the HTTP
+// server in Orchestrator mode. Each subsystem decides from ctx.mode in its
+// own install what it runs (docs/decisions.md, "Modes, Wi-Fi, mDNS and the
+// Notifier link"): Orchestrator mode runs Wi-Fi, HTTP, the assistant and the
+// setup network; Notifier mode only the Bluetooth link, the ring and the
+// screen (and the console).
 
 import { installRoutesCommand } from './api/routes-command.ts';
 import { Router } from './api/router.ts';
@@ -59,6 +63,8 @@ import { RingEngine } from './device/ring-engine.ts';
 import { installPower, Power } from './power/index.ts';
 import { Audio, installAudio } from './audio/index.ts';
 import { installWifiConsole } from './wifi/console.ts';
+import { installMdns } from './wifi/mdns.ts';
+import { installNotifier, type NotifierLink } from './notifier/index.ts';
 import { installUnavailable } from './console/unavailable.ts';
 import { installSchedule } from './schedule/index.ts';
 import type { Scheduler } from './schedule/scheduler.ts';
@@ -86,6 +92,8 @@ export interface Device {
   scheduler: Scheduler;
   /** The device screen (src/ui/): its API for other subsystems is in src/ui/ui.ts. */
   ui: Ui;
+  /** The Bluetooth LE Notifier link (src/notifier/): running in Notifier mode only. */
+  notifier: NotifierLink;
   http: HttpServer | null;
   stop(): void;
 }
@@ -164,6 +172,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installAuth(ctx);
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = installProvisioning(ctx, passphrase);
+  installMdns(ctx, provisioning);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
   installConnectors(ctx, () => provisioning.addresses());
   const providers = installProviderSettings(ctx);
@@ -203,6 +212,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const cloud = installCloud(ctx);
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
   const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase });
+  const notifier = installNotifier(ctx, ui);
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   installUnavailable(ctx.console);
   ctx.console.start();
@@ -216,15 +226,13 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
 
   let http: HttpServer | null = null;
   if (ctx.mode === 1) {
-    provisioning.start();
     http = new HttpServer(hal.net, hal.clock, ctx.router, undefined, (m) => log.error('http', m));
     http.listen(HTTP_PORT);
     const code = signin.mint(SCAN_LIFETIME_MS);
     log.info('boot', 'Orchestrator mode: HTTP up');
     hal.system.announce({ http: true, signInPath: `/?c=${code.code}` });
   } else {
-    hal.wifi.setEnabled(false);
-    log.info('boot', 'Notifier mode: Wi-Fi off');
+    log.info('boot', 'Notifier mode: Wi-Fi off, the Bluetooth link up');
     hal.system.announce({ http: false, signInPath: null });
   }
   ui.start();
@@ -235,10 +243,12 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     agents,
     scheduler,
     ui,
+    notifier,
     http,
     stop() {
       feed.cancel();
       ui.stop();
+      notifier.stop();
       agents.stop();
       scheduler.stop();
       ctx.ota.stop();

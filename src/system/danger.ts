@@ -73,6 +73,8 @@ export function scheduleFactoryReset(ctx: Context, options: { eraseCard: boolean
   later(ctx, 'factory reset', () => {
     if (options.eraseCard) wipeCard(ctx, '/');
     eraseNvsExceptKeep(ctx);
+    // The Bluetooth stack keeps its bonds apart from our settings: a factory reset forgets them too.
+    ctx.hal.ble.forgetBonds();
   });
 }
 

@@ -134,6 +134,8 @@ export interface EngineDeps {
   /** Marks a chat fold-due (a context overflow: summarize it soon). */
   foldDue(chat: string): void;
   budget?(): number;
+  /** Why no turn can run at all now (Notifier mode), or null: the turn answers that and calls no provider. */
+  unavailable?(): string | null;
 }
 
 type LoopResult =
@@ -234,6 +236,11 @@ export class TurnEngine {
 
   private async runNow(req: TurnRequest): Promise<TurnOutcome> {
     const { hal, log } = this.deps;
+    const off = this.deps.unavailable?.() ?? null;
+    if (off !== null) {
+      req.deliver?.(off, '');
+      return this.outcome({ status: 'error', reply: off, error: 'unavailable' });
+    }
     if (hal.system.heap().freeInternal < TURN_HEAP_FLOOR) {
       log.warn('turn', 'deferred: heap below the turn floor');
       req.deliver?.(ONE_MOMENT, '');

@@ -30,6 +30,8 @@ const MODEL_LABEL_MAX = 39;
 /** Chat ids the web page offers to clear: from this many recent message rows. */
 const RECENT_MESSAGE_ROWS = 200;
 const CHAT_ID_MAX = 64;
+/** A turn's answer in Notifier mode. */
+export const NOTIFIER_MODE_REPLY = 'The assistant runs in Orchestrator mode; this device is in Notifier mode (Bluetooth only). Switch with MODE 1.';
 
 function chatKey(chat: string): string {
   // NVS keys are at most 15 bytes; long chat ids are folded into a short hash.
@@ -78,6 +80,8 @@ export class Assistant {
         ctx.log.info('turn', `chat ${chat} is due for folding (context overflow)`);
       },
       budget: () => settings.promptBudget(),
+      // Notifier mode runs no assistant (Wi-Fi is off): every way into a turn gets this answer.
+      unavailable: () => (ctx.mode === 1 ? null : NOTIFIER_MODE_REPLY),
     });
   }
 

@@ -22,6 +22,7 @@
 //       shows the message until tapped, replaced, cleared or holdMs passes;
 //       wakes the screen. The Notifier's "show this" frames map onto it.
 //   clearNotice()                      back to the screen below.
+//   hasNotice()                        a notice is up (shown, or about to be drawn).
 //   showWifiJoin()                     the Wi-Fi join QR (setup network name and
 //       passphrase) until tapped; refused (false) while no setup network is up.
 //   showSignIn()                       the sign-in QR; refused in Notifier mode.
@@ -329,7 +330,14 @@ export class Ui {
 
   clearNotice(): void {
     this.notice = null;
-    if (this.chosen === 'notice') this.back();
+    if (this.chosen !== 'notice') return;
+    this.back();
+    // Shown at once, as a notice is (not at the next idle check).
+    this.soon();
+  }
+
+  hasNotice(): boolean {
+    return this.notice !== null;
   }
 
   showWifiJoin(): boolean {

@@ -177,3 +177,42 @@ export function useNativeUtf8(api: Utf8Api | null): void {
 export function nativeUtf8InUse(): boolean {
   return nativeInUse;
 }
+
+/**
+ * True when bytes[start, end) is well-formed UTF-8 (no overlong forms, no
+ * surrogates, nothing above U+10FFFF, no cut sequence): what a parser of
+ * outside bytes checks before it decodes, where decode() would quietly put
+ * U+FFFD in place of the bad bytes.
+ */
+export function isWellFormedUtf8(bytes: Uint8Array, start = 0, end = bytes.length): boolean {
+  let i = start;
+  while (i < end) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let n: number;
+    let lower = 0x80;
+    let upper = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) n = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      n = 2;
+      if (b === 0xe0) lower = 0xa0;
+      if (b === 0xed) upper = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      n = 3;
+      if (b === 0xf0) lower = 0x90;
+      if (b === 0xf4) upper = 0x8f;
+    } else return false;
+    if (i + n >= end) return false;
+    const c1 = bytes[i + 1]!;
+    if (c1 < lower || c1 > upper) return false;
+    for (let k = 2; k <= n; k++) {
+      const c = bytes[i + k]!;
+      if (c < 0x80 || c > 0xbf) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}

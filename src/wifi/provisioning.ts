@@ -1,25 +1,44 @@
-// Wi-Fi provisioning in Orchestrator mode: the saved station network, the
-// setup network (Device-setup) and its state table, the first-run
-// /savewifi overlap (at most 20 s), the handoff acknowledgement (setup
-// network dropped 4 s after the answer), and, while nothing is saved, the
+// Wi-Fi in Orchestrator mode: the known networks (join the strongest one in
+// sight, retrying while none is joined), the setup network (Device-setup)
+// and its state table, the first-run /savewifi overlap (at most 20 s), the
+// handoff acknowledgement (setup network dropped 4 s after the answer), the
+// console's forced setup network (WIFIAP), and, while nothing is saved, the
 // setup network's token handout (GET / and the captive-portal catch-all
-// redirect to /?t=<token>).
+// redirect to /?t=<token>). In Notifier mode the radio stays off and none of
+// this runs (the routes stay registered: without HTTP nothing reaches them).
+//
+// The setup network's rules (spec "Setup network"):
+//   up on first run (nothing saved), and whenever the station link goes down
+//   or no known network can be joined;
+//   while it is up and the station obtains an address, an overlap of at most
+//   20 s is armed (/savewifi arms it at once): the handoff acknowledgement
+//   drops it 4 s after its answer, otherwise it drops when the overlap ends
+//   (it stays if the station is not up by then: the link-down rule would
+//   restore it at once);
+//   station connected with the setup network off is the normal steady state.
+// WIFIAP on holds it up regardless (RAM only: a restart returns to the rules).
 
 import type { Context } from '../core/context.ts';
-import type { StationStatus, Timer } from '../hal/index.ts';
+import type { ScanResult, StationStatus, Timer } from '../hal/index.ts';
 import { parseForm, parseJsonBody, queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
-import { utf8Length } from '../util/utf8.ts';
 import { SETUP_SSID, type SetupPassphrase } from '../auth/passphrase.ts';
 import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
+import { KnownNetworks, passProblem, ssidProblem, type KnownNetwork } from './known.ts';
+import { installWifiRoutes } from './routes.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const COLONS = /:/g;
 
 export const OVERLAP_MS = 20_000;
 export const HANDOFF_DROP_MS = 4_000;
+/** While no known network is joined: the first retry, doubling up to the last. */
+export const RETRY_FIRST_MS = 2_000;
+export const RETRY_MAX_MS = 30_000;
+/** How long WIFI waits for the join's outcome before answering. */
+export const JOIN_WAIT_MS = 20_000;
 /** The device's address on its own setup network (ESP-IDF's default soft-AP address). */
 export const SETUP_ADDRESS = '192.168.4.1';
 
@@ -28,10 +47,14 @@ export type SetupState = 'up' | 'off';
 
 export interface WifiView {
   provisioned: boolean;
+  /** How many networks are saved (WIFIKNOWN? lists them). */
+  known: number;
   station: { state: string; ssid: string | null; ip: string | null };
-  setup: { state: SetupState; ssid: string };
+  setup: { state: SetupState; ssid: string; forced: boolean };
   overlapArmed: boolean;
 }
+
+export type JoinOutcome = { ok: true; ssid: string; ip: string } | { ok: false; ssid: string; reason: string };
 
 function credentials(req: HttpRequest): { ssid: unknown; pass: unknown } {
   const type = (req.headers.get('content-type') ?? '').toLowerCase();
@@ -43,43 +66,76 @@ function credentials(req: HttpRequest): { ssid: unknown; pass: unknown } {
   return form.ok ? { ssid: form.form.fields.get('ssid'), pass: form.form.fields.get('pass') } : { ssid: undefined, pass: undefined };
 }
 
+/** Known networks in the order to try: those in sight, strongest first (ties: most recently joined), then the rest (hidden networks do not show in a scan). */
+export function joinOrder(known: readonly KnownNetwork[], seen: readonly ScanResult[]): KnownNetwork[] {
+  const best = new Map<string, number>();
+  for (const r of seen) best.set(r.ssid, Math.max(best.get(r.ssid) ?? -Infinity, r.rssi));
+  const rank = (n: KnownNetwork): number => best.get(n.ssid) ?? -Infinity;
+  // Array.prototype.sort is stable: equal signal keeps the saved (recency) order.
+  return known.map((n) => n).sort((a, b) => (rank(a) === rank(b) ? 0 : rank(b) > rank(a) ? 1 : -1));
+}
+
 export class Provisioning {
-  private store;
+  readonly known: KnownNetworks;
   private setupState: SetupState = 'off';
+  private forced = false;
   private overlap: Timer | null = null;
   private drop: Timer | null = null;
+  private retry: Timer | null = null;
+  private retries = 0;
+  /** Networks still to try in this join round (the station is on the one before). */
+  private pending: KnownNetwork[] = [];
+  private round = 0;
+  private waiters: Array<(o: JoinOutcome) => void> = [];
+  private listeners: Array<(s: StationStatus) => void> = [];
+  private running = false;
 
   constructor(
     private readonly ctx: Context,
     private readonly passphrase: SetupPassphrase,
   ) {
-    this.store = ctx.store('wifi');
-    const pass = this.store.strOrNull('pass');
-    if (pass) ctx.log.redactor.add(pass);
+    this.known = new KnownNetworks(ctx.store('wifi'), ctx.log.redactor);
   }
 
   provisioned(): boolean {
-    return this.store.strOrNull('ssid') !== null;
+    return this.known.list().length > 0;
+  }
+
+  /** Orchestrator mode with the radio running (false in Notifier mode). */
+  active(): boolean {
+    return this.running;
   }
 
   view(): WifiView {
     const s = this.ctx.hal.wifi.station();
     return {
       provisioned: this.provisioned(),
+      known: this.known.list().length,
       station: { state: s.state, ssid: s.ssid, ip: s.ip },
-      setup: { state: this.setupState, ssid: SETUP_SSID },
+      setup: { state: this.setupState, ssid: SETUP_SSID, forced: this.forced },
       overlapArmed: this.overlap !== null,
     };
   }
 
-  /** Orchestrator mode: bring the radio up, join the saved network or open the setup network. */
+  /** Called on every station change, after the setup network's rules ran (mDNS follows the station). */
+  onStation(listener: (s: StationStatus) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Orchestrator mode: bring the radio up, join the best known network or open the setup network. */
   start(): void {
     const { wifi } = this.ctx.hal;
+    this.running = true;
     wifi.setEnabled(true);
     wifi.onStation = (status) => this.stationChanged(status);
-    const ssid = this.store.strOrNull('ssid');
-    if (ssid === null) this.setupUp('first run: nothing saved yet');
-    else wifi.stationConnect(ssid, this.store.str('pass', ''));
+    if (!this.provisioned()) this.setupUp('first run: nothing saved yet');
+    else void this.joinBest();
+  }
+
+  /** Notifier mode: the radio stays off. */
+  keepOff(): void {
+    this.running = false;
+    this.ctx.hal.wifi.setEnabled(false);
   }
 
   private setupUp(why: string): void {
@@ -92,39 +148,13 @@ export class Provisioning {
   }
 
   private setupDown(why: string): void {
-    if (this.setupState !== 'up') return;
+    if (this.setupState !== 'up' || this.forced) return;
     this.ctx.hal.wifi.apStop();
     this.setupState = 'off';
     this.ctx.log.info('wifi', `setup network dropped (${why})`);
   }
 
-  private stationChanged(status: StationStatus): void {
-    if (status.state === 'connected') {
-      this.ctx.log.info('wifi', `station connected to ${status.ssid ?? '?'} as ${status.ip ?? '?'}`);
-      return;
-    }
-    // Station link down (or never up): the setup network is the way back in.
-    if ((status.state === 'disconnected' || status.state === 'failed') && this.setupState !== 'up') this.setupUp(`station ${status.state}`);
-  }
-
-  private stationIp(): string | null {
-    const s = this.ctx.hal.wifi.station();
-    return s.state === 'connected' ? s.ip : null;
-  }
-
-  /** First provision: store the network, join it, and keep the setup network up for the overlap. */
-  saveWifi(req: HttpRequest) {
-    if (this.provisioned()) return errorResponse(409, 'already-provisioned', 'Wi-Fi is already set up; change it from the settings.');
-    const { ssid, pass } = credentials(req);
-    if (typeof ssid !== 'string' || utf8Length(ssid) < 1 || utf8Length(ssid) > 32) return errorResponse(400, 'bad-ssid', 'The network name must be 1 to 32 bytes.');
-    const p = typeof pass === 'string' ? pass : '';
-    if (p.length !== 0 && (p.length < 8 || p.length > 63)) return errorResponse(400, 'bad-passphrase', 'A Wi-Fi passphrase has 8 to 63 characters (or none for an open network).');
-    this.store.setMany([
-      ['ssid', ssid],
-      ['pass', p],
-    ]);
-    if (p) this.ctx.log.redactor.add(p);
-    this.ctx.hal.wifi.stationConnect(ssid, p);
+  private armOverlap(why: string): void {
     this.overlap?.cancel();
     this.overlap = this.ctx.hal.clock.setTimeout(() => {
       this.overlap = null;
@@ -133,7 +163,139 @@ export class Provisioning {
       if (this.stationIp() !== null) this.setupDown('no handoff within 20 s');
       else this.ctx.log.warn('wifi', 'no handoff within 20 s and the station is not up; the setup network stays');
     }, OVERLAP_MS);
-    this.ctx.log.info('wifi', `saved network ${ssid}; overlap armed`);
+    this.ctx.log.info('wifi', `overlap armed (${why})`);
+  }
+
+  private stationChanged(status: StationStatus): void {
+    if (status.state === 'connected') {
+      this.ctx.log.info('wifi', `station connected to ${status.ssid ?? '?'} as ${status.ip ?? '?'}`);
+      this.pending = [];
+      this.retries = 0;
+      this.retry?.cancel();
+      this.retry = null;
+      if (status.ssid !== null) {
+        try {
+          this.known.joined(status.ssid);
+        } catch (e) {
+          this.ctx.log.warn('wifi', `join order not saved: ${String(e)}`);
+        }
+      }
+      if (this.setupState === 'up' && !this.forced && this.overlap === null && this.drop === null) this.armOverlap('the station has an address');
+      this.settle({ ok: true, ssid: status.ssid ?? '', ip: status.ip ?? '' });
+    } else if (status.state === 'failed' && this.pending.length > 0) {
+      // This one failed; the round goes on with the next known network.
+      this.connect(this.pending.shift()!);
+    } else if (status.state === 'disconnected' || status.state === 'failed') {
+      // Station link down (or no known network joined): the setup network is the way back in.
+      this.setupUp(`station ${status.state}`);
+      this.settle({ ok: false, ssid: status.ssid ?? '', reason: status.state === 'failed' ? 'the network refused the join or is out of reach' : 'the link went down' });
+      this.scheduleRetry();
+    }
+    for (const l of this.listeners) l(status);
+  }
+
+  private settle(o: JoinOutcome): void {
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w(o);
+  }
+
+  private scheduleRetry(): void {
+    if (!this.running || !this.provisioned() || this.retry) return;
+    const ms = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(this.retries, 8));
+    this.retries++;
+    this.retry = this.ctx.hal.clock.setTimeout(() => {
+      this.retry = null;
+      if (this.ctx.hal.wifi.station().state !== 'connected') void this.joinBest();
+    }, ms);
+  }
+
+  private connect(n: KnownNetwork): void {
+    this.ctx.log.info('wifi', `joining ${n.ssid}`);
+    this.ctx.hal.wifi.stationConnect(n.ssid, n.pass);
+  }
+
+  /** Scans, then tries the known networks strongest first. */
+  private async joinBest(): Promise<void> {
+    const round = ++this.round;
+    let seen: ScanResult[] = [];
+    try {
+      seen = await this.ctx.hal.wifi.scan();
+    } catch (e) {
+      this.ctx.log.warn('wifi', `scan failed: ${String(e)}`);
+    }
+    // A later round (WIFI, another retry) took over while this one scanned.
+    if (round !== this.round || !this.running) return;
+    const order = joinOrder(this.known.list(), seen);
+    if (!order.length) return;
+    this.pending = order.slice(1);
+    this.connect(order[0]!);
+  }
+
+  private stationIp(): string | null {
+    const s = this.ctx.hal.wifi.station();
+    return s.state === 'connected' ? s.ip : null;
+  }
+
+  /** Joins one network now (WIFI, /savewifi); resolves with the outcome, or a timeout after JOIN_WAIT_MS. */
+  joinNow(n: KnownNetwork): Promise<JoinOutcome> {
+    this.round++;
+    this.pending = [];
+    this.retry?.cancel();
+    this.retry = null;
+    const outcome = new Promise<JoinOutcome>((resolve) => {
+      const timer = this.ctx.hal.clock.setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        resolve({ ok: false, ssid: n.ssid, reason: `no answer within ${JOIN_WAIT_MS / 1000} s` });
+      }, JOIN_WAIT_MS);
+      const done = (o: JoinOutcome): void => {
+        timer.cancel();
+        resolve(o);
+      };
+      this.waiters.push(done);
+    });
+    this.connect(n);
+    return outcome;
+  }
+
+  /** A network was saved while none is joined: try the known ones now rather than at the next retry. */
+  kick(): void {
+    if (!this.running || this.ctx.hal.wifi.station().state === 'connected' || this.pending.length > 0) return;
+    this.retry?.cancel();
+    this.retry = null;
+    void this.joinBest();
+  }
+
+  /** WIFIAP: on holds the setup network up; off hands it back to the state table. */
+  forceSetup(on: boolean): void {
+    if (!this.running) return;
+    if (on) {
+      this.setupUp('forced from the console');
+      this.forced = true;
+      return;
+    }
+    this.forced = false;
+    if (this.setupState === 'up' && this.stationIp() !== null) this.setupDown('no longer forced; the station is connected');
+  }
+
+  /** First provision: store the network, join it, and keep the setup network up for the overlap. */
+  saveWifi(req: HttpRequest) {
+    if (this.provisioned()) return errorResponse(409, 'already-provisioned', 'Wi-Fi is already set up; add or change networks on the web page (Status, Wi-Fi networks).');
+    const { ssid, pass } = credentials(req);
+    const bad = ssidProblem(ssid);
+    if (bad) return errorResponse(400, 'bad-ssid', `${bad[0]!.toUpperCase()}${bad.slice(1)}.`);
+    const p = typeof pass === 'string' ? pass : '';
+    const badPass = passProblem(p);
+    if (badPass) return errorResponse(400, 'bad-passphrase', `${badPass[0]!.toUpperCase()}${badPass.slice(1)}.`);
+    const name = ssid as string;
+    try {
+      this.known.save(name, p);
+    } catch (e) {
+      return errorResponse(500, 'storage', `The network was not saved (${String(e)}); nothing changed.`);
+    }
+    this.armOverlap('first-run /savewifi');
+    void this.joinNow({ ssid: name, pass: p });
+    this.ctx.log.info('wifi', `saved network ${name}`);
     return jsonResponse({ armed: true, overlapMs: OVERLAP_MS }, 202);
   }
 
@@ -193,6 +355,10 @@ export function installProvisioning(ctx: Context, passphrase: SetupPassphrase): 
     handler: (req) => p.saveWifi(req),
   });
   ctx.router.add({ method: 'POST', path: '/api/wifi/handoff', bodyLimit: 1024, handler: () => p.handoff() });
+  installWifiRoutes(ctx, p);
   ctx.status.section(() => ({ wifi: p.view() }));
+  // The mode decides: Orchestrator runs the radio, Notifier keeps it off (spec, What the service does 1).
+  if (ctx.mode === 1) p.start();
+  else p.keepOff();
   return p;
 }

@@ -157,6 +157,27 @@ describe('settings and actions', () => {
     await page.getByText('Certificates are verified again.').waitFor();
   });
 
+  it('Status > Wi-Fi networks saves a network (joined, no passphrase shown), refuses to forget the last one, forgets another', async () => {
+    await open('status');
+    const wifi = page.locator('[data-wifi-known]').locator('..');
+    await wifi.getByLabel('Network name').fill('SimNet');
+    await wifi.getByLabel('Passphrase').fill('simnet-pass');
+    await wifi.getByRole('button', { name: 'Save network' }).click();
+    // The first-run test saved SimNet through /savewifi already: the page updates its passphrase.
+    await wifi.getByText('Updated SimNet.', { exact: true }).waitFor();
+    await expect.poll(async () => ((await (await device.fetch('/api/wifi', { token })).json()) as { station: { state: string } }).station.state, { timeout: 10_000 }).toBe('connected');
+    expect(await wifi.innerText()).not.toContain('simnet-pass');
+    await wifi.getByRole('button', { name: 'Forget' }).click();
+    await wifi.getByText('The last network cannot be forgotten', { exact: false }).waitFor();
+    await wifi.getByLabel('Network name').fill('Upstairs');
+    await wifi.getByLabel('Passphrase').fill('upstairs-pass');
+    await wifi.getByRole('button', { name: 'Save network' }).click();
+    await wifi.getByText('Saved Upstairs. It is joined when the current network is out of reach.').waitFor();
+    await wifi.getByText('Upstairs', { exact: true }).waitFor();
+    await wifi.locator('li', { hasText: 'Upstairs' }).getByRole('button', { name: 'Forget' }).click();
+    await expect.poll(async () => ((await (await device.fetch('/api/wifi', { token })).json()) as { known: Array<{ ssid: string }> }).known.map((n) => n.ssid)).toEqual(['SimNet']);
+  });
+
   it('Assistant lists the model catalog per provider (roles, size class, flags), the fallback chain, and a connector\'s verify link with ?k=', async () => {
     await open('assistant');
     const row = page.locator('[data-provider-models="openai"] tr', { hasText: 'gpt-5-mini' }).first();

@@ -24,6 +24,7 @@ import type {
   Touch,
   TouchEvent,
 } from '../../src/hal/index.ts';
+import { HalError } from '../../src/hal/index.ts';
 import { boardInfo } from '../../boards/index.ts';
 import { VirtualClock } from './clock.ts';
 import { MemMdns, MemNet, MemWifi } from './memnet.ts';
@@ -170,6 +171,7 @@ export class MemBle implements Ble {
   services: GattService[] = [];
   name: string | null = null;
   private bondSet = new Set<string>();
+  private nextCentral = 1;
   notified: Array<{ central: number; uuid: string; value: Uint8Array }> = [];
   start(deviceName: string, services: GattService[], handlers: BleHandlers): void {
     this.name = deviceName;
@@ -192,8 +194,46 @@ export class MemBle implements Ble {
   addBond(address: string): void {
     this.bondSet.add(address);
   }
+  /** The bonds a device keeps across a restart (rebootMemHal). */
+  keepBonds(from: MemBle): void {
+    for (const b of from.bonds()) this.bondSet.add(b);
+  }
   address(): string {
     return '24:0a:c4:12:34:57';
+  }
+
+  // A test central, refusing as the stack does (and as the simulator's board does) before the firmware is asked.
+
+  connect(address = 'c0:ff:ee:00:00:01'): BleCentral {
+    if (!this.handlers) throw new HalError('ECONN', 'the device is not advertising');
+    const c: BleCentral = { id: this.nextCentral++, address, bonded: this.bondSet.has(address) };
+    this.handlers.onConnect(c);
+    return c;
+  }
+  /** Just Works: always bonds. */
+  pair(c: BleCentral): BleCentral {
+    this.bondSet.add(c.address);
+    const bonded = { ...c, bonded: true };
+    this.handlers?.onBond(bonded, true);
+    return bonded;
+  }
+  private characteristic(uuid: string) {
+    for (const s of this.services) for (const ch of s.characteristics) if (ch.uuid === uuid) return ch;
+    throw new HalError('ENOENT', `no characteristic ${uuid}`);
+  }
+  read(c: BleCentral, uuid: string): Uint8Array {
+    const ch = this.characteristic(uuid);
+    if (!ch.read) throw new HalError('ENOTSUP', `${uuid} is not readable`);
+    if (ch.bondedOnly && !c.bonded) throw new HalError('ETLS', 'ATT error 0x05 (Insufficient Authentication)');
+    const v = this.handlers?.onRead(c, uuid) ?? null;
+    if (!v) throw new HalError('EINVAL', 'ATT error 0x02 (Read Not Permitted)');
+    return v;
+  }
+  write(c: BleCentral, uuid: string, value: Uint8Array): void {
+    const ch = this.characteristic(uuid);
+    if (!ch.write) throw new HalError('ENOTSUP', `${uuid} is not writable`);
+    if (ch.bondedOnly && !c.bonded) throw new HalError('ETLS', 'ATT error 0x05 (Insufficient Authentication)');
+    if (!this.handlers?.onWrite(c, uuid, value)) throw new HalError('EINVAL', 'ATT error 0x03 (Write Not Permitted)');
   }
 }
 
@@ -347,6 +387,8 @@ export function rebootMemHal(previous: MemHal, reason: ResetReason = 'software')
   previous.sd.cut();
   const next = createMemHal({ board: previous.hal.board.type, seed: null });
   next.system.reason = reason;
+  // The BLE stack keeps its bonds in flash across restarts.
+  next.ble.keepBonds(previous.ble);
   const hal: Hal = { ...next.hal, nvs: previous.nvs, sd: previous.sd, flash: previous.flash, build: previous.hal.build };
   return { ...next, hal, nvs: previous.nvs, sd: previous.sd, flash: previous.flash };
 }

@@ -158,7 +158,7 @@ describe('first-run provisioning and the handoff', () => {
     const saved = await call(mem, 'POST', '/savewifi', null, form('ssid=Home&pass=home-pass-1'));
     expect(saved.status).toBe(202);
     expect(json(saved)).toEqual({ armed: true, overlapMs: 20_000 });
-    expect(mem.nvs.get('wifi', 'ssid')).toBe('Home');
+    expect(JSON.parse(mem.nvs.get('wifi', 'known') as string)).toEqual([{ ssid: 'Home', pass: 'home-pass-1' }]);
     await mem.clock.advance(1);
     expect(mem.wifi.station().state).toBe('connected');
     expect(mem.wifi.apActive()).toBe(true);
@@ -175,7 +175,7 @@ describe('first-run provisioning and the handoff', () => {
     expect((await call(mem, 'GET', '/', null)).status).toBe(200);
     expect((await call(mem, 'POST', '/savewifi', null, form('ssid=Other&pass=other-pass'))).status).toBe(401);
     expect((await call(mem, 'POST', '/savewifi', token, form('ssid=Other&pass=other-pass'))).status).toBe(409);
-    expect(mem.nvs.get('wifi', 'ssid')).toBe('Home');
+    expect(JSON.parse(mem.nvs.get('wifi', 'known') as string)).toEqual([{ ssid: 'Home', pass: 'home-pass-1' }]);
   });
 
   it('drops the setup network 20 s after arming when nobody acknowledges', async () => {
@@ -191,7 +191,9 @@ describe('first-run provisioning and the handoff', () => {
     const { mem, token } = start({ provisioned: false });
     expect((await call(mem, 'POST', '/savewifi', null, form('ssid=&pass=home-pass-1'))).status).toBe(400);
     expect((await call(mem, 'POST', '/savewifi', null, form('ssid=Home&pass=short'))).status).toBe(400);
+    expect((await call(mem, 'POST', '/savewifi', null, form('ssid=Home&pass=caf%C3%A9-au-lait'))).status).toBe(400);
     expect(mem.nvs.get('wifi', 'ssid')).toBeUndefined();
+    expect(mem.nvs.get('wifi', 'known')).toBeUndefined();
     expect((await call(mem, 'POST', '/api/wifi/handoff', token)).status).toBe(409);
   });
 

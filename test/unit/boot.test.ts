@@ -6,6 +6,8 @@ import { boot, HTTP_PORT } from '../../src/main.ts';
 import { flushJobs } from '../support/clock.ts';
 import { request } from '../support/http.ts';
 import { createMemHal } from '../support/memhal.ts';
+import { NOTIFIER_SERVICE_UUID } from '../../src/notifier/gatt.ts';
+import { NOTIFIER_MODE_REPLY } from '../../src/turn/index.ts';
 
 /** A device whose Wi-Fi was set up earlier (no setup-network handout). */
 function provisioned(options: Parameters<typeof createMemHal>[0] = {}) {
@@ -109,6 +111,37 @@ describe('boot in Orchestrator mode', () => {
 });
 
 describe('boot in Notifier mode', () => {
+  it('runs only the Bluetooth link, the ring and the screen: no radio, no HTTP, no outbound connection in two days', async () => {
+    const mem = provisioned({ board: 'ring-tft' });
+    mem.nvs.set('sys', 'mode', 0);
+    // Everything an Orchestrator would reach out for is set up: a provider key, the chat bot, the update feed.
+    mem.nvs.set('orch', 'key.anthropic', 'sk-anthropic-secret');
+    mem.nvs.setMany('chat', [['token', '123456:bot-token-secret'], ['allow', '42']]);
+    const device = boot(mem.hal);
+    expect(mem.ble.name).not.toBeNull();
+    expect(mem.ble.services.map((s) => s.uuid)).toEqual([NOTIFIER_SERVICE_UUID]);
+    await mem.clock.advance(2 * 24 * 3600_000);
+    expect(mem.net.attempts).toEqual([]);
+    expect(mem.wifi.enabled()).toBe(false);
+    expect(mem.wifi.apActive()).toBe(false);
+    expect(mem.mdns.hostname).toBeNull();
+    expect(device.http).toBeNull();
+    // The assistant does not run: a turn answers so, without calling a provider.
+    const turn = await console(mem, 'TURN hello');
+    expect(turn).toBe(`${NOTIFIER_MODE_REPLY}\r\nERR unavailable\r\n`);
+    expect(mem.net.attempts).toEqual([]);
+  });
+
+  it('in Orchestrator mode the Bluetooth link stays off and Wi-Fi, HTTP and mDNS run', async () => {
+    const mem = provisioned({ board: 'ring-tft' });
+    const device = boot(mem.hal);
+    await mem.clock.advance(10);
+    expect(mem.ble.name).toBeNull();
+    expect(mem.wifi.station().state).toBe('connected');
+    expect(mem.mdns.hostname).toBe('desk-3456');
+    expect(device.http).not.toBeNull();
+  });
+
   it('keeps Wi-Fi off and serves no HTTP', async () => {
     const mem = createMemHal();
     mem.nvs.set('sys', 'mode', 0);

@@ -1,9 +1,9 @@
 // The device build as far as it runs without the Moddable SDK: the clear
 // refusal without a toolchain, the per-board firmware bundle (release defines
-// only, only the board's drivers), the mcconfig command line, and that every
+// only, only the board's drivers, the Notifier's GATT table), the mcconfig command line, and that every
 // host function desk-native.js binds exists in the C the manifests link.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,8 @@ import { testCaPem } from '../../tools/test-ca.mjs';
 import { buildWebPage, webPageDefine } from '../../tools/web-page.mjs';
 import { ensureTestSigningKey } from '../../tools/test-keys.mjs';
 import { DEVICE_TYPES } from '../../src/hal/index.ts';
+import { gattMismatch } from '../../hosts/esp32/hal/gatt-table.ts';
+import { CONFIG_UUID, FRAME_UUID, NOTIFIER_GATT, NOTIFIER_SERVICE_UUID, STATUS_UUID } from '../../src/notifier/gatt.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const out = mkdtempSync(join(tmpdir(), 'device-build-'));
@@ -62,8 +64,13 @@ describe('the device firmware bundle', () => {
   let page: { bytes: number; etag: string } | null = null;
   for (const board of DEVICE_TYPES) {
     it(`${board}: a release module importing only what its manifest links`, async () => {
-      const { outDir, build } = await bundleDevice(board, { outRoot: out, version: 'v9.8.7' });
+      const { outDir, build, gatt } = await bundleDevice(board, { outRoot: out, version: 'v9.8.7' });
       const js = readFileSync(join(outDir, 'firmware.js'), 'utf8');
+      // The Notifier's GATT service compiled in: the SDK's JSON and the table ble.start() is held to.
+      expect(gatt).toEqual([{ uuid: NOTIFIER_SERVICE_UUID, characteristics: [STATUS_UUID, FRAME_UUID, CONFIG_UUID] }]);
+      expect(gattMismatch(NOTIFIER_GATT, gatt)).toBeNull();
+      expect(readdirSync(join(outDir, 'bleservices'))).toEqual(['service0.json']);
+      expect(js).toContain(FRAME_UUID);
       expect(build.testBuild).toBe(false);
       expect(js).toContain(`"${board}"`);
       // a release image carries neither the test CA nor the local test signing key

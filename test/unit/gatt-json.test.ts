@@ -9,12 +9,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GATT_MODULE, loadGattServices, serviceJson, writeBleServices } from '../../tools/gatt-json.mjs';
 import { gattMismatch } from '../../hosts/esp32/hal/gatt-table.ts';
 import type { GattService } from '../../src/hal/index.ts';
+import { CONFIG_UUID, FRAME_UUID, NOTIFIER_GATT, NOTIFIER_SERVICE_UUID, STATUS_UUID } from '../../src/notifier/gatt.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const out = mkdtempSync(join(tmpdir(), 'gatt-json-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-// Test data only: the Notifier's real service is issue #15's to design.
+// Test data for the mechanism; the Notifier's real service is checked at the end.
 const SAMPLE: GattService[] = [
   {
     uuid: '0000aa00-1111-2222-3333-444455556666',
@@ -64,8 +65,18 @@ describe('the SDK bleservices JSON', () => {
     expect(gattMismatch(SAMPLE, [])).toMatch(/table is empty/);
   });
 
-  it('takes the definition from the firmware module (none until the Notifier service exists)', async () => {
-    const services = await loadGattServices(ROOT);
-    expect(services.length > 0).toBe(existsSync(join(ROOT, GATT_MODULE)));
+  it("takes the definition from the firmware's module: the Notifier service, STATUS open, FRAME and CONFIG encrypted", async () => {
+    expect(existsSync(join(ROOT, GATT_MODULE))).toBe(true);
+    const services = (await loadGattServices(ROOT)) as GattService[];
+    expect(services).toEqual(NOTIFIER_GATT);
+    const table = writeBleServices(join(out, 'notifier'), services);
+    expect(gattMismatch(NOTIFIER_GATT, table)).toBeNull();
+    const { service } = serviceJson(services[0]);
+    expect(service.uuid).toBe(NOTIFIER_SERVICE_UUID);
+    expect(service.characteristics).toEqual({
+      [STATUS_UUID]: { uuid: STATUS_UUID, maxBytes: 512, type: 'ArrayBuffer', permissions: 'read', properties: 'read,notify' },
+      [FRAME_UUID]: { uuid: FRAME_UUID, maxBytes: 512, type: 'ArrayBuffer', permissions: 'writeEncrypted', properties: 'write' },
+      [CONFIG_UUID]: { uuid: CONFIG_UUID, maxBytes: 512, type: 'ArrayBuffer', permissions: 'readEncrypted,writeEncrypted', properties: 'read,write' },
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decode, encode, encodeInto, utf8Length } from '../../src/util/utf8.ts';
+import { decode, encode, encodeInto, isWellFormedUtf8, utf8Length } from '../../src/util/utf8.ts';
 
 const nodeEncoder = new TextEncoder();
 const nodeDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -105,5 +105,45 @@ describe('utf8Length', () => {
     expect(utf8Length('aé€😀')).toBe(1 + 2 + 3 + 4);
     expect(utf8Length('\ud800')).toBe(3);
     expect(utf8Length('\ud800\ud800')).toBe(6);
+  });
+});
+
+describe('isWellFormedUtf8', () => {
+  const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const strict = (b: Uint8Array): boolean => {
+    try {
+      fatal.decode(b);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('refuses overlong forms, surrogates, code points past U+10FFFF and cut sequences', () => {
+    expect(isWellFormedUtf8(encode('aé€😀'))).toBe(true);
+    for (const bad of [[0xc0, 0x80], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf0, 0x9f, 0x98], [0x80], [0xff]]) {
+      expect(isWellFormedUtf8(Uint8Array.from(bad)), JSON.stringify(bad)).toBe(false);
+    }
+    // Within a range only: a character cut by the range's end is refused.
+    expect(isWellFormedUtf8(encode('é'), 0, 1)).toBe(false);
+    expect(isWellFormedUtf8(Uint8Array.from([0xff, 0x41, 0xff]), 1, 2)).toBe(true);
+  });
+
+  it("agrees with the WHATWG decoder in fatal mode on any bytes", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 24 }), (b) => {
+        expect(isWellFormedUtf8(b)).toBe(strict(b));
+      }),
+      { numRuns: 5000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 12 }), fc.nat(), (text, cut) => {
+        const b = encode(text);
+        expect(isWellFormedUtf8(b)).toBe(true);
+        const end = b.length ? cut % b.length : 0;
+        expect(isWellFormedUtf8(b, 0, end)).toBe(strict(b.subarray(0, end)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -9,8 +9,10 @@
 // them at build time from the firmware's own GattService[] definition, each
 // characteristic named by its UUID so the handlers see UUIDs as on the
 // simulator, and bondedOnly as the encrypted permissions; start() refuses
-// services that are not that compiled table (gatt-table.ts). The Notifier's
-// definition itself is issue #15's (docs/device.md, "Bluetooth").
+// services that are not that compiled table (gatt-table.ts). The definition
+// is the Notifier link's (src/notifier/gatt.ts; docs/device.md, "Bluetooth").
+// The SDK's write callback cannot answer an error: a write the firmware
+// refuses is acknowledged, and STATUS carries the refusal.
 
 import BLEServer, { type BLECharacteristic, type BLEConnection } from 'bleserver';
 import SM, { IOCapability } from 'sm';

@@ -3,6 +3,9 @@
 // Works (always succeeds), read, write, disconnect). The stack's own checks
 // are applied before the firmware is asked: unknown characteristics, missing
 // read/write properties, and bondedOnly characteristics on an unbonded link.
+// Refusals name the ATT error a real central would get: 0x05 Insufficient
+// Authentication (bondedOnly, unbonded), 0x02 Read Not Permitted and 0x03
+// Write Not Permitted (missing property, or the firmware refused).
 // Bonds persist in device.json.
 
 import type { BleCentral, GattCharacteristic, GattService } from '../../../src/hal/index.ts';
@@ -127,10 +130,10 @@ export class BleRadio implements Service {
         const uuid = str(args, 'uuid');
         const { central } = this.connected();
         const c = this.characteristic(uuid);
-        if (!c.read) fail('ENOTSUP', `${uuid} is not readable`);
-        if (c.bondedOnly && !central.bonded) fail('ETLS', `${uuid} needs an encrypted, bonded link (insufficient authentication)`);
+        if (!c.read) fail('ENOTSUP', `ATT error 0x02 (Read Not Permitted): ${uuid} is not readable`);
+        if (c.bondedOnly && !central.bonded) fail('ETLS', `ATT error 0x05 (Insufficient Authentication): ${uuid} needs an encrypted, bonded link`);
         const r = await this.ask('ble.read', { uuid });
-        if (!r.ok) fail('EINVAL', `the device refused to read ${uuid}`);
+        if (!r.ok) fail('EINVAL', `ATT error 0x02 (Read Not Permitted): the device refused to read ${uuid}`);
         return { hex: r.bin.toString('hex') };
       }
       case 'ble.write': {
@@ -139,10 +142,10 @@ export class BleRadio implements Service {
         if (!/^([0-9a-f]{2})*$/i.test(hex)) fail('EINVAL', 'hex must be an even number of hex digits');
         const { central } = this.connected();
         const c = this.characteristic(uuid);
-        if (!c.write) fail('ENOTSUP', `${uuid} is not writable`);
-        if (c.bondedOnly && !central.bonded) fail('ETLS', `${uuid} needs an encrypted, bonded link (insufficient authentication)`);
+        if (!c.write) fail('ENOTSUP', `ATT error 0x03 (Write Not Permitted): ${uuid} is not writable`);
+        if (c.bondedOnly && !central.bonded) fail('ETLS', `ATT error 0x05 (Insufficient Authentication): ${uuid} needs an encrypted, bonded link`);
         const r = await this.ask('ble.write', { uuid }, Buffer.from(hex, 'hex'));
-        if (!r.ok) fail('EINVAL', `the device refused the write to ${uuid}`);
+        if (!r.ok) fail('EINVAL', `ATT error 0x03 (Write Not Permitted): the device refused the write to ${uuid}`);
         return {};
       }
       case 'ble.disconnect': {

@@ -91,6 +91,11 @@ export const CONTROL_OPS: Record<string, ControlOp> = {
     return { networks: b.device.config.wifi.networks };
   },
   'wifi.linkDown': (b) => ({ dropped: b.radio.linkDown() }),
+  'mdns.resolve': (b, args) => {
+    const found = b.radio.resolve(str(args, 'hostname'));
+    if (!found) fail('ENOENT', `no answer for ${str(args, 'hostname')} on the home network`);
+    return found;
+  },
   'net.route': (b, args) => {
     const host = str(args, 'host');
     const port = int(args, 'port', 1, 65535);

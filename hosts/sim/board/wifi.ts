@@ -1,6 +1,8 @@
 // The simulated radio: Wi-Fi station (networks from device.json; connecting
 // takes ~300 ms and succeeds when the passphrase matches), the setup access
-// point, scans, link loss; and mDNS, recorded for status (no real multicast).
+// point, scans, link loss; and mDNS, recorded for status (no real multicast)
+// and answered by resolve() as a host on the home network would see it: only
+// while the radio is on and the station is connected.
 
 import type { MdnsService, ScanResult, StationStatus } from '../../../src/hal/index.ts';
 import type { DeviceFolder, WifiNetwork } from './device.ts';
@@ -50,6 +52,14 @@ export class Radio implements Service {
       fn();
     }, ms);
     this.timers.add(t);
+  }
+
+  /** An mDNS lookup from a host on the home network: the advertised name, its address and services, or null. */
+  resolve(hostname: string): { hostname: string; address: string; services: MdnsService[] } | null {
+    const want = hostname.toLowerCase().replace(/\.local\.?$/, '');
+    if (!this.enabled || this.station.state !== 'connected' || !this.station.ip || !this.mdns) return null;
+    if (this.mdns.hostname.toLowerCase() !== want) return null;
+    return { hostname: `${this.mdns.hostname}.local`, address: this.station.ip, services: this.mdns.services };
   }
 
   private setStation(s: StationStatus): void {

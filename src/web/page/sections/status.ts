@@ -1,9 +1,11 @@
 // Status: the state snapshot (the named fields first, the whole snapshot
-// below) and the redacted log ring, with a log download.
+// below), the known Wi-Fi networks, and the redacted log ring, with a log
+// download.
 
 import { download, get } from '../api.ts';
 import type { Section } from '../app.ts';
 import { busy, bytes, card, duration, h, kv, message, replace, text } from '../dom.ts';
+import { wifiCard } from './wifi.ts';
 
 type State = Record<string, unknown> & {
   heap?: Record<string, number>;
@@ -77,6 +79,7 @@ export const status: Section = {
     );
     host.append(
       card('Device', summary, h('details', null, h('summary', null, 'The whole state snapshot'), raw)),
+      wifiCard(),
       card('Log', h('p', { class: 'muted' }, 'The most recent lines (secrets are masked by the device).'), log, h('div', { class: 'row' }, refresh, save), msg),
     );
     await load();

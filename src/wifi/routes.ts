@@ -1,0 +1,80 @@
+// The owner's Wi-Fi routes (token-gated; the web page's "Wi-Fi networks"
+// card, since release builds have no serial console): GET /api/wifi lists
+// the known networks (never a passphrase) with the station and the setup
+// network; POST /api/wifi action=save (ssid, pass), action=forget (ssid),
+// action=rename (from, to). Saving does not move the device off the network
+// the page is talking through: a new network is joined when none is (now)
+// or when the current one is out of reach. The last network cannot be
+// forgotten here: with none saved the device would reopen its setup network
+// and the token handout (a factory reset is the way to start over).
+
+import type { Context } from '../core/context.ts';
+import { parseForm } from '../net/http/body.ts';
+import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import type { HttpResponse } from '../net/http/types.ts';
+import { errorMessage } from '../util/json.ts';
+import { KNOWN_MAX, passProblem, ssidProblem } from './known.ts';
+import type { Provisioning } from './provisioning.ts';
+
+const sentence = (s: string): string => `${s[0]!.toUpperCase()}${s.slice(1)}. Nothing was changed.`;
+
+export function wifiView(p: Provisioning) {
+  const v = p.view();
+  const current = v.station.state === 'connected' ? v.station.ssid : null;
+  return {
+    station: v.station,
+    setup: { state: v.setup.state, ssid: v.setup.ssid },
+    known: p.known.list().map((n) => ({ ssid: n.ssid, security: n.pass ? 'wpa2' : 'open', current: n.ssid === current })),
+    max: KNOWN_MAX,
+  };
+}
+
+export function installWifiRoutes(ctx: Context, p: Provisioning): void {
+  ctx.router.add({ method: 'GET', path: '/api/wifi', handler: () => jsonResponse(wifiView(p)) });
+  ctx.router.add({
+    method: 'POST',
+    path: '/api/wifi',
+    bodyLimit: 1024,
+    handler: (req): HttpResponse => {
+      const form = parseForm(req);
+      if (!form.ok) return errorResponse(400, 'bad-request', 'Send the action as form fields. Nothing was changed.');
+      const f = form.form.fields;
+      const action = f.get('action') ?? '';
+      try {
+        if (action === 'save') {
+          const ssid = f.get('ssid') ?? '';
+          const pass = f.get('pass') ?? '';
+          const bad = ssidProblem(ssid) ?? passProblem(pass);
+          if (bad) return errorResponse(400, 'bad-network', sentence(bad));
+          const r = p.known.save(ssid, pass);
+          ctx.log.info('wifi', `network ${ssid} ${r.added ? 'saved' : 'updated'} from the web`);
+          p.kick();
+          return jsonResponse({ saved: ssid, added: r.added, dropped: r.dropped, ...wifiView(p) });
+        }
+        if (action === 'forget') {
+          const ssid = f.get('ssid') ?? '';
+          if (!p.known.get(ssid)) return errorResponse(404, 'unknown-network', 'That network is not saved. Nothing was changed.');
+          if (p.known.list().length === 1) {
+            return errorResponse(409, 'last-network', 'The last network cannot be forgotten: the device would open its setup network again. Save another first, or use Factory reset to start over.');
+          }
+          p.known.forget(ssid);
+          ctx.log.info('wifi', `network ${ssid} forgotten from the web`);
+          return jsonResponse({ forgot: ssid, ...wifiView(p) });
+        }
+        if (action === 'rename') {
+          const from = f.get('from') ?? '';
+          const to = f.get('to') ?? '';
+          const bad = ssidProblem(to);
+          if (bad) return errorResponse(400, 'bad-network', sentence(bad));
+          const r = p.known.rename(from, to);
+          if (r === 'unknown') return errorResponse(404, 'unknown-network', 'That network is not saved. Nothing was changed.');
+          if (r === 'taken') return errorResponse(409, 'network-exists', 'A network of that name is saved already. Nothing was changed.');
+          return jsonResponse({ renamed: to, ...wifiView(p) });
+        }
+      } catch (e) {
+        return errorResponse(500, 'storage', `The networks were not saved (${errorMessage(e)}). Nothing was changed.`);
+      }
+      return errorResponse(400, 'bad-action', 'action is save, forget or rename. Nothing was changed.');
+    },
+  });
+}
