@@ -62,7 +62,12 @@ export class Power {
 
   /** The figures the device acts on (calibrated level, health estimate, external power). */
   reading(): BatteryReading {
-    const r = calibrated(this.raw(), this.calibration());
+    return this.readingOf(this.raw(), this.calibration());
+  }
+
+  /** A gauge reading through the calibration (and the DRAIN simulation while it runs). */
+  private readingOf(raw: BatteryReading, cal: Calibration | null): BatteryReading {
+    const r = calibrated(raw, cal);
     return this.drainSim ? drained(r, this.drainSim, this.hal.clock.monoMs()) : r;
   }
 
@@ -185,9 +190,10 @@ export class Power {
 
   /** For the state snapshot and device.status. */
   summary(): Record<string, unknown> {
+    // One gauge read for both figures: on the device it is an I2C transfer.
     const raw = this.raw();
-    const r = this.reading();
     const cal = this.calibration();
+    const r = this.readingOf(raw, cal);
     const p = this.profile();
     return {
       battery: { ...r, rawLevelPct: raw.levelPct, rawHealthPct: raw.healthPct, calibrated: cal !== null, calHealthPct: cal?.health ?? null, drain: this.drainSim ? (this.drainSim.deep ? 'deep' : 'on') : 'off' },
