@@ -120,13 +120,22 @@ export function createNet(): Net {
 
 export function createWifi(): Wifi {
   let scanWaiters: Array<(r: ScanResult[]) => void> = [];
+  // The station's status as the board last told it: every change arrives as a
+  // wifi.station event, so station() needs no round trip to the board (the
+  // state snapshot asks on every request). A call that changes the radio
+  // forgets it, and the next station() asks again.
+  let station: StationStatus | null = null;
+  const changing = <T>(result: T): T => {
+    station = null;
+    return result;
+  };
   const wifi: Wifi = {
     onStation: null,
-    setEnabled: (on) => void call('wifi.enable', { on }),
+    setEnabled: (on) => changing(void call('wifi.enable', { on })),
     enabled: () => call('wifi.state').reply['enabled'] as boolean,
-    stationConnect: (ssid, passphrase) => void call('wifi.connect', { ssid, passphrase }),
-    stationDisconnect: () => void call('wifi.disconnect'),
-    station: () => call('wifi.state').reply['station'] as StationStatus,
+    stationConnect: (ssid, passphrase) => changing(void call('wifi.connect', { ssid, passphrase })),
+    stationDisconnect: () => changing(void call('wifi.disconnect')),
+    station: () => (station ??= call('wifi.state').reply['station'] as StationStatus),
     apStart: (ssid, passphrase) => void call('wifi.apStart', { ssid, passphrase }),
     apStop: () => void call('wifi.apStop'),
     apActive: () => call('wifi.state').reply['ap'] as boolean,
@@ -136,7 +145,10 @@ export function createWifi(): Wifi {
     },
     mac: () => call('wifi.state').reply['mac'] as string,
   };
-  on('wifi.station', (e) => wifi.onStation?.(e['status'] as StationStatus));
+  on('wifi.station', (e) => {
+    station = e['status'] as StationStatus;
+    wifi.onStation?.(station);
+  });
   on('wifi.scan', (e) => {
     const waiting = scanWaiters;
     scanWaiters = [];
