@@ -61,10 +61,12 @@ export class NotifierLink {
     ble.start(this.name, NOTIFIER_GATT, {
       onConnect: (c) => {
         this.centrals.set(c.id, c);
+        this.ui.setPhones(this.centrals.size);
         this.ctx.log.info('notifier', `central ${c.address} connected${c.bonded ? ' (bonded)' : ''}`);
       },
       onDisconnect: (c) => {
         this.centrals.delete(c.id);
+        this.ui.setPhones(this.centrals.size);
         this.ctx.log.info('notifier', `central ${c.address} disconnected`);
       },
       onBond: (c, ok) => {
@@ -83,6 +85,7 @@ export class NotifierLink {
     this.ctx.hal.ble.stop();
     this.running = false;
     this.centrals.clear();
+    this.ui.setPhones(0);
   }
 
   get active(): boolean {

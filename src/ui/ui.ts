@@ -23,6 +23,8 @@
 //       wakes the screen. The Notifier's "show this" frames map onto it.
 //   clearNotice()                      back to the screen below.
 //   hasNotice()                        a notice is up (shown, or about to be drawn).
+//   setPhones(n)                       how many phones the Notifier link has now
+//       (the status screen says whether one is connected).
 //   showWifiJoin()                     the Wi-Fi join QR (setup network name and
 //       passphrase) until tapped; refused (false) while no setup network is up.
 //   showSignIn()                       the sign-in QR; refused in Notifier mode.
@@ -158,6 +160,8 @@ export class Ui {
   private saverForced = false;
   private reply: { text: string; atWall: number } | null = null;
   private lastError: string | null = null;
+  /** Phones on the Notifier link now (Notifier mode). */
+  private phones = 0;
   private signin: { code: string; url: string; expiresAt: number; qr: QrCode } | null = null;
   private wifiQr: { text: string; qr: QrCode; serial: number } | null = null;
   private qrSerial = 0;
@@ -338,6 +342,13 @@ export class Ui {
 
   hasNotice(): boolean {
     return this.notice !== null;
+  }
+
+  setPhones(n: number): void {
+    if (n === this.phones) return;
+    this.phones = n;
+    this.version++;
+    this.soon();
   }
 
   showWifiJoin(): boolean {
@@ -670,7 +681,7 @@ export class Ui {
     const v = this.netView();
     const ota = this.otaView();
     if (this.ctx.mode === 0) {
-      net = 'Bluetooth';
+      net = this.phones > 0 ? 'Phone connected' : 'Bluetooth';
       state = 'Notifier mode';
       tone = 'dim';
     } else if (v) {
@@ -693,7 +704,7 @@ export class Ui {
         tone = 'warn';
       }
     }
-    const hint = hal.touch.present ? 'Tap the screen for settings.' : this.ctx.mode === 1 ? 'Ask me from the web page or the chat.' : 'Waiting for the phone.';
+    const hint = hal.touch.present ? 'Tap the screen for settings.' : this.ctx.mode === 1 ? 'Ask me from the web page or the chat.' : this.phones > 0 ? 'Phone connected.' : 'Waiting for the phone.';
     return {
       name: typeof name === 'string' && name ? name : 'Desk assistant',
       time: c.time,

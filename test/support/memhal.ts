@@ -210,6 +210,9 @@ export class MemBle implements Ble {
     this.handlers.onConnect(c);
     return c;
   }
+  disconnect(c: BleCentral): void {
+    this.handlers?.onDisconnect(c);
+  }
   /** Just Works: always bonds. */
   pair(c: BleCentral): BleCentral {
     this.bondSet.add(c.address);

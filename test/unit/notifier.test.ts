@@ -109,6 +109,20 @@ describe('an unbonded central', () => {
   });
 });
 
+describe('the status screen in Notifier mode', () => {
+  it('says whether a phone is connected, and again when it leaves', async () => {
+    const { mem, cmd } = start();
+    await mem.clock.advance(2000);
+    expect(await cmd('RENDER?')).not.toContain('Phone connected');
+    const c = mem.ble.connect();
+    await mem.clock.advance(2000);
+    expect(await cmd('RENDER?')).toContain('Phone connected');
+    mem.ble.disconnect(c);
+    await mem.clock.advance(2000);
+    expect(await cmd('RENDER?')).not.toContain('Phone connected');
+  });
+});
+
 describe('a bonded central', () => {
   it('writes frames that change the ring and the screen; STATUS counts them', async () => {
     const { mem, device, cmd, status } = start();
