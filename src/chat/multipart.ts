@@ -2,6 +2,7 @@
 // sendDocument), built into one buffer so the client writes it once. The
 // boundary is a fixed string, lengthened until no part contains it.
 
+import { concatBytes } from '../util/bytes.ts';
 import { encode } from '../util/utf8.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -43,13 +44,5 @@ export function multipartBody(fields: ReadonlyArray<readonly [string, string]>, 
     pieces.push(encode('\r\n'));
   }
   pieces.push(encode(`--${boundary}--\r\n`));
-  let size = 0;
-  for (const p of pieces) size += p.length;
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const p of pieces) {
-    body.set(p, at);
-    at += p.length;
-  }
-  return { contentType: `multipart/form-data; boundary=${boundary}`, body };
+  return { contentType: `multipart/form-data; boundary=${boundary}`, body: concatBytes(pieces) };
 }

@@ -22,6 +22,7 @@ import type { Store } from '../core/store.ts';
 import type { BodyWriter, HttpResponse } from '../net/http/types.ts';
 import { errorResponse } from '../net/http/errors.ts';
 import type { RandomFill } from '../util/ids.ts';
+import { concatBytes } from '../util/bytes.ts';
 import { fromBase64 } from '../util/encoding.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { BODY_CHUNK, F, frame, FrameDecoder, jsonFrame, payloadJson, PROTOCOL_VERSION, type Frame } from './frames.ts';
@@ -276,14 +277,14 @@ export class CloudRelay {
     let size = 0;
     for (const f of frames) {
       if (size && size + f.length > WRITE_GROUP) {
-        this.sock.write(group.length === 1 ? group[0]! : concat(group));
+        this.sock.write(group.length === 1 ? group[0]! : concatBytes(group));
         group = [];
         size = 0;
       }
       group.push(f);
       size += f.length;
     }
-    this.sock.write(group.length === 1 ? group[0]! : concat(group));
+    this.sock.write(group.length === 1 ? group[0]! : concatBytes(group));
   }
 
   private closeSocket(reason: string | null, quiet = false): void {
@@ -578,17 +579,6 @@ function bodyFrames(stream: number, bytes: Uint8Array): Uint8Array[] {
   return out;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 function headerOf(res: HttpResponse, name: string): string | undefined {
   return Object.entries(res.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];

@@ -9,6 +9,7 @@ import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../mc
 import { utf8Length, encode } from '../util/utf8.ts';
 import { errorMessage } from '../util/json.ts';
 import type { Files } from './index.ts';
+import { civilFromDays } from '../util/civil.ts';
 import { NAME_MAX, PROJECT_MAX, SAVE_EXTENSIONS, extensionOf } from './names.ts';
 import { FilesError, type FileMeta } from './store.ts';
 
@@ -41,16 +42,7 @@ async function guard(body: () => ToolResult | Promise<ToolResult>): Promise<Tool
 function when(ms: number): string {
   // ISO without Date (firmware rule): days since the epoch to a calendar date.
   if (!(ms > 0)) return 'unknown';
-  const days = Math.floor(ms / 86_400_000);
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  const [y, m, d] = civilFromDays(Math.floor(ms / 86_400_000));
   const t = ms % 86_400_000;
   const pad = (n: number): string => (n < 10 ? `0${n}` : String(n));
   return `${y}-${pad(m)}-${pad(d)} ${pad(Math.floor(t / 3_600_000))}:${pad(Math.floor(t / 60_000) % 60)}`;

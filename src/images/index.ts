@@ -23,6 +23,7 @@ import type { ModelCatalog } from '../models/catalog.ts';
 import { CATALOG } from '../providers/catalog.ts';
 import { isPlainHttp } from '../providers/common.ts';
 import type { ProviderId } from '../providers/settings.ts';
+import { concatBytes } from '../util/bytes.ts';
 import { toHex } from '../util/encoding.ts';
 import { randomBytes } from '../util/ids.ts';
 import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
@@ -157,7 +158,7 @@ export async function generate(d: ImageDeps, a: Record<string, unknown>, caller:
   };
   if (problem) return finish(problem);
   if (!res.ok) return finish(fail(res.error === 'timeout' ? 'timeout' : 'transport', `The image service could not be reached (${res.error}).`));
-  if (status < 200 || status > 299) return finish(apiError(status, concat(errorBody)));
+  if (status < 200 || status > 299) return finish(apiError(status, concatBytes(errorBody)));
   if (stream.error) return finish(fail('malformed', `The image service answered something unreadable (${stream.error}).`));
   if (!stream.done || total < 8) return finish(fail('malformed', 'The image service answered without an image.'));
   if (!PNG_MAGIC.every((b, i) => head[i] === b)) return finish(fail('malformed', 'The image service answered with something that is not a PNG.'));
@@ -176,21 +177,10 @@ export async function generate(d: ImageDeps, a: Record<string, unknown>, caller:
   }
   ctx.log.info('images', `image saved as ${saved.project}/${saved.name} (${saved.size} bytes, ${model}, ${quality})`);
   const lines = [`Saved ${saved.project}/${saved.name} (PNG, ${saved.size} bytes; ${model}, ${size}, quality ${quality}).`];
-  if (keepB64) lines.push(await describe(d, key, concat(b64), b64Size > DESCRIBE_MAX_B64));
+  if (keepB64) lines.push(await describe(d, key, concatBytes(b64), b64Size > DESCRIBE_MAX_B64));
   return ok(lines.join('\n'));
 }
 
-function concat(chunks: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const c of chunks) n += c.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
 
 /** Asks the provider's default model to describe the image (its base64 from the answer body). */
 async function describe(d: ImageDeps, key: string, body: Uint8Array, tooLarge: boolean): Promise<string> {

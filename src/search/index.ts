@@ -20,6 +20,7 @@ import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { fail, ok, type ToolResult, type ToolSpec } from '../mcp/types.ts';
 import { capBytes } from '../util/cap.ts';
+import { civilFromDays } from '../util/civil.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
 import { decode, utf8Length } from '../util/utf8.ts';
 
@@ -41,15 +42,8 @@ const ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', 
 
 /** Year and month (UTC) of a wall-clock time, without Date (firmware rule). */
 export function yearMonth(ms: number): { y: number; m: number } {
-  const days = Math.floor(ms / 86_400_000);
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m };
+  const [y, m] = civilFromDays(Math.floor(ms / 86_400_000));
+  return { y, m };
 }
 
 function pad(n: number): string {
