@@ -4,6 +4,7 @@
 // same searches with usearch's exact int8 cosine in Node on the same data
 // (the peer); the XS heap per stored memory; and the boot time to load 6000
 // memories from the simulated card (the firmware logs how long its load took).
+import { onOneCore } from './pin.mjs';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,7 +37,7 @@ async function onXs(dir) {
   const out = await esbuild.build({ entryPoints: [join(ROOT, 'bench/xs/memory.ts')], bundle: true, format: 'iife', ...XS_TARGET, write: false, logLevel: 'warning' });
   const script = join(dir, 'memory-bench.js');
   writeFileSync(script, out.outputFiles[0].text);
-  const text = execFileSync(join(ROOT, 'build/sim/xsim'), ['--heap-max', '512m', '--standalone', script], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const text = execFileSync(...onOneCore(join(ROOT, 'build/sim/xsim'), ['--heap-max', '512m', '--standalone', script]), { encoding: 'utf8', maxBuffer: 1 << 24 });
   return Object.fromEntries(text.trim().split('\n').map((l) => JSON.parse(l)).map((o) => [o.what, o]));
 }
 

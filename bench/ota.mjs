@@ -3,6 +3,7 @@
 // and with the TypeScript fallback, the P-256 signature check, and the
 // install throughput of the simulator (download over HTTPS from the local
 // update server, flash writes through the board, hash and verify).
+import { onOneCore } from './pin.mjs';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,7 +44,7 @@ async function xsRun(dir, cfg, sha) {
   });
   const script = join(dir, 'ota-bench.js');
   writeFileSync(script, out.outputFiles[0].text);
-  const text = execFileSync(join(ROOT, 'build/sim/xsim'), ['--heap-max', '512m', '--standalone', script], { encoding: 'utf8' });
+  const text = execFileSync(...onOneCore(join(ROOT, 'build/sim/xsim'), ['--heap-max', '512m', '--standalone', script]), { encoding: 'utf8' });
   const r = Object.fromEntries(text.trim().split('\n').map((l) => JSON.parse(l)).map((o) => [o.what, o]));
   if (r['ota-hash-c'].hex !== sha || !r['ota-verify'].ok || (cfg.fallback && !r['ota-hash-ts'].same)) throw new Error(`OTA bench: wrong digest or signature on XS: ${text}`);
   return r;

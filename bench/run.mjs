@@ -2,6 +2,7 @@
 // `npm run bench`: speed and memory figures against ../shared/TARGETS.md,
 // each comparison measured side by side in this one run. Prints a table;
 // never fails because a machine is slow (benchmarks are not tests).
+import { onOneCore } from './pin.mjs';
 import { execFileSync, spawn } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +27,7 @@ async function runXs(entry, heapMax = '512m') {
   try {
     const script = join(dir, 'bench.js');
     writeFileSync(script, out.outputFiles[0].text);
-    const text = execFileSync(XSIM, ['--heap-max', heapMax, '--standalone', script], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const text = execFileSync(...onOneCore(XSIM, ['--heap-max', heapMax, '--standalone', script]), { encoding: 'utf8', maxBuffer: 1 << 24 });
     return Object.fromEntries(text.trim().split('\n').map((l) => JSON.parse(l)).map((o) => [o.what, o]));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -35,7 +36,7 @@ async function runXs(entry, heapMax = '512m') {
 
 function memoryBandwidthGBps() {
   execFileSync('make', ['-s', '-C', join(ROOT, 'modules/vecdot/test'), 'bench'], { stdio: 'ignore' });
-  const text = execFileSync(join(ROOT, 'modules/vecdot/test/bench'), { encoding: 'utf8' });
+  const text = execFileSync(...onOneCore(join(ROOT, 'modules/vecdot/test/bench'), []), { encoding: 'utf8' });
   const m = /single-core read of 1 GiB: ([\d.]+) GB\/s/.exec(text);
   return m ? Number(m[1]) : null;
 }
@@ -43,7 +44,7 @@ function memoryBandwidthGBps() {
 function opensslShaMBps() {
   try {
     // Mask SHA-NI (CPUID.7.EBX bit 29) to measure OpenSSL's portable-SIMD path.
-    const text = execFileSync('openssl', ['speed', '-seconds', '2', '-bytes', '16384', '-evp', 'sha256'], {
+    const text = execFileSync(...onOneCore('openssl', ['speed', '-seconds', '2', '-bytes', '16384', '-evp', 'sha256']), {
       encoding: 'utf8',
       env: { ...process.env, OPENSSL_ia32cap: ':~0x20000000' },
       stdio: ['ignore', 'pipe', 'ignore'],
