@@ -360,9 +360,12 @@ describe('the chat messenger on the simulator', () => {
       { match: TURN, turn: turnObject('answer to second') },
     ]);
     await fake.bot.waitSent(() => replies().length >= before + 2, 30_000);
-    // Quiet for a moment: nothing more arrives.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(replies().slice(before)).toEqual(['answer to first', 'answer to second']);
+    // A barrier instead of a quiet second: turns run one at a time in the order of the updates, so
+    // a message handled twice would be answered before this later one.
+    emu.script({ match: TURN, turn: turnObject('answer to third') });
+    fake.bot.say(OWNER, 'third');
+    await fake.bot.waitSent(() => replies().includes('answer to third'), 30_000);
+    expect(replies().slice(before)).toEqual(['answer to first', 'answer to second', 'answer to third']);
     expect(fake.bot.unconfirmed()).toHaveLength(0);
   });
 });
