@@ -95,8 +95,12 @@ describe('schedules on the simulator', () => {
     expect(await card).toContain(`/loop approve ${id}`);
     // Pending: a warp past its interval runs nothing.
     await warp(600_000);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(emu.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(0);
+    // A barrier instead of a wait: turns run one at a time, so a turn the warp started would reach
+    // the provider before this one is answered.
+    emu.script({ match: TURN, turn: turnObject('Here.') });
+    expect(await device.command('TURN are you there?', 30_000)).toBe('Here.\nOK');
+    const routineRounds = () => emu.requests.filter((r) => r.path === '/v1/messages' && JSON.stringify(r.body).includes('[ROUTINE]'));
+    expect(routineRounds()).toHaveLength(0);
 
     const approved = (await (await post('/api/routines', { action: 'approve', id })).json()) as { approved: boolean; message: string };
     expect(approved).toMatchObject({ approved: true, message: expect.stringMatching(new RegExp(`^Approved routine ${id} "Brief" \\(every 5m\\); next run `)) });
@@ -104,7 +108,7 @@ describe('schedules on the simulator', () => {
     const reply = nextToOwner((t) => t === 'Good morning: three meetings today.');
     await warp(301_000);
     await reply;
-    const round = emu.requests.find((r) => r.path === '/v1/messages')!;
+    const round = routineRounds()[0]!;
     const sent = JSON.stringify(round.body);
     expect(sent).toContain('[SYSTEM] Scheduled routine \\"Brief\\"');
     expect(sent).toContain('[ROUTINE] Give me my morning brief.');
