@@ -9,17 +9,30 @@
 // a card and with one under 1 GB), Safety > Downloads (the url policy, a
 // pending download approved and another denied), approvals of a routine, a
 // wakeup and a skill, the time zone, the model catalog, fallbacks, a
-// connector's verify link and its approval as a tool server, and every
-// section at phone width (screenshots in
-// test-results/web/).
-import { mkdirSync, readFileSync } from 'node:fs';
+// connector's verify link and its approval as a tool server; Assistant
+// settings (a provider key saved write-only and removed, priority, the
+// orchestrator model, a 1500-byte directive, midFail, the prompt budget,
+// read back after a reload); Updates (auto-install on and off, the download
+// progress of a stalled download, a dry run of a signed release verified
+// without a restart); Memory (search, near-duplicates removed, flush with its
+// confirmation keeping permanent memories, recall settings); People (the chat
+// messenger's write-only bot token and allowlist, a person's role and quota,
+// the last admin kept); rotating the token (the old one and earlier codes
+// refused, this browser carries on, a browser with the old sign-in asked to
+// sign in again); every section at phone width (screenshots in
+// test-results/web/); and last, as they wipe the device, Format card and
+// Factory reset with their exact phrases.
+import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../tools/build.mjs';
+import { imageVersion, release } from '../../tools/release.mjs';
+import { ensureTestSigningKey } from '../../tools/test-keys.mjs';
+import { startUpdateServer, type UpdateServer } from '../../tools/update-server.mjs';
 import { ensureChromium, launchBrowser } from './fixtures/browser.ts';
-import { cleanup, startDevice, type Device } from './harness.ts';
+import { cleanup, startDevice, tempDir, type Device } from './harness.ts';
 import { wavBytes } from '../support/audio-files.ts';
 
 const SHOTS = join(ROOT, 'test-results/web');
@@ -471,6 +484,387 @@ describe('approvals on the page', () => {
   });
 });
 
+/** GET a JSON route with the current token. */
+async function api<T>(path: string): Promise<T> {
+  const res = await device.fetch(path, { token });
+  expect(res.status, path).toBe(200);
+  return (await res.json()) as T;
+}
+
+async function reopen(id: string): Promise<void> {
+  await page.reload();
+  await page.waitForSelector(`[data-section="${id}"][data-ready]`);
+}
+
+describe('Assistant settings on the page', () => {
+  it('a provider key is saved write-only: the page says it is set and never shows it, the API and the log never carry it; it can be removed', async () => {
+    const key = `sk-web-e2e-${'k'.repeat(20)}${Date.now().toString(36)}`;
+    await open('assistant');
+    const keys = cardTitled('Provider keys');
+    const openai = page.locator('form[data-provider="openai"]');
+    await openai.getByText('No key set.').waitFor();
+    // A malformed key: the device refuses it with its own sentence.
+    await openai.getByLabel('OpenAI key').fill('sk with spaces');
+    await openai.getByRole('button', { name: 'Save key' }).click();
+    await keys.getByText('The openai key is malformed. Nothing was changed.').waitFor();
+    expect((await api<{ keys: Record<string, boolean> }>('/api/orch')).keys['openai']).toBe(false);
+
+    await openai.getByLabel('OpenAI key').fill(key);
+    await openai.getByRole('button', { name: 'Save key' }).click();
+    await keys.getByText('The OpenAI key was saved.').waitFor();
+    await openai.getByText('A key is set (it is never shown). Paste a new one to replace it.').waitFor();
+    expect(await openai.getByLabel('OpenAI key').inputValue()).toBe('');
+    expect(await openai.getByRole('button', { name: 'Replace key' }).count()).toBe(1);
+    const orch = await (await device.fetch('/api/orch', { token })).text();
+    expect(orch).not.toContain(key);
+    expect((JSON.parse(orch) as { keys: Record<string, boolean> }).keys).toEqual({ openai: true, anthropic: false, mistral: false, zai: false, router: false, custom: false });
+    expect(await (await device.fetch('/api/state', { token })).text()).not.toContain(key);
+    expect(await (await device.fetch('/api/log', { token })).text()).not.toContain(key);
+
+    await reopen('assistant');
+    await openai.getByText('A key is set (it is never shown). Paste a new one to replace it.').waitFor();
+    expect(await openai.getByLabel('OpenAI key').inputValue()).toBe('');
+    expect(await page.content()).not.toContain(key);
+    expect(await page.locator('form[data-provider="anthropic"]').getByText('No key set.').count()).toBe(1);
+
+    await openai.getByRole('button', { name: 'Remove key' }).click();
+    await keys.getByText('The OpenAI key was removed.').waitFor();
+    await openai.getByText('No key set.').waitFor();
+    expect((await api<{ keys: Record<string, boolean> }>('/api/orch')).keys['openai']).toBe(false);
+  });
+
+  it('provider priority, the orchestrator model, the directive, midFail and the prompt budget are saved and read back after a reload', async () => {
+    await open('assistant');
+    const prio = cardTitled('Provider priority');
+    const order = (): Promise<string[]> => prio.locator('li span').allInnerTexts();
+    expect(await order()).toEqual(['OpenAI', 'Anthropic', 'Mistral', 'Z.ai', 'Model router', 'Custom endpoint']);
+    await prio.getByRole('button', { name: 'Move Mistral up' }).click();
+    await prio.getByRole('button', { name: 'Move Mistral up' }).click();
+    await prio.getByRole('button', { name: 'Move Custom endpoint up' }).click();
+    expect(await order()).toEqual(['Mistral', 'OpenAI', 'Anthropic', 'Z.ai', 'Custom endpoint', 'Model router']);
+    expect(await prio.getByRole('button', { name: 'Move Mistral up' }).isDisabled()).toBe(true);
+    // Moving is local until saved.
+    expect((await api<{ priority: string[] }>('/api/orch')).priority).toEqual(['openai', 'anthropic', 'mistral']);
+    await prio.getByRole('button', { name: 'Save priority' }).click();
+    await prio.getByText('Priority saved.').waitFor();
+
+    const models = cardTitled('Models');
+    await models.getByLabel('Orchestrator model').fill('claude-haiku-4-5');
+    await models.getByRole('button', { name: 'Save model' }).click();
+    await models.getByText('Model saved.').waitFor();
+
+    const conv = cardTitled('Conversation');
+    const directive = conv.getByLabel('Directive', { exact: true });
+    // Over 1500 bytes (UTF-8): the count says so and the device refuses it, changing nothing.
+    await directive.fill(`${'x'.repeat(1499)}☕`);
+    await conv.getByText('1502 of 1500 bytes').waitFor();
+    await conv.getByLabel('Prompt budget (bytes)').fill('16384');
+    await conv.getByRole('button', { name: 'Save', exact: true }).click();
+    await conv.getByText('The directive may be at most 1500 bytes. Nothing was changed.').waitFor();
+    expect(await api<{ directive: string; promptBudget: number }>('/api/orch')).toMatchObject({ directive: '', promptBudget: 32768 });
+    // A directive of exactly 1500 bytes, most of them in three-byte characters.
+    let text = 'Antworte kurz und höflich. ';
+    while (Buffer.byteLength(text) + Buffer.byteLength('日本語で短く答えてください。') <= 1500) text += '日本語で短く答えてください。';
+    text += '.'.repeat(1500 - Buffer.byteLength(text));
+    await directive.fill(text);
+    await conv.getByText(`${Buffer.byteLength(text)} of 1500 bytes`).waitFor();
+    await conv.getByLabel('Fail over mid-turn (keep the conversation when switching providers)').uncheck();
+    await conv.getByRole('button', { name: 'Save', exact: true }).click();
+    await conv.getByText('Saved.', { exact: true }).waitFor();
+
+    expect(await api('/api/orch')).toMatchObject({
+      priority: ['mistral', 'openai', 'anthropic', 'zai', 'custom', 'router'],
+      model: 'claude-haiku-4-5',
+      directive: text,
+      midFail: false,
+      promptBudget: 16384,
+    });
+    await reopen('assistant');
+    expect(await order()).toEqual(['Mistral', 'OpenAI', 'Anthropic', 'Z.ai', 'Custom endpoint', 'Model router']);
+    expect(await cardTitled('Models').getByLabel('Orchestrator model').inputValue()).toBe('claude-haiku-4-5');
+    expect(await cardTitled('Conversation').getByLabel('Directive', { exact: true }).inputValue()).toBe(text);
+    expect(await cardTitled('Conversation').getByLabel('Fail over mid-turn (keep the conversation when switching providers)').isChecked()).toBe(false);
+    expect(await cardTitled('Conversation').getByLabel('Prompt budget (bytes)').inputValue()).toBe('16384');
+    // An empty model: the provider's default.
+    await cardTitled('Models').getByLabel('Orchestrator model').fill('');
+    await cardTitled('Models').getByRole('button', { name: 'Save model' }).click();
+    await cardTitled('Models').getByText('The provider\'s default model will be used.').waitFor();
+    expect((await api<{ model: string }>('/api/orch')).model).toBe('');
+  });
+});
+
+interface OtaView {
+  ota: string;
+  otaPct: number;
+  lastOta: string | null;
+  autoUpd: boolean;
+}
+
+describe('Updates on the page', () => {
+  it('Install new versions automatically switches auto-install on and off; the device reports it', async () => {
+    await open('updates');
+    const auto = page.getByLabel('Install new versions automatically');
+    expect(await auto.isChecked()).toBe(false);
+    await auto.check();
+    await page.getByText('Updates will install on their own when the device is idle and powered.').waitFor();
+    expect((await api<OtaView>('/api/state')).autoUpd).toBe(true);
+    expect(await device.command('OTA?')).toMatch(/^autoUpd=1$/m);
+    await reopen('updates');
+    expect(await auto.isChecked()).toBe(true);
+    await auto.uncheck();
+    await page.getByText('Updates install only when you ask.').waitFor();
+    expect((await api<OtaView>('/api/state')).autoUpd).toBe(false);
+    expect(await device.command('OTA?')).toMatch(/^autoUpd=0$/m);
+  });
+
+  it('shows the download progress, and a dry run of the same version verifies it without installing or restarting', async () => {
+    // A release of the running build, signed with the test key, on a local update server under its own host name.
+    const work = tempDir('desk-web-ota-');
+    const image = join(work, 'firmware.img');
+    copyFileSync(join(ROOT, 'build/fw/firmware.img'), image);
+    const version = imageVersion(readFileSync(image)) as string;
+    release({ image, version, keyPem: ensureTestSigningKey().pem, out: join(work, 'feed') });
+    const host = 'updates.web-page.invalid';
+    const imagePath = `/feed/${version}/desk-${version}.img`;
+    const servers: UpdateServer[] = [];
+    const serve = async (stallAt?: number): Promise<UpdateServer> => {
+      const s = await startUpdateServer({ root: work, names: [host] });
+      servers.push(s);
+      if (stallAt !== undefined) s.faults.set(imagePath, { kind: 'stall', after: stallAt });
+      await device.board.request('net.route', { host, port: 443, to: `127.0.0.1:${s.port}` });
+      return s;
+    };
+    const before = await device.board.request<{ bootCount: number; runningSlot: number }>('status');
+    // The server stops sending half-way: the download holds there, at a known percentage.
+    const size = statSync(image).size;
+    const stallAt = Math.floor(size / 2);
+    const pct = Math.floor((stallAt * 100) / size);
+    const stalled = await serve(stallAt);
+    expect(await device.command(`OTAURL https://${host}/feed`)).toBe(`otaBase=https://${host}/feed\nOK`);
+    try {
+      await open('updates');
+      await page.getByLabel('Verify only, do not install (dry run)').check();
+      await page.getByLabel('Allow the same or an older version').check();
+      const bar = page.getByRole('progressbar', { name: 'Download progress' });
+      expect(await bar.isVisible()).toBe(false);
+      await page.click('text=Install update');
+      await page.getByText('Verifying the update without installing it…').waitFor();
+      await expect.poll(async () => (await api<OtaView>('/api/state')).otaPct, { timeout: 20_000 }).toBe(pct);
+      await page.getByText(`Downloading: ${pct} %`, { exact: true }).waitFor();
+      expect(await bar.isVisible()).toBe(true);
+      expect(await inPage<number>("document.querySelector('progress').value")).toBe(pct);
+      expect((await api<OtaView>('/api/state')).ota).toBe('downloading');
+      // The server goes away mid-download: the dry run fails and says so; the bar goes.
+      await stalled.close();
+      await page.getByText(`Finished: failed ${version}.`).waitFor({ timeout: 20_000 });
+      expect(await bar.isVisible()).toBe(false);
+
+      const good = await serve();
+      await page.click('text=Install update');
+      await page.getByText(`Finished: verified ${version}.`).waitFor({ timeout: 30_000 });
+      await page.locator('[data-section="updates"] dd', { hasText: `verified ${version}` }).waitFor();
+      expect(good.requests.filter((r) => r.path === imagePath)).toHaveLength(1);
+      expect(await device.command('OTA?')).toMatch(new RegExp(`^lastOta=verified ${version.replace(/\./g, '\\.')}$`, 'm'));
+      // Verified only: no restart, the same slot.
+      const after = await device.board.request<{ bootCount: number; runningSlot: number }>('status');
+      expect(after).toMatchObject({ bootCount: before.bootCount, runningSlot: before.runningSlot });
+      expect((await api<OtaView>('/api/state')).ota).toBe('idle');
+    } finally {
+      await device.command('OTAURL default');
+      for (const s of servers) await s.close();
+    }
+  });
+});
+
+interface MemItem {
+  content: string;
+  permanent_flag: boolean;
+  pinned: boolean;
+}
+
+describe('Memory on the page', () => {
+  it('searches memories, removes near-duplicates, and flushes after a confirmation keeping permanent ones', async () => {
+    const spareKey = 'The spare key is under the blue flowerpot by the back door.';
+    const bakery = 'The bakery on Elm Street closes at six on Saturdays.';
+    await mcpTool('memory.write', { content: spareKey, importance: 0.9, permanent: true });
+    await mcpTool('memory.write', { content: bakery, importance: 0.6 });
+    await mcpTool('memory.write', { content: 'Grandma\'s birthday is on the third of May.', importance: 0.3 });
+    // A near-copy of another memory, made by an edit (a write would merge it): what dedupe is for.
+    await mcpTool('memory.update', { old: 'Grandma\'s birthday is on the third of May.', content: 'The bakery on Elm Street closes at six on Saturdays!' });
+    const vectors = async (): Promise<number> => (await api<{ vectors: number }>('/api/mem/stats')).vectors;
+    const start = await vectors();
+
+    await open('memory');
+    const mems = cardTitled('Memories');
+    const search = async (q: string): Promise<void> => {
+      await mems.getByLabel('Search memories').fill(q);
+      await mems.getByRole('button', { name: 'Search', exact: true }).click();
+    };
+    await search('where is the spare key');
+    await mems.getByText(/^[1-9]\d* memories match\.$/).waitFor();
+    const first = mems.locator('ul.items li').first();
+    const hit = await first.innerText();
+    expect(hit.startsWith(spareKey)).toBe(true);
+    expect(hit).toMatch(/match \d+%\s*importance 0\.9\s*permanent\s*from self/);
+    expect(await mems.locator('ul.items li', { hasText: 'bakery' }).count()).toBe(0);
+
+    await search('bakery Elm Street');
+    await mems.getByText('2 memories match.').waitFor();
+    await mems.getByRole('button', { name: 'Remove near-duplicates' }).click();
+    await mems.getByText('1 near-duplicates removed (the more important copy is kept).').waitFor();
+    await mems.getByText('1 memories match.').waitFor();
+    // The more important copy stays.
+    expect((await mems.locator('ul.items li').first().innerText()).startsWith(bakery)).toBe(true);
+    expect(await vectors()).toBe(start - 1);
+
+    const all = (await api<{ items: MemItem[] }>('/api/mem/vector?limit=100')).items;
+    const kept = all.filter((m) => m.permanent_flag || m.pinned).length;
+    expect(all.filter((m) => m.content === spareKey)).toHaveLength(1);
+    // Flush asks once more; Cancel changes nothing.
+    await mems.getByRole('button', { name: 'Flush memories…' }).click();
+    await mems.getByText('Forget every memory?').waitFor();
+    await mems.getByRole('button', { name: 'Cancel' }).click();
+    expect(await vectors()).toBe(start - 1);
+    expect(await mems.getByLabel('Keep permanent memories when flushing').isChecked()).toBe(true);
+    await mems.getByRole('button', { name: 'Flush memories…' }).click();
+    await mems.getByRole('button', { name: 'Yes, do it' }).click();
+    await mems.getByText(`${start - 1 - kept} memories forgotten, ${kept} kept.`).waitFor();
+    expect(await vectors()).toBe(kept);
+    await mems.getByText('0 memories match.').waitFor();
+    await cardTitled('Memory').getByText(new RegExp(`^${kept} of \\d+ \\(0 pinned, ${kept} permanent\\)$`)).waitFor();
+    await search('spare key');
+    await mems.locator('ul.items li', { hasText: spareKey }).waitFor();
+  });
+
+  it('saves the recall settings; the device keeps them', async () => {
+    await open('memory');
+    const cfg = cardTitled('Recall settings');
+    const fields: Array<[string, string]> = [
+      ['Memories recalled per turn', '8'],
+      ['Relevance threshold', '0.35'],
+      ['Daily decay factor', '0.9'],
+      ['Room for memories in the prompt (bytes)', '4096'],
+    ];
+    for (const [label, value] of fields) await cfg.getByLabel(label).fill(value);
+    await cfg.getByRole('button', { name: 'Save settings' }).click();
+    await cfg.getByText('Saved (values outside their range were brought inside it).').waitFor();
+    expect(await api('/api/mem/config')).toMatchObject({ retrieval_count: 8, relevance_threshold: 0.35, decay_factor: 0.9, max_context_bytes: 4096 });
+    await reopen('memory');
+    for (const [label, value] of fields) expect(await cardTitled('Recall settings').getByLabel(label).inputValue(), label).toBe(value);
+  });
+});
+
+interface PersonView {
+  chat: string;
+  role: string;
+  owner: boolean;
+  overrides: Record<string, number>;
+  quotas: Record<string, number | null>;
+}
+
+describe('People on the page', () => {
+  it('the chat messenger keeps the bot token write-only; its allowlist lists people; a person gets a role and a quota; the last admin stays', async () => {
+    const secret = `AAE-web-e2e_${'s'.repeat(16)}${Date.now().toString(36)}`;
+    await open('people');
+    const messenger = cardTitled('Chat messenger');
+    await messenger.getByText(/^Bot: no token; /).waitFor();
+    const roles = cardTitled('People and roles');
+    await roles.getByText('Nobody yet: add chats to the allowlist first.').waitFor();
+    await messenger.getByLabel('Bot token').fill('not-a-token');
+    await messenger.getByRole('button', { name: 'Save', exact: true }).click();
+    await messenger.getByText('The bot token is not in the form <bot id>:<secret> that BotFather gives. Nothing was changed.').waitFor();
+    await messenger.getByLabel('Bot token').fill(`123456789:${secret}`);
+    await messenger.getByLabel('Allowed chats').fill('111111111, 222222222');
+    await messenger.getByLabel('Screen incoming guest messages (refused when the screen is unsure)').check();
+    await messenger.getByRole('button', { name: 'Save', exact: true }).click();
+    await messenger.getByText('Saved.', { exact: true }).waitFor();
+    expect(await messenger.getByLabel('Bot token').inputValue()).toBe('');
+
+    // People lists the allowlist at once: its first chat is the owner's (an admin, without quotas).
+    const owner = roles.locator('li', { hasText: '111111111' });
+    const other = roles.locator('li', { hasText: '222222222' });
+    await other.waitFor();
+    expect(await owner.getByLabel('Role').inputValue()).toBe('admin');
+    await owner.getByText('The owner\'s chat: it uses the owner\'s memory, which has no quota.').waitFor();
+    expect(await other.getByLabel('Role').inputValue()).toBe('user');
+    await other.getByText('Quotas (0 = the role\'s default)').click();
+    expect(await other.getByLabel('Memories', { exact: true }).inputValue()).toBe('0');
+    await other.getByText('Now: 500', { exact: true }).waitFor();
+    await other.getByLabel('Role').selectOption('guest');
+    await other.getByLabel('Memories', { exact: true }).fill('40');
+    await other.getByRole('button', { name: 'Save', exact: true }).click();
+    await roles.getByText('Saved 222222222.').waitFor();
+    const person = async (chat: string): Promise<PersonView> => (await api<{ people: PersonView[] }>('/api/people')).people.find((p) => p.chat === chat)!;
+    // The other quotas stay the role's: a guest's, not the user's it was.
+    expect(await person('222222222')).toMatchObject({ role: 'guest', overrides: { vectors: 40, bytes: 0, ttl_hours: 0, pins: 0 }, quotas: { vectors: 40, bytes: 16384, ttl_hours: 168, pins: 2 } });
+    // Drawn again from the device's answer.
+    expect(await other.getByLabel('Role').inputValue()).toBe('guest');
+    await other.getByText('Quotas (0 = the role\'s default)').click();
+    expect(await other.getByLabel('Memories', { exact: true }).inputValue()).toBe('40');
+    await other.getByText('Now: 16384', { exact: true }).waitFor();
+
+    // The last admin cannot be demoted: the page says why, and nothing changes.
+    await owner.getByLabel('Role').selectOption('user');
+    await owner.getByRole('button', { name: 'Save', exact: true }).click();
+    await owner.getByText('Chat 111111111 is the last admin and cannot be demoted; make another chat an admin first. Nothing was changed.').waitFor();
+    expect((await person('111111111')).role).toBe('admin');
+    await owner.getByLabel('Role').selectOption('admin');
+    await owner.getByRole('button', { name: 'Save', exact: true }).click();
+    await roles.getByText('Saved 111111111.').waitFor();
+
+    await reopen('people');
+    await messenger.getByText('A token is set (never shown). Paste a new one to replace it.').waitFor();
+    await messenger.getByText(/^Bot: token set; /).waitFor();
+    expect(await messenger.getByLabel('Allowed chats').inputValue()).toBe('111111111, 222222222');
+    expect(await messenger.getByLabel('Screen incoming guest messages (refused when the screen is unsure)').isChecked()).toBe(true);
+    expect(await page.content()).not.toContain(secret);
+    const chat = await (await device.fetch('/api/chat', { token })).text();
+    expect(chat).not.toContain(secret);
+    expect(JSON.parse(chat)).toMatchObject({ tokenSet: true, allowlist: ['111111111', '222222222'], owner: '111111111', moderation: { inbound: true, outbound: false, fetched: false } });
+    expect(await (await device.fetch('/api/log', { token })).text()).not.toContain(secret);
+  });
+});
+
+describe('Sign-in & access: rotating the token', () => {
+  it('after a rotation the old token and earlier codes are refused, this browser carries on, and a browser with the old sign-in is asked to sign in again', async () => {
+    const old = token;
+    await open('access');
+    await page.click('text=Show a sign-in code');
+    const earlier = await page.locator('[data-code]').innerText();
+    await page.getByRole('button', { name: 'Rotate the access token…' }).click();
+    await page.getByText('Sign out every other browser and void every link and code?').waitFor();
+    await page.getByRole('button', { name: 'Rotate now' }).click();
+    await page.getByText('The access token was rotated. Every other browser, link and code is signed out; this browser carries on.').waitFor();
+    token = (await device.command('WEBTOK?')).split('\n')[0]!;
+    expect(token).not.toBe(old);
+    expect(await stored()).toBe(token);
+    expect((await device.fetch('/api/state', { token: old })).status).toBe(401);
+    expect((await device.fetch('/api/state', { token })).status).toBe(200);
+    // This browser carries on.
+    await open('status');
+    await reopen('status');
+    expect(await page.locator('#signin-title').count()).toBe(0);
+
+    // A browser still holding the old token (this one's storage set back to it: a second Chromium
+    // next to this one would meet the device's 8-connection limit, not the sign-in).
+    await inPage(`localStorage.setItem('deskToken', ${JSON.stringify(old)})`);
+    await page.reload();
+    await page.getByText('The device no longer accepts this browser\'s sign-in (the token was rotated or the device was reset). Sign in again.').waitFor();
+    await page.waitForSelector('#signin-title');
+    expect(await stored()).toBeNull();
+    // The code shown before the rotation is void.
+    await page.getByLabel('Sign-in code').fill(earlier);
+    await page.keyboard.press('Enter');
+    await page.getByText('This sign-in code is not valid. Ask the device for a new one.').waitFor();
+    // A code shown now by a signed-in browser signs it in, with the new token.
+    const fresh = await api<{ code: string }>('/api/signin/code?purpose=hand');
+    await page.getByLabel('Sign-in code').fill(fresh.code);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-section="status"][data-ready]');
+    expect(await stored()).toBe(token);
+  });
+});
+
 describe('every section, on a phone', () => {
   it('fits 360 px without sideways scrolling, labels every control, works from the keyboard; screenshots saved', async () => {
     await page.focus('nav a[href="#updates"]');
@@ -492,5 +886,69 @@ describe('every section, on a phone', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await open('status');
     await page.screenshot({ path: join(SHOTS, 'status-desktop.png'), fullPage: true });
+  });
+});
+
+// Last: these wipe the device.
+describe('the danger zone with the exact phrase', () => {
+  const bootCount = async (): Promise<number> => (await device.board.request<{ bootCount: number }>('status')).bootCount;
+
+  it('Format card wipes the card (files, music, memories) and restarts; settings and the sign-in stay', async () => {
+    const files = (): Promise<{ count: number; files: unknown[] }> => api('/api/files/list');
+    expect((await files()).count).toBeGreaterThan(0);
+    expect((await api<{ tracks: unknown[] }>('/api/music')).tracks.length).toBeGreaterThan(0);
+    expect((await api<{ vectors: number }>('/api/mem/stats')).vectors).toBeGreaterThan(0);
+    const directive = (await api<{ directive: string }>('/api/orch')).directive;
+    expect(directive).not.toBe('');
+    const boots = await bootCount();
+    await open('danger');
+    const zone = page.locator('[data-zone="/api/card/format"]');
+    await zone.getByLabel('Type FORMAT CARD to confirm').fill('FORMAT CARD');
+    await zone.getByRole('button', { name: 'Format card' }).click();
+    await zone.getByText('Formatting; the device restarts when done.').waitFor();
+    await device.board.request('wait', { for: 'ready', after: boots, timeoutMs: 20_000 });
+    expect(await bootCount()).toBe(boots + 1);
+    expect(await files()).toMatchObject({ count: 0, files: [] });
+    expect((await api<{ tracks: unknown[] }>('/api/music')).tracks).toEqual([]);
+    expect((await api<{ vectors: number }>('/api/mem/stats')).vectors).toBe(0);
+    expect((await api<{ directive: string }>('/api/orch')).directive).toBe(directive);
+    await open('memory');
+    await cardTitled('Files').getByText('No files yet.').waitFor();
+    await cardTitled('Memories').getByText('0 memories, most important first.').waitFor();
+  });
+
+  it('Factory reset erases settings, keys, the messenger, Wi-Fi and the token, and restarts into first-run setup', async () => {
+    const boots = await bootCount();
+    const old = token;
+    await open('danger');
+    const zone = page.locator('[data-zone="/api/factory-reset"]');
+    await zone.getByLabel('Type FACTORY RESET to confirm').fill('FACTORY RESET');
+    await zone.getByRole('button', { name: 'Factory reset' }).click();
+    await zone.getByText('Resetting; the device restarts into first-run setup. Sign in again from its screen.').waitFor();
+    expect(await stored()).toBeNull();
+    await device.board.request('wait', { for: 'ready', after: boots, timeoutMs: 20_000 });
+    expect(await bootCount()).toBe(boots + 1);
+    token = (await device.command('WEBTOK?')).split('\n')[0]!;
+    expect(token).not.toBe(old);
+    expect((await device.fetch('/api/state', { token: old })).status).toBe(401);
+    expect(await api('/api/orch')).toMatchObject({
+      keys: { openai: false, anthropic: false, mistral: false, zai: false, router: false, custom: false },
+      priority: ['openai', 'anthropic', 'mistral'],
+      model: '',
+      directive: '',
+      midFail: true,
+      promptBudget: 32768,
+      custom: { base: '' },
+    });
+    expect(await api('/api/chat')).toMatchObject({ tokenSet: false, allowlist: [] });
+    expect(await api('/api/mem/config')).toMatchObject({ retrieval_count: 5, relevance_threshold: 0.2 });
+    expect(await api<{ known: unknown[] }>('/api/wifi')).toMatchObject({ known: [] });
+    expect(await device.command('APINFO?')).toMatch(/Device-setup/);
+    // Unprovisioned again: the setup network hands the new token to the page (as on first run).
+    await page.reload();
+    await page.waitForSelector('[data-section="danger"][data-ready]');
+    expect(new URL(page.url()).search).toBe('');
+    expect(await stored()).toBe(token);
+    expect(await page.locator('#banner').innerText()).toMatch(/old-style \?t= link/);
   });
 });

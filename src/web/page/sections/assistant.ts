@@ -67,7 +67,7 @@ export const assistant: Section = {
       return;
     }
     let orch = r.data;
-    const save = async (fields: Record<string, string>, msg: ReturnType<typeof message>, done = 'Saved.'): Promise<boolean> => {
+    const save = async (fields: Record<string, string> | FormData, msg: ReturnType<typeof message>, done = 'Saved.'): Promise<boolean> => {
       const res = await post<Orch>('/api/orch', fields);
       if (res.ok) {
         orch = res.data;
@@ -201,7 +201,15 @@ export const assistant: Section = {
     const convMsg = message();
     const convSave = h('button', { type: 'button' }, 'Save');
     convSave.addEventListener('click', () =>
-      void busy(convSave, async () => void (await save({ directive: directive.value, midFail: midFail.checked ? '1' : '0', prompt_budget: budget.value }, convMsg))),
+      void busy(convSave, async () => {
+        // Multipart, not urlencoded: a 1500-byte directive in three-byte characters (CJK) would be
+        // 4500 bytes percent-encoded, over the route's 4 KB body limit.
+        const form = new FormData();
+        form.append('directive', directive.value);
+        form.append('midFail', midFail.checked ? '1' : '0');
+        form.append('prompt_budget', budget.value);
+        await save(form, convMsg);
+      }),
     );
 
     // Outbound TLS

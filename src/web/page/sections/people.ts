@@ -16,7 +16,7 @@ interface ChatView {
   status?: { state?: string; lastError?: string | null };
 }
 
-function chatSettings(c: ChatView): HTMLElement[] {
+function chatSettings(c: ChatView, saved: () => void): HTMLElement[] {
   const tokenInput = h('input', { type: 'password', name: 'tg_token', autocomplete: 'off', spellcheck: 'false' });
   const allow = h('input', { type: 'text', name: 'tg_allow', value: (c.allowlist ?? []).join(', '), spellcheck: 'false' });
   const modIn = h('input', { name: 'moderate_in', checked: c.moderation?.inbound === true });
@@ -43,7 +43,10 @@ function chatSettings(c: ChatView): HTMLElement[] {
       if (tokenInput.value.trim()) fields['tg_token'] = tokenInput.value.trim();
       const r = await post('/api/chat', fields);
       msg.say(r.ok ? 'Saved.' : r.message, r.ok ? 'ok' : 'bad');
-      if (r.ok) tokenInput.value = '';
+      if (!r.ok) return;
+      tokenInput.value = '';
+      // The allowlist is who People lists.
+      saved();
     });
   });
   return [form];
@@ -57,29 +60,47 @@ const QUOTAS: Array<[string, string]> = [
   ['pins', 'Pins'],
 ];
 
-function person(p: Record<string, unknown>, reload: () => void): HTMLElement {
+function person(p: Record<string, unknown>, saved: (what: string) => void): HTMLElement {
   const chat = text(p['chat'] ?? p['chat_id'] ?? p['id']);
   const role = h('select', { name: 'role' }, ROLES.map((r) => h('option', { value: r }, r === 'unknown' ? 'unknown (revoked)' : r)));
   role.value = text(p['role']);
-  const quotas = (p['quotas'] && typeof p['quotas'] === 'object' ? p['quotas'] : p) as Record<string, unknown>;
-  const inputs = QUOTAS.map(([k, label]) => [k, field(label, h('input', { type: 'number', min: '0', step: '1', name: k, value: quotas[k] === undefined ? '' : text(quotas[k]) }))] as const);
+  const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+  // The fields hold the overrides (0 = the role's default); what applies now is their hint.
+  const overrides = obj(p['overrides']);
+  const quotas = obj(p['quotas']);
+  const owner = p['owner'] === true;
+  const inputs = QUOTAS.map(
+    ([k, label]) =>
+      [k, field(label, h('input', { type: 'number', min: '0', step: '1', name: k, value: overrides[k] === undefined ? '' : text(overrides[k]) }), k in quotas ? `Now: ${quotas[k] === null ? 'no limit' : text(quotas[k])}` : undefined)] as const,
+  );
   const msg = message();
   const save = h('button', { type: 'button' }, 'Save');
   save.addEventListener('click', () =>
     void busy(save, async () => {
       const r1 = await post('/api/people', { action: 'role', chat, role: role.value });
       if (!r1.ok) return msg.say(r1.message, 'bad');
+      // The owner's chat uses the owner's memory, which has no quota.
+      if (owner) return saved(`Saved ${chat}.`);
       const form: Record<string, string> = { action: 'quota', chat };
       for (const [k, f] of inputs) {
         const v = (f.querySelector('input') as HTMLInputElement).value;
         if (v !== '') form[k] = v;
       }
       const r2 = await post('/api/people', form);
-      msg.say(r2.ok ? 'Saved.' : r2.message, r2.ok ? 'ok' : 'bad');
-      if (r2.ok) reload();
+      if (r2.ok) saved(`Saved ${chat}.`);
+      else msg.say(r2.message, 'bad');
     }),
   );
-  return h('li', null, h('strong', null, `${text(p['name'] ?? chat)}`), p['name'] ? h('span', { class: 'muted' }, ` (${chat})`) : null, field('Role', role), h('details', null, h('summary', null, 'Quotas (0 = the role\'s default)'), inputs.map(([, f]) => f)), save, msg);
+  return h(
+    'li',
+    null,
+    h('strong', null, `${text(p['name'] ?? chat)}`),
+    p['name'] ? h('span', { class: 'muted' }, ` (${chat})`) : null,
+    field('Role', role),
+    owner ? h('p', { class: 'muted' }, 'The owner\'s chat: it uses the owner\'s memory, which has no quota.') : h('details', null, h('summary', null, 'Quotas (0 = the role\'s default)'), inputs.map(([, f]) => f)),
+    save,
+    msg,
+  );
 }
 
 export const people: Section = {
@@ -89,12 +110,15 @@ export const people: Section = {
     const list = h('div');
     const chat = h('div');
     host.append(card('Chat messenger', chat));
-    host.append(card('People and roles', h('p', { class: 'muted' }, 'Admins manage the device from chat; users and guests may converse; unknown means revoked. The last admin cannot be demoted.'), list));
+    const note = message();
+    host.append(card('People and roles', h('p', { class: 'muted' }, 'Admins manage the device from chat; users and guests may converse; unknown means revoked. The last admin cannot be demoted.'), list, note));
     const load = (): Promise<unknown> =>
       loadList(list, '/api/people', 'People and roles', (data) => {
         const items = listIn(data, 'people', 'tenants');
-        return items.length ? h('ul', { class: 'items' }, items.map((p) => person(p, () => void load()))) : h('p', { class: 'muted' }, 'Nobody yet: add chats to the allowlist first.');
+        // A saved row is drawn again from the device's answer; the outcome is said under the list.
+        const saved = (what: string): void => void load().then(() => note.say(what, 'ok'));
+        return items.length ? h('ul', { class: 'items' }, items.map((p) => person(p, saved))) : h('p', { class: 'muted' }, 'Nobody yet: add chats to the allowlist first.');
       });
-    await Promise.all([load(), loadList(chat, '/api/chat', 'The chat messenger', (data) => chatSettings(data as ChatView))]);
+    await Promise.all([load(), loadList(chat, '/api/chat', 'The chat messenger', (data) => chatSettings(data as ChatView, () => void load()))]);
   },
 };
