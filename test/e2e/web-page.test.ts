@@ -845,23 +845,33 @@ describe('Sign-in & access: rotating the token', () => {
     await reopen('status');
     expect(await page.locator('#signin-title').count()).toBe(0);
 
-    // A browser still holding the old token (this one's storage set back to it: a second Chromium
-    // next to this one would meet the device's 8-connection limit, not the sign-in).
-    await inPage(`localStorage.setItem('deskToken', ${JSON.stringify(old)})`);
-    await page.reload();
-    await page.getByText('The device no longer accepts this browser\'s sign-in (the token was rotated or the device was reset). Sign in again.').waitFor();
-    await page.waitForSelector('#signin-title');
-    expect(await stored()).toBeNull();
-    // The code shown before the rotation is void.
-    await page.getByLabel('Sign-in code').fill(earlier);
-    await page.keyboard.press('Enter');
-    await page.getByText('This sign-in code is not valid. Ask the device for a new one.').waitFor();
-    // A code shown now by a signed-in browser signs it in, with the new token.
-    const fresh = await api<{ code: string }>('/api/signin/code?purpose=hand');
-    await page.getByLabel('Sign-in code').fill(fresh.code);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('[data-section="status"][data-ready]');
-    expect(await stored()).toBe(token);
+    // A second browser (its own Chromium, beside this one's open keep-alive connections: the
+    // device makes room by closing idle ones) still holding the old token.
+    const second = await launchBrowser();
+    try {
+      const other = second.pages()[0] ?? (await second.newPage());
+      await other.goto(`${device.url}#status`);
+      await inPage(`localStorage.setItem('deskToken', ${JSON.stringify(old)})`, other);
+      await other.reload();
+      await other.getByText('The device no longer accepts this browser\'s sign-in (the token was rotated or the device was reset). Sign in again.').waitFor();
+      await other.waitForSelector('#signin-title');
+      expect(await stored(other)).toBeNull();
+      // The code shown before the rotation is void.
+      await other.getByLabel('Sign-in code').fill(earlier);
+      await other.keyboard.press('Enter');
+      await other.getByText('This sign-in code is not valid. Ask the device for a new one.').waitFor();
+      // A code shown now by a signed-in browser signs it in, with the new token.
+      const fresh = await api<{ code: string }>('/api/signin/code?purpose=hand');
+      await other.getByLabel('Sign-in code').fill(fresh.code);
+      await other.keyboard.press('Enter');
+      await other.waitForSelector('[data-section="status"][data-ready]');
+      expect(await stored(other)).toBe(token);
+    } finally {
+      await second.close();
+    }
+    // This browser, whose idle connections may have been closed meanwhile, still works.
+    await reopen('status');
+    expect(await page.locator('#signin-title').count()).toBe(0);
   });
 });
 

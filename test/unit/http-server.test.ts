@@ -190,6 +190,32 @@ describe('HTTP server', () => {
     expect((await request(net, 80, 'GET', '/')).status).toBe(200);
   });
 
+  it('at the limit, closes the connection idle longest to serve a newcomer; a half-sent request is not idle', async () => {
+    const { net, clock, server } = setup({ ...DEFAULT_LIMITS, maxConnections: 3 });
+    const oldest = net.client(80);
+    await clock.advance(100);
+    const newer = net.client(80);
+    newer.send('GET / HTTP/1.1\r\n\r\n'); // answered, then waits for its next request
+    await flushJobs();
+    const partial = net.client(80);
+    partial.send('GET / HTTP/1.1\r\nX-Slow: 1\r\n'); // a request on its way
+    await clock.advance(100);
+    expect((await request(net, 80, 'GET', '/')).status).toBe(200);
+    expect(oldest.closed).toBe(true);
+    expect(newer.closed).toBe(false);
+    expect(partial.closed).toBe(false);
+    await clock.advance(100);
+    const newest = net.client(80); // idle, but since later than the one that was answered
+    expect((await request(net, 80, 'GET', '/')).status).toBe(200);
+    expect(newer.closed).toBe(true);
+    expect(newest.closed).toBe(false);
+    // The request on its way is still answered.
+    partial.send('\r\n');
+    await flushJobs();
+    expect(parseResponses(partial.text())[0]?.status).toBe(200);
+    expect(server.stats.evicted).toBe(2);
+  });
+
   it('gates every route not marked open, answering 401 before 404 and 405', async () => {
     const { net } = setup();
     expect((await request(net, 80, 'GET', '/private')).status).toBe(401);

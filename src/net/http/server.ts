@@ -43,6 +43,8 @@ export interface ServerStats {
   accepted: number;
   requests: number;
   rejected: number;
+  /** Idle keep-alive connections closed to make room for a new one. */
+  evicted: number;
 }
 
 const HIGH_WATER = 16 * 1024;
@@ -50,7 +52,7 @@ const HIGH_WATER = 16 * 1024;
 export class HttpServer {
   private listener: Listener | null = null;
   private connections = new Set<Connection>();
-  readonly stats: ServerStats = { open: 0, accepted: 0, requests: 0, rejected: 0 };
+  readonly stats: ServerStats = { open: 0, accepted: 0, requests: 0, rejected: 0, evicted: 0 };
 
   constructor(
     private readonly net: Net,
@@ -73,6 +75,11 @@ export class HttpServer {
 
   private accept(socket: Socket): void {
     this.stats.accepted++;
+    // At the limit, a keep-alive connection waiting for its next request makes room: a browser
+    // keeps up to six of those open for half a minute, and a second browser (the owner's phone
+    // beside the laptop) must not be turned away by them. Only when every connection is busy
+    // with a request is the newcomer refused.
+    if (this.connections.size >= this.limits.maxConnections) this.evictIdlest();
     if (this.connections.size >= this.limits.maxConnections) {
       this.stats.rejected++;
       socket.onData = null;
@@ -86,6 +93,19 @@ export class HttpServer {
     });
     this.connections.add(c);
     this.stats.open = this.connections.size;
+  }
+
+  /** Closes the connection that has waited longest between requests, if any waits. */
+  private evictIdlest(): void {
+    let idlest: Connection | null = null;
+    for (const c of this.connections) {
+      const since = c.idleSince();
+      if (since !== null && (idlest === null || since < idlest.idleSince()!)) idlest = c;
+    }
+    if (idlest) {
+      this.stats.evicted++;
+      idlest.close();
+    }
   }
 }
 
@@ -136,6 +156,8 @@ class Connection {
   private timer: Timer | null = null;
   private scanFrom = 0;
   private peerDone = false;
+  /** When it began waiting, with nothing received, for a request (null while one is under way). */
+  private waitingSince: number | null;
 
   constructor(
     private readonly server: HttpServer,
@@ -145,7 +167,21 @@ class Connection {
     socket.onData = (chunk) => this.data(chunk);
     socket.onEnd = () => this.peerEnded();
     socket.onClose = () => this.gone();
+    this.waitingSince = server.clock.monoMs();
     this.arm(server.limits.keepAliveIdleMs, null);
+  }
+
+  idleSince(): number | null {
+    return this.phase === 'head' && this.buf.length === 0 ? this.waitingSince : null;
+  }
+
+  /** Closed by the server (to make room): the socket goes, nothing is answered. */
+  close(): void {
+    if (this.phase === 'closed') return;
+    this.phase = 'closed';
+    this.timer?.cancel();
+    this.socket.destroy();
+    this.onGone();
   }
 
   private arm(ms: number, status: number | null): void {
@@ -352,6 +388,7 @@ class Connection {
     }
     this.head = null;
     this.phase = 'head';
+    this.waitingSince = this.server.clock.monoMs();
     this.arm(this.server.limits.keepAliveIdleMs, null);
     if (this.buf.length) this.pump();
   }
