@@ -701,7 +701,7 @@ describe('Memory on the page', () => {
       await mems.getByRole('button', { name: 'Search', exact: true }).click();
     };
     await search('where is the spare key');
-    await mems.getByText(/^[1-9]\d* memories match\.$/).waitFor();
+    await mems.getByText(/^[1-9]\d* (memories match|memory matches)\.$/).waitFor();
     const first = mems.locator('ul.items li').first();
     const hit = await first.innerText();
     expect(hit.startsWith(spareKey)).toBe(true);
@@ -711,8 +711,8 @@ describe('Memory on the page', () => {
     await search('bakery Elm Street');
     await mems.getByText('2 memories match.').waitFor();
     await mems.getByRole('button', { name: 'Remove near-duplicates' }).click();
-    await mems.getByText('1 near-duplicates removed (the more important copy is kept).').waitFor();
-    await mems.getByText('1 memories match.').waitFor();
+    await mems.getByText('1 near-duplicate removed (the more important copy is kept).').waitFor();
+    await mems.getByText('1 memory matches.').waitFor();
     // The more important copy stays.
     expect((await mems.locator('ul.items li').first().innerText()).startsWith(bakery)).toBe(true);
     expect(await vectors()).toBe(start - 1);

@@ -122,7 +122,7 @@ export const memory: Section = {
       });
       replace(
         results,
-        h('p', { class: 'muted' }, query ? `${total} memories match.` : `${total} memories, most important first${total ? ` (${offset + 1}-${offset + items.length})` : ''}.`),
+        h('p', { class: 'muted' }, query ? `${total} ${total === 1 ? 'memory matches' : 'memories match'}.` : `${total} memories, most important first${total ? ` (${offset + 1}-${offset + items.length})` : ''}.`),
         items.length ? h('ul', { class: 'items' }, items.map(memItem)) : null,
         total > PAGE ? h('div', { class: 'row' }, prev, next) : null,
       );
@@ -143,7 +143,7 @@ export const memory: Section = {
     dedupe.addEventListener('click', () =>
       void busy(dedupe, async () => {
         const r = await post<{ removed: number }>('/api/mem/vector/dedupe');
-        vmsg.say(r.ok ? `${r.data.removed} near-duplicates removed (the more important copy is kept).` : r.message, r.ok ? 'ok' : 'bad');
+        vmsg.say(r.ok ? `${r.data.removed} near-duplicate${r.data.removed === 1 ? '' : 's'} removed (the more important copy is kept).` : r.message, r.ok ? 'ok' : 'bad');
         await Promise.all([loadVectors(), loadStats()]);
       }),
     );
