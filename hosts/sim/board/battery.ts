@@ -1,14 +1,17 @@
 // The battery gauge: the reading comes from device.json (battery.set changes
-// it); boards without a gauge read as absent on external power.
+// it, and tells the firmware with a battery.reading event); boards without a
+// gauge read as absent on external power.
 
 import type { BatteryReading } from '../../../src/hal/index.ts';
 import type { BoardDescriptor } from '../../../boards/index.ts';
 import type { BatteryState, DeviceFolder } from './device.ts';
-import type { Json, Service } from './service.ts';
+import type { Json, Service, Session } from './service.ts';
 
 const KEYS = ['present', 'levelPct', 'healthPct', 'millivolts', 'external', 'charging'] as const;
 
 export class BatteryGauge implements Service {
+  private session: Session | null = null;
+
   constructor(
     private readonly descriptor: () => BoardDescriptor,
     private readonly device: DeviceFolder,
@@ -33,7 +36,16 @@ export class BatteryGauge implements Service {
       (next as Record<string, unknown>)[k] = v;
     }
     this.device.update((c) => (c.battery = next));
+    this.session?.emit('battery.reading', { reading: this.reading() });
     return next;
+  }
+
+  start(session: Session): void {
+    this.session = session;
+  }
+
+  stop(): void {
+    this.session = null;
   }
 
   readonly ops = {

@@ -45,6 +45,7 @@ export const EVENT_TYPES = [
   'audio.played', 'mic.samples',
   'ble.connect', 'ble.disconnect', 'ble.bond', 'ble.read', 'ble.write',
   'clock.synced',
+  'system.heap', 'battery.reading',
 ] as const;
 
 /** Joins the services' handlers into one table; every listed op must be served exactly once. */

@@ -22,14 +22,20 @@ export class SystemService implements Service {
   /** Bytes of internal RAM taken away by heap.pressure. */
   pressure = 0;
   private minFree = FREE_INTERNAL_BASELINE;
+  private session: Session | null = null;
 
   constructor(
     private readonly psramBytes: () => number,
     private readonly hooks: SystemHooks,
   ) {}
 
-  start(): void {
+  start(session: Session): void {
+    this.session = session;
     this.minFree = this.freeInternal();
+  }
+
+  stop(): void {
+    this.session = null;
   }
 
   freeInternal(): number {
@@ -39,6 +45,8 @@ export class SystemService implements Service {
   setPressure(bytes: number): void {
     this.pressure = Math.max(0, Math.min(bytes, FREE_INTERNAL_BASELINE));
     this.minFree = Math.min(this.minFree, this.freeInternal());
+    // The figures change only here: the firmware keeps the last ones it was told.
+    this.session?.emit('system.heap', { heap: this.heap() });
   }
 
   heap(): Json {

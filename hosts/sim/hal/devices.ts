@@ -74,7 +74,13 @@ export function createTouch(present: boolean): Touch {
 }
 
 export function createBattery(): Battery {
-  return { read: () => call('battery.read').reply['reading'] as BatteryReading };
+  // The reading changes only when the board says so (battery.reading), so the state snapshot asks
+  // the board once per boot.
+  let reading: BatteryReading | null = null;
+  on('battery.reading', (e) => {
+    reading = e['reading'] as BatteryReading;
+  });
+  return { read: () => (reading ??= call('battery.read').reply['reading'] as BatteryReading) };
 }
 
 export function createAudio(): AudioOut {

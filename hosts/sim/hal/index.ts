@@ -45,6 +45,13 @@ function createSystem(reason: ResetReason, clock: Clock, staticHeap: number, sta
   let pool: Uint8Array = new Uint8Array(0);
   let poolAt = 0;
   let lastFeed = -1e9;
+  // The board's internal RAM figures change only when it says so (a system.heap event), so the
+  // state snapshot, which asks on every request, needs no round trip to the board.
+  type Internal = Omit<HeapFigures, 'xsNow' | 'xsPeak' | 'xsStatic' | 'xsReserved' | 'xsKeys' | 'xsStackPeak'>;
+  let internal: Internal | null = null;
+  on('system.heap', (e) => {
+    internal = e['heap'] as unknown as Internal;
+  });
   return {
     reboot(why: string): void {
       send('system.reboot', { reason: why });
@@ -52,13 +59,13 @@ function createSystem(reason: ResetReason, clock: Clock, staticHeap: number, sta
     },
     resetReason: () => reason,
     heap(): HeapFigures {
-      const internal = call('system.heap').reply as unknown as Omit<HeapFigures, 'xsNow' | 'xsPeak'>;
+      const board = (internal ??= call('system.heap').reply as unknown as Internal);
       const xs = __sim.heap();
       return {
-        freeInternal: internal.freeInternal,
-        largestBlock: internal.largestBlock,
-        minFreeInternal: internal.minFreeInternal,
-        freePsram: internal.freePsram,
+        freeInternal: board.freeInternal,
+        largestBlock: board.largestBlock,
+        minFreeInternal: board.minFreeInternal,
+        freePsram: board.freePsram,
         xsNow: xs.now,
         xsPeak: xs.peak,
         xsStatic: staticHeap,
