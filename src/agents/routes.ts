@@ -21,6 +21,7 @@ import { IN_FLIGHT, JOURNAL_SLOTS, QUEUE_DEPTH } from './limits.ts';
 import type { ResultStore } from './results.ts';
 import type { Synthesis } from './synthesis.ts';
 import { spawnSpec } from './tools.ts';
+import { sentence } from '../util/sentence.ts';
 
 function fields(req: HttpRequest): Record<string, unknown> | string {
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -83,7 +84,7 @@ export function installSessionRoutes(ctx: Context, d: { fabric: Fabric; results:
       const action = typeof f['action'] === 'string' ? f['action'] : '';
       if (action === 'spawn') {
         const s = spawnSpec(f);
-        if (!s.ok) return errorResponse(400, 'bad-request', `${s.error[0]!.toUpperCase()}${s.error.slice(1)}. Nothing was queued.`);
+        if (!s.ok) return errorResponse(400, 'bad-request', `${sentence(s.error)} Nothing was queued.`);
         const r = fabric.enqueue(s.spec, { chat: 'web', person: null, admin: true });
         // A full queue: the fabric tells the owner's chat too (the spec's queue-full message).
         if (!r.ok) return r.reason === 'queue-full' ? errorResponse(409, 'queue-full', r.message) : errorResponse(400, 'bad-request', r.message);

@@ -20,6 +20,7 @@ import { QUOTA_FIELDS } from './people.ts';
 import type { ChatQueue } from './queue.ts';
 import type { ChatService } from './service.ts';
 import type { ChatSettings } from './settings.ts';
+import { unchanged } from '../util/sentence.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const INTEGER = /^-?\d{1,12}$/;
@@ -35,10 +36,6 @@ function fieldsOf(req: HttpRequest): { ok: true; fields: Map<string, string> } |
   }
   const f = parseForm(req);
   return f.ok ? { ok: true, fields: f.form.fields } : { ok: false, error: f.error };
-}
-
-function sentence(s: string): string {
-  return `${s[0]!.toUpperCase()}${s.slice(1)}`;
 }
 
 export interface ChatRouteDeps {
@@ -82,7 +79,7 @@ export function installChatRoutes(ctx: Context, d: ChatRouteDeps): void {
       const f = fieldsOf(req);
       if (!f.ok) return errorResponse(400, 'bad-request', f.error);
       const problem = settings.apply(f.fields);
-      if (problem) return errorResponse(400, 'bad-setting', `${sentence(problem)}. Nothing was changed.`);
+      if (problem) return errorResponse(400, 'bad-setting', unchanged(problem));
       ctx.log.info('chat', 'chat settings changed on the web page');
       return jsonResponse(chatView(ctx, d));
     },
@@ -109,7 +106,7 @@ export function installChatRoutes(ctx: Context, d: ChatRouteDeps): void {
         }
         r = people.setQuota(chat, fields);
       } else return errorResponse(400, 'bad-request', 'action must be role or quota. Nothing was changed.');
-      if (!r.ok) return errorResponse(r.code === 'not-allowed' ? 404 : r.code === 'last-admin' ? 409 : 400, r.code, `${sentence(r.message)}. Nothing was changed.`);
+      if (!r.ok) return errorResponse(r.code === 'not-allowed' ? 404 : r.code === 'last-admin' ? 409 : 400, r.code, unchanged(r.message));
       return jsonResponse({ person: r.person, people: people.list() });
     },
   });

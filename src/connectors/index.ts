@@ -32,6 +32,7 @@ import { decode } from '../util/utf8.ts';
 import { CONSENT_WINDOW_MAX_MS, FlowTable, pkceChallenge, q, type Flow } from './flows.ts';
 import type { ToolServer, ToolServerProvider, ToolServerSource } from '../providers/tool-servers.ts';
 import { carriedBy, isConnectorId, MAX_CONNECTORS, mergeUpsert, REACHABLE, statusOf, usableStatus, viewOf, type ConnectorRecord, type ConnectorSecrets } from './record.ts';
+import { unchanged } from '../util/sentence.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const ORIGIN = /^(https?:\/\/[^/?#]+)/i;
@@ -120,7 +121,7 @@ export class Connectors implements ToolServerSource {
     const existing = all.find((s) => s.record.id === id) ?? null;
     if (!existing && all.length >= MAX_CONNECTORS) return { status: 409, body: { error: 'full', message: `At most ${MAX_CONNECTORS} connectors; delete one first. Nothing was changed.` } };
     const merged = mergeUpsert(fields, existing, this.deps.clock.wallMs());
-    if (!merged.ok) return { status: 400, body: { error: 'bad-connector', message: `${merged.error[0]!.toUpperCase()}${merged.error.slice(1)}. Nothing was changed.` } };
+    if (!merged.ok) return { status: 400, body: { error: 'bad-connector', message: unchanged(merged.error) } };
     if (merged.changed) {
       let n = existing?.n ?? -1;
       if (n < 0) for (let i = 0; i < MAX_CONNECTORS && n < 0; i++) if (!all.some((s) => s.n === i)) n = i;

@@ -13,6 +13,7 @@ import type { Memory } from './index.ts';
 import type { MemRecord } from './record.ts';
 import { MemoryError } from './vector-store.ts';
 import type { EpiQuery } from './episodic.ts';
+import { sentence, unchanged } from '../util/sentence.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const WHOLE_NUMBER = /^\d{1,9}$/;
@@ -40,7 +41,7 @@ function view(r: MemRecord, score?: number): Record<string, unknown> {
 function fail(e: unknown): HttpResponse {
   if (e instanceof MemoryError) {
     const status = e.code === 'bad-input' ? 400 : e.code === 'not-found' ? 404 : e.code === 'busy' ? 409 : e.code === 'no-card' ? 409 : 503;
-    return errorResponse(status, e.code, `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.`);
+    return errorResponse(status, e.code, sentence(e.message));
   }
   throw e;
 }
@@ -151,7 +152,7 @@ export function installMemoryRoutes(ctx: Context, memory: Memory): void {
       const f = bodyFields(req);
       if (typeof f === 'string') return errorResponse(400, 'bad-request', f);
       const p = parseConfigPatch(f);
-      if (!p.ok) return errorResponse(400, 'bad-setting', `${p.error[0]!.toUpperCase()}${p.error.slice(1)}. Nothing was changed.`);
+      if (!p.ok) return errorResponse(400, 'bad-setting', unchanged(p.error));
       return jsonResponse(memory.config.set(p.patch));
     },
   });

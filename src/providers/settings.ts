@@ -10,6 +10,7 @@ import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { parseUrl } from '../net/url.ts';
 import { utf8Length } from '../util/utf8.ts';
+import { unchanged } from '../util/sentence.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const KEY_FIELD = /^key_([a-z]+)$/;
@@ -167,7 +168,7 @@ export function installProviderSettings(ctx: Context): ProviderSettings {
       const form = parseForm(req);
       if (!form.ok) return errorResponse(400, 'bad-request', form.error);
       const problem = settings.apply(form.form.fields);
-      if (problem) return errorResponse(400, 'bad-setting', `${problem[0]!.toUpperCase()}${problem.slice(1)}. Nothing was changed.`);
+      if (problem) return errorResponse(400, 'bad-setting', unchanged(problem));
       return jsonResponse(settings.view());
     },
   });

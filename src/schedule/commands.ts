@@ -9,6 +9,7 @@ import type { ChatCommandCall, ChatCommands } from '../chat/commands.ts';
 import { parseSpan } from '../chat/span.ts';
 import type { Scheduler } from './scheduler.ts';
 import { loopLines } from './views.ts';
+import { sentence } from '../util/sentence.ts';
 
 const LOOP_USAGE = 'Usage: /loop approve | deny | off | on <id>';
 
@@ -22,7 +23,7 @@ export function registerScheduleCommands(commands: ChatCommands, s: Scheduler): 
       const what = when ? c.args.slice(c.args.indexOf(when) + when.length).trim() : '';
       if (!when || !what) return 'Usage: /remind <when> <what>, e.g. /remind 2h call the plumber';
       const span = parseSpan(when);
-      if (!span.ok) return `${span.error[0]!.toUpperCase()}${span.error.slice(1)}.`;
+      if (!span.ok) return sentence(span.error);
       const r = s.addReminder({ ms: span.ms, text: what, chat: c.chat, by: c.person });
       return r.ok ? r.message : `No reminder was set: ${r.message}.`;
     },

@@ -23,6 +23,7 @@ import { capBytes } from '../util/cap.ts';
 import { civilFromDays } from '../util/civil.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
 import { decode, utf8Length } from '../util/utf8.ts';
+import { unchanged } from '../util/sentence.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const TAGS = /<[^>]*>/g;
@@ -192,7 +193,7 @@ export function installWebSearch(ctx: Context): WebSearch {
       const form = parseForm(req);
       if (!form.ok) return errorResponse(400, 'bad-request', form.error);
       const problem = ws.apply(form.form.fields);
-      if (problem) return errorResponse(400, 'bad-setting', `${problem[0]!.toUpperCase()}${problem.slice(1)}. Nothing was changed.`);
+      if (problem) return errorResponse(400, 'bad-setting', unchanged(problem));
       return jsonResponse(ws.view());
     },
   });

@@ -28,6 +28,7 @@ import { SETUP_SSID, type SetupPassphrase } from '../auth/passphrase.ts';
 import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
 import { KnownNetworks, passProblem, ssidProblem, type KnownNetwork } from './known.ts';
 import { installWifiRoutes } from './routes.ts';
+import { sentence } from '../util/sentence.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const COLONS = /:/g;
@@ -283,10 +284,10 @@ export class Provisioning {
     if (this.provisioned()) return errorResponse(409, 'already-provisioned', 'Wi-Fi is already set up; add or change networks on the web page (Status, Wi-Fi networks).');
     const { ssid, pass } = credentials(req);
     const bad = ssidProblem(ssid);
-    if (bad) return errorResponse(400, 'bad-ssid', `${bad[0]!.toUpperCase()}${bad.slice(1)}.`);
+    if (bad) return errorResponse(400, 'bad-ssid', sentence(bad));
     const p = typeof pass === 'string' ? pass : '';
     const badPass = passProblem(p);
-    if (badPass) return errorResponse(400, 'bad-passphrase', `${badPass[0]!.toUpperCase()}${badPass.slice(1)}.`);
+    if (badPass) return errorResponse(400, 'bad-passphrase', sentence(badPass));
     const name = ssid as string;
     try {
       this.known.save(name, p);

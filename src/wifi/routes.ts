@@ -15,8 +15,7 @@ import type { HttpResponse } from '../net/http/types.ts';
 import { errorMessage } from '../util/json.ts';
 import { KNOWN_MAX, passProblem, ssidProblem } from './known.ts';
 import type { Provisioning } from './provisioning.ts';
-
-const sentence = (s: string): string => `${s[0]!.toUpperCase()}${s.slice(1)}. Nothing was changed.`;
+import { unchanged } from '../util/sentence.ts';
 
 export function wifiView(p: Provisioning) {
   const v = p.view();
@@ -45,7 +44,7 @@ export function installWifiRoutes(ctx: Context, p: Provisioning): void {
           const ssid = f.get('ssid') ?? '';
           const pass = f.get('pass') ?? '';
           const bad = ssidProblem(ssid) ?? passProblem(pass);
-          if (bad) return errorResponse(400, 'bad-network', sentence(bad));
+          if (bad) return errorResponse(400, 'bad-network', unchanged(bad));
           const r = p.known.save(ssid, pass);
           ctx.log.info('wifi', `network ${ssid} ${r.added ? 'saved' : 'updated'} from the web`);
           p.kick();
@@ -65,7 +64,7 @@ export function installWifiRoutes(ctx: Context, p: Provisioning): void {
           const from = f.get('from') ?? '';
           const to = f.get('to') ?? '';
           const bad = ssidProblem(to);
-          if (bad) return errorResponse(400, 'bad-network', sentence(bad));
+          if (bad) return errorResponse(400, 'bad-network', unchanged(bad));
           const r = p.known.rename(from, to);
           if (r === 'unknown') return errorResponse(404, 'unknown-network', 'That network is not saved. Nothing was changed.');
           if (r === 'taken') return errorResponse(409, 'network-exists', 'A network of that name is saved already. Nothing was changed.');
