@@ -306,46 +306,33 @@ function applyMask(m: Matrix, pattern: Uint8Array): void {
   for (let i = 0; i < mods.length; i++) mods[i] = mods[i]! ^ pattern[i]!;
 }
 
+/** N1 (runs of five or more) and N3 (finder-like 1:1:3:1:1 with four light) along one row or column. */
+function linePenalty(modules: Uint8Array, start: number, step: number, size: number): number {
+  let score = 0;
+  let run = 0;
+  let color = -1;
+  let window = 0;
+  for (let k = 0, i = start; k < size; k++, i += step) {
+    const c = modules[i]!;
+    if (c === color) run++;
+    else {
+      if (run >= 5) score += run - 2;
+      color = c;
+      run = 1;
+    }
+    window = ((window << 1) & 0x7ff) | c;
+    if (k >= 10 && (window === 0x5d0 || window === 0x05d)) score += 40;
+  }
+  if (run >= 5) score += run - 2;
+  return score;
+}
+
 /** The standard's penalty score (N1 runs, N2 blocks, N3 finder look-alikes, N4 balance). */
 export function qrPenalty(modules: Uint8Array, size: number): number {
   let score = 0;
   let dark = 0;
-  // N1 and N3 along rows (and the dark count), then along columns.
-  for (let y = 0; y < size; y++) {
-    let run = 0;
-    let color = -1;
-    let window = 0;
-    for (let x = 0, i = y * size; x < size; x++, i++) {
-      const c = modules[i]!;
-      dark += c;
-      if (c === color) run++;
-      else {
-        if (run >= 5) score += run - 2;
-        color = c;
-        run = 1;
-      }
-      window = ((window << 1) & 0x7ff) | c;
-      if (x >= 10 && (window === 0x5d0 || window === 0x05d)) score += 40;
-    }
-    if (run >= 5) score += run - 2;
-  }
-  for (let x = 0; x < size; x++) {
-    let run = 0;
-    let color = -1;
-    let window = 0;
-    for (let y = 0, i = x; y < size; y++, i += size) {
-      const c = modules[i]!;
-      if (c === color) run++;
-      else {
-        if (run >= 5) score += run - 2;
-        color = c;
-        run = 1;
-      }
-      window = ((window << 1) & 0x7ff) | c;
-      if (y >= 10 && (window === 0x5d0 || window === 0x05d)) score += 40;
-    }
-    if (run >= 5) score += run - 2;
-  }
+  for (let i = 0; i < size * size; i++) dark += modules[i]!;
+  for (let line = 0; line < size; line++) score += linePenalty(modules, line * size, 1, size) + linePenalty(modules, line, size, size);
   // N2: 2x2 blocks of one colour, sliding along pairs of rows.
   for (let y = 0; y + 1 < size; y++) {
     const i = y * size;
