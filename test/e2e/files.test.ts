@@ -61,17 +61,7 @@ describe('SD card, files, downloads and music on the simulator', () => {
     const token = (await device.command('WEBTOK?')).split('\n')[0]!;
     const get = async (path: string): Promise<Record<string, unknown>> => (await (await device.fetch(path, { token })).json()) as Record<string, unknown>;
     const post = async (path: string, form: Record<string, string>): Promise<Response> => device.fetch(path, { token, method: 'POST', body: new URLSearchParams(form) });
-    let rpcId = 0;
-    const tool = async (name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> => {
-      const res = await device.fetch('/mcp', {
-        token,
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } }),
-      });
-      const j = (await res.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
-      return { isError: j.result.isError, text: j.result.content[0]!.text };
-    };
+    const tool = (name: string, args: Record<string, unknown>) => device.tool(token, name, args);
     const upload = async (name: string, data: Uint8Array): Promise<Response> => {
       const fd = new FormData();
       fd.append('file', new Blob([data]), name);

@@ -17,6 +17,8 @@ export interface Device {
   /** Sends one console line on stdio and resolves with the command's reply (through OK or ERR). */
   command(line: string, timeoutMs?: number): Promise<string>;
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
+  /** One /mcp tools/call as the holder of `token`: whether it failed, and the result's text. */
+  tool(token: string, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }>;
   stop(): Promise<number | null>;
 }
 
@@ -42,6 +44,7 @@ export async function startDevice(options: StartOptions = {}): Promise<Device> {
   const url = http.startsWith('http://') ? http : null;
   const signIn = url ? (await board.waitStdout(/^Sign-in: (.*)$/m))[1]! : null;
   let consumed = board.stdout.length;
+  let rpcId = 0;
   const device: Device = {
     board,
     dir,
@@ -76,6 +79,16 @@ export async function startDevice(options: StartOptions = {}): Promise<Device> {
       const headers = new Headers(rest.headers);
       if (token !== undefined) headers.set('X-Device-Token', token);
       return fetch(new URL(path, url), { ...rest, headers });
+    },
+    async tool(token, name, args) {
+      const res = await device.fetch('/mcp', {
+        token,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } }),
+      });
+      const j = (await res.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
+      return { isError: j.result.isError, text: j.result.content[0]!.text };
     },
     stop: () => board.stop(),
   };

@@ -24,16 +24,7 @@ async function post(path: string, fields: Record<string, string>): Promise<Respo
   return device.fetch(path, { method: 'POST', token, body: new URLSearchParams(fields) });
 }
 
-async function tool(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
-  const res = await device.fetch('/mcp', {
-    method: 'POST',
-    token,
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-  });
-  const body = (await res.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
-  return { isError: body.result.isError, text: body.result.content[0]!.text };
-}
+const tool = (name: string, args: Record<string, unknown>) => device.tool(token, name, args);
 
 const toOwner = (): string[] => fake.bot.to(OWNER).map((m) => m.text);
 

@@ -295,18 +295,8 @@ describe('settings and actions', () => {
   });
 });
 
-/** One /mcp tool call as the token holder: the result's text. */
-let rpcId = 0;
-async function tool(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
-  const res = await device.fetch('/mcp', {
-    token,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } }),
-  });
-  const j = (await res.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
-  return { isError: j.result.isError, text: j.result.content[0]!.text };
-}
+/** One /mcp tool call as the token holder. */
+const tool = (name: string, args: Record<string, unknown>) => device.tool(token, name, args);
 
 const cardTitled = (title: string) => page.locator('section.card', { has: page.getByRole('heading', { name: title, exact: true }) });
 

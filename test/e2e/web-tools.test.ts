@@ -40,15 +40,9 @@ describe('models, search and images on the simulator', () => {
 
   it('searches the web over /mcp once a key is set', async () => {
     expect((await post('/api/websearch', { key: 'BSA-e2e-key', budget: '10' })).status).toBe(200);
-    const res = await device.fetch('/mcp', {
-      method: 'POST',
-      token,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'web.search', arguments: { query: 'desk lamp' } } }),
-    });
-    const body = (await res.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
-    expect(body.result.isError).toBe(false);
-    expect(body.result.content[0]!.text.split('\n').filter((l) => /^\d+\. /.test(l))).toHaveLength(5);
+    const found = await device.tool(token, 'web.search', { query: 'desk lamp' });
+    expect(found.isError).toBe(false);
+    expect(found.text.split('\n').filter((l) => /^\d+\. /.test(l))).toHaveLength(5);
     expect(emu.search.queries).toMatchObject([{ q: 'desk lamp', count: 5 }]);
     const view = (await (await device.fetch('/api/websearch', { token })).json()) as Record<string, unknown>;
     expect(view).toMatchObject({ keySet: true, used: 1, remaining: 9 });
