@@ -14,12 +14,11 @@ import { AHEAD, MAX_EFFECTS, Speaker } from '../../src/audio/speaker.ts';
 import { MIX_RATE, peakOf, rmsOf, SFX_PEAK, SFX_SLUGS, sfxClip, themeOf, toneClip } from '../../src/audio/synth.ts';
 import { streamSpeech, fetchSpeech, ttsEndpoint, type TtsEndpoint } from '../../src/audio/tts.ts';
 import { Resampler, WavReader } from '../../src/audio/wav.ts';
-import type { TurnWire } from '../../src/turn/index.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
-import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
+import type { RoundResult } from '../../src/providers/types.ts';
 import { speechAnswer, speechMs, start, wavBytes as emuWav, speechPcm, type Emulator, type SpeechOptions } from '../../tools/provider-emulator.mjs';
 import { testCaPem } from '../../tools/test-ca.mjs';
 import { wavBytes } from '../support/audio-files.ts';
+import { TestWire, turnResult } from '../support/test-wire.ts';
 import { flushJobs } from '../support/clock.ts';
 import { createMemHal, type MemHal } from '../support/memhal.ts';
 import { nodeClient } from '../support/node-client.ts';
@@ -237,27 +236,12 @@ describe('text-to-speech against the provider emulator (TLS)', () => {
 // ---------------------------------------------------------------------------
 // On the device (in-memory HAL and network): the console, the tts action, reply.speak, VOICE
 
-const turnJson = (reply: string): RoundResult => {
-  const json = JSON.stringify({ reply, memory: '', ask: '' });
-  return { kind: 'turn', json, items: [{ kind: 'assistant', text: json }] };
-};
 
-class EchoWire implements TurnWire {
-  readonly seen: RoundRequest[] = [];
+class EchoWire extends TestWire {
   onRound: (() => void) | null = null;
-  keyed(p: ProviderId): boolean {
-    return p === 'anthropic';
-  }
-  loops(): boolean {
-    return true;
-  }
-  modelFor(p: ProviderId): string {
-    return `${p}-model`;
-  }
-  async round(req: RoundRequest): Promise<RoundResult> {
-    this.seen.push(req);
+  protected override answer(): RoundResult {
     this.onRound?.();
-    return turnJson('It is time for tea.');
+    return turnResult({ reply: 'It is time for tea.' });
   }
 }
 

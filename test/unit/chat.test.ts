@@ -5,13 +5,12 @@
 // the token's secrecy, and a reboot in the middle of a conversation.
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
 import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
-import type { TurnWire } from '../../src/turn/index.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { DEVICE_QUEUE_MAX, splitMessage } from '../../src/chat/queue.ts';
 import type { DeviceMessage } from '../../src/chat/index.ts';
 import { request } from '../support/http.ts';
+import { lastUserText, TestWire, turnResult } from '../support/test-wire.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
 import { UpdateFeed } from '../support/ota.ts';
 import { fakeModeration, fakeTelegram, serveTelegram, type ModerationFake } from '../support/telegram-net.ts';
@@ -22,37 +21,16 @@ const USER = '2002';
 const GUEST = '3003';
 const STRANGER = '9009';
 
-type Step = RoundResult | ((req: RoundRequest) => RoundResult | Promise<RoundResult>);
-
 /** The last user text of a round, without the [CHAT] preamble. */
 function said(req: RoundRequest): string {
-  const user = [...req.transcript].reverse().find((t) => t.kind === 'user');
-  const text = user && 'text' in user ? user.text : '';
-  return text.split('\n\n').filter((p) => !p.startsWith('[CHAT]')).join('\n\n');
+  return lastUserText(req).split('\n\n').filter((p) => !p.startsWith('[CHAT]')).join('\n\n');
 }
 
-const turn = (fields: Record<string, unknown>): RoundResult => {
-  const json = JSON.stringify({ reply: '', memory: '', ask: '', ...fields });
-  return { kind: 'turn', json, items: [{ kind: 'assistant', text: json }] };
-};
+const turn = turnResult;
 
 /** A provider that echoes unless a step is scripted. */
-class EchoWire implements TurnWire {
-  readonly seen: RoundRequest[] = [];
-  readonly steps: Step[] = [];
-  keyed(p: ProviderId): boolean {
-    return p === 'anthropic';
-  }
-  loops(): boolean {
-    return true;
-  }
-  modelFor(p: ProviderId): string {
-    return `${p}-model`;
-  }
-  async round(req: RoundRequest): Promise<RoundResult> {
-    this.seen.push(req);
-    const step = this.steps.shift();
-    if (step) return typeof step === 'function' ? step(req) : step;
+class EchoWire extends TestWire {
+  protected override answer(req: RoundRequest): RoundResult {
     return turn({ reply: `echo: ${said(req)}` });
   }
 }

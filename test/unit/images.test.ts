@@ -8,36 +8,25 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
 import { B64ValueStream } from '../../src/images/b64-stream.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
 import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
-import type { TurnWire } from '../../src/turn/index.ts';
 import { createImageApi, IMAGE_PATH, png, type ImageApi } from '../../tools/image-fake.mjs';
 import { request } from '../support/http.ts';
 import { createMemHal, type MemHal } from '../support/memhal.ts';
 import { serveHttp } from '../support/telegram-net.ts';
+import { TestWire, turnResult } from '../support/test-wire.ts';
 
 const KEY = 'sk-openai-image-key';
 
 /** Calls image.generate with the given arguments, then answers with what the tool said. */
-class ImageWire implements TurnWire {
+class ImageWire extends TestWire {
   args: Record<string, unknown> = {};
   results: string[] = [];
-  keyed(p: ProviderId): boolean {
-    return p === 'anthropic';
-  }
-  loops(): boolean {
-    return true;
-  }
-  modelFor(p: ProviderId): string {
-    return `${p}-model`;
-  }
   offered: string[] = [];
-  async round(req: RoundRequest): Promise<RoundResult> {
+  protected override answer(req: RoundRequest): RoundResult {
     const last = req.transcript[req.transcript.length - 1]!;
     if (last.kind === 'tool_result') {
       this.results.push(last.output);
-      const json = JSON.stringify({ reply: 'done', memory: '', ask: '' });
-      return { kind: 'turn', json, items: [{ kind: 'assistant', text: json }] };
+      return turnResult({ reply: 'done' });
     }
     this.offered = req.tools.map((t) => t.name);
     const args = JSON.stringify(this.args);

@@ -9,15 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { Store } from '../../src/core/store.ts';
 import { Log } from '../../src/log/log.ts';
 import { boot, type Device } from '../../src/main.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
 import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from '../../src/system/local-time.ts';
-import type { TurnWire } from '../../src/turn/index.ts';
 import { offsetAt, parseTz } from '../../src/util/tz.ts';
 import { COMMON_ZONES } from '../../src/util/zones.ts';
 import { flushJobs } from '../support/clock.ts';
 import { ianaOffset, ianaTransitions } from '../support/iana.ts';
 import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { TestWire, turnResult } from '../support/test-wire.ts';
 
 const BERLIN = 'CET-1CEST,M3.5.0,M10.5.0/3';
 const at = (y: number, mo: number, d: number, h = 0, mi = 0): number => Date.UTC(y, mo - 1, d, h, mi);
@@ -152,22 +151,12 @@ describe('the owner\'s time zone', () => {
   });
 });
 
-class NowWire implements TurnWire {
+class NowWire extends TestWire {
   systems: string[] = [];
-  keyed(p: ProviderId): boolean {
-    return p === 'anthropic';
-  }
-  loops(): boolean {
-    return true;
-  }
-  modelFor(p: ProviderId): string {
-    return `${p}-default`;
-  }
-  async round(req: RoundRequest): Promise<RoundResult> {
+  protected override answer(req: RoundRequest): RoundResult {
     const system = req.transcript.find((t) => t.kind === 'system');
     this.systems.push(system && 'text' in system ? system.text : '');
-    const json = JSON.stringify({ reply: 'ok', memory: '', ask: '' });
-    return { kind: 'turn', json, items: [{ kind: 'assistant', text: json }] };
+    return turnResult({ reply: 'ok' });
   }
 }
 

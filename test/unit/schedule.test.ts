@@ -9,11 +9,10 @@
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
 import type { ToolCaller } from '../../src/mcp/types.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
 import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
-import type { TurnWire } from '../../src/turn/index.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { request } from '../support/http.ts';
+import { lastUserText, TestWire, turnResult } from '../support/test-wire.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
 import { fakeTelegram, serveTelegram } from '../support/telegram-net.ts';
 
@@ -29,37 +28,18 @@ const SCHEDULED: ToolCaller = { via: 'turn', admin: true, scheduled: true, unatt
 const SYNTHESIS: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: true, person: null };
 const OWNER_TURN: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 
-type Step = RoundResult | ((req: RoundRequest) => RoundResult | Promise<RoundResult>);
-
-const turn = (fields: Record<string, unknown>): RoundResult => {
-  const json = JSON.stringify({ reply: '', memory: '', ask: '', ...fields });
-  return { kind: 'turn', json, items: [{ kind: 'assistant', text: json }] };
-};
-
-function userText(req: RoundRequest): string {
-  const user = [...req.transcript].reverse().find((t) => t.kind === 'user');
-  return user && 'text' in user ? user.text : '';
-}
+const turn = turnResult;
+const userText = lastUserText;
 
 /** Answers every turn with a reply naming what woke it; fails while `down`; scripted steps first. */
-class Wire implements TurnWire {
-  readonly seen: RoundRequest[] = [];
-  readonly steps: Step[] = [];
+class Wire extends TestWire {
   down = false;
-  keyed(p: ProviderId): boolean {
-    return p === 'anthropic';
-  }
-  loops(): boolean {
-    return true;
-  }
-  modelFor(p: ProviderId): string {
-    return `${p}-model`;
-  }
-  async round(req: RoundRequest): Promise<RoundResult> {
+  override async round(req: RoundRequest): Promise<RoundResult> {
+    if (!this.down) return super.round(req);
     this.seen.push(req);
-    if (this.down) return { kind: 'error', error: 'transport', message: 'connection refused' };
-    const step = this.steps.shift();
-    if (step) return typeof step === 'function' ? step(req) : step;
+    return { kind: 'error', error: 'transport', message: 'connection refused' };
+  }
+  protected override answer(req: RoundRequest): RoundResult {
     const text = userText(req);
     const what = /\[ROUTINE\] (.*)$/m.exec(text)?.[1] ?? /\[NOTE\] (.*)$/m.exec(text)?.[1] ?? text;
     return turn({ reply: `done: ${what}` });

@@ -9,9 +9,7 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import { boot, type Device } from '../../src/main.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
 import type { RoundResult } from '../../src/providers/types.ts';
-import type { TurnWire } from '../../src/turn/index.ts';
 import { SCAN_LIFETIME_MS } from '../../src/auth/signin.ts';
 import { wifiJoinString } from '../../src/ui/qr.ts';
 import { SIGNIN_REFRESH_MS } from '../../src/ui/ui.ts';
@@ -22,21 +20,12 @@ import type { HttpResponse } from '../../src/net/http/types.ts';
 import { flushJobs } from '../support/clock.ts';
 import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../support/memhal.ts';
 import { readPng, readQr } from '../support/ui.ts';
+import { TestWire, turnResult } from '../support/test-wire.ts';
 
-class ReplyWire implements TurnWire {
+class ReplyWire extends TestWire {
   reply = 'It is sunny.';
-  keyed(p: ProviderId): boolean {
-    return p === 'anthropic';
-  }
-  loops(): boolean {
-    return true;
-  }
-  modelFor(p: ProviderId): string {
-    return `${p}-default`;
-  }
-  async round(): Promise<RoundResult> {
-    const json = JSON.stringify({ reply: this.reply, memory: '', ask: '' });
-    return { kind: 'turn', json, items: [{ kind: 'assistant', text: json }] };
+  protected override answer(): RoundResult {
+    return turnResult({ reply: this.reply });
   }
 }
 
