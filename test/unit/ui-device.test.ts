@@ -12,7 +12,7 @@ import { boot, type Device } from '../../src/main.ts';
 import type { RoundResult } from '../../src/providers/types.ts';
 import { SCAN_LIFETIME_MS } from '../../src/auth/signin.ts';
 import { wifiJoinString } from '../../src/ui/qr.ts';
-import { SIGNIN_REFRESH_MS } from '../../src/ui/ui.ts';
+import { SIGNIN_REFRESH_MS } from '../../src/ui/signin-screen.ts';
 import { HOLD_MS } from '../../src/ui/touch.ts';
 import { THEMES } from '../../src/ui/theme.ts';
 import type { DeviceType } from '../../src/hal/index.ts';

@@ -1,0 +1,63 @@
+// The device readings the screens share, each read at most as often as it
+// can change on screen: the idle check looks at them once a second, and on
+// the device a battery or network read is a bus or radio round trip.
+
+import type { ScreenDevice, UiDeps } from './screen-kit.ts';
+import { screenClock, type ScreenClock } from './time-text.ts';
+
+const BATTERY_EVERY_MS = 10_000;
+const OTA_EVERY_MS = 5000;
+const NET_EVERY_MS = 1000;
+
+export type NetView = ReturnType<NonNullable<UiDeps['network']>['view']>;
+export type OtaView = ReturnType<ScreenDevice['ota']['state']>;
+
+export class DeviceReads {
+  private battery: { at: number; text: string | null } = { at: -Infinity, text: null };
+  private ota: { at: number; state: OtaView | null } = { at: -Infinity, state: null };
+  private net: { at: number; view: NetView | null } = { at: -Infinity, view: null };
+
+  constructor(
+    private readonly ctx: ScreenDevice,
+    private readonly network: UiDeps['network'],
+  ) {}
+
+  /** The Wi-Fi state (null: no network on this build). */
+  netView(): NetView | null {
+    if (!this.network) return null;
+    const now = this.ctx.hal.clock.monoMs();
+    if (now - this.net.at >= NET_EVERY_MS) this.net = { at: now, view: this.network.view() };
+    return this.net.view;
+  }
+
+  /** The next netView() reads the network afresh (the owner asked for a screen that depends on it). */
+  forgetNet(): void {
+    this.net.at = -Infinity;
+  }
+
+  /** The setup network is up (Orchestrator mode only). */
+  setupUp(): boolean {
+    return this.ctx.mode === 1 && this.netView()?.setup.state === 'up';
+  }
+
+  /** The update state; read afresh every time while an update installs (the progress bar). */
+  otaView(): OtaView {
+    const now = this.ctx.hal.clock.monoMs();
+    if (!this.ota.state || this.ctx.ota.installing() || now - this.ota.at >= OTA_EVERY_MS) this.ota = { at: now, state: this.ctx.ota.state() };
+    return this.ota.state!;
+  }
+
+  /** The battery level as shown ('80%', '80%+' while charging), or null without a battery. */
+  batteryText(): string | null {
+    const now = this.ctx.hal.clock.monoMs();
+    if (now - this.battery.at >= BATTERY_EVERY_MS) {
+      const b = this.ctx.hal.battery.read();
+      this.battery = { at: now, text: b.present && b.levelPct !== null ? `${b.levelPct}%${b.charging ? '+' : ''}` : null };
+    }
+    return this.battery.text;
+  }
+
+  clock(): ScreenClock {
+    return screenClock(this.ctx.hal.clock, this.ctx.time);
+  }
+}
