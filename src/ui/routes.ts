@@ -7,7 +7,7 @@
 import type { Context } from '../core/context.ts';
 import { queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import { frameDigest } from './console.ts';
+import { frameDigest } from './frame-digest.ts';
 import { describeItem } from './list.ts';
 import { PngStream } from './png.ts';
 import { postureName } from './settings.ts';
