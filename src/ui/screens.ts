@@ -1,7 +1,7 @@
 // The screens, as pure functions of what they show (a view), the layout and
 // the theme: each returns a display list and its tap targets (canvas
 // rectangles named for the touch handler). Nothing here reads the device;
-// src/ui/ui.ts gathers the views.
+// the screen modules (src/ui/*-screen.ts) gather the views.
 
 import { GLYPH_ROWS } from './font.ts';
 import type { Layout } from './layout.ts';
