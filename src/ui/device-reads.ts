@@ -1,18 +1,15 @@
 // The device readings the screens share, each read at most as often as it
-// can change on screen: the idle check looks at them once a second, and on
-// the device a battery or network read is a bus or radio round trip.
+// can change on screen: the idle check looks at them once a second, and a
+// battery read is an I2C transfer on the device.
 
-import type { ScreenDevice, UiDeps } from './screen-kit.ts';
+import type { NetView, OtaView, Reads, ScreenDevice, UiDeps } from './screen-kit.ts';
 import { screenClock, type ScreenClock } from './time-text.ts';
 
 const BATTERY_EVERY_MS = 10_000;
 const OTA_EVERY_MS = 5000;
 const NET_EVERY_MS = 1000;
 
-export type NetView = ReturnType<NonNullable<UiDeps['network']>['view']>;
-export type OtaView = ReturnType<ScreenDevice['ota']['state']>;
-
-export class DeviceReads {
+export class DeviceReads implements Reads {
   private battery: { at: number; text: string | null } = { at: -Infinity, text: null };
   private ota: { at: number; state: OtaView | null } = { at: -Infinity, state: null };
   private net: { at: number; view: NetView | null } = { at: -Infinity, view: null };
@@ -22,7 +19,6 @@ export class DeviceReads {
     private readonly network: UiDeps['network'],
   ) {}
 
-  /** The Wi-Fi state (null: no network on this build). */
   netView(): NetView | null {
     if (!this.network) return null;
     const now = this.ctx.hal.clock.monoMs();
@@ -30,12 +26,11 @@ export class DeviceReads {
     return this.net.view;
   }
 
-  /** The next netView() reads the network afresh (the owner asked for a screen that depends on it). */
+  /** The owner asked for a screen that depends on the network: no stale view. */
   forgetNet(): void {
     this.net.at = -Infinity;
   }
 
-  /** The setup network is up (Orchestrator mode only). */
   setupUp(): boolean {
     return this.ctx.mode === 1 && this.netView()?.setup.state === 'up';
   }
@@ -47,7 +42,6 @@ export class DeviceReads {
     return this.ota.state!;
   }
 
-  /** The battery level as shown ('80%', '80%+' while charging), or null without a battery. */
   batteryText(): string | null {
     const now = this.ctx.hal.clock.monoMs();
     if (now - this.battery.at >= BATTERY_EVERY_MS) {

@@ -6,12 +6,12 @@
 
 import type { Context } from '../core/context.ts';
 import type { TurnOutcome, TurnRequest } from '../turn/engine.ts';
-import type { DeviceReads } from './device-reads.ts';
 import type { Layout } from './layout.ts';
 import type { Rotation } from './raster.ts';
 import type { RendererOptions } from './renderer.ts';
 import type { Frame, Target } from './screens.ts';
 import type { Theme } from './theme.ts';
+import type { ScreenClock } from './time-text.ts';
 
 /** The QR screens (sign-in, Wi-Fi join) go back after this long without a touch. */
 export const QR_IDLE_MS = 5 * 60_000;
@@ -36,6 +36,23 @@ export interface UiDeps {
 
 /** The device services the screens read: named, so the subsystem's dependencies can be declared. */
 export type ScreenDevice = Pick<Context, 'hal' | 'mode' | 'actions' | 'ota' | 'signin' | 'time'>;
+
+export type NetView = ReturnType<NonNullable<UiDeps['network']>['view']>;
+export type OtaView = ReturnType<ScreenDevice['ota']['state']>;
+
+/** The device readings the screens share, cached (src/ui/device-reads.ts). */
+export interface Reads {
+  /** The Wi-Fi state (null: no network on this build). */
+  netView(): NetView | null;
+  /** The next netView() reads the network afresh. */
+  forgetNet(): void;
+  /** The setup network is up (Orchestrator mode only). */
+  setupUp(): boolean;
+  otaView(): OtaView;
+  /** The battery level as shown ('80%', '80%+' while charging), or null without a battery. */
+  batteryText(): string | null;
+  clock(): ScreenClock;
+}
 
 /** A screen's view as a key, and how to draw it (called only when the key changed). */
 export interface Built {
@@ -74,7 +91,7 @@ export interface Navigator {
 export interface ScreenHost {
   readonly ctx: ScreenDevice;
   readonly deps: UiDeps;
-  readonly reads: DeviceReads;
+  readonly reads: Reads;
   readonly nav: Navigator;
   layout(): Layout;
   theme(): Theme;
