@@ -45,7 +45,7 @@ export interface AgentsDeps {
   assistant: Assistant;
   providers: ProviderSettings;
   /** The provider wire (keyed providers, the pinned Z.ai host, the router host). */
-  wire: Pick<ProviderWire, 'keyed' | 'zaiHost' | 'routerHost'>;
+  wire: Pick<ProviderWire, 'keyed' | 'zaiHost' | 'routerHost'> & { usage?: ProviderWire['usage'] };
 }
 
 export class Agents {
@@ -77,6 +77,7 @@ export class Agents {
       endpoint,
       servers: ctx.connectors,
       warn: (m) => log.warn('agents', m),
+      usage: (p, u) => wire.usage?.record(p, u),
     });
     this.fabric = new Fabric({
       hal,
