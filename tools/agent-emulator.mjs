@@ -311,7 +311,7 @@ export function createAgentJobs() {
           job.polls++;
         }
         const page = eventsPage(sessionEvents(job), rec.query);
-        job && (job.pagesServed = (job.pagesServed ?? 0) + 1);
+        if (job) job.pagesServed = (job.pagesServed ?? 0) + 1;
         return page;
       }
       case 'response-create': {
