@@ -48,7 +48,7 @@
 // `job` field are never taken by other requests.
 
 import { randomBytes } from 'node:crypto';
-import { checkHeaders, SESSION_STOP_REASONS } from './provider-rules.mjs';
+import { checkHeaders, checkRound, SESSION_STOP_REASONS } from './provider-rules.mjs';
 
 const SESSION_EVENTS = /^\/v1\/sessions\/([^/]+)\/events$/;
 const RESPONSE_ONE = /^\/v1\/responses\/([^/]+)$/;
@@ -235,7 +235,9 @@ export function createAgentJobs() {
     const kind = agentKind(rec.method, rec.path, rec.body);
     if (!kind) return null;
     const managed = ['environment', 'agent', 'session', 'vault', 'vault-credential', 'vault-archive', 'session-send', 'session-events'].includes(kind);
-    const refused = checkHeaders({ ...rec, headers: rec.headers ?? {} }, { managed });
+    const sync = { 'sync-messages': 'messages', 'sync-chat': 'chat', 'sync-conversations': 'conversations' }[kind];
+    const family = rec.host === 'api.mistral.ai' ? 'mistral' : rec.host === 'api.anthropic.com' ? 'anthropic' : 'openai';
+    const refused = checkHeaders({ ...rec, headers: rec.headers ?? {} }, { managed }) ?? (sync ? checkRound(sync, { ...rec, headers: rec.headers ?? {} }, { family }) : null);
     if (refused) {
       rec.refused = refused;
       return { status: refused.status, body: errorShape(refused.status, refused.message) };
