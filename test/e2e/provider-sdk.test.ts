@@ -21,24 +21,22 @@ import { fileURLToPath } from 'node:url';
 import { ChatCompletionRequest$outboundSchema, ConversationRequest$outboundSchema } from '@mistralai/mistralai/models/components';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMULATOR_NAMES, routeArgs, start, turnObject, type Emulator, type RecordedRequest } from '../../tools/provider-emulator.mjs';
-import { cleanup, startDevice, type Device } from './harness.ts';
+import { turnObject, type Emulator, type RecordedRequest } from '../../tools/provider-emulator.mjs';
+import type { Device } from './harness.ts';
+import { startProviderRig, type ProviderRig } from './fixtures/provider-rig.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = join(ROOT, 'build/sdk-wire');
 
+let rig: ProviderRig;
 let emu: Emulator;
 let plain: Emulator;
 let device: Device;
-let token = '';
 const TURN = turnObject('Battery is at 80%.');
 const spawn = (task: string, provider: string) => ({ op: 'spawn', task, name: provider.slice(0, 8), provider, id: null, model: null, skill: null, project: null, attach: null });
 const warp = (ms: number) => device.board.request('clock.warp', { ms });
 
-async function orch(fields: Record<string, string>): Promise<void> {
-  const res = await device.fetch('/api/orch', { method: 'POST', token, body: new URLSearchParams(fields) });
-  expect(res.status, await res.clone().text()).toBe(200);
-}
+const orch = (fields: Record<string, string>): Promise<void> => rig.orch(fields);
 
 /** The SDK type a captured request is checked against (null: not a body the SDKs type). */
 function sdkType(r: RecordedRequest): string | null {
@@ -106,17 +104,12 @@ function camel(v: unknown, parent = ''): unknown {
 }
 
 beforeAll(async () => {
-  emu = await start();
-  plain = await start({ tls: false, names: ['custom.emulator.test'] });
-  device = await startDevice({ args: [...routeArgs(emu.port, EMULATOR_NAMES), '--route', `custom.emulator.test:8080=127.0.0.1:${plain.port}`] });
-  token = (await device.command('WEBTOK?')).split('\n')[0]!;
-  await orch({ key_openai: 'sk-e2e-openai', key_anthropic: 'sk-e2e-anthropic', key_mistral: 'e2e-mistral', key_zai: 'e2e-zai', key_router: 'e2e-router' });
+  rig = await startProviderRig();
+  ({ emu, plain, device } = rig);
 });
 
 afterAll(async () => {
-  await cleanup();
-  await emu?.close();
-  await plain?.close();
+  await rig?.close();
 });
 
 describe('the wire against the official SDKs', () => {
