@@ -2,11 +2,12 @@
 // file is type-checked with the rest of the tests by test/unit/repo-checks):
 // every Messages stop reason (Record<StopReason, ...>: a reason the SDK adds
 // fails the type-check until it is handled here), every Messages content
-// block kind, every Responses status, every chat-completions finish_reason,
+// block kind, every Responses status and output item kind, every
+// chat-completions finish_reason,
 // and Mistral's answers parsed by the SDK's zod schemas. No answer throws,
 // and each is read as what it is.
 import type { ContentBlock, Message, StopReason } from '@anthropic-ai/sdk/resources/messages';
-import type { Response } from 'openai/resources/responses/responses';
+import type { Response, ResponseOutputItem } from 'openai/resources/responses/responses';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { ChatCompletionResponse$inboundSchema, ConversationResponse$inboundSchema } from '@mistralai/mistralai/models/components';
 import { describe, expect, it } from 'vitest';
@@ -74,6 +75,42 @@ const RESPONSE_STATUSES: Record<NonNullable<Response['status']>, RoundResult['ki
   incomplete: 'tools',
 };
 
+/**
+ * What a Responses answer made of one output item of each kind reads as: a
+ * message is the turn, a function_call a tool call, reasoning and the
+ * provider's own tool items (kept or dropped) alone are no answer.
+ */
+const OUTPUT_ITEMS: Record<ResponseOutputItem['type'], RoundResult['kind']> = {
+  message: 'turn',
+  function_call: 'tools',
+  file_search_call: 'error',
+  function_call_output: 'error',
+  web_search_call: 'error',
+  computer_call: 'error',
+  computer_call_output: 'error',
+  reasoning: 'error',
+  program: 'error',
+  program_output: 'error',
+  tool_search_call: 'error',
+  tool_search_output: 'error',
+  additional_tools: 'error',
+  compaction: 'error',
+  image_generation_call: 'error',
+  code_interpreter_call: 'error',
+  local_shell_call: 'error',
+  local_shell_call_output: 'error',
+  shell_call: 'error',
+  shell_call_output: 'error',
+  apply_patch_call: 'error',
+  apply_patch_call_output: 'error',
+  mcp_call: 'error',
+  mcp_list_tools: 'error',
+  mcp_approval_request: 'error',
+  mcp_approval_response: 'error',
+  custom_tool_call: 'error',
+  custom_tool_call_output: 'error',
+};
+
 const FINISH: Record<ChatCompletion.Choice['finish_reason'], { kind: RoundResult['kind']; error?: string }> = {
   stop: { kind: 'turn' },
   length: { kind: 'error', error: 'malformed' },
@@ -110,6 +147,17 @@ describe('answers typed with the SDKs', () => {
     };
     const r = a.parse(200, enc(answer), roundRequest('openai'));
     expect(r.kind).toBe(RESPONSE_STATUSES[status as NonNullable<Response['status']>]);
+  });
+
+  it.each(Object.entries(OUTPUT_ITEMS))('Responses output item %s never breaks the parser', (type, kind) => {
+    const item =
+      type === 'message'
+        ? { type, id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: JSON.stringify(TURN), annotations: [] }] }
+        : type === 'function_call'
+          ? { type, id: 'fc_1', call_id: 'call_1', name: 'device_status', arguments: '{}', status: 'completed' }
+          : { type, id: `${type}_1`, status: 'completed' };
+    const r = a.parse(200, enc({ id: 'resp_1', object: 'response', status: 'completed', output: [item] }), roundRequest('openai'));
+    expect(r.kind).toBe(kind);
   });
 
   const router = routerBackend();
