@@ -10,8 +10,12 @@ export interface JobScript {
   result?: string;
   /** The job fails with this message (synchronous: HTTP 500). */
   error?: string;
-  /** A partial result (A: incomplete; B: interrupted). */
+  /** A partial result (A: incomplete; B: idle with budget_reached after its text). */
   partial?: boolean;
+  /** B: the session goes idle with this stop reason (the SDK's). */
+  stop?: 'end_turn' | 'requires_action' | 'retries_exhausted' | 'budget_reached' | 'refusal';
+  /** B: working events before the result (a long session whose event list pages). */
+  events?: number;
   /** B: the session stops to wait for an approval. */
   requiresAction?: boolean;
   /** The start request answers this HTTP status. */
@@ -37,6 +41,8 @@ export interface AgentJob {
   pollErrors: number;
   cancelled: boolean;
   at: number;
+  /** B: event pages served. */
+  pagesServed?: number;
 }
 
 /** A credential vault (provider B sessions' tool server credentials). */
@@ -49,7 +55,7 @@ export interface AgentVault {
 
 export interface AgentJobs {
   handle(
-    rec: { method: string; host: string; path: string; body: unknown },
+    rec: { method: string; host: string; path: string; body: unknown; query?: string; headers?: Record<string, string | string[] | undefined> },
     queue: Array<{ job?: JobScript; match?: { host?: Rule; path?: Rule } }>,
   ): { status: number; body: unknown; delayMs?: number } | { hold: true } | null;
   list(): AgentJob[];

@@ -24,17 +24,31 @@
 //   { job: { polls: 2, result: 'text' } }   running for 2 polls, then done
 //   { job: { error: 'boom' } }              the job fails (at its first poll;
 //                                           synchronous: an HTTP 500)
-//   { job: { partial: true, result } }      A incomplete, B interrupted
+//   { job: { partial: true, result } }      A incomplete, B idle with budget_reached after its text
 //   { job: { requiresAction: true } }       B stops for an approval
+//   { job: { stop: 'refusal' } }            B idle with that stop reason (the SDK's:
+//                                           end_turn, requires_action, retries_exhausted,
+//                                           budget_reached, refusal)
+//   { job: { events: 240, ... } }           B: that many working events (agent.thinking,
+//                                           agent.tool_use, span.model_request_start/end with
+//                                           model_usage) before the result, a long session
+//                                           that pages
 //   { job: { status: 401 } }                the start request answers this status
 //   { job: { hold: true } }                 the start request never answers
 //   { job: { delayMs: 5000, result } }      it answers late (synchronous)
 //   { job: { pollStatus: 503, pollErrors: 2, ... } }  the first polls fail
+// B's event list pages as the API does (SDK EventListParams, PageCursorParams):
+// types[] filters by event type, limit sets the page size (default 20, at
+// most 100; more is a 400), next_page is a cursor for the rest, and
+// created_at[gt|gte] starts after a time (processed_at). Every sub-agent
+// request passes the same header rules as the rounds (tools/provider-rules.mjs:
+// x-api-key, anthropic-version and the managed-agents beta for B; Bearer for A).
 // Without a scripted job a start gets the offline demo: done at the first
 // poll with '(offline demo) Sub-agent result for: <task>'. Behaviours with a
 // `job` field are never taken by other requests.
 
 import { randomBytes } from 'node:crypto';
+import { checkHeaders, checkRound, SESSION_STOP_REASONS } from './provider-rules.mjs';
 
 const SESSION_EVENTS = /^\/v1\/sessions\/([^/]+)\/events$/;
 const RESPONSE_ONE = /^\/v1\/responses\/([^/]+)$/;
@@ -132,26 +146,57 @@ export function createAgentJobs() {
   /** Whether the job has run its polls (a poll is counted by the caller). */
   const finished = (job) => job.polls >= (job.script.polls ?? 1);
 
+  /** A session's events so far, each with an id and a processed_at a millisecond after the one before. */
   const sessionEvents = (job) => {
     if (!job) return [];
-    const events = [{ id: 'sevt_1_0', type: 'user.message', content: [{ type: 'text', text: job.brief }], processed_at: new Date(job.at).toISOString() }];
-    events.push({ id: 'sevt_2_0', type: 'session.status_running', processed_at: new Date(job.at).toISOString() });
+    const events = [];
+    const t0 = job.at;
+    const add = (e) => events.push({ id: `sevt_${String(events.length + 1).padStart(5, '0')}`, processed_at: new Date(t0 + events.length).toISOString(), ...e });
+    add({ type: 'user.message', content: [{ type: 'text', text: job.brief }] });
+    add({ type: 'session.status_running' });
+    const s = job.script;
+    // A long session's work: the events are there from the start, the result only when the polls ran.
+    for (let i = 0; i < (s.events ?? 0); i++) {
+      if (i % 4 === 0) add({ type: 'agent.thinking' });
+      else if (i % 4 === 1) add({ type: 'agent.tool_use', name: 'web_search', input: { query: `step ${i}` } });
+      else if (i % 4 === 2) add({ type: 'span.model_request_start' });
+      else add({ type: 'span.model_request_end', is_error: false, model_request_start_id: 'x', model_usage: { input_tokens: 1000, output_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 500 } });
+    }
     if (job.cancelled) {
-      events.push({ id: 'sevt_3_0', type: 'session.status_idle', stop_reason: { type: 'interrupted' } });
+      // After a user.interrupt the session goes idle; the SDK has no 'interrupted' stop reason.
+      add({ type: 'session.status_idle', stop_reason: { type: 'end_turn' }, stop_details: null });
       return events;
     }
     if (!finished(job)) return events;
-    const s = job.script;
+    const idle = (type) => {
+      if (!SESSION_STOP_REASONS.includes(type)) throw new Error(`emulator: ${type} is not a session stop reason`);
+      add({ type: 'session.status_idle', stop_reason: type === 'requires_action' ? { type, event_ids: ['sevt_00002'] } : { type }, stop_details: null });
+    };
     if (s.error) {
-      events.push({ id: 'sevt_3_0', type: 'session.error', error: { type: 'unknown_error', message: s.error, retry_status: { type: 'terminal' } } });
-      events.push({ id: 'sevt_4_0', type: 'session.status_idle', stop_reason: { type: 'end_turn' } });
-    } else if (s.requiresAction) {
-      events.push({ id: 'sevt_3_0', type: 'session.status_idle', stop_reason: { type: 'requires_action', event_ids: ['sevt_2_0'] } });
-    } else {
-      events.push({ id: 'sevt_3_0', type: 'agent.message', content: [{ type: 'text', text: resultOf(job) }] });
-      events.push({ id: 'sevt_4_0', type: 'session.status_idle', stop_reason: { type: s.partial ? 'interrupted' : 'end_turn' } });
+      add({ type: 'session.error', error: { type: 'unknown_error', message: s.error, retry_status: { type: 'terminal' } } });
+      idle('end_turn');
+    } else if (s.requiresAction) idle('requires_action');
+    else if (s.stop && s.stop !== 'end_turn' && s.stop !== 'budget_reached') idle(s.stop);
+    else {
+      add({ type: 'agent.message', content: [{ type: 'text', text: resultOf(job) }] });
+      idle(s.partial ? 'budget_reached' : (s.stop ?? 'end_turn'));
     }
     return events;
+  };
+
+  /** One page of a session's events under the list parameters (types[], limit, page, created_at[gt|gte]). */
+  const eventsPage = (events, query) => {
+    const q = new URLSearchParams(query ?? '');
+    const limit = q.has('limit') ? Number(q.get('limit')) : 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return { status: 400, body: errorShape(400, 'limit: must be an integer from 1 to 100') };
+    const types = q.getAll('types[]');
+    let list = types.length ? events.filter((e) => types.includes(e.type)) : events;
+    if (q.has('created_at[gt]')) list = list.filter((e) => e.processed_at > q.get('created_at[gt]'));
+    if (q.has('created_at[gte]')) list = list.filter((e) => e.processed_at >= q.get('created_at[gte]'));
+    const from = q.has('page') ? Number(/^p(\d+)$/.exec(q.get('page') ?? '')?.[1] ?? NaN) : 0;
+    if (!Number.isInteger(from)) return { status: 400, body: errorShape(400, 'page: invalid cursor') };
+    const data = list.slice(from, from + limit);
+    return { status: 200, body: { data, next_page: from + limit < list.length ? `p${from + limit}` : null } };
   };
 
   const responseObject = (job) => {
@@ -189,6 +234,14 @@ export function createAgentJobs() {
   function handle(rec, queue) {
     const kind = agentKind(rec.method, rec.path, rec.body);
     if (!kind) return null;
+    const managed = ['environment', 'agent', 'session', 'vault', 'vault-credential', 'vault-archive', 'session-send', 'session-events'].includes(kind);
+    const sync = { 'sync-messages': 'messages', 'sync-chat': 'chat', 'sync-conversations': 'conversations' }[kind];
+    const family = rec.host === 'api.mistral.ai' ? 'mistral' : rec.host === 'api.anthropic.com' ? 'anthropic' : 'openai';
+    const refused = checkHeaders({ ...rec, headers: rec.headers ?? {} }, { managed }) ?? (sync ? checkRound(sync, { ...rec, headers: rec.headers ?? {} }, { family }) : null);
+    if (refused) {
+      rec.refused = refused;
+      return { status: refused.status, body: errorShape(refused.status, refused.message) };
+    }
     const ok = (body) => ({ status: 200, body });
     switch (kind) {
       case 'environment':
@@ -259,7 +312,9 @@ export function createAgentJobs() {
           if (fault) return fault;
           job.polls++;
         }
-        return ok({ data: sessionEvents(job), next_page: null });
+        const page = eventsPage(sessionEvents(job), rec.query);
+        if (job) job.pagesServed = (job.pagesServed ?? 0) + 1;
+        return page;
       }
       case 'response-create': {
         const script = take(queue, rec);

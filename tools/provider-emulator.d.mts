@@ -20,8 +20,16 @@ export interface Behaviour {
   tools?: Array<{ name: string; args?: Record<string, unknown> | string; id?: string }>;
   /** Answer with plain assistant text. */
   text?: string;
-  /** Add a reasoning item (Responses) or a thinking block (Messages) to the answer. */
+  /** Add a reasoning item (Responses, reasoning models only; encrypted content when included) or a thinking block (Messages). */
   reasoning?: boolean;
+  /** B: stop_reason pause_turn, a server tool call in the content. */
+  pause?: boolean;
+  /** A refusal: B stop_reason refusal, A refusal content, chat message.refusal. */
+  refusal?: boolean | string;
+  /** B: this stop_reason; chat: this finish_reason. */
+  stop?: string;
+  /** Mistral: the content as chunks (a thinking chunk and a text chunk). */
+  chunks?: boolean;
   /** Remote tool server calls the provider made itself: mcp_call items (Responses), mcp_tool_use and mcp_tool_result blocks (Messages). */
   mcp?: Array<{ server: string; name: string; args?: Record<string, unknown>; output?: string }>;
   /** Answer with this error status in the dialect's error shape. */
@@ -65,8 +73,12 @@ export interface RecordedRequest {
   /** The parsed JSON body (null when absent or not JSON). */
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   text: string;
+  /** The query string ('' or ?...). */
+  query: string;
   at: number;
   behaviour?: Behaviour;
+  /** Refused by a rule of the service (tools/provider-rules.mjs): status and the service's words. */
+  refused?: { status: number; message: string; code?: string };
   /** A sub-agent backend's request (answered by tools/agent-emulator.mjs). */
   agent?: boolean;
 }

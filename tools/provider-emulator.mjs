@@ -20,6 +20,17 @@
 //   sub-agent backends (provider B sessions, provider A background responses,
 //   synchronous C and custom)                  see tools/agent-emulator.mjs
 //
+// It is at least as strict as the services on everything we know of
+// (tools/provider-rules.mjs, each rule citing the SDK type or documented
+// error it comes from): the auth header each host takes, anthropic-version
+// and the beta headers, reasoning items paired with their following item and
+// carrying encrypted content under store false, strict-schema rules, Mistral's
+// nine-character tool-call ids and last-role rule; a refused request gets the
+// service's status and words and is recorded with `refused`. Its answers
+// report usage with reasoning and cached tokens, and a behaviour can ask for
+// every answer kind the SDKs define: pause (B pause_turn), refusal, stop (a B
+// stop_reason, or a chat finish_reason), chunks (Mistral content chunks).
+//
 // Tests drive it with a script: a queue of behaviours, each consumed by the
 // first request it matches (respond with a turn, with tool calls, with an
 // error status, with the dialect's context-overflow wording, with broken
@@ -48,6 +59,7 @@ import { agentKind, createAgentJobs } from './agent-emulator.mjs';
 import { modelListBody } from './model-lists.mjs';
 import { BRAVE_HOST, createSearchApi } from './search-fake.mjs';
 import { createImageApi, IMAGE_PATH } from './image-fake.mjs';
+import { checkHeaders, checkRound, MESSAGE_STOP_REASONS, REASONING_MODEL } from './provider-rules.mjs';
 
 export const DEMO_HOST = 'demo.emulator.test';
 export const ROUTER_HOST = 'router.desk-assistant.invalid';
@@ -221,19 +233,25 @@ function turnInput(turn) {
   }
 }
 
-function success(dialect, family, s, b, model) {
+function success(dialect, family, s, b, model, ctx = {}) {
   const calls = (b.tools ?? []).map((c) => ({ id: c.id, name: c.name, args: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) }));
   const turn = b.turn !== undefined ? turnJson(b.turn) : null;
   const text = typeof b.text === 'string' ? b.text : null;
   if (dialect === 'responses') {
     const output = [];
-    if (b.reasoning) output.push({ type: 'reasoning', id: id('rs_'), summary: [], encrypted_content: id('enc', 40) });
+    // Reasoning models return a reasoning item; its encrypted content only when the request included it.
+    const reasons = b.reasoning && REASONING_MODEL.test(String(model));
+    if (reasons) output.push({ type: 'reasoning', id: id('rs_'), summary: [], ...(ctx.include?.includes('reasoning.encrypted_content') ? { encrypted_content: id('enc', 40) } : {}) });
     for (const m of b.mcp ?? []) output.push({ type: 'mcp_call', id: id('mcp_'), server_label: m.server, name: m.name, arguments: JSON.stringify(m.args ?? {}), output: m.output ?? '', error: null, status: 'completed' });
     if (text !== null || (turn !== null && s.mode === 'single')) {
       output.push({ type: 'message', id: id('msg_'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: text ?? turn, annotations: [] }] });
     } else if (turn !== null) output.push({ type: 'function_call', id: id('fc_'), call_id: id('call_'), name: s.schemaName, arguments: turn, status: 'completed' });
     for (const c of calls) output.push({ type: 'function_call', id: id('fc_'), call_id: c.id ?? id('call_'), name: c.name, arguments: c.args, status: 'completed' });
-    return { id: id('resp_'), object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model, output, usage: { input_tokens: 100, output_tokens: 20, total_tokens: 120 } };
+    if (b.refusal) output.push({ type: 'message', id: id('msg_'), status: 'completed', role: 'assistant', content: [{ type: 'refusal', refusal: typeof b.refusal === 'string' ? b.refusal : 'I cannot help with that.' }] });
+    // Pairing: a reasoning item's following item, which a later request must replay right after it.
+    if (reasons && output[1]?.id) ctx.followers?.set(output[0].id, output[1].id);
+    const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 40 }, output_tokens: 20 + (reasons ? 12 : 0), output_tokens_details: { reasoning_tokens: reasons ? 12 : 0 }, total_tokens: 120 + (reasons ? 12 : 0) };
+    return { id: id('resp_'), object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model, output, usage };
   }
   if (dialect === 'messages') {
     const content = [];
@@ -251,14 +269,25 @@ function success(dialect, family, s, b, model) {
     }
     for (const c of calls) content.push({ type: 'tool_use', id: c.id ?? id('toolu_'), name: c.name, input: JSON.parse(c.args) });
     const usedTool = content.some((c) => c.type === 'tool_use');
-    return { id: id('msg_'), type: 'message', role: 'assistant', model, content, stop_reason: usedTool ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 100, output_tokens: 20 } };
+    let stop = usedTool ? 'tool_use' : 'end_turn';
+    if (b.pause) {
+      // pause_turn: a long server-tool turn paused; the content so far is a server tool call (and its result).
+      const useId = id('srvtoolu_');
+      content.unshift({ type: 'server_tool_use', id: useId, name: 'web_search', input: { query: 'desk assistant' } }, { type: 'web_search_tool_result', tool_use_id: useId, content: [] });
+      stop = 'pause_turn';
+    }
+    if (b.refusal) stop = 'refusal';
+    if (typeof b.stop === 'string') stop = b.stop;
+    if (!MESSAGE_STOP_REASONS.includes(stop)) throw new Error(`emulator: ${stop} is not a stop_reason of the Messages API`);
+    const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 30, server_tool_use: null, service_tier: 'standard' };
+    return { id: id('msg_'), type: 'message', role: 'assistant', model, content: b.refusal ? [] : content, stop_reason: stop, stop_sequence: null, usage };
   }
   if (dialect === 'conversations') {
     const now = new Date().toISOString();
     return {
       object: 'conversation.response',
       conversation_id: id('conv_'),
-      outputs: [{ object: 'entry', type: 'message.output', created_at: now, completed_at: now, id: id('msg_'), model, role: 'assistant', content: text ?? turn ?? '' }],
+      outputs: [{ object: 'entry', type: 'message.output', created_at: now, completed_at: now, id: id('msg_'), model, role: 'assistant', content: b.chunks ? [{ type: 'text', text: text ?? turn ?? '' }] : (text ?? turn ?? '') }],
       usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
     };
   }
@@ -272,13 +301,21 @@ function success(dialect, family, s, b, model) {
   }
   for (const c of calls) toolCalls.push({ id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.args } });
   if (toolCalls.length) message.tool_calls = toolCalls;
+  // Mistral's content chunks (SDK AssistantMessage content: string | ContentChunk[]), a thinking chunk first.
+  if (b.chunks && typeof message.content === 'string') message.content = [{ type: 'thinking', thinking: [{ type: 'text', text: 'Let me see.' }] }, { type: 'text', text: message.content }];
+  if (b.refusal) {
+    message.content = null;
+    if (family !== 'mistral') message.refusal = typeof b.refusal === 'string' ? b.refusal : 'I cannot help with that.';
+  }
+  const finish = typeof b.stop === 'string' ? b.stop : b.refusal && family !== 'mistral' ? 'stop' : toolCalls.length ? 'tool_calls' : 'stop';
+  const usage = family === 'mistral' ? { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } : { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 50 }, completion_tokens_details: { reasoning_tokens: 5 } };
   return {
     id: id('chatcmpl-'),
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message, finish_reason: toolCalls.length ? 'tool_calls' : 'stop' }],
-    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    choices: [{ index: 0, message, finish_reason: finish, ...(family === 'mistral' ? {} : { logprobs: null }) }],
+    usage,
   };
 }
 
@@ -434,6 +471,8 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
   const timers = new Set();
   /** host -> the key that host accepts (others get 401); hosts not listed accept any key. */
   const keys = new Map();
+  /** Reasoning item id -> the id of the item answered right after it (provider A's pairing rule). */
+  const followers = new Map();
   /** Sub-agent jobs (tools/agent-emulator.mjs). */
   const agentJobs = createAgentJobs();
   /** The web search and image APIs (their own fakes). */
@@ -504,8 +543,9 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       return sendBytes(res, a.bytes, a.contentType, b);
     }
     const s = summarize(dialect, rec.body);
-    const decided = b.demo || (b.turn === undefined && b.tools === undefined && b.text === undefined) ? { ...demoDecide(s), reasoning: b.reasoning, mcp: b.mcp } : b;
-    return send(res, 200, success(dialect, family, s, decided, rec.body?.model ?? 'emulated'), b);
+    const scripted = b.turn !== undefined || b.tools !== undefined || b.text !== undefined || b.refusal !== undefined || b.pause !== undefined;
+    const decided = b.demo || !scripted ? { ...demoDecide(s), reasoning: b.reasoning, mcp: b.mcp, chunks: b.chunks } : b;
+    return send(res, 200, success(dialect, family, s, decided, rec.body?.model ?? 'emulated', { include: rec.body?.include, followers }), b);
   };
 
   const handler = (req, res) => {
@@ -525,7 +565,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       }
       const url = new URL(req.url ?? '/', 'http://x');
       const host = String(req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-      const rec = { method: req.method ?? 'GET', host, path: url.pathname, headers: { ...req.headers }, body, text, at: Date.now() };
+      const rec = { method: req.method ?? 'GET', host, path: url.pathname, query: url.search, headers: { ...req.headers }, body, text, at: Date.now() };
       requests.push(rec);
       log(`${rec.method} ${host}${rec.path}`);
       if (host === BRAVE_HOST || (rec.method === 'POST' && rec.path === IMAGE_PATH)) {
@@ -545,9 +585,17 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       }
       const dialect = dialectOf(rec.method, rec.path);
       if (!dialect) return send(res, 404, { error: { message: `no such endpoint ${rec.method} ${rec.path}`, type: 'not_found' } });
+      const family = familyOf(host, dialect);
+      const shape = dialect === 'models' || dialect === 'moderations' || dialect === 'speech' ? (family === 'anthropic' ? 'messages' : 'chat') : dialect;
+      const refused = checkHeaders(rec) ?? (['responses', 'messages', 'chat', 'conversations'].includes(dialect) ? checkRound(dialect, rec, { family, followers }) : null);
+      if (refused) {
+        rec.refused = refused;
+        log(`refused ${rec.method} ${host}${rec.path}: ${refused.status} ${refused.message}`);
+        return send(res, refused.status, errorBody(shape, family, refused.status, refused.message, refused.code));
+      }
       const wanted = keys.get(host);
       if (wanted !== undefined && presentedKey(req.headers) !== wanted) {
-        return send(res, 401, errorBody(dialect === 'models' ? 'chat' : dialect, familyOf(host, dialect), 401, 'Incorrect API key provided'));
+        return send(res, 401, errorBody(shape, family, 401, 'Incorrect API key provided'));
       }
       // A behaviour without a method answers rounds (POST) only, so key-check probes pass by.
       const i = queue.findIndex((b) => !b.job && matches(b.match?.host, host) && matches(b.match?.path, rec.path) && matches(b.match?.method ?? 'POST', rec.method));

@@ -1,5 +1,6 @@
 // Which provider and model run a spawned job (spec, "Sub-agent brief":
-// provider choice): the requested provider if it is keyed; else the provider
+// provider choice): providers past the owner's monthly token budget are left
+// out (a job is new work); the requested provider if it is keyed; else the provider
 // a connector-matching skill names, if keyed; else the first keyed provider
 // by priority. An invalid model id becomes the provider's default; the
 // model "deep_research" on provider A upgrades A's default to its deep
@@ -24,6 +25,8 @@ export interface ChoiceDeps {
   skills: AgentSkills;
   /** Test builds: the offline demo endpoint when nothing is keyed. */
   demo: CustomEndpoint | null;
+  /** Whether a provider is past the owner's monthly token budget (a job is new work: it goes elsewhere). */
+  spent?(provider: ProviderId): boolean;
 }
 
 export type Choice =
@@ -41,12 +44,15 @@ export function modelFor(provider: ProviderId, requested: string, customModel: s
 }
 
 export function chooseProvider(spec: Pick<SpawnSpec, 'provider' | 'model' | 'skill' | 'task'>, deps: ChoiceDeps): Choice {
-  const keyed = deps.keyed();
+  const all = deps.keyed();
+  const spent = all.filter((p) => deps.spent?.(p) === true);
+  const keyed = all.filter((p) => !spent.includes(p));
   const asked = spec.provider.trim().toLowerCase();
   let note: string | null = null;
   let provider: ProviderId | null = null;
   if (asked) {
     if ((PROVIDERS as readonly string[]).includes(asked) && keyed.includes(asked as ProviderId)) provider = asked as ProviderId;
+    else if (spent.includes(asked as ProviderId)) note = `${asked}'s monthly token budget is used up`;
     else note = (PROVIDERS as readonly string[]).includes(asked) ? `${asked} has no key` : `${asked} is not a provider`;
   }
   if (!provider && spec.skill) {
@@ -55,6 +61,7 @@ export function chooseProvider(spec: Pick<SpawnSpec, 'provider' | 'model' | 'ski
   }
   if (!provider) provider = keyed[0] ?? null;
   if (!provider) {
+    if (spent.length) return { ok: false, reason: `the monthly token budget is used up for ${spent.join(', ')}` };
     if (deps.demo) return { ok: true, provider: 'custom', model: deps.demo.model, endpoint: deps.demo, note: 'no provider is keyed: the offline demo runs it' };
     return { ok: false, reason: 'no model provider has a key for sub-agents' };
   }

@@ -45,7 +45,7 @@ export interface AgentsDeps {
   assistant: Assistant;
   providers: ProviderSettings;
   /** The provider wire (keyed providers, the pinned Z.ai host, the router host). */
-  wire: Pick<ProviderWire, 'keyed' | 'zaiHost' | 'routerHost'>;
+  wire: Pick<ProviderWire, 'keyed' | 'zaiHost' | 'routerHost'> & { usage?: ProviderWire['usage']; overBudget?: ProviderWire['overBudget'] };
 }
 
 export class Agents {
@@ -77,6 +77,7 @@ export class Agents {
       endpoint,
       servers: ctx.connectors,
       warn: (m) => log.warn('agents', m),
+      usage: (p, u) => wire.usage?.record(p, u),
     });
     this.fabric = new Fabric({
       hal,
@@ -90,6 +91,7 @@ export class Agents {
           customModel: () => providers.customModel(),
           skills: this.skills,
           demo: hal.build.testBuild ? DEMO_ENDPOINT : null,
+          spent: (p) => wire.overBudget?.(p) === true,
         }),
       brief: (spec) => buildBrief(spec, { now: () => ctx.time.nowStamp(), skills: this.skills, docs: this.docs, conversation: (chat) => this.conversation(chat) }),
       backend: (provider, endpoint) => backendFor(provider, env(endpoint), hal.clock),

@@ -22,7 +22,7 @@
 // could be called in it. A custom endpoint in messages style never gets any.
 
 import { isPlainObject } from '../util/json.ts';
-import { CATALOG } from './catalog.ts';
+import { CATALOG, ROUND_OUTPUT_TOKENS } from './catalog.ts';
 import {
   argsObject,
   argsText,
@@ -39,15 +39,16 @@ import {
   type BuildResult,
   type WireRound,
 } from './common.ts';
-import { fromStatus, malformed } from './errors.ts';
+import { fail, fromStatus, malformed } from './errors.ts';
+import { usageOf } from './usage.ts';
 import type { ProviderId } from './settings.ts';
 import { ANTHROPIC_ID, mapIds } from './tool-ids.ts';
 import { MCP_CLIENT_BETA, messagesMcp } from './tool-servers.ts';
 import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
-/** Output budget of one round: room for a long reply inside the turn object. */
-export const MAX_TOKENS = 8192;
+/** Output budget of one round: room for a long reply inside the turn object (the round's deadline is sized to it). */
+export const MAX_TOKENS = ROUND_OUTPUT_TOKENS;
 /** Sent when a round has no message of its own (an automatic turn): the API needs one. */
 export const NO_MESSAGE = '(automatic turn: no new message)';
 
@@ -154,7 +155,28 @@ export function parseMessages(provider: ProviderId, status: number, bytes: Uint8
   if (status < 200 || status > 299) return fromStatus(provider, status, bytes);
   const obj = readObject(bytes);
   if (obj === null) return malformed(provider, 'the answer is not a JSON object');
+  const usage = usageOf(obj);
+  const r = readContent(provider, obj, req);
+  return usage ? { ...r, usage } : r;
+}
+
+/**
+ * The answer's content by its stop_reason (the SDK's StopReason: end_turn,
+ * max_tokens, stop_sequence, tool_use, pause_turn, refusal,
+ * model_context_window_exceeded).
+ */
+function readContent(provider: ProviderId, obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   const content = obj['content'];
+  const stop = obj['stop_reason'];
+  if (stop === 'refusal') return fail('refused', `${provider}: the model declined to answer (refusal)`);
+  if (stop === 'model_context_window_exceeded') return fail('context-overflow', `${provider}: the answer reached the model's context window`);
+  if (stop === 'pause_turn' && Array.isArray(content)) {
+    // The provider paused a long turn of its own tools: the content goes back
+    // as the assistant's message, and the next round lets it continue.
+    const items: TranscriptItem[] = [];
+    for (const b of content) if (isPlainObject(b)) items.push({ kind: 'opaque', provider, raw: b });
+    return { kind: 'continue', items };
+  }
   if (!Array.isArray(content)) return malformed(provider, 'no content list');
   const items: TranscriptItem[] = [];
   const calls: Array<{ id: string; name: string; args: string }> = [];

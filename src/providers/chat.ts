@@ -29,7 +29,8 @@ import {
   TURN_TOOL_DESCRIPTION,
   type BuildResult,
 } from './common.ts';
-import { fromStatus, malformed } from './errors.ts';
+import { fail, fromStatus, malformed } from './errors.ts';
+import { usageOf } from './usage.ts';
 import type { ProviderId } from './settings.ts';
 import { mapIds } from './tool-ids.ts';
 import type { RoundRequest, RoundResult, TranscriptItem } from './types.ts';
@@ -45,6 +46,12 @@ export interface ChatFlavor {
   strictTool: boolean;
   /** Name the tool in a tool message (Mistral's ToolMessage has name; OpenAI's takes only tool_call_id). */
   toolMessageName: boolean;
+  /**
+   * max_tokens of a round, where the API takes that field on every model
+   * (Mistral). OpenAI-compatible servers are left to their default: reasoning
+   * models there refuse max_tokens (max_completion_tokens instead).
+   */
+  maxTokens?: number;
 }
 
 type Msg = Record<string, unknown>;
@@ -116,6 +123,7 @@ export function chatBody(req: RoundRequest, flavor: ChatFlavor, model: string, s
   }
   const turnTool = fn(req.schemaName, TURN_TOOL_DESCRIPTION, req.schema, flavor.strictTool ? true : null);
   const body: Record<string, unknown> = { model, messages: chatMessages(req, flavor, req.schemaDoc) };
+  if (flavor.maxTokens !== undefined) body['max_tokens'] = flavor.maxTokens;
   if (req.forceFinal) {
     body['tools'] = [turnTool];
     body['tool_choice'] = flavor.pin === 'function' ? { type: 'function', function: { name: req.schemaName } } : 'auto';
@@ -136,11 +144,19 @@ export function parseChat(provider: ProviderId, status: number, bytes: Uint8Arra
   if (status < 200 || status > 299) return fromStatus(provider, status, bytes);
   const obj = readObject(bytes);
   if (obj === null) return malformed(provider, 'the answer is not a JSON object');
+  const usage = usageOf(obj);
+  const r = readChoice(provider, obj, req);
+  return usage ? { ...r, usage } : r;
+}
+
+/** choices[0] by its finish_reason (OpenAI's stop, length, tool_calls, content_filter, function_call; Mistral's also model_length, error). */
+function readChoice(provider: ProviderId, obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   const choices = obj['choices'];
   const choice = Array.isArray(choices) ? choices[0] : undefined;
   const message = isPlainObject(choice) ? choice['message'] : undefined;
   if (!isPlainObject(message)) return malformed(provider, 'no choices[0].message');
   const text = contentText(message['content']);
+  if (typeof message['refusal'] === 'string' && message['refusal'] !== '' && text === '') return fail('refused', `${provider}: the model declined to answer: ${message['refusal']}`);
   const items: TranscriptItem[] = [];
   const calls: Array<{ id: string; name: string; args: string }> = [];
   let turn: string | null = null;
@@ -162,5 +178,7 @@ export function parseChat(provider: ProviderId, status: number, bytes: Uint8Arra
   if (turn !== null) return turnResult(turn);
   if (calls.length) return toolsResult(calls, items);
   if (text.trim() !== '') return turnResult(turnText(text));
-  return malformed(provider, isPlainObject(choice) && choice['finish_reason'] === 'length' ? 'the answer was cut at the length limit' : 'no content and no tool call');
+  const finish = isPlainObject(choice) ? choice['finish_reason'] : null;
+  if (finish === 'content_filter') return fail('refused', `${provider}: the answer was withheld by the provider's content filter`);
+  return malformed(provider, finish === 'length' || finish === 'model_length' ? 'the answer was cut at the length limit' : 'no content and no tool call');
 }

@@ -9,6 +9,7 @@
 //                 the key check (Z.ai-style: probes both regions, pins one)
 //   WIRE?         which providers are usable, their models, the pinned
 //                 Z.ai host and the router host
+//   USAGE?        tokens per provider today and this month, and the budgets
 
 import { CommandError } from '../console/console.ts';
 import type { Context } from '../core/context.ts';
@@ -16,9 +17,10 @@ import { parseTurn } from '../turn/parse.ts';
 import { turnPromptDoc } from '../turn/promptdoc.ts';
 import { buildTurnSchema } from '../turn/schema.ts';
 import { DEMO_ENDPOINT } from './demo.ts';
-import { PROVIDERS, type ProviderId, type ProviderSettings } from './settings.ts';
+import { ORCH_NS, PROVIDERS, type ProviderId, type ProviderSettings } from './settings.ts';
 import type { RoundRequest } from './types.ts';
 import { ProviderWire, WIRE_NS } from './wire.ts';
+import { UsageLedger, USAGE_NS } from './usage.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const LINE_BREAKS = /[\r\n]+/g;
@@ -32,7 +34,21 @@ function oneLine(s: string): string {
 }
 
 export function installWireConsole(ctx: Context, settings: ProviderSettings): ProviderWire {
-  const wire = new ProviderWire(ctx.client, settings, ctx.log, ctx.hal.clock, ctx.store(WIRE_NS), ctx.connectors);
+  const usage = new UsageLedger(ctx.store(USAGE_NS), ctx.store(ORCH_NS), () => ctx.hal.clock.wallMs());
+  const wire = new ProviderWire(ctx.client, settings, ctx.log, ctx.hal.clock, ctx.store(WIRE_NS), ctx.connectors, usage);
+  // device.status and /api/state: usage.budget per provider (spec, device.status).
+  ctx.status.section(() => ({ usage: { budget: usage.view() } }));
+  ctx.console.register({
+    verb: 'USAGE?',
+    maxArgs: 0,
+    help: 'token usage today and this month per provider, and the monthly budgets',
+    run: (c) => {
+      for (const [p, v] of Object.entries(usage.view())) {
+        const u = v as { daily: { input: number; output: number }; monthly: { input: number; output: number; reasoning: number; cached: number }; budget: number | null; exhausted: boolean };
+        c.out(`${p} day=${u.daily.input + u.daily.output} month=${u.monthly.input + u.monthly.output} reasoning=${u.monthly.reasoning} cached=${u.monthly.cached} budget=${u.budget ?? '-'}${u.exhausted ? ' EXHAUSTED' : ''}`);
+      }
+    },
+  });
   const providerArg = (word: string | undefined): ProviderId | 'demo' => {
     const p = (word ?? '').toLowerCase();
     if (p === 'demo' || (PROVIDERS as readonly string[]).includes(p)) return p as ProviderId | 'demo';
@@ -77,6 +93,10 @@ export function installWireConsole(ctx: Context, settings: ProviderSettings): Pr
       c.out(`kind=${r.kind}`);
       if (r.kind === 'tools') {
         for (const call of r.calls) c.out(oneLine(`call=${call.name} ${call.args}`));
+        return;
+      }
+      if (r.kind === 'continue') {
+        c.out(`items=${r.items.length}`);
         return;
       }
       const parsed = parseTurn(r.json);

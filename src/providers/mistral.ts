@@ -10,11 +10,12 @@
 //                whatever provider made the call (tool-ids.ts).
 
 import { isPlainObject } from '../util/json.ts';
-import { CATALOG } from './catalog.ts';
+import { CATALOG, ROUND_OUTPUT_TOKENS } from './catalog.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
 import { NO_MESSAGE } from './anthropic.ts';
 import { argsText, cleanBase, configError, contentText, jsonBody, readObject, splitSystem, turnResult, turnText, TURN_SCHEMA_DESCRIPTION, usableKey } from './common.ts';
 import { fromStatus, malformed } from './errors.ts';
+import { usageOf } from './usage.ts';
 import { MISTRAL_ID, mapIds } from './tool-ids.ts';
 import type { Backend, RoundRequest, RoundResult } from './types.ts';
 
@@ -27,6 +28,7 @@ export const MISTRAL_FLAVOR: ChatFlavor = {
   lateSystem: 'user',
   strictTool: true,
   toolMessageName: true,
+  maxTokens: ROUND_OUTPUT_TOKENS,
 };
 
 /** Conversation entries (inputs) of the conversations API. */
@@ -64,11 +66,18 @@ function parseConversation(status: number, bytes: Uint8Array, req: RoundRequest)
   if (status < 200 || status > 299) return fromStatus('mistral', status, bytes);
   const obj = readObject(bytes);
   if (obj === null) return malformed('mistral', 'the answer is not a JSON object');
+  const usage = usageOf(obj);
+  const r = readOutputs(obj, req);
+  return usage ? { ...r, usage } : r;
+}
+
+function readOutputs(obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   const outputs = obj['outputs'];
   if (!Array.isArray(outputs)) return malformed('mistral', 'no outputs list');
   const texts: string[] = [];
   for (const o of outputs) {
     if (!isPlainObject(o)) continue;
+    // content is a string or a list of chunks (text, tool_file, document_url, think, ...): contentText keeps the text ones.
     if (o['type'] === 'message.output') texts.push(contentText(o['content']));
     else if (o['type'] === 'function.call' && o['name'] === req.schemaName) return turnResult(argsText(o['arguments']));
   }

@@ -7,7 +7,14 @@
 // Stateless: store false, the whole input re-sent every round. Reasoning
 // items come back with encrypted_content (include
 // reasoning.encrypted_content, what stateless replay needs) and are kept in
-// the transcript as opaque items, replayed in place on later rounds.
+// the transcript as opaque items, replayed in place on later rounds. A
+// reasoning item must be followed by the item it produced, under that
+// item's own id (the API answers 400 "Item 'rs_...' of type 'reasoning' was
+// provided without its required following item" otherwise), so the
+// function_call and message items keep their fc_/msg_ ids (TranscriptItem
+// ref) and are replayed as output items. A reasoning item without
+// encrypted_content cannot be replayed under store false (the API looks the
+// id up and answers 404), so it is not kept.
 // Remote tool servers (the owner's approved connectors, tool-servers.ts)
 // ride along in loop rounds, forced final included, as mcp tools entries
 // after the function tools; tool_choice is unchanged ("required" in a loop
@@ -18,7 +25,7 @@
 // rather than the device carrying every server's catalogue).
 
 import { isPlainObject } from '../util/json.ts';
-import { CATALOG } from './catalog.ts';
+import { CATALOG, RESPONSES_OUTPUT_TOKENS } from './catalog.ts';
 import {
   argsText,
   cleanBase,
@@ -38,11 +45,19 @@ import {
 } from './common.ts';
 import { fail, fromStatus, isOverflow, malformed } from './errors.ts';
 import { responsesMcpTools } from './tool-servers.ts';
+import { usageOf } from './usage.ts';
 import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-/** Reasoning models (gpt-5 family but its chat variants, o-series): the only ones that return encrypted reasoning. */
-const REASONING_MODEL = /^(o\d|gpt-5(?!-chat))/;
+/**
+ * Reasoning models (gpt-5 family but its chat variants, o-series, codex-*):
+ * the only ones that take include reasoning.encrypted_content. A model this
+ * misses still works: its reasoning items come back without encrypted
+ * content and are not replayed.
+ */
+const REASONING_MODEL = /^(o\d|gpt-5(?!-chat)|codex-)/;
+/** Provider A's own item ids: replayed with their items (reasoning pairing). */
+const ITEM_ID = /^(fc|msg)_[A-Za-z0-9_-]{1,200}$/;
 
 /** The input items; a remote tool server's call is replayed only while its server is still offered (declared). */
 function inputItems(transcript: readonly TranscriptItem[], docs: string, declared: ReadonlySet<string>): unknown[] {
@@ -56,11 +71,17 @@ function inputItems(transcript: readonly TranscriptItem[], docs: string, declare
         input.push({ type: 'message', role: 'developer', content: item.text });
         break;
       case 'user':
+        input.push({ type: 'message', role: 'user', content: item.text });
+        break;
       case 'assistant':
-        input.push({ type: 'message', role: item.kind, content: item.text });
+        // An output message of this provider goes back as it came (ResponseOutputMessage), id and all.
+        if (item.ref !== undefined && ITEM_ID.test(item.ref)) {
+          input.push({ type: 'message', id: item.ref, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: item.text, annotations: [] }] });
+        } else input.push({ type: 'message', role: 'assistant', content: item.text });
         break;
       case 'tool_call':
-        input.push({ type: 'function_call', call_id: item.id, name: item.name, arguments: item.args });
+        if (item.ref !== undefined && ITEM_ID.test(item.ref)) input.push({ type: 'function_call', id: item.ref, call_id: item.id, name: item.name, arguments: item.args });
+        else input.push({ type: 'function_call', call_id: item.id, name: item.name, arguments: item.args });
         break;
       case 'tool_result':
         input.push({ type: 'function_call_output', call_id: item.id, output: item.output });
@@ -83,6 +104,8 @@ export function buildResponses(req: WireRound, base: string, key: string | null)
   if (!('ok' in k)) return k;
   const servers = req.mode === 'loop' && req.servers?.length ? req.servers : [];
   const body: Record<string, unknown> = { model: req.model, input: inputItems(req.transcript, req.schemaDoc, new Set(servers.map((t) => t.label))), store: false };
+  // The round's deadline is sized to this (catalog.ts roundReadMs).
+  body['max_output_tokens'] = RESPONSES_OUTPUT_TOKENS;
   if (REASONING_MODEL.test(req.model)) body['include'] = ['reasoning.encrypted_content'];
   if (req.mode === 'single') {
     body['text'] = { format: { type: 'json_schema', name: req.schemaName, description: TURN_SCHEMA_DESCRIPTION, schema: req.schema, strict: true } };
@@ -108,6 +131,12 @@ export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequ
   if (status < 200 || status > 299) return fromStatus('openai', status, bytes);
   const obj = readObject(bytes);
   if (obj === null) return malformed('openai', 'the answer is not a JSON object');
+  const usage = usageOf(obj);
+  const r = readOutput(obj, req);
+  return usage ? { ...r, usage } : r;
+}
+
+function readOutput(obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   if (obj['status'] === 'failed') {
     const err = isPlainObject(obj['error']) ? obj['error'] : {};
     const text = [err['code'], err['message']].filter((v) => typeof v === 'string').join(': ');
@@ -124,20 +153,24 @@ export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequ
   for (const o of output) {
     if (!isPlainObject(o)) continue;
     // Reasoning and the remote tool servers' calls are replayed as they came.
-    if (o['type'] === 'reasoning' || o['type'] === 'mcp_call') items.push({ kind: 'opaque', provider: 'openai', raw: o });
+    const ref = typeof o['id'] === 'string' && ITEM_ID.test(o['id']) ? { ref: o['id'] } : {};
+    if (o['type'] === 'reasoning') {
+      // Without its encrypted content a reasoning item cannot be replayed statelessly.
+      if (typeof o['encrypted_content'] === 'string' && o['encrypted_content'] !== '') items.push({ kind: 'opaque', provider: 'openai', raw: o });
+    } else if (o['type'] === 'mcp_call') items.push({ kind: 'opaque', provider: 'openai', raw: o });
     else if (o['type'] === 'function_call' && typeof o['name'] === 'string') {
       const args = argsText(o['arguments']);
       if (o['name'] === req.schemaName) turn ??= args;
       else {
         const id = typeof o['call_id'] === 'string' && o['call_id'] !== '' ? o['call_id'] : `call${req.transcript.length}x${calls.length}`;
         calls.push({ id, name: o['name'], args });
-        items.push({ kind: 'tool_call', id, name: o['name'], args });
+        items.push({ kind: 'tool_call', id, name: o['name'], args, ...ref });
       }
     } else if (o['type'] === 'message' && Array.isArray(o['content'])) {
       const text = contentText(o['content']);
       if (text !== '') {
         texts.push(text);
-        items.push({ kind: 'assistant', text });
+        items.push({ kind: 'assistant', text, ...ref });
       }
       for (const c of o['content']) if (isPlainObject(c) && c['type'] === 'refusal' && typeof c['refusal'] === 'string') refusal = c['refusal'];
     }
@@ -146,7 +179,7 @@ export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequ
   if (turn !== null) return turnResult(turn);
   if (calls.length) return toolsResult(calls, items);
   if (texts.length) return turnResult(turnText(texts.join('')));
-  if (refusal !== null) return malformed('openai', `the model refused: ${refusal}`);
+  if (refusal !== null) return fail('refused', `openai: the model declined to answer: ${refusal}`);
   const why = isPlainObject(obj['incomplete_details']) ? obj['incomplete_details']['reason'] : null;
   return malformed('openai', typeof why === 'string' ? `incomplete answer (${why})` : 'no message and no tool call');
 }

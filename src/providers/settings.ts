@@ -1,6 +1,7 @@
 // The orchestrator settings a person sets on the web page (POST /api/orch):
 // provider keys, provider priority, the custom endpoint (base URL,
-// conversation style, model id), the orchestrator model and tlsVerify.
+// conversation style, model id), the orchestrator model, tlsVerify and the
+// monthly token budget per provider (budget_<provider>; usage.ts counts).
 // Keys are secrets: registered with the log redactor, never echoed, and
 // settable only here (the human-web-only rail), never by a tool or action.
 
@@ -14,6 +15,7 @@ import { unchanged } from '../util/sentence.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const KEY_FIELD = /^key_([a-z]+)$/;
+const BUDGET_FIELD = /^budget_([a-z]+)$/;
 const WHITESPACE = /\s/;
 
 /** Provider ids: the three hosted dialects, the Z.ai-style backend, the model router, the custom endpoint. */
@@ -24,6 +26,10 @@ export const HOSTED: readonly ProviderId[] = ['openai', 'anthropic', 'mistral'];
 export type CustomStyle = 'chat' | 'messages';
 
 const KEY_MAX = 256;
+/** The NVS namespace of these settings (the usage ledger reads the budgets here). */
+export const ORCH_NS = 'orch';
+/** Largest monthly token budget (NVS integers are 32-bit). */
+export const TOKEN_BUDGET_MAX = 1_000_000_000;
 const DIRECTIVE_MAX = 1500;
 
 export class ProviderSettings {
@@ -78,6 +84,11 @@ export class ProviderSettings {
     return this.store.str('midFail', '1') !== '0';
   }
 
+  /** The owner's monthly token budget for a provider (0: none). */
+  budget(provider: ProviderId): number {
+    return this.store.int(`bgt.${provider}`, 0);
+  }
+
   /** What the web page may show: which keys are set, never their values. */
   view(): Record<string, unknown> {
     return {
@@ -90,6 +101,7 @@ export class ProviderSettings {
       midFail: this.midFail(),
       promptBudget: this.promptBudget(),
       tlsVerify: this.ctx.tls.verify(),
+      budgets: Object.fromEntries(PROVIDERS.map((p) => [p, this.budget(p) || null])),
     };
   }
 
@@ -105,6 +117,15 @@ export class ProviderSettings {
         if (!(PROVIDERS as readonly string[]).includes(keyOf[1]!)) return `unknown provider ${keyOf[1]}`;
         if (utf8Length(value) > KEY_MAX || WHITESPACE.test(value)) return `the ${keyOf[1]} key is malformed`;
         writes.push([`key.${keyOf[1]}`, value === '' ? undefined : value]);
+        continue;
+      }
+      const budgetOf = BUDGET_FIELD.exec(name);
+      if (budgetOf) {
+        // A human-web-only setting (spec, Authentication 13): only this form sets it.
+        if (!(PROVIDERS as readonly string[]).includes(budgetOf[1]!)) return `unknown provider ${budgetOf[1]}`;
+        const n = Number(value);
+        if (value === '' || !Number.isInteger(n) || n < 0 || n > TOKEN_BUDGET_MAX) return `${name} is a whole number of tokens a month, 0 (no budget) to ${TOKEN_BUDGET_MAX}`;
+        writes.push([`bgt.${budgetOf[1]}`, n === 0 ? undefined : n]);
         continue;
       }
       switch (name) {
@@ -159,7 +180,7 @@ export class ProviderSettings {
 }
 
 export function installProviderSettings(ctx: Context): ProviderSettings {
-  const settings = new ProviderSettings(ctx.store('orch'), ctx);
+  const settings = new ProviderSettings(ctx.store(ORCH_NS), ctx);
   ctx.router.add({
     method: 'POST',
     path: '/api/orch',

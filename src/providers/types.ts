@@ -12,10 +12,14 @@ export type TranscriptItem =
   /** The prompt blocks (system or developer instructions, by dialect). */
   | { kind: 'system'; text: string }
   | { kind: 'user'; text: string }
-  /** Earlier assistant text (a previous turn's reply). */
-  | { kind: 'assistant'; text: string }
-  /** A tool call the model made; `args` is the raw JSON text it sent. */
-  | { kind: 'tool_call'; id: string; name: string; args: string }
+  /** Earlier assistant text (a previous turn's reply); `ref` as for tool_call (provider A's msg_...). */
+  | { kind: 'assistant'; text: string; ref?: string }
+  /**
+   * A tool call the model made; `args` is the raw JSON text it sent. `ref` is
+   * the provider's own id of the output item that carried it (provider A's
+   * fc_...), replayed so a reasoning item keeps its paired following item.
+   */
+  | { kind: 'tool_call'; id: string; name: string; args: string; ref?: string }
   /** What the device answered to a tool call (the ToolResult as JSON). */
   | { kind: 'tool_result'; id: string; name: string; output: string }
   /**
@@ -73,15 +77,39 @@ export type ProviderErrorKind =
   | 'http'
   /** A 2xx answer whose body is not what the dialect promises (unparseable, no content). */
   | 'malformed'
+  /** The model declined to answer (a refusal stop reason or refusal content): asking again or elsewhere will not help. */
+  | 'refused'
   /** The request could not be built (no key for a keyed provider, a key over plain http, bad base URL). */
   | 'config';
 
-export type RoundResult =
+/**
+ * Tokens one answer used, as the provider reported them (src/providers/usage.ts
+ * reads every dialect's shape). input counts every prompt token (cached ones
+ * included), output every generated token (reasoning included).
+ */
+export interface Usage {
+  input: number;
+  output: number;
+  reasoning: number;
+  cached: number;
+}
+
+export type RoundResult = (
   /** The model produced the turn object (raw JSON text, for src/turn/parse.ts). */
   | { kind: 'turn'; json: string; items: TranscriptItem[] }
   /** The model called tools; run them and send another round. `items` are appended to the transcript. */
   | { kind: 'tools'; calls: Array<{ id: string; name: string; args: string }>; items: TranscriptItem[] }
-  | { kind: 'error'; error: ProviderErrorKind; message: string; status?: number };
+  /**
+   * The provider paused its own turn (provider B's pause_turn: a long
+   * server-side tool loop): append `items` and send the next round as is,
+   * with no tool run by the device.
+   */
+  | { kind: 'continue'; items: TranscriptItem[] }
+  | { kind: 'error'; error: ProviderErrorKind; message: string; status?: number }
+) & {
+  /** What the answer cost (any 2xx answer that reported it, a refusal or a cut answer included). */
+  usage?: Usage;
+};
 
 /** One HTTP exchange a backend wants made (the body serialized once). */
 export interface WireRequest {

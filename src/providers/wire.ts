@@ -16,7 +16,9 @@
 //     owner's approved, ready connectors with their credentials, asked of
 //     the source for each round, and only when the round's caller may use
 //     them: RoundRequest.connectors); never for another provider, the
-//     custom endpoint or the offline demo.
+//     custom endpoint or the offline demo;
+//   - counting every answer's token usage (usage.ts), and telling the
+//     assistant which providers are past the owner's monthly budget.
 // It never logs a body or a header: log lines carry the provider, model,
 // mode, outcome and time only.
 
@@ -35,6 +37,7 @@ import { PROVIDERS, type CustomStyle, type ProviderId } from './settings.ts';
 import type { ToolServerSource } from './tool-servers.ts';
 import type { ProviderErrorKind, RoundRequest, RoundResult } from './types.ts';
 import { zaiBackend } from './zai.ts';
+import type { UsageLedger } from './usage.ts';
 import { errorMessage } from '../util/json.ts';
 
 /** The NVS namespace the wire keeps its two values in. */
@@ -71,7 +74,14 @@ export class ProviderWire {
     private readonly store: Store,
     /** The owner's tool servers (src/connectors/); none when absent. */
     private readonly servers: ToolServerSource | null = null,
+    /** Where every answer's token usage is counted (and budgets read); none when absent. */
+    readonly usage: UsageLedger | null = null,
   ) {}
+
+  /** Whether the provider has used up the owner's monthly token budget (no new turn goes to it). */
+  overBudget(provider: ProviderId): boolean {
+    return this.usage?.exhausted(provider) ?? false;
+  }
 
   /**
    * Whether a provider can be used: its key is set (the custom endpoint:
@@ -144,7 +154,7 @@ export class ProviderWire {
     const known = (PROVIDERS as readonly string[]).includes(req.provider);
     const what = `${String(req.provider)}${endpoint ? ' (endpoint)' : ''} ${known ? this.modelFor(req.provider, req.model, endpoint) : '-'} ${req.mode}${req.forceFinal ? ' final' : ''}`;
     if (result.kind === 'error') this.log.warn('wire', `${what}: ${result.error}: ${result.message} (${ms} ms)`);
-    else this.log.info('wire', `${what}: ${result.kind === 'turn' ? 'turn' : `${result.calls.length} tool call(s)`} (${ms} ms)`);
+    else this.log.info('wire', `${what}: ${result.kind === 'turn' ? 'turn' : result.kind === 'continue' ? 'paused, continues' : `${result.calls.length} tool call(s)`} (${ms} ms)`);
     return result;
   }
 
@@ -169,7 +179,7 @@ export class ProviderWire {
         this.log.warn('wire', `${provider}: the tool servers could not be read (${errorMessage(e)}); the round goes without them`);
       }
     }
-    const cap = Math.max(1, Math.min(timeoutMs, CATALOG[provider].capMs));
+    const cap = Math.max(1, Math.min(timeoutMs, CATALOG[provider].roundMs));
     const t0 = this.clock.monoMs();
     let result = await this.exchange(backend, round, key, cap);
     if (backend.schemalessRetry && req.mode === 'single' && result.kind === 'error' && result.error === 'http' && result.status === 400) {
@@ -185,12 +195,16 @@ export class ProviderWire {
     if (leaksKey(built.url, built.headers, key)) return fail('config', `refusing to send the ${req.provider} key over plain http`);
     const res = await this.client.request({ method: 'POST', url: built.url, headers: built.headers, body: built.body, timeoutMs });
     if (!res.ok) return fromClient(res.error, res.message);
+    let result: RoundResult;
     try {
-      return backend.parse(res.response.status, res.response.body, req);
+      result = backend.parse(res.response.status, res.response.body, req);
     } catch (e) {
       // Parsers are written not to throw; a bug must still not take the turn down.
       return malformed(req.provider, `unreadable answer (${errorMessage(e)})`);
     }
+    // Every answer that says what it cost is counted, whatever it says otherwise (a refusal, a cut answer).
+    if (result.usage) this.usage?.record(req.provider, result.usage);
+    return result;
   }
 
   /**

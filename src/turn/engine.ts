@@ -64,6 +64,8 @@ export interface ProviderChoice {
   label: string;
   /** An endpoint other than the configured one (the offline demo). */
   endpoint?: CustomEndpoint;
+  /** Why this provider serves although it is not the owner's choice (a budget used up): said in the 'served by' note. */
+  note?: string;
 }
 
 export type TurnOrigin = 'console' | 'chat' | 'web' | 'voice' | 'synthesis' | 'schedule' | 'mcp';
@@ -134,6 +136,8 @@ export interface EngineDeps {
   /** Marks a chat fold-due (a context overflow: summarize it soon). */
   foldDue(chat: string): void;
   budget?(): number;
+  /** Why an empty provider chain has no provider although some are keyed (budgets used up), or null. */
+  noProvider?(): string | null;
   /** Why no turn can run at all now (Notifier mode), or null: the turn answers that and calls no provider. */
   unavailable?(): string | null;
 }
@@ -287,9 +291,10 @@ export class TurnEngine {
     this.pendingInput.delete(req.chat);
     const userText = [...(req.preamble ? [req.preamble] : []), ...pending, req.text].join('\n\n');
     if (!chain.length) {
-      const reply = 'No model provider is set up yet. Add a provider key on the web page (Assistant) and ask again.';
+      const refusal = this.deps.noProvider?.() ?? null;
+      const reply = refusal ?? 'No model provider is set up yet. Add a provider key on the web page (Assistant) and ask again.';
       req.deliver?.(reply, '');
-      return this.outcome({ status: 'error', reply, error: 'no provider' });
+      return this.outcome({ status: 'error', reply, error: refusal !== null ? 'budget' : 'no provider' });
     }
     const prompt = await this.deps.blocks.assemble(
       { chat: req.chat, person: req.person, admin: req.admin, text: req.text, memQueries: [], unattended: req.unattended === true },
@@ -314,7 +319,8 @@ export class TurnEngine {
     for (;;) {
       const choice = chain[index]!;
       result = await this.loop(choice, transcript, tools, caller, started, stats);
-      if (result.kind === 'turn' || result.error === 'parse' || result.error === 'cap') break;
+      // A refusal is the model's answer: no other host or provider is asked.
+      if (result.kind === 'turn' || result.error === 'parse' || result.error === 'cap' || result.error === 'refused') break;
       log.warn('turn', `${choice.label}: ${result.error}: ${result.message}`);
       if (result.error === 'context-overflow' && !overflowRetried) {
         // Too long for the model: start a fresh thread and have the chat folded soon.
@@ -351,13 +357,16 @@ export class TurnEngine {
       log.info('turn', note);
     }
     const choice = chain[index]!;
-    const servedBy = result.kind === 'turn' && index > 0 ? `served by ${choice.provider} ${choice.model}` : null;
+    const servedBy =
+      result.kind !== 'turn' ? null : index > 0 ? `served by ${choice.provider} ${choice.model}` : choice.note ? `served by ${choice.provider} ${choice.model}: ${choice.note}` : null;
     if (result.kind !== 'turn') {
       const reply =
         result.error === 'cap'
           ? `Sorry, I could not finish that within my limits (${stats.cap ?? 'limit'}). Please try a smaller request.`
           : result.error === 'parse'
             ? 'Sorry, the model answered in a form I could not read. Please ask again.'
+            : result.error === 'refused'
+              ? `Sorry, ${choice.label} declined to answer that.`
             : `Sorry, I could not reach a model provider (${result.error}). Please try again later.`;
       req.deliver?.(reply, '');
       if (!req.housekeeping) this.deps.remember(req.chat, 'creator', req.text);
@@ -439,6 +448,11 @@ export class TurnEngine {
       if (res.kind === 'error') return { kind: 'error', error: res.error, message: res.message };
       transcript.push(...res.items);
       this.sampleHeap();
+      // The provider paused its own turn (B's pause_turn): the next round continues it; no tool runs here.
+      if (res.kind === 'continue') {
+        if (roundsHere > MAX_ROUNDS + 2) return { kind: 'error', error: 'cap', message: 'runaway loop' };
+        continue;
+      }
       if (res.kind === 'turn') {
         const parsed = parseTurn(res.json);
         if (parsed.code === 'Ok') return { kind: 'turn', turn: parsed.turn, json: res.json };

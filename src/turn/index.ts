@@ -13,9 +13,10 @@ import { registerCoreBlocks } from '../prompt/sources.ts';
 import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
 import { capBytes } from '../util/cap.ts';
 import { makeApplier, type SessionOpsHandler } from './apply.ts';
-import { CUSTOM_READ_MS, PROVIDER_READ_MS, TurnEngine, type ProviderChoice, type RoundSender, type TurnOutcome } from './engine.ts';
+import { TurnEngine, type ProviderChoice, type RoundSender, type TurnOutcome } from './engine.ts';
 import type { CustomEndpoint } from '../providers/custom.ts';
 import { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from '../providers/demo.ts';
+import { CATALOG } from '../providers/catalog.ts';
 
 /** What the assistant needs of the provider wire (src/providers/wire.ts). */
 export interface TurnWire extends RoundSender {
@@ -23,6 +24,8 @@ export interface TurnWire extends RoundSender {
   loops(provider: ProviderId, endpoint?: CustomEndpoint): boolean;
   /** The model to send: the requested one when the backend accepts it, else its default. */
   modelFor(provider: ProviderId, requested: string | null | undefined, endpoint?: CustomEndpoint): string;
+  /** Whether the provider is past the owner's monthly token budget (absent: no budgets). */
+  overBudget?(provider: ProviderId): boolean;
 }
 
 const CONV_NS = 'conv';
@@ -47,6 +50,8 @@ export class Assistant {
   private sessionOps: SessionOpsHandler | null = null;
   /** The model an alternate provider runs on (the model catalog's choice; null: the wire's default). */
   alternateModel: ((provider: ProviderId) => string | null) | null = null;
+  /** Why the last chain() was empty although providers are keyed (every one past its budget), or null. */
+  private budgetRefusal: string | null = null;
 
   constructor(
     private readonly ctx: Context,
@@ -80,6 +85,7 @@ export class Assistant {
         ctx.log.info('turn', `chat ${chat} is due for folding (context overflow)`);
       },
       budget: () => settings.promptBudget(),
+      noProvider: () => this.budgetRefusal,
       // Notifier mode runs no assistant (Wi-Fi is off): every way into a turn gets this answer.
       unavailable: () => (ctx.mode === 1 ? null : NOTIFIER_MODE_REPLY),
     });
@@ -107,9 +113,14 @@ export class Assistant {
   /** Providers for one turn: the orchestrator's choice (or the first keyed), then up to two alternates (on the catalog's model). */
   chain(): ProviderChoice[] {
     const s = this.settings;
-    const usable = s.keyedList().filter((p) => this.wire.keyed(p));
-    if (!usable.includes('custom') && this.wire.keyed('custom')) usable.push('custom');
+    const keyed = s.keyedList().filter((p) => this.wire.keyed(p));
+    if (!keyed.includes('custom') && this.wire.keyed('custom')) keyed.push('custom');
     const chosen = s.orchProvider();
+    const first = chosen && keyed.includes(chosen) ? chosen : (keyed[0] ?? null);
+    // The owner's monthly budgets: a provider past its budget takes no new turn; a keyed alternate with budget left does.
+    const spent = keyed.filter((p) => this.wire.overBudget?.(p) === true);
+    this.budgetRefusal = keyed.length > 0 && spent.length === keyed.length ? spentReply(spent, s) : null;
+    const usable = keyed.filter((p) => !spent.includes(p));
     const order = chosen && usable.includes(chosen) ? [chosen, ...usable.filter((p) => p !== chosen)] : usable;
     const out: ProviderChoice[] = order.slice(0, 3).map((provider, i) => {
       const requested = i === 0 ? (provider === 'custom' ? s.customModel() : s.model()) : (this.alternateModel?.(provider) ?? null);
@@ -118,13 +129,15 @@ export class Assistant {
         provider,
         model,
         loops: this.wire.loops(provider),
-        readMs: provider === 'custom' ? CUSTOM_READ_MS : PROVIDER_READ_MS,
+        readMs: CATALOG[provider].roundMs,
         label: `${provider} ${capBytes(model, MODEL_LABEL_MAX)}`,
+        ...(i === 0 && first !== null && spent.includes(first) ? { note: `${first}'s monthly token budget is used up` } : {}),
       };
     });
+    if (this.budgetRefusal !== null) return [];
     // Test builds answer out of the box through the offline demo (the provider emulator).
     if (!out.length && this.ctx.hal.build.testBuild) {
-      out.push({ provider: 'custom', model: DEMO_MODEL, loops: true, readMs: PROVIDER_READ_MS, label: DEMO_LABEL, endpoint: DEMO_ENDPOINT });
+      out.push({ provider: 'custom', model: DEMO_MODEL, loops: true, readMs: CATALOG.custom.roundMs, label: DEMO_LABEL, endpoint: DEMO_ENDPOINT });
     }
     return out;
   }
@@ -133,6 +146,12 @@ export class Assistant {
   ownerTurn(chat: string, text: string, origin: 'console' | 'web' | 'voice'): Promise<TurnOutcome> {
     return this.engine.run({ chat, text, person: null, admin: true, origin });
   }
+}
+
+/** The reply to a turn no provider may take: every keyed one is past its monthly token budget. */
+function spentReply(spent: readonly ProviderId[], s: ProviderSettings): string {
+  const list = spent.map((p) => `${p} (${s.budget(p)} tokens)`).join(', ');
+  return `I cannot take this: the monthly token budget is used up for ${list}. The owner can raise a budget on the web page (Assistant); budgets start again on the first of next month.`;
 }
 
 export function installAssistant(ctx: Context, settings: ProviderSettings, wire: TurnWire): Assistant {

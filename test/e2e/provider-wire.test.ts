@@ -10,8 +10,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMULATOR_NAMES, routeArgs, start, turnObject, type Emulator, type RecordedRequest } from '../../tools/provider-emulator.mjs';
-import { cleanup, startDevice, type Device } from './harness.ts';
+import { start, turnObject, type Emulator, type RecordedRequest } from '../../tools/provider-emulator.mjs';
+import type { Device } from './harness.ts';
+import { startProviderRig, type ProviderRig } from './fixtures/provider-rig.ts';
 
 const SCHEMAS = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/provider-schemas');
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -20,31 +21,21 @@ const check = (name: string, body: unknown): void => {
   expect(v(body), `${name}: ${ajv.errorsText(v.errors)}`).toBe(true);
 };
 
+let rig: ProviderRig;
 let emu: Emulator;
-let plain: Emulator;
 let device: Device;
 let token = '';
 const TURN = turnObject('Battery is at 80%.');
-
-async function orch(fields: Record<string, string>): Promise<void> {
-  const res = await device.fetch('/api/orch', { method: 'POST', token, body: new URLSearchParams(fields) });
-  expect(res.status, await res.clone().text()).toBe(200);
-}
-
+const orch = (fields: Record<string, string>): Promise<void> => rig.orch(fields);
 const posts = (): RecordedRequest[] => emu.requests.filter((r) => r.method === 'POST');
 
 beforeAll(async () => {
-  emu = await start();
-  plain = await start({ tls: false, names: ['custom.emulator.test'] });
-  device = await startDevice({ args: [...routeArgs(emu.port, EMULATOR_NAMES), '--route', `custom.emulator.test:8080=127.0.0.1:${plain.port}`] });
-  token = (await device.command('WEBTOK?')).split('\n')[0]!;
-  await orch({ key_openai: 'sk-e2e-openai', key_anthropic: 'sk-e2e-anthropic', key_mistral: 'e2e-mistral', key_zai: 'e2e-zai', key_router: 'e2e-router' });
+  rig = await startProviderRig();
+  ({ emu, device, token } = rig);
 });
 
 afterAll(async () => {
-  await cleanup();
-  await emu?.close();
-  await plain?.close();
+  await rig?.close();
 });
 
 describe('the wire on the simulator, over TLS with tlsVerify on', () => {
@@ -119,13 +110,13 @@ describe('the wire on the simulator, over TLS with tlsVerify on', () => {
   });
 
   it('custom endpoint over plain http: keyless, single-shot, retried schema-less after a 400', async () => {
-    plain.reset();
+    rig.plain.reset();
     await orch({ custom_base: 'http://custom.emulator.test:8080/ignored', custom_style: 'chat', custom_model: 'local-llm', key_custom: 'must-not-leak' });
-    plain.script([{ status: 400, message: 'response_format json_schema is not supported' }, { turn: TURN }]);
+    rig.plain.script([{ status: 400, message: 'response_format json_schema is not supported' }, { turn: TURN }]);
     expect(await device.command('WIRE custom hello', 20_000)).toContain('provider=custom model=local-llm mode=single');
-    expect(plain.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
-    expect(plain.requests.map((r) => Boolean(r.body.response_format))).toEqual([true, false]);
-    for (const r of plain.requests) {
+    expect(rig.plain.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+    expect(rig.plain.requests.map((r) => Boolean(r.body.response_format))).toEqual([true, false]);
+    for (const r of rig.plain.requests) {
       check('openai-chat-completions', r.body);
       expect(r.text + JSON.stringify(r.headers)).not.toContain('must-not-leak');
     }

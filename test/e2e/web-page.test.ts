@@ -523,7 +523,7 @@ describe('Assistant settings on the page', () => {
     expect((await api<{ keys: Record<string, boolean> }>('/api/orch')).keys['openai']).toBe(false);
   });
 
-  it('provider priority, the orchestrator model, the directive, midFail and the prompt budget are saved and read back after a reload', async () => {
+  it('provider priority, the orchestrator model, the directive, midFail, the prompt budget and a provider\'s monthly token budget are saved and read back after a reload', async () => {
     await open('assistant');
     const prio = cardTitled('Provider priority');
     const order = (): Promise<string[]> => prio.locator('li span').allInnerTexts();
@@ -580,6 +580,23 @@ describe('Assistant settings on the page', () => {
     await cardTitled('Models').getByRole('button', { name: 'Save model' }).click();
     await cardTitled('Models').getByText('The provider\'s default model will be used.').waitFor();
     expect((await api<{ model: string }>('/api/orch')).model).toBe('');
+
+    // Usage and budgets: the month's tokens per provider (from /api/state usage.budget) and the owner's monthly budget.
+    const usage = cardTitled('Usage and budgets');
+    const anthropicBudget = usage.getByLabel('Anthropic: monthly token budget');
+    await usage.locator('[data-usage="anthropic"]').getByText(/this month \d/).waitFor();
+    await anthropicBudget.fill('250000');
+    await usage.locator('[data-usage="anthropic"]').getByRole('button', { name: 'Save budget' }).click();
+    await usage.getByText('The Anthropic budget was saved.').waitFor();
+    await usage.locator('[data-usage="anthropic"]').getByText(/Budget 250\u2009000 a month\./).waitFor();
+    expect((await api<{ budgets: Record<string, number | null> }>('/api/orch')).budgets['anthropic']).toBe(250000);
+    expect((await api<{ usage: { budget: Record<string, { budget: number | null }> } }>('/api/state')).usage.budget['anthropic']!.budget).toBe(250000);
+    await reopen('assistant');
+    expect(await cardTitled('Usage and budgets').getByLabel('Anthropic: monthly token budget').inputValue()).toBe('250000');
+    await cardTitled('Usage and budgets').getByLabel('Anthropic: monthly token budget').fill('0');
+    await cardTitled('Usage and budgets').locator('[data-usage="anthropic"]').getByRole('button', { name: 'Save budget' }).click();
+    await cardTitled('Usage and budgets').getByText('The Anthropic budget was saved.').waitFor();
+    expect((await api<{ budgets: Record<string, number | null> }>('/api/orch')).budgets['anthropic']).toBeNull();
   });
 });
 

@@ -15,6 +15,7 @@ export interface AgentRequest {
   host: string;
   method: string;
   path: string;
+  query?: string;
   headers: Record<string, string>;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
@@ -67,7 +68,8 @@ export function agentNet(net: MemNet, clock: VirtualClock, hosts: string[] = AGE
             }
             const [method, target] = line!.split(' ');
             const path = target!.split('?')[0]!;
-            const rec = { host, method: method!, path, headers, body };
+            const query = target!.includes('?') ? target!.slice(target!.indexOf('?')) : '';
+            const rec = { host, method: method!, path, query, headers, body };
             requests.push(rec);
             const reply = (status: number, payload: unknown): void => {
               if (s.closed) return;

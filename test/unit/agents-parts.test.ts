@@ -127,6 +127,10 @@ describe('provider choice', () => {
     expect(chooseProvider(spec('t', { provider: 'mistral', skill: 's' }), deps(['anthropic', 'openai'], 'openai'))).toMatchObject({ provider: 'openai' });
     expect(chooseProvider(spec('t', { skill: 's' }), deps(['anthropic'], 'openai'))).toMatchObject({ provider: 'anthropic' });
     expect(chooseProvider(spec('t'), deps([]))).toEqual({ ok: false, reason: 'no model provider has a key for sub-agents' });
+    // Past its monthly token budget a provider takes no new job; with every one spent the spawn is refused.
+    const spent = (list: ProviderId[]) => (p: ProviderId) => list.includes(p);
+    expect(chooseProvider(spec('t', { provider: 'openai' }), { ...deps(['anthropic', 'openai']), spent: spent(['openai']) })).toMatchObject({ ok: true, provider: 'anthropic', note: "openai's monthly token budget is used up" });
+    expect(chooseProvider(spec('t'), { ...deps(['anthropic', 'openai']), spent: spent(['anthropic', 'openai']) })).toEqual({ ok: false, reason: 'the monthly token budget is used up for anthropic, openai' });
   });
   it("coerces an invalid model to the provider's default; deep_research upgrades provider A's", () => {
     expect(chooseProvider(spec('t', { model: 'claude-opus-4-1' }), deps(['openai']))).toMatchObject({ model: 'gpt-5-mini' });

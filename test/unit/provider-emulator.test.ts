@@ -305,3 +305,59 @@ describe('the offline demo', () => {
     expect(parseTurn(JSON.stringify(turnObject('hi'))).code).toBe('Ok');
   });
 });
+
+/** A raw request to the plain-http emulator under a provider's host name. */
+async function raw(host: string, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; text: string }> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const data = Buffer.from(JSON.stringify(body));
+    const req = request({ host: '127.0.0.1', port: plain.port, method: 'POST', path, headers: { host, 'content-type': 'application/json', 'content-length': String(data.length), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+describe('the emulator refuses what the services refuse (tools/provider-rules.mjs)', () => {
+  const strictTool = (parameters: unknown) => ({ type: 'function', name: 'orch_turn', parameters, strict: true });
+  const good = { type: 'object', properties: { reply: { type: 'string' } }, required: ['reply'], additionalProperties: false };
+  const bearer = { authorization: 'Bearer k' };
+  const anthropic = { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
+
+  it.each([
+    ['A without Authorization: Bearer', 'api.openai.com', '/v1/responses', { 'x-api-key': 'k' }, { model: 'gpt-5-mini', input: 'hi' }, 401, /Bearer/],
+    ['B without x-api-key', 'api.anthropic.com', '/v1/messages', bearer, { model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, 401, /x-api-key/],
+    ['B without anthropic-version', 'api.anthropic.com', '/v1/messages', { 'x-api-key': 'k' }, { model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, 400, /anthropic-version/],
+    ['B mcp_servers without the beta', 'api.anthropic.com', '/v1/messages', anthropic, { model: 'claude-sonnet-4-5', max_tokens: 10, system: 's', messages: [{ role: 'user', content: 'hi' }], mcp_servers: [{ type: 'url', name: 's', url: 'https://x' }] }, 400, /mcp-client/],
+    ['B session without the managed-agents beta', 'api.anthropic.com', '/v1/sessions', anthropic, { agent: 'a' }, 400, /managed-agents/],
+    ['C without Authorization: Bearer', 'api.mistral.ai', '/v1/chat/completions', {}, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, 401, /Bearer/],
+    ['a strict schema with a property not required', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', input: 'hi', tools: [strictTool({ ...good, required: [] })] }, 400, /required/],
+    ['a strict schema without additionalProperties false', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', input: 'hi', tools: [strictTool({ ...good, additionalProperties: true })] }, 400, /additionalProperties/],
+    ['a strict schema with an unsupported keyword', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', input: 'hi', tools: [strictTool({ ...good, properties: { reply: { type: 'string', minLength: 1 } } })] }, 400, /minLength/],
+    ['a reasoning item without its following item', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', store: false, input: [{ type: 'reasoning', id: 'rs_x', summary: [], encrypted_content: 'e' }, { type: 'function_call', call_id: 'c', name: 'n', arguments: '{}' }] }, 400, /required following item/],
+    ['a reasoning item without encrypted content under store false', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', store: false, input: [{ type: 'reasoning', id: 'rs_y', summary: [] }, { type: 'function_call', id: 'fc_y', call_id: 'c', name: 'n', arguments: '{}' }] }, 404, /not persisted/],
+    ['encrypted reasoning asked of a model that does not reason', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-4.1', input: 'hi', include: ['reasoning.encrypted_content'] }, 400, /not supported/],
+    ['a Mistral tool-call id that is not nine alphanumerics', 'api.mistral.ai', '/v1/chat/completions', bearer, { model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_123', type: 'function', function: { name: 'n', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_123', content: 'x' }] }, 422, /length of 9/],
+    ['a Mistral conversation ending with the assistant', 'api.mistral.ai', '/v1/chat/completions', bearer, { model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] }, 400, /Expected last role/],
+  ] as const)('%s', async (_what, host, path, headers, body, status, words) => {
+    plain.reset();
+    const r = await raw(host, path, headers, body);
+    expect(r.status).toBe(status);
+    expect(r.text).toMatch(words);
+    expect(plain.requests.at(-1)?.refused?.status).toBe(status);
+  });
+
+  it('answers every kind the SDKs define on request: pause_turn, refusal, a stop reason, Mistral chunks', async () => {
+    plain.reset();
+    plain.script([{ pause: true }, { refusal: true }, { stop: 'max_tokens', text: 'cut' }, { text: 'chunked', chunks: true }]);
+    const msg = { model: 'claude-sonnet-4-5', max_tokens: 10, system: 'You are a test.', messages: [{ role: 'user', content: 'hi' }] };
+    expect(JSON.parse((await raw('api.anthropic.com', '/v1/messages', anthropic, msg)).text)).toMatchObject({ stop_reason: 'pause_turn', content: [{ type: 'server_tool_use' }, { type: 'web_search_tool_result' }] });
+    expect(JSON.parse((await raw('api.anthropic.com', '/v1/messages', anthropic, msg)).text)).toMatchObject({ stop_reason: 'refusal', content: [] });
+    expect(JSON.parse((await raw('api.anthropic.com', '/v1/messages', anthropic, msg)).text)).toMatchObject({ stop_reason: 'max_tokens' });
+    const chunked = JSON.parse((await raw('api.mistral.ai', '/v1/chat/completions', bearer, { model: 'm', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'hi' }] })).text);
+    expect(chunked.choices[0].message.content).toEqual([{ type: 'thinking', thinking: [{ type: 'text', text: 'Let me see.' }] }, { type: 'text', text: 'chunked' }]);
+  });
+});

@@ -51,8 +51,9 @@ describe('provider A answers', () => {
       ],
       items: [
         { kind: 'opaque', provider: 'openai', raw: reasoning },
-        { kind: 'tool_call', id: 'call_A', name: 'device_status', args: '{}' },
-        { kind: 'tool_call', id: 'call_B', name: 'memory_search', args: '{"query":"x"}' },
+        // Each call keeps its fc_ item id: replayed, it pairs the reasoning item with its following item.
+        { kind: 'tool_call', id: 'call_A', name: 'device_status', args: '{}', ref: 'fc_1' },
+        { kind: 'tool_call', id: 'call_B', name: 'memory_search', args: '{"query":"x"}', ref: 'fc_2' },
       ],
     });
     const t = a.parse(200, enc({ output: [reasoning, { type: 'function_call', call_id: 'c', name: 'orch_turn', arguments: turnText }, { type: 'function_call', call_id: 'd', name: 'device_status', arguments: '{}' }] }), loop('openai'));
@@ -61,7 +62,7 @@ describe('provider A answers', () => {
 
   it('a failed response with the overflow code, a refusal and an incomplete answer are typed', () => {
     expect(a.parse(200, enc({ status: 'failed', error: { code: 'context_length_exceeded', message: 'too long' }, output: [] }), loop('openai'))).toMatchObject({ error: 'context-overflow' });
-    expect(a.parse(200, enc({ status: 'completed', output: [{ type: 'message', content: [{ type: 'refusal', refusal: 'no' }] }] }), single('openai'))).toMatchObject({ error: 'malformed', message: expect.stringContaining('refused') });
+    expect(a.parse(200, enc({ status: 'completed', output: [{ type: 'message', content: [{ type: 'refusal', refusal: 'no' }] }] }), single('openai'))).toMatchObject({ error: 'refused', message: expect.stringContaining('declined') });
     expect(a.parse(200, enc({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [{ type: 'reasoning', id: 'r', summary: [] }] }), single('openai'))).toMatchObject({ error: 'malformed', message: expect.stringContaining('max_output_tokens') });
   });
 });

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anthropicBackend } from '../../src/providers/anthropic.ts';
-import { CATALOG, resolveModel } from '../../src/providers/catalog.ts';
+import { CATALOG, resolveModel, roundReadMs } from '../../src/providers/catalog.ts';
 import { customBackend } from '../../src/providers/custom.ts';
 import { DEMO_ENDPOINT } from '../../src/providers/demo.ts';
 import { mistralBackend } from '../../src/providers/mistral.ts';
@@ -278,7 +278,7 @@ describe('deadlines', () => {
     expect(result).toMatchObject({ kind: 'error', error: 'timeout' });
   });
 
-  it('the provider caps shorten a longer budget: 60 s for hosted providers, 30 s for the custom endpoint', async () => {
+  it('the provider caps shorten a longer budget: sized to the output a round asks for on hosted providers (B: 8192 tokens, 235 s), 30 s for the custom endpoint', async () => {
     const rig = wireRig();
     rig.settings.keys.anthropic = 'k';
     rig.settings.base = 'http://llm.lan:8080';
@@ -289,7 +289,10 @@ describe('deadlines', () => {
     void rig.wire.round(roundRequest('anthropic'), 600_000).then(() => (done['anthropic'] = rig.clock.monoMs() - t0));
     void rig.wire.round(roundRequest('custom', { mode: 'single' }), 600_000).then(() => (done['custom'] = rig.clock.monoMs() - t0));
     await rig.clock.advance(61_000);
-    expect(done).toEqual({ custom: 30_000, anthropic: 60_000 });
+    // A long answer is not cut at the synchronous read's 60 s: 8192 tokens at 40 a second after 30 s to the first.
+    expect(done).toEqual({ custom: 30_000 });
+    await rig.clock.advance(roundReadMs(8192) - 61_000);
+    expect(done).toEqual({ custom: 30_000, anthropic: 30_000 + 204_800 });
   });
 });
 

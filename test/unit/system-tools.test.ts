@@ -38,7 +38,9 @@ describe('system.health and device.status', () => {
     const r = await call('device.status');
     const s = JSON.parse(r.output);
     expect(Object.keys(s)).toEqual(expect.arrayContaining(Object.keys(device.ctx.status.snapshot())));
-    expect(s.usage.budget).toEqual({});
+    // One entry per provider (issue 24: it was always {}): nothing used yet, no budget set.
+    expect(Object.keys(s.usage.budget)).toEqual(['openai', 'anthropic', 'mistral', 'zai', 'router', 'custom']);
+    expect(s.usage.budget.anthropic).toMatchObject({ used: 0, budget: null, exhausted: false, monthly: { input: 0, output: 0, reasoning: 0, cached: 0 } });
     expect(r.output).not.toContain(device.ctx.token.reveal());
     device.ctx.status.section(() => ({ leaky: { token: device.ctx.token.reveal(), apPass: 'abcdefghij', fine: 1 } }));
     const again = JSON.parse((await call('device.status')).output);

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
 import type { ProviderId } from '../../src/providers/settings.ts';
+import { CATALOG } from '../../src/providers/catalog.ts';
 import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/providers/types.ts';
 import { MAX_ROUNDS, ONE_MOMENT, ROUND_FLOOR_MS, type TurnRequest } from '../../src/turn/engine.ts';
 import type { TurnWire } from '../../src/turn/index.ts';
@@ -218,7 +219,28 @@ describe('caps', () => {
     wire.script('anthropic', slow, slow, slow, slow, slow, slow, turn({ reply: 'late' }));
     const o = await ask(device, 'x').out;
     expect(o).toMatchObject({ status: 'ok', cap: 'deadline' });
-    expect(wire.seen.map((s) => s.timeoutMs)).toEqual([60_000, 60_000, 60_000, 60_000, 60_000, 60_000, ROUND_FLOOR_MS]);
+    // Each round may take the provider's round deadline (sized to its max_tokens: 234.8 s for B), clamped to what is left.
+    const cap = CATALOG.anthropic.roundMs;
+    expect(wire.seen.map((s) => s.timeoutMs)).toEqual([cap, cap, cap, cap, 200_000, 100_000, ROUND_FLOOR_MS]);
+  });
+});
+
+describe('provider stop reasons', () => {
+  it('a paused provider turn (pause_turn) continues with the next round; no tool runs on the device', async () => {
+    const { device, wire } = setup();
+    const paused: RoundResult = { kind: 'continue', items: [{ kind: 'opaque', provider: 'anthropic', raw: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }] };
+    wire.script('anthropic', paused, turn({ reply: 'Found it.' }));
+    const o = await ask(device, 'search').out;
+    expect(o).toMatchObject({ status: 'ok', reply: 'Found it.', rounds: 2, toolCalls: 0 });
+    expect(wire.seen[1]!.transcript.at(-1)).toMatchObject({ kind: 'opaque', raw: { type: 'server_tool_use' } });
+  });
+
+  it('a refusal is answered as such: not retried, no failover', async () => {
+    const { device, wire } = setup(['anthropic', 'openai']);
+    wire.script('anthropic', { kind: 'error', error: 'refused', message: 'anthropic: the model declined to answer (refusal)' });
+    const o = await ask(device, 'x').out;
+    expect(o.reply).toBe('Sorry, anthropic anthropic-default declined to answer that.');
+    expect(wire.seen).toHaveLength(1);
   });
 });
 

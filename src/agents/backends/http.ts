@@ -9,6 +9,7 @@ import { jsonBody, readObject, usableKey } from '../../providers/common.ts';
 import type { ProviderId } from '../../providers/settings.ts';
 import { leaksKey } from '../../providers/wire.ts';
 import { capBytes } from '../../util/cap.ts';
+import { usageOf } from '../../providers/usage.ts';
 import type { BackendEnv } from './types.ts';
 
 export type Exchange =
@@ -55,7 +56,11 @@ export async function exchange(env: BackendEnv, r: ExchangeRequest): Promise<Exc
   if (!res.ok) return { ok: false, kind: res.error, message: capBytes(res.message, ERROR_MAX) };
   const { status, body } = res.response;
   const ok = status >= 200 && status <= 299;
-  return { ok: true, status, json: ok ? readObject(body) : null, error: ok ? '' : capBytes(`HTTP ${status}${errorText(body) ? `: ${errorText(body)}` : ''}`, ERROR_MAX) };
+  const json = ok ? readObject(body) : null;
+  // An answer that says what it cost is counted (a background response once it has usage, a synchronous answer).
+  const usage = json ? usageOf(json) : null;
+  if (usage) env.usage?.(r.provider, usage);
+  return { ok: true, status, json, error: ok ? '' : capBytes(`HTTP ${status}${errorText(body) ? `: ${errorText(body)}` : ''}`, ERROR_MAX) };
 }
 
 /** Whether a failed exchange is worth asking again later (network trouble, overload). */

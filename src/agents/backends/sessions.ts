@@ -6,11 +6,19 @@
 //           again, once.
 //   create  POST /v1/sessions {agent, environment_id}, then the brief as a
 //           user.message event: POST /v1/sessions/<sid>/events.
-//   poll    GET /v1/sessions/<sid>/events (following next_page): the
-//           agent.message texts after our user.message; session.status_idle
-//           with stop reason end_turn ends the job (requires_action, which
-//           would need a person's approval, fails it); session.error fails
-//           it unless the provider says it is retrying.
+//   poll    GET /v1/sessions/<sid>/events with types[] (agent.message,
+//           session.status_idle, session.error, session.status_terminated,
+//           span.model_request_end: the SDK's EventListParams.types) and
+//           limit=100, following next_page; each poll starts after the last
+//           event the previous one read (created_at[gte] with the ids seen at
+//           that instant skipped), so a long session is read once, not from
+//           page 1 each time. The agent.message texts make the result;
+//           session.status_idle ends the job by its stop reason (the SDK's:
+//           end_turn done; budget_reached done, partial, or failed without
+//           text; refusal, retries_exhausted and requires_action, which would
+//           need a person's approval, fail it); session.error fails it unless
+//           the provider says it is retrying; span.model_request_end's
+//           model_usage is counted (usage.ts).
 //   cancel  a user.interrupt event.
 // Every request carries the managed-agents beta header.
 // Tool servers (a job an admin spawned carries the owner's approved, ready
@@ -38,6 +46,8 @@ import { hash9 } from '../../providers/tool-ids.ts';
 import type { ToolServer } from '../../providers/tool-servers.ts';
 import { serversOf } from './background.ts';
 import type { AgentBackend, BackendEnv, PollOutcome, StartOutcome } from './types.ts';
+import type { Usage } from '../../providers/types.ts';
+import { addUsage, usageOf } from '../../providers/usage.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const PROVIDER_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -51,8 +61,14 @@ const VAULTS_KEY = 'bVaults';
 const VAULTS_KEPT = 8;
 /** Agents cached (one per model); the oldest is forgotten beyond this. */
 const AGENTS_CACHED = 4;
-/** Pages of events read per poll. */
+/** Pages of events read per poll (the rest is read at the next poll, from where this one stopped). */
 const PAGES_MAX = 10;
+/** Events per page asked for. */
+export const EVENTS_LIMIT = 100;
+/** The event types a poll reads (the rest of a session's events are the agent's own business). */
+export const EVENT_TYPES = ['agent.message', 'session.status_idle', 'session.error', 'session.status_terminated', 'span.model_request_end'];
+/** Jobs whose read position is kept (running jobs are at most IN_FLIGHT; ended ones are dropped). */
+const CURSORS_KEPT = 16;
 
 export const AGENT_SYSTEM =
   'You are a background sub-agent of a personal desk assistant. Work on the task in the message by yourself, using your tools as needed; ' +
@@ -77,48 +93,98 @@ function headers(): Record<string, string> {
   return { 'anthropic-version': ANTHROPIC_VERSION, 'anthropic-beta': MANAGED_AGENTS_BETA };
 }
 
-/** The outcome of a session's events, given the events in order. */
-export function readEvents(events: unknown[]): PollOutcome {
-  const start = events.findIndex((e) => isPlainObject(e) && e['type'] === 'user.message');
-  if (start < 0) return { kind: 'running' };
-  const texts: string[] = [];
-  let error: string | null = null;
-  for (const e of events.slice(start + 1)) {
+/** What a job's polls have read so far. */
+export interface EventCursor {
+  /** processed_at of the last event read, and the ids read at that instant (null: nothing read yet). */
+  after: string | null;
+  seenAtAfter: string[];
+  texts: string[];
+  error: string | null;
+  usage: Usage;
+}
+
+export function newCursor(): EventCursor {
+  return { after: null, seenAtAfter: [], texts: [], error: null, usage: { input: 0, output: 0, reasoning: 0, cached: 0 } };
+}
+
+/** The query of one page: the types, the limit, and where to start (a page cursor, or after the last event read). */
+export function eventsQuery(cursor: EventCursor, page: string | null): string {
+  const parts = EVENT_TYPES.map((t) => `types%5B%5D=${t}`);
+  parts.push(`limit=${EVENTS_LIMIT}`);
+  if (page) parts.push(`page=${encodeURIComponent(page)}`);
+  else if (cursor.after !== null) parts.push(`created_at%5Bgte%5D=${encodeURIComponent(cursor.after)}`);
+  return `?${parts.join('&')}`;
+}
+
+/**
+ * Reads new events into the cursor; the outcome once the session went idle,
+ * else running. Events read before (by processed_at and id) are skipped.
+ */
+export function readEvents(cursor: EventCursor, events: unknown[]): PollOutcome {
+  for (const e of events) {
     if (!isPlainObject(e)) continue;
+    const at = typeof e['processed_at'] === 'string' ? e['processed_at'] : null;
+    const id = typeof e['id'] === 'string' ? e['id'] : '';
+    if (at !== null) {
+      if (cursor.after !== null && at < cursor.after) continue;
+      if (at === cursor.after) {
+        if (id && cursor.seenAtAfter.includes(id)) continue;
+        if (id) cursor.seenAtAfter.push(id);
+      } else {
+        cursor.after = at;
+        cursor.seenAtAfter = id ? [id] : [];
+      }
+    }
     switch (e['type']) {
       case 'agent.message': {
         const t = contentText(e['content']).trim();
-        if (t) texts.push(t);
-        error = null;
+        if (t) cursor.texts.push(t);
+        cursor.error = null;
+        break;
+      }
+      case 'span.model_request_end': {
+        const u = usageOf(e);
+        if (u) cursor.usage = addUsage(cursor.usage, u);
         break;
       }
       case 'session.error': {
         const err = e['error'];
         const retrying = isPlainObject(err) && isPlainObject(err['retry_status']) && err['retry_status']['type'] === 'retrying';
-        if (!retrying) error = isPlainObject(err) && typeof err['message'] === 'string' ? err['message'] : 'the session reported an error';
+        if (!retrying) cursor.error = isPlainObject(err) && typeof err['message'] === 'string' ? err['message'] : 'the session reported an error';
         break;
       }
       case 'session.status_terminated':
-        return { kind: 'failed', error: error ?? 'the session was terminated' };
+        return { kind: 'failed', error: cursor.error ?? 'the session was terminated' };
       case 'session.status_idle': {
         const stop = e['stop_reason'];
         const why = isPlainObject(stop) && typeof stop['type'] === 'string' ? stop['type'] : 'end_turn';
-        if (why === 'requires_action') return { kind: 'failed', error: 'the agent stopped to wait for an approval nobody can give' };
-        if (error) return { kind: 'failed', error };
-        if (why === 'end_turn' || why === 'interrupted') {
-          return texts.length ? { kind: 'done', text: texts.join('\n\n'), partial: why !== 'end_turn' } : { kind: 'failed', error: 'the agent ended without a message' };
+        const texts = cursor.texts;
+        switch (why) {
+          case 'requires_action':
+            return { kind: 'failed', error: 'the agent stopped to wait for an approval nobody can give' };
+          case 'refusal':
+            return { kind: 'failed', error: 'the model declined the task (refusal)' };
+          case 'retries_exhausted':
+            return { kind: 'failed', error: cursor.error ?? 'the agent gave up after repeated errors' };
+          case 'budget_reached':
+            return texts.length ? { kind: 'done', text: texts.join('\n\n'), partial: true } : { kind: 'failed', error: "the session's budget was reached before the agent wrote anything" };
+          default:
+            if (cursor.error) return { kind: 'failed', error: cursor.error };
+            // end_turn; a stop reason this firmware does not know ends the job too, as partial.
+            return texts.length ? { kind: 'done', text: texts.join('\n\n'), partial: why !== 'end_turn' } : { kind: 'failed', error: 'the agent ended without a message' };
         }
-        break;
       }
       default:
         break;
     }
   }
-  return error ? { kind: 'failed', error } : { kind: 'running' };
+  return { kind: 'running' };
 }
 
 export function sessionsBackend(env: BackendEnv): AgentBackend {
   const base = CATALOG.anthropic.base;
+  /** Each running job's read position (lost on a restart: the first poll then reads the session from its start). */
+  const cursors = new Map<string, EventCursor>();
   const call = (r: Omit<ExchangeRequest, 'provider' | 'auth' | 'timeoutMs' | 'headers'> & { timeoutMs?: number }): Promise<Exchange> =>
     exchange(env, { provider: 'anthropic', auth: 'x-api-key', headers: headers(), timeoutMs: CALL_MS, ...r });
 
@@ -260,21 +326,30 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
       return { kind: 'running', jobId: s.id };
     },
     async poll(jobId): Promise<PollOutcome> {
-      const events: unknown[] = [];
+      let cursor = cursors.get(jobId);
+      if (!cursor) {
+        cursor = newCursor();
+        cursors.set(jobId, cursor);
+        for (const old of [...cursors.keys()].slice(0, -CURSORS_KEPT)) cursors.delete(old);
+      }
       let page: string | null = null;
-      for (let i = 0; i < PAGES_MAX; i++) {
-        const query: string = page ? `?page=${encodeURIComponent(page)}` : '';
-        const x = await call({ method: 'GET', url: `${base}/v1/sessions/${jobId}/events${query}`, maxBodyBytes: POLL_BODY_MAX });
+      let out: PollOutcome = { kind: 'running' };
+      for (let i = 0; i < PAGES_MAX && out.kind === 'running'; i++) {
+        const x = await call({ method: 'GET', url: `${base}/v1/sessions/${jobId}/events${eventsQuery(cursor, page)}`, maxBodyBytes: POLL_BODY_MAX });
         if (!x.ok || x.status > 299) return transient(x) ? { kind: 'retry', error: reason(x) } : { kind: 'failed', error: reason(x) };
         const data = x.json?.['data'];
         if (!Array.isArray(data)) return { kind: 'retry', error: 'unreadable event list' };
-        events.push(...data);
+        const before = cursor.usage;
+        out = readEvents(cursor, data);
+        if (cursor.usage !== before) env.usage?.('anthropic', { input: cursor.usage.input - before.input, output: cursor.usage.output - before.output, reasoning: 0, cached: cursor.usage.cached - before.cached });
         const next = x.json?.['next_page'];
         if (typeof next !== 'string' || !next) break;
         page = next;
       }
-      const out = readEvents(events);
-      if (out.kind === 'done' || out.kind === 'failed') await closeVault(jobId);
+      if (out.kind === 'done' || out.kind === 'failed') {
+        cursors.delete(jobId);
+        await closeVault(jobId);
+      }
       return out;
     },
     async cancel(jobId): Promise<void> {

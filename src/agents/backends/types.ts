@@ -11,6 +11,7 @@ import type { HttpClient } from '../../net/http/client.ts';
 import type { CustomEndpoint } from '../../providers/custom.ts';
 import type { CustomStyle, ProviderId } from '../../providers/settings.ts';
 import type { ToolServerSource } from '../../providers/tool-servers.ts';
+import type { Usage } from '../../providers/types.ts';
 
 export type StartOutcome =
   | { kind: 'running'; jobId: string }
@@ -60,4 +61,6 @@ export interface BackendEnv {
   servers?: ToolServerSource;
   /** A line for the device log (what a backend cannot report in a job's outcome). */
   warn?(message: string): void;
+  /** Counts the tokens a job's answers reported (the usage ledger); absent: not counted. */
+  usage?(provider: ProviderId, usage: Usage): void;
 }

@@ -1,7 +1,7 @@
 // Assistant: provider keys (write-only: the device says which are set, never
 // a value) and their priority, the orchestrator model with the catalog from
 // /api/models, fallbacks, the custom endpoint and its conversation style, the
-// directive and failover, outbound TLS, connectors, skills (read, approve,
+// directive and failover, token usage and monthly budgets, outbound TLS, connectors, skills (read, approve,
 // deny, write one's own),
 // safety and downloads, and the tool panel.
 
@@ -31,6 +31,28 @@ interface Orch {
   midFail: boolean;
   promptBudget: number;
   tlsVerify: boolean;
+  budgets?: Record<string, number | null>;
+}
+
+interface Tokens {
+  input: number;
+  output: number;
+  reasoning: number;
+  cached: number;
+}
+
+interface ProviderUsage {
+  daily: Tokens;
+  monthly: Tokens;
+  budget: number | null;
+  used: number;
+  exhausted: boolean;
+  resetsOn: string;
+}
+
+/** Thousands separated by a thin space, without Intl (the page shows what the device counted). */
+function tokens(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, '\u2009');
 }
 
 function utf8Bytes(s: string): number {
@@ -221,6 +243,39 @@ export const assistant: Section = {
       else if (!tls.checked) tlsMsg.say(tlsMsg.textContent ?? '', 'warn');
     });
 
+    // Usage and budgets (tokens; GET /api/state usage.budget, POST /api/orch budget_<provider>)
+    const usageHost = h('div');
+    const usageMsg = message();
+    const drawUsage = async (): Promise<void> => {
+      const st = await get<{ usage?: { budget?: Record<string, ProviderUsage> } }>('/api/state');
+      const per = st.ok ? (st.data.usage?.budget ?? {}) : {};
+      replace(
+        usageHost,
+        PROVIDERS.map((p) => {
+          const u = per[p];
+          const input = h('input', { type: 'number', name: `budget_${p}`, min: '0', step: '1000', value: String(orch.budgets?.[p] ?? 0) });
+          const saveBtn = h('button', { type: 'submit' }, 'Save budget');
+          const line = u
+            ? `Today ${tokens(u.daily.input + u.daily.output)} tokens; this month ${tokens(u.used)} (input ${tokens(u.monthly.input)}, output ${tokens(u.monthly.output)}, reasoning ${tokens(u.monthly.reasoning)}, cached ${tokens(u.monthly.cached)}).` +
+              (u.budget ? ` Budget ${tokens(u.budget)} a month${u.exhausted ? `: used up, no new turns until ${u.resetsOn}` : ''}.` : ' No budget.')
+            : 'No usage yet.';
+          const onSave = (e: Event): void => {
+            e.preventDefault();
+            void busy(saveBtn, async () => {
+              if (await save({ [`budget_${p}`]: input.value.trim() || '0' }, usageMsg, `The ${NAMES[p]} budget was saved.`)) await drawUsage();
+            });
+          };
+          return h(
+            'form',
+            { class: 'field', 'data-usage': p, onsubmit: onSave },
+            field(`${NAMES[p]}: monthly token budget`, input, line),
+            h('div', { class: 'row' }, saveBtn),
+          );
+        }),
+      );
+    };
+    void drawUsage();
+
     const connectors = h('div');
     const search = h('div');
     const skills = h('div');
@@ -233,6 +288,7 @@ export const assistant: Section = {
       card('Models', field('Orchestrator model', model, 'Empty: the provider\'s default model.'), ids, modelSave, modelMsg, check('Include models hidden by the last probe', allModels), catalog, h('h3', null, 'Fallbacks'), fallbacks),
       card('Custom endpoint', field('Base URL', base, 'Any OpenAI- or Anthropic-compatible server; only scheme, host and port are used. Over plain http no key is sent.'), field('Conversation style', style), field('Model id', cmodel), customSave, customMsg),
       card('Conversation', field('Directive', directive, count), check('Fail over mid-turn (keep the conversation when switching providers)', midFail), field('Prompt budget (bytes)', budget), convSave, convMsg),
+      card('Usage and budgets', h('p', { class: 'muted' }, 'Tokens each provider reported (input and output), by day and calendar month (UTC). Past a provider\'s monthly budget the device takes no new turn there and uses a keyed alternate that has budget left; 0 means no budget. Only this page can set budgets.'), usageHost, usageMsg),
       card('Security', check('Verify certificates of outbound HTTPS (tlsVerify)', tls, 'Switch off only to reach a server with a self-made certificate.'), tlsMsg),
       card('Connectors', connectors),
       card('Web search', search),

@@ -1,0 +1,23 @@
+// Types for tools/provider-rules.mjs.
+export const MANAGED_AGENTS_BETA: string;
+export const MCP_CLIENT_BETA: string;
+export const ANTHROPIC_VERSION: string;
+export const REASONING_MODEL: RegExp;
+export const MISTRAL_TOOL_ID: RegExp;
+export const MESSAGE_STOP_REASONS: string[];
+export const SESSION_STOP_REASONS: string[];
+export interface Refusal {
+  status: number;
+  message: string;
+  code?: string;
+  type?: string;
+}
+export interface RuleRequest {
+  host: string;
+  headers: Record<string, string | string[] | undefined>;
+  body?: unknown;
+}
+export function strictSchemaProblem(schema: unknown): string | null;
+export function betasOf(rec: RuleRequest): string[];
+export function checkHeaders(rec: RuleRequest, options?: { managed?: boolean }): Refusal | null;
+export function checkRound(dialect: 'responses' | 'messages' | 'chat' | 'conversations', rec: RuleRequest, ctx: { family: string; followers?: Map<string, string> }): Refusal | null;
