@@ -286,8 +286,9 @@ function metadataProblem(m, where) {
  *                    one for the same URL is a 409, the emulator's state),
  *                    at most 20 credentials per vault
  *   vault-archive    SDK VaultArchiveParams has header params only (betas,
- *                    workspace_id): the SDK posts no body, so a body may
- *                    carry nothing
+ *                    workspace_id): the SDK posts no body, so a body (the
+ *                    firmware sends none) may carry no field
+ *   response-cancel  the same: the SDK's responses.cancel(id) posts no body
  *   session-send     SDK EventSendParams: events required, a list of
  *                    user.message {content}, user.interrupt, ... events
  */

@@ -27,9 +27,9 @@
 // for fields the wire may omit). A GET is judged by its query, read as the
 // SDK's list or retrieve params. Two POSTs have no SDK body type: the SDK
 // sends responses.cancel(id) and beta.vaults.archive(id) without a body
-// (VaultArchiveParams holds header params only); the firmware sends {},
-// checked as EmptyBody (Record<string, never>: any field fails), and the
-// emulator refuses a field in either (tools/provider-rules.mjs checkManaged).
+// (VaultArchiveParams holds header params only); the firmware sends none
+// either, checked as NoBody (undefined: even {} fails), and the emulator
+// refuses a field in either (tools/provider-rules.mjs checkManaged).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,7 +82,7 @@ function judge(r: RecordedRequest): Judgement | null {
   if (r.method !== 'POST') return null;
   const b = r.body;
   if (p === '/v1/responses') return { ts: 'OpenAIResponses', value: b };
-  if (/^\/v1\/responses\/[^/]+\/cancel$/.test(p)) return { ts: 'EmptyBody', value: b };
+  if (/^\/v1\/responses\/[^/]+\/cancel$/.test(p)) return { ts: 'NoBody', value: r.text === '' ? undefined : b };
   if (p === '/v1/messages') return { ts: b?.mcp_servers ? 'AnthropicBetaMessages' : 'AnthropicMessages', value: b };
   if (p === '/v1/conversations') return { zod: 'MistralConversation', value: b };
   if (/chat\/completions$/.test(p)) return mistral ? { zod: 'MistralChat', value: b } : { ts: 'OpenAIChat', value: b };
@@ -95,7 +95,7 @@ function judge(r: RecordedRequest): Judgement | null {
   if (/^\/v1\/sessions\/[^/]+\/events$/.test(p)) return { ts: 'AnthropicEventSend', value: b };
   if (p === '/v1/vaults') return { ts: 'AnthropicVault', value: b };
   if (/^\/v1\/vaults\/[^/]+\/credentials$/.test(p)) return { ts: 'AnthropicCredential', value: b };
-  if (/^\/v1\/vaults\/[^/]+\/archive$/.test(p)) return { ts: 'EmptyBody', value: b };
+  if (/^\/v1\/vaults\/[^/]+\/archive$/.test(p)) return { ts: 'NoBody', value: r.text === '' ? undefined : b };
   return null;
 }
 
@@ -114,9 +114,9 @@ import type { SessionCreateParams as AnthropicSession } from '@anthropic-ai/sdk/
 import type { EventSendParams as AnthropicEventSend, EventListParams as AnthropicEventList } from '@anthropic-ai/sdk/resources/beta/sessions/events';
 import type { VaultCreateParams as AnthropicVault } from '@anthropic-ai/sdk/resources/beta/vaults/vaults';
 import type { CredentialCreateParams as AnthropicCredential } from '@anthropic-ai/sdk/resources/beta/vaults/credentials';
-// No SDK body type: responses.cancel(id) and beta.vaults.archive(id) post no body (VaultArchiveParams: header params only), and
-// models.list(options) takes no params: what the firmware sends there must carry no field.
-type EmptyBody = Record<string, never>;
+// No SDK body type: responses.cancel(id) and beta.vaults.archive(id) post no body (VaultArchiveParams: header params only),
+// and models.list(options) takes no params: the firmware must send no body and no query there either.
+type NoBody = undefined;
 type NoParams = Record<string, never>;
 `;
 
@@ -136,7 +136,7 @@ function queryParams(query: string): Record<string, unknown> {
 const KINDS = [
   'OpenAIResponses', 'OpenAIResponseRetrieve', 'OpenAIChat', 'OpenAIModeration', 'OpenAISpeech', 'OpenAIImage',
   'AnthropicMessages', 'AnthropicBetaMessages', 'AnthropicModelList', 'AnthropicEnvironment', 'AnthropicAgent', 'AnthropicSession',
-  'AnthropicEventSend', 'AnthropicEventList', 'AnthropicVault', 'AnthropicCredential', 'EmptyBody', 'NoParams',
+  'AnthropicEventSend', 'AnthropicEventList', 'AnthropicVault', 'AnthropicCredential', 'NoBody', 'NoParams',
 ];
 
 /** A request of each kind the SDK types refuse. */
@@ -157,7 +157,7 @@ const NEGATIVE: Array<[string, string]> = [
   ['AnthropicEventList', "{ types: ['agent.says'] }"],
   ['AnthropicVault', "{ name: 'desk-assistant' }"],
   ['AnthropicCredential', "{ display_name: 'notes', auth: { type: 'static_bearer', mcp_server_url: 'https://mcp.notes.test/' } }"],
-  ['EmptyBody', "{ reason: 'done' }"],
+  ['NoBody', '{}'],
   ['NoParams', '{ limit: 5 }'],
 ];
 
