@@ -42,13 +42,16 @@
 // most 100; more is a 400), next_page is a cursor for the rest, and
 // created_at[gt|gte] starts after a time (processed_at). Every sub-agent
 // request passes the same header rules as the rounds (tools/provider-rules.mjs:
-// x-api-key, anthropic-version and the managed-agents beta for B; Bearer for A).
+// x-api-key, anthropic-version and the managed-agents beta for B; Bearer for A)
+// and the body rules of its kind (checkManaged: the SDK's body params for
+// agents, sessions, vaults, credentials, archives and events, the MCP server
+// and toolset pairing; a background create passes the Responses round rules).
 // Without a scripted job a start gets the offline demo: done at the first
 // poll with '(offline demo) Sub-agent result for: <task>'. Behaviours with a
 // `job` field are never taken by other requests.
 
 import { randomBytes } from 'node:crypto';
-import { checkHeaders, checkRound, SESSION_STOP_REASONS } from './provider-rules.mjs';
+import { checkHeaders, checkManaged, checkRound, SESSION_STOP_REASONS, VAULT_CREDENTIALS_MAX } from './provider-rules.mjs';
 
 const SESSION_EVENTS = /^\/v1\/sessions\/([^/]+)\/events$/;
 const RESPONSE_ONE = /^\/v1\/responses\/([^/]+)$/;
@@ -237,7 +240,9 @@ export function createAgentJobs() {
     const managed = ['environment', 'agent', 'session', 'vault', 'vault-credential', 'vault-archive', 'session-send', 'session-events'].includes(kind);
     const sync = { 'sync-messages': 'messages', 'sync-chat': 'chat', 'sync-conversations': 'conversations' }[kind];
     const family = rec.host === 'api.mistral.ai' ? 'mistral' : rec.host === 'api.anthropic.com' ? 'anthropic' : 'openai';
-    const refused = checkHeaders({ ...rec, headers: rec.headers ?? {} }, { managed }) ?? (sync ? checkRound(sync, { ...rec, headers: rec.headers ?? {} }, { family }) : null);
+    const withHeaders = { ...rec, headers: rec.headers ?? {} };
+    const round = sync ?? (kind === 'response-create' ? 'responses' : null);
+    const refused = checkHeaders(withHeaders, { managed }) ?? (round ? checkRound(round, withHeaders, { family }) : checkManaged(kind, withHeaders));
     if (refused) {
       rec.refused = refused;
       return { status: refused.status, body: errorShape(refused.status, refused.message) };
@@ -262,6 +267,7 @@ export function createAgentJobs() {
         if (!v || v.archived) return { status: 404, body: errorShape(404, 'no such vault') };
         const auth = rec.body?.auth ?? {};
         if (v.credentials.some((c) => c.mcp_server_url === auth.mcp_server_url)) return { status: 409, body: errorShape(409, 'a credential for this mcp_server_url exists') };
+        if (v.credentials.length >= VAULT_CREDENTIALS_MAX) return { status: 400, body: errorShape(400, `a vault holds at most ${VAULT_CREDENTIALS_MAX} credentials`) };
         const cid = newId('vcred_');
         v.credentials.push({ id: cid, type: auth.type, mcp_server_url: auth.mcp_server_url, token: auth.token ?? auth.access_token ?? null });
         // Secrets are write-only: never in an answer.

@@ -59,7 +59,7 @@ import { agentKind, createAgentJobs } from './agent-emulator.mjs';
 import { modelListBody } from './model-lists.mjs';
 import { BRAVE_HOST, createSearchApi } from './search-fake.mjs';
 import { createImageApi, IMAGE_PATH } from './image-fake.mjs';
-import { checkHeaders, checkRound, MESSAGE_STOP_REASONS, REASONING_MODEL } from './provider-rules.mjs';
+import { checkHeaders, checkOther, checkRound, MESSAGE_STOP_REASONS, REASONING_MODEL } from './provider-rules.mjs';
 
 export const DEMO_HOST = 'demo.emulator.test';
 export const ROUTER_HOST = 'router.desk-assistant.invalid';
@@ -587,7 +587,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       if (!dialect) return send(res, 404, { error: { message: `no such endpoint ${rec.method} ${rec.path}`, type: 'not_found' } });
       const family = familyOf(host, dialect);
       const shape = dialect === 'models' || dialect === 'moderations' || dialect === 'speech' ? (family === 'anthropic' ? 'messages' : 'chat') : dialect;
-      const refused = checkHeaders(rec) ?? (['responses', 'messages', 'chat', 'conversations'].includes(dialect) ? checkRound(dialect, rec, { family, followers }) : null);
+      const refused = checkHeaders(rec) ?? (['responses', 'messages', 'chat', 'conversations'].includes(dialect) ? checkRound(dialect, rec, { family, followers }) : checkOther(dialect, rec, family));
       if (refused) {
         rec.refused = refused;
         log(`refused ${rec.method} ${host}${rec.path}: ${refused.status} ${refused.message}`);

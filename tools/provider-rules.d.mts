@@ -14,6 +14,7 @@ export interface Refusal {
 }
 export interface RuleRequest {
   host: string;
+  query?: string;
   headers: Record<string, string | string[] | undefined>;
   body?: unknown;
 }
@@ -21,3 +22,8 @@ export function strictSchemaProblem(schema: unknown): string | null;
 export function betasOf(rec: RuleRequest): string[];
 export function checkHeaders(rec: RuleRequest, options?: { managed?: boolean }): Refusal | null;
 export function checkRound(dialect: 'responses' | 'messages' | 'chat' | 'conversations', rec: RuleRequest, ctx: { family: string; followers?: Map<string, string> }): Refusal | null;
+export const VAULT_CREDENTIALS_MAX: number;
+export function mcpServersProblem(servers: unknown, tools: unknown, options?: { exactlyOne?: boolean; max?: number; fields?: string[] }): string | null;
+export function responsesMcpProblem(tools: unknown): string | null;
+export function checkManaged(kind: string, rec: RuleRequest): Refusal | null;
+export function checkOther(dialect: 'moderations' | 'speech' | 'models', rec: RuleRequest, family: string): Refusal | null;

@@ -162,9 +162,15 @@ export function checkRound(dialect, rec, ctx) {
       if (!next || (want !== undefined && next.id !== want) || (want === undefined && typeof next.id !== 'string')) return { status: 400, message: REASONING_FOLLOWER.replace('%s', item.id) };
     }
   }
+  if (dialect === 'responses') {
+    const p = responsesMcpProblem(b.tools);
+    if (p) return { status: 400, message: p, code: 'invalid_value' };
+  }
   if (dialect === 'messages') {
     // SDK BetaMessageCreateParams.mcp_servers needs the MCP connector beta.
     if (Array.isArray(b.mcp_servers) && b.mcp_servers.length && !betasOf(rec).includes(MCP_CLIENT_BETA)) return { status: 400, message: `mcp_servers: requires the anthropic-beta ${MCP_CLIENT_BETA}`, type: 'invalid_request_error' };
+    const p = mcpServersProblem(b.mcp_servers, b.tools, { exactlyOne: true });
+    if (p) return { status: 400, message: p, type: 'invalid_request_error' };
     // SDK MessageCreateParamsBase.max_tokens is required.
     if (typeof b.max_tokens !== 'number') return { status: 400, message: 'max_tokens: Field required', type: 'invalid_request_error' };
   }
@@ -187,6 +193,186 @@ export function checkRound(dialect, rec, ctx) {
   }
   return null;
 }
+
+/**
+ * Remote MCP servers declared beside their toolsets (the Messages API's
+ * mcp_servers and the managed agents' agent definition): null or the first
+ * problem. Sources: docs "MCP connector" (platform.claude.com/docs/en/agents-and-tools/mcp-connector:
+ * type "url" only, url must start with https://, name unique and referenced
+ * by exactly one MCPToolset, a toolset's mcp_server_name must match a
+ * server), SDK BetaRequestMCPServerURLDefinition {type, url, name,
+ * authorization_token?, tool_configuration?}; for agents SDK
+ * AgentCreateParams.mcp_servers ("Maximum 20. Names must be unique within the
+ * array. Every server must be referenced by an mcp_toolset in tools;
+ * unreferenced servers are rejected"), BetaManagedAgentsURLMCPServerParams
+ * {type, name, url} and BetaManagedAgentsMCPToolsetParams (name 1-255
+ * characters, "Must match a server name from the mcp_servers array").
+ */
+export function mcpServersProblem(servers, tools, { exactlyOne = false, max = Infinity, fields = ['type', 'url', 'name', 'authorization_token', 'tool_configuration'] } = {}) {
+  const list = servers === undefined ? [] : servers;
+  if (!Array.isArray(list)) return 'mcp_servers: Input should be a valid list';
+  if (list.length > max) return `mcp_servers: at most ${max} servers`;
+  const toolsets = (Array.isArray(tools) ? tools : []).filter((t) => t?.type === 'mcp_toolset');
+  const names = new Set();
+  for (const [i, s] of list.entries()) {
+    if (!s || typeof s !== 'object') return `mcp_servers.${i}: Input should be an object`;
+    const extra = Object.keys(s).find((k) => !fields.includes(k));
+    if (extra) return `mcp_servers.${i}.${extra}: Extra inputs are not permitted`;
+    if (s.type !== 'url') return `mcp_servers.${i}.type: Input should be 'url'`;
+    if (typeof s.url !== 'string' || !s.url.startsWith('https://')) return `mcp_servers.${i}.url: must start with https://`;
+    if (typeof s.name !== 'string' || s.name.length < 1 || s.name.length > 255) return `mcp_servers.${i}.name: must be 1-255 characters`;
+    if (names.has(s.name)) return `mcp_servers.${i}.name: MCP server name '${s.name}' is not unique`;
+    names.add(s.name);
+    const refs = toolsets.filter((t) => t.mcp_server_name === s.name).length;
+    if (refs === 0) return `mcp_servers.${i}: MCP server '${s.name}' is not referenced by any mcp_toolset in tools`;
+    if (exactlyOne && refs > 1) return `mcp_servers.${i}: MCP server '${s.name}' is referenced by more than one mcp_toolset`;
+  }
+  for (const t of toolsets) if (!names.has(t.mcp_server_name)) return `tools: mcp_toolset references MCP server '${String(t.mcp_server_name)}', which is not in mcp_servers`;
+  return null;
+}
+
+/**
+ * Provider A's remote MCP tools entries (SDK Tool.Mcp: server_label required;
+ * "One of server_url, connector_id, or tunnel_id must be provided";
+ * require_approval 'always' | 'never' | a filter object).
+ */
+export function responsesMcpProblem(tools) {
+  for (const [i, t] of (Array.isArray(tools) ? tools : []).entries()) {
+    if (t?.type !== 'mcp') continue;
+    if (typeof t.server_label !== 'string' || !t.server_label) return `tools[${i}].server_label: Missing required parameter`;
+    const where = ['server_url', 'connector_id', 'tunnel_id'].filter((k) => t[k] !== undefined);
+    if (where.length !== 1) return `tools[${i}]: exactly one of server_url, connector_id or tunnel_id must be provided`;
+    if (t.server_url !== undefined && !/^https:\/\//.test(String(t.server_url))) return `tools[${i}].server_url: must be an https URL`;
+    if (t.require_approval !== undefined && t.require_approval !== null && !['always', 'never'].includes(t.require_approval) && typeof t.require_approval !== 'object') return `tools[${i}].require_approval: Invalid value: '${String(t.require_approval)}'`;
+  }
+  return null;
+}
+
+/** The fields a body may carry and those it must (the SDK's body params); null or the first problem, in the API's words. */
+function fieldsProblem(body, allowed, required, where = '') {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return `${where || 'body'}: Input should be a valid dictionary`;
+  const extra = Object.keys(body).find((k) => !allowed.includes(k));
+  if (extra) return `${where}${extra}: Extra inputs are not permitted`;
+  const missing = required.find((k) => body[k] === undefined);
+  if (missing) return `${where}${missing}: Field required`;
+  return null;
+}
+
+/** SDK metadata on vaults, credentials and agents: "Maximum 16 pairs, keys up to 64 chars, values up to 512 chars." */
+function metadataProblem(m, where) {
+  if (m === undefined) return null;
+  if (!m || typeof m !== 'object' || Array.isArray(m)) return `${where}: Input should be a valid dictionary`;
+  const entries = Object.entries(m);
+  if (entries.length > 16) return `${where}: at most 16 pairs`;
+  for (const [k, v] of entries) if (k.length > 64 || typeof v !== 'string' || v.length > 512) return `${where}.${k}: keys up to 64 characters, string values up to 512`;
+  return null;
+}
+
+/**
+ * The body rules of provider B's managed-agents requests (after the
+ * headers), by the agent emulator's request kind: null or a refusal.
+ *   agent            SDK AgentCreateParams (name and model required) with its
+ *                    mcp_servers rules above (mcpServersProblem, at most 20)
+ *   session          SDK SessionCreateParams (agent and environment_id required;
+ *                    vault_ids a list of ids)
+ *   vault            SDK VaultCreateParams: display_name required, 1-255
+ *                    characters; metadata
+ *   vault-credential SDK CredentialCreateParams: auth required, one of
+ *                    mcp_oauth, static_bearer {type, token, mcp_server_url}
+ *                    (all required), environment_variable; display_name up to
+ *                    255 characters; docs "Authenticate with vaults"
+ *                    (platform.claude.com/docs/en/managed-agents/vaults): a
+ *                    credential binds to one mcp_server_url (a second active
+ *                    one for the same URL is a 409, the emulator's state),
+ *                    at most 20 credentials per vault
+ *   vault-archive    SDK VaultArchiveParams has header params only (betas,
+ *                    workspace_id): the SDK posts no body, so a body (the
+ *                    firmware sends none) may carry no field
+ *   response-cancel  the same: the SDK's responses.cancel(id) posts no body
+ *   session-send     SDK EventSendParams: events required, a list of
+ *                    user.message {content}, user.interrupt, ... events
+ */
+export function checkManaged(kind, rec) {
+  const b = rec.body ?? {};
+  const bad = (message) => ({ status: 400, message, type: 'invalid_request_error' });
+  let p = null;
+  switch (kind) {
+    case 'agent':
+      p = fieldsProblem(b, ['model', 'name', 'description', 'execution_identity', 'mcp_servers', 'metadata', 'multiagent', 'skills', 'system', 'tools'], ['model', 'name']) ?? metadataProblem(b.metadata, 'metadata') ?? mcpServersProblem(b.mcp_servers, b.tools, { max: 20, fields: ['type', 'name', 'url'] });
+      if (!p && Array.isArray(b.tools) && b.tools.length > 256) p = 'tools: at most 256 tools';
+      break;
+    case 'session':
+      p = fieldsProblem(b, ['agent', 'environment_id', 'budget', 'initial_events', 'metadata', 'resources', 'title', 'vault_ids'], ['agent', 'environment_id']) ?? metadataProblem(b.metadata, 'metadata');
+      if (!p && b.vault_ids !== undefined && !(Array.isArray(b.vault_ids) && b.vault_ids.every((v) => typeof v === 'string'))) p = 'vault_ids: Input should be a valid list of strings';
+      break;
+    case 'vault':
+      p = fieldsProblem(b, ['display_name', 'metadata'], ['display_name']) ?? metadataProblem(b.metadata, 'metadata');
+      if (!p && (typeof b.display_name !== 'string' || b.display_name.length < 1 || b.display_name.length > 255)) p = 'display_name: must be 1-255 characters';
+      break;
+    case 'vault-credential': {
+      p = fieldsProblem(b, ['auth', 'display_name', 'metadata'], ['auth']) ?? metadataProblem(b.metadata, 'metadata');
+      if (!p && b.display_name !== undefined && b.display_name !== null && (typeof b.display_name !== 'string' || b.display_name.length > 255)) p = 'display_name: up to 255 characters';
+      const a = b.auth;
+      if (!p && a?.type === 'static_bearer') {
+        p = fieldsProblem(a, ['type', 'token', 'mcp_server_url'], ['type', 'token', 'mcp_server_url'], 'auth.');
+        if (!p && (typeof a.token !== 'string' || !a.token)) p = 'auth.token: must be a non-empty string';
+        if (!p && (typeof a.mcp_server_url !== 'string' || !a.mcp_server_url.startsWith('https://'))) p = 'auth.mcp_server_url: must be an https URL';
+      } else if (!p && !['mcp_oauth', 'environment_variable'].includes(a?.type)) p = "auth.type: Input should be 'mcp_oauth', 'static_bearer' or 'environment_variable'";
+      break;
+    }
+    case 'vault-archive':
+    case 'response-cancel':
+      // SDK VaultArchiveParams and responses.cancel(id) send no body params (an empty JSON object at most).
+      if (rec.body !== null && rec.body !== undefined) p = fieldsProblem(b, [], []);
+      break;
+    case 'session-send': {
+      p = fieldsProblem(b, ['events'], ['events']);
+      if (!p && !Array.isArray(b.events)) p = 'events: Input should be a valid list';
+      for (const [i, e] of (p ? [] : b.events.entries())) {
+        if (e?.type === 'user.message') p = fieldsProblem(e, ['type', 'content'], ['type', 'content'], `events.${i}.`);
+        else if (e?.type === 'user.interrupt') p = fieldsProblem(e, ['type', 'session_thread_id'], ['type'], `events.${i}.`);
+        if (p) break;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return p ? bad(p) : null;
+}
+
+/**
+ * The rules of the requests beside the rounds (after the headers): null or a refusal.
+ *   moderations  A: SDK ModerationCreateParams (input required; model optional);
+ *                C: SDK ClassificationRequest (model and input required)
+ *   speech       SDK SpeechCreateParams: input, model and voice required;
+ *                response_format one of mp3, opus, aac, flac, wav, pcm
+ *   models       B: SDK ModelListParams (PageParams limit; the API reference's
+ *                List Models: "Defaults to 20. Ranges from 1 to 1000")
+ */
+export function checkOther(dialect, rec, family) {
+  const b = rec.body;
+  const bad = (message, status = 400) => ({ status, message, ...(rec.host === 'api.anthropic.com' ? { type: 'invalid_request_error' } : {}) });
+  if (dialect === 'moderations') {
+    if (!b || typeof b !== 'object') return bad('We could not parse the JSON body of your request.');
+    if (b.input === undefined) return bad("Missing required parameter: 'input'.", family === 'mistral' ? 422 : 400);
+    if (family === 'mistral' && typeof b.model !== 'string') return bad('model: Field required', 422);
+    if (family === 'mistral' && !(typeof b.input === 'string' || (Array.isArray(b.input) && b.input.every((x) => typeof x === 'string')))) return bad('input: Input should be a valid string or list of strings', 422);
+  }
+  if (dialect === 'speech') {
+    if (!b || typeof b !== 'object') return bad('We could not parse the JSON body of your request.');
+    for (const k of ['model', 'input', 'voice']) if (typeof b[k] !== 'string' || !b[k]) return bad(`Missing required parameter: '${k}'.`);
+    if (b.response_format !== undefined && !['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'].includes(b.response_format)) return bad(`Invalid value: '${b.response_format}'. Supported values are: 'mp3', 'opus', 'aac', 'flac', 'wav', and 'pcm'.`);
+  }
+  if (dialect === 'models' && rec.host === 'api.anthropic.com') {
+    const limit = new URLSearchParams(rec.query ?? '').get('limit');
+    if (limit !== null && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 1000)) return bad('limit: Input should be less than or equal to 1000');
+  }
+  return null;
+}
+
+/** The most credentials one vault holds (docs "Authenticate with vaults"). */
+export const VAULT_CREDENTIALS_MAX = 20;
 
 /**
  * Provider B's stop reasons (SDK StopReason) and managed-session stop reasons

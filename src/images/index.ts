@@ -199,7 +199,8 @@ async function describe(d: ImageDeps, key: string, body: Uint8Array, tooLarge: b
         role: 'user',
         content: [
           { type: 'input_text', text: 'Describe this image in at most two sentences, plainly, for someone who cannot see it.' },
-          { type: 'input_image', image_url: `data:image/png;base64,${data}` },
+          // The SDK's ResponseInputImage requires detail; auto is the API's default.
+          { type: 'input_image', detail: 'auto', image_url: `data:image/png;base64,${data}` },
         ],
       },
     ],

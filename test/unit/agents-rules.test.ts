@@ -68,7 +68,9 @@ describe('terminate', () => {
     await mem.clock.advance(POLL_MS * 5);
     const sent = net.requests.filter((x) => x.method === 'POST').map((x) => `${x.path} ${JSON.stringify(x.body?.events?.[0]?.type ?? '')}`);
     expect(sent.some((s) => s.endsWith('events "user.interrupt"'))).toBe(true);
-    expect(net.requests.some((x) => x.method === 'POST' && /^\/v1\/responses\/resp_\w+\/cancel$/.test(x.path))).toBe(true);
+    // Cancelled as the SDK's responses.cancel(id) does: a POST without a body.
+    const cancel = net.requests.find((x) => x.method === 'POST' && /^\/v1\/responses\/resp_\w+\/cancel$/.test(x.path))!;
+    expect([cancel.body, cancel.headers['content-length'], cancel.headers['content-type']]).toEqual([null, '0', undefined]);
     expect(net.jobs.list().every((j) => j.cancelled)).toBe(true);
     expect(device.agents.results.list(null)).toHaveLength(0);
     expect(f.messages()).toHaveLength(0);

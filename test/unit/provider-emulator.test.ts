@@ -307,11 +307,11 @@ describe('the offline demo', () => {
 });
 
 /** A raw request to the plain-http emulator under a provider's host name. */
-async function raw(host: string, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; text: string }> {
+async function raw(host: string, path: string, headers: Record<string, string>, body: unknown, method = 'POST'): Promise<{ status: number; text: string }> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
-    const data = Buffer.from(JSON.stringify(body));
-    const req = request({ host: '127.0.0.1', port: plain.port, method: 'POST', path, headers: { host, 'content-type': 'application/json', 'content-length': String(data.length), ...headers } }, (res) => {
+    const data = Buffer.from(method === 'GET' ? '' : JSON.stringify(body));
+    const req = request({ host: '127.0.0.1', port: plain.port, method, path, headers: { host, 'content-type': 'application/json', 'content-length': String(data.length), ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
@@ -326,6 +326,9 @@ describe('the emulator refuses what the services refuse (tools/provider-rules.mj
   const good = { type: 'object', properties: { reply: { type: 'string' } }, required: ['reply'], additionalProperties: false };
   const bearer = { authorization: 'Bearer k' };
   const anthropic = { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
+  const mcpB = { ...anthropic, 'anthropic-beta': 'mcp-client-2025-11-20' };
+  const managed = { ...anthropic, 'anthropic-beta': 'managed-agents-2026-04-01' };
+  const msgB = { model: 'claude-sonnet-4-5', max_tokens: 10, system: 's', messages: [{ role: 'user', content: 'hi' }] };
 
   it.each([
     ['A without Authorization: Bearer', 'api.openai.com', '/v1/responses', { 'x-api-key': 'k' }, { model: 'gpt-5-mini', input: 'hi' }, 401, /Bearer/],
@@ -341,6 +344,27 @@ describe('the emulator refuses what the services refuse (tools/provider-rules.mj
     ['a reasoning item without encrypted content under store false', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', store: false, input: [{ type: 'reasoning', id: 'rs_y', summary: [] }, { type: 'function_call', id: 'fc_y', call_id: 'c', name: 'n', arguments: '{}' }] }, 404, /not persisted/],
     ['encrypted reasoning asked of a model that does not reason', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-4.1', input: 'hi', include: ['reasoning.encrypted_content'] }, 400, /not supported/],
     ['a Mistral tool-call id that is not nine alphanumerics', 'api.mistral.ai', '/v1/chat/completions', bearer, { model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_123', type: 'function', function: { name: 'n', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_123', content: 'x' }] }, 422, /length of 9/],
+    ['B an MCP server no mcp_toolset names', 'api.anthropic.com', '/v1/messages', mcpB, { ...msgB, mcp_servers: [{ type: 'url', name: 's', url: 'https://mcp.x.test/' }] }, 400, /not referenced by any mcp_toolset/],
+    ['B an MCP server over plain http', 'api.anthropic.com', '/v1/messages', mcpB, { ...msgB, mcp_servers: [{ type: 'url', name: 's', url: 'http://mcp.x.test/' }], tools: [{ type: 'mcp_toolset', mcp_server_name: 's' }] }, 400, /https/],
+    ['B an MCP server two toolsets name', 'api.anthropic.com', '/v1/messages', mcpB, { ...msgB, mcp_servers: [{ type: 'url', name: 's', url: 'https://mcp.x.test/' }], tools: [{ type: 'mcp_toolset', mcp_server_name: 's' }, { type: 'mcp_toolset', mcp_server_name: 's' }] }, 400, /more than one mcp_toolset/],
+    ['B a toolset naming no declared server', 'api.anthropic.com', '/v1/messages', mcpB, { ...msgB, mcp_servers: [{ type: 'url', name: 's', url: 'https://mcp.x.test/' }], tools: [{ type: 'mcp_toolset', mcp_server_name: 's' }, { type: 'mcp_toolset', mcp_server_name: 't' }] }, 400, /'t', which is not in mcp_servers/],
+    ['A an mcp tool without server_url or connector_id', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', input: 'hi', tools: [{ type: 'mcp', server_label: 's', require_approval: 'never' }] }, 400, /exactly one of server_url/],
+    ['B an agent whose MCP server no toolset names', 'api.anthropic.com', '/v1/agents', managed, { name: 'a', model: 'claude-sonnet-4-5', mcp_servers: [{ type: 'url', name: 's', url: 'https://mcp.x.test/' }], tools: [{ type: 'agent_toolset_20260401' }] }, 400, /not referenced by any mcp_toolset/],
+    ['B an agent MCP server with a credential in it', 'api.anthropic.com', '/v1/agents', managed, { name: 'a', model: 'claude-sonnet-4-5', mcp_servers: [{ type: 'url', name: 's', url: 'https://mcp.x.test/', authorization_token: 't' }], tools: [{ type: 'mcp_toolset', mcp_server_name: 's' }] }, 400, /authorization_token: Extra inputs/],
+    ['B a session without its environment', 'api.anthropic.com', '/v1/sessions', managed, { agent: 'agent_x' }, 400, /environment_id: Field required/],
+    ['B a vault without display_name', 'api.anthropic.com', '/v1/vaults', managed, { metadata: { owner: 'x' } }, 400, /display_name: Field required/],
+    ['B a vault named with 256 characters', 'api.anthropic.com', '/v1/vaults', managed, { display_name: 'v'.repeat(256) }, 400, /1-255 characters/],
+    ['B a static_bearer credential without its token', 'api.anthropic.com', '/v1/vaults/vlt_x/credentials', managed, { auth: { type: 'static_bearer', mcp_server_url: 'https://mcp.x.test/' } }, 400, /auth\.token: Field required/],
+    ['B a credential for a plain-http server', 'api.anthropic.com', '/v1/vaults/vlt_x/credentials', managed, { auth: { type: 'static_bearer', mcp_server_url: 'http://mcp.x.test/', token: 't' } }, 400, /https/],
+    ['B a credential of a type the API lacks', 'api.anthropic.com', '/v1/vaults/vlt_x/credentials', managed, { auth: { type: 'bearer', token: 't' } }, 400, /auth\.type/],
+    ['B a vault archive with a body field', 'api.anthropic.com', '/v1/vaults/vlt_x/archive', managed, { reason: 'done' }, 400, /reason: Extra inputs/],
+    ['B an interrupt with a field the event lacks', 'api.anthropic.com', '/v1/sessions/sesn_x/events', managed, { events: [{ type: 'user.interrupt', why: 'x' }] }, 400, /events\.0\.why: Extra inputs/],
+    ['A a cancel with a body field', 'api.openai.com', '/v1/responses/resp_x/cancel', bearer, { reason: 'x' }, 400, /reason: Extra inputs/],
+    ['A a background response with an mcp tool over plain http', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', input: 'x', background: true, store: true, tools: [{ type: 'mcp', server_label: 's', server_url: 'http://mcp.x.test/' }] }, 400, /https/],
+    ['A a moderation without input', 'api.openai.com', '/v1/moderations', bearer, { model: 'omni-moderation-latest', text: 'x' }, 400, /'input'/],
+    ['C a moderation without its model', 'api.mistral.ai', '/v1/moderations', bearer, { input: ['x'] }, 422, /model: Field required/],
+    ['A speech without a voice', 'api.openai.com', '/v1/audio/speech', bearer, { model: 'gpt-4o-mini-tts', input: 'hi' }, 400, /'voice'/],
+    ['A speech in a format the API lacks', 'api.openai.com', '/v1/audio/speech', bearer, { model: 'gpt-4o-mini-tts', input: 'hi', voice: 'alloy', response_format: 'ogg' }, 400, /Supported values/],
     ['a Mistral conversation ending with the assistant', 'api.mistral.ai', '/v1/chat/completions', bearer, { model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] }, 400, /Expected last role/],
   ] as const)('%s', async (_what, host, path, headers, body, status, words) => {
     plain.reset();
@@ -348,6 +372,14 @@ describe('the emulator refuses what the services refuse (tools/provider-rules.mj
     expect(r.status).toBe(status);
     expect(r.text).toMatch(words);
     expect(plain.requests.at(-1)?.refused?.status).toBe(status);
+  });
+
+  it("B's model list takes a limit from 1 to 1000", async () => {
+    plain.reset();
+    expect((await raw('api.anthropic.com', '/v1/models?limit=1000', anthropic, null, 'GET')).status).toBe(200);
+    const r = await raw('api.anthropic.com', '/v1/models?limit=1001', anthropic, null, 'GET');
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(/limit/);
   });
 
   it('answers every kind the SDKs define on request: pause_turn, refusal, a stop reason, Mistral chunks', async () => {

@@ -357,6 +357,9 @@ describe('tool servers in sub-agent jobs', () => {
     expect(vault.archived).toBe(false);
     await rig.mem.clock.advance(POLL_MS + 1_000);
     expect(vault.archived).toBe(true);
+    // Archived as the SDK's beta.vaults.archive(id) does: a POST without a body.
+    const archive = net.requests.find((q) => q.path === `/v1/vaults/${vaultId}/archive`)!;
+    expect([archive.method, archive.body, archive.headers['content-length'], archive.headers['content-type']]).toEqual(['POST', null, '0', undefined]);
 
     // The same set: the cached agent is reused; a changed set makes a new one; denied: none declared, no vault.
     const agents = () => net.requests.filter((q) => q.path === '/v1/agents');

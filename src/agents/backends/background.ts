@@ -105,7 +105,8 @@ export function backgroundBackend(env: BackendEnv): AgentBackend {
       return x.json ? readResponse(x.json) : { kind: 'retry', error: 'unreadable answer' };
     },
     async cancel(jobId): Promise<void> {
-      await exchange(env, { provider: 'openai', method: 'POST', url: `${base}/v1/responses/${jobId}/cancel`, auth: 'bearer', body: {}, timeoutMs: CALL_MS });
+      // No body, as the SDK's responses.cancel(id) sends none.
+      await exchange(env, { provider: 'openai', method: 'POST', url: `${base}/v1/responses/${jobId}/cancel`, auth: 'bearer', timeoutMs: CALL_MS });
     },
   };
 }

@@ -253,7 +253,8 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
   }
 
   async function archive(vault: string): Promise<void> {
-    const x = await call({ method: 'POST', url: `${base}/v1/vaults/${vault}/archive`, body: {} });
+    // No body, as the SDK's beta.vaults.archive(id) sends none (VaultArchiveParams holds header params only).
+    const x = await call({ method: 'POST', url: `${base}/v1/vaults/${vault}/archive` });
     if (!x.ok || x.status > 299) env.warn?.(`archiving credential vault ${vault} failed (${x.ok ? `HTTP ${x.status}` : x.kind})`);
   }
 
