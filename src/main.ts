@@ -64,6 +64,7 @@ import { installPower, Power } from './power/index.ts';
 import { Audio, installAudio } from './audio/index.ts';
 import { installWifiConsole } from './wifi/console.ts';
 import { installMdns } from './wifi/mdns.ts';
+import { installCaptive } from './wifi/captive.ts';
 import { installNotifier, type NotifierLink } from './notifier/index.ts';
 import { installUnavailable } from './console/unavailable.ts';
 import { installSchedule } from './schedule/index.ts';
@@ -177,6 +178,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = installProvisioning(ctx, passphrase);
   installMdns(ctx, provisioning);
+  installCaptive(ctx, provisioning);
   installClock(ctx, clockSync, provisioning);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
   installConnectors(ctx, () => provisioning.addresses());
