@@ -83,7 +83,8 @@ import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
 import { ClockSync, gateTlsOnClock, installClock } from './clock/index.ts';
 
 export const HTTP_PORT = 80;
-const WATCHDOG_FEED_MS = 1000;
+/** How often the firmware feeds the task watchdog (hosts/esp32/sdkconfig: 8 s; the simulator board: --watchdog-ms). */
+export const WATCHDOG_FEED_MS = 1000;
 
 export interface Device {
   ctx: Context;
