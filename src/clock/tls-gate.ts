@@ -3,16 +3,14 @@
 // relay) pass through it. A connection that will check a certificate
 // (verify on) while the wall clock is unset waits for network time, at most
 // its own connect deadline and never more than TLS_CLOCK_WAIT_MS, then
-// connects for real with what is left of that deadline; if the clock is
-// still unset it fails with ETLS and the reason (logged, and counted in the
-// state's clock section). A connection that checks no certificate
+// connects for real (with that deadline afresh: the caller's deadline for
+// the whole exchange still bounds it); if the clock is still unset it fails
+// with ETLS and the reason (logged, and counted in the state's clock
+// section). A connection that checks no certificate
 // (tlsVerify=0, plain TCP) does not need the clock and is not held.
 
 import type { Clock, ConnectOptions, Net, PendingSocket } from '../hal/index.ts';
 import { TLS_CLOCK_WAIT_MS, type ClockSync } from './sync.ts';
-
-/** What a connection still owes its deadline after the wait (the real connect's floor). */
-const MIN_CONNECT_LEFT_MS = 1_000;
 
 /** A socket that exists while the clock is awaited, then stands in for the real one. */
 class ClockWaitSocket implements PendingSocket {
@@ -40,11 +38,11 @@ class ClockWaitSocket implements PendingSocket {
         this.onClose?.(sync.tlsRefuse(options.tls?.serverName ?? options.host, clock.monoMs() - started));
         return;
       }
-      // Whole ms: the hosts take an integer deadline (the monotonic clock may have fractions).
-      const left = options.timeoutMs === undefined ? {} : { timeoutMs: Math.max(MIN_CONNECT_LEFT_MS, Math.round(options.timeoutMs - (clock.monoMs() - started))) };
+      // The connect gets its whole deadline from here: the wait was bounded, and the caller's own
+      // deadline for the exchange (the HTTP client's, the relay's) still covers both.
       let real: PendingSocket;
       try {
-        real = net.connect({ ...options, ...left });
+        real = net.connect(options);
       } catch (e) {
         // A host that refuses at once (net.connect throws) fails the connection, as it would have unwaited.
         this.closed = true;
