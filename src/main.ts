@@ -64,6 +64,7 @@ import { installPower, Power } from './power/index.ts';
 import { Audio, installAudio } from './audio/index.ts';
 import { installWifiConsole } from './wifi/console.ts';
 import { installMdns } from './wifi/mdns.ts';
+import { installCaptive } from './wifi/captive.ts';
 import { installNotifier, type NotifierLink } from './notifier/index.ts';
 import { installUnavailable } from './console/unavailable.ts';
 import { installSchedule } from './schedule/index.ts';
@@ -79,9 +80,11 @@ import { installStt } from './stt/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
+import { ClockSync, gateTlsOnClock, installClock } from './clock/index.ts';
 
 export const HTTP_PORT = 80;
-const WATCHDOG_FEED_MS = 1000;
+/** How often the firmware feeds the task watchdog (hosts/esp32/sdkconfig: 8 s; the simulator board: --watchdog-ms). */
+export const WATCHDOG_FEED_MS = 1000;
 
 export interface Device {
   ctx: Context;
@@ -114,10 +117,13 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const cached: Hal = { ...rawHal, nvs: new CachedNvs(rawHal.nvs) };
   // Test builds: every subsystem gets the HAL through the fault layer (console FAULT).
   const faults = new Faults(rawHal.build.testBuild);
-  const hal: Hal = rawHal.build.testBuild ? withFaults(cached, faults) : cached;
-  const log = new Log(hal.clock, hal.system);
-  log.info('boot', `${hal.build.version} (${hal.build.buildId}) on ${hal.board.type}, reset: ${hal.system.resetReason()}`);
-  const random = (bytes: Uint8Array): void => hal.system.random(bytes);
+  const faulted: Hal = rawHal.build.testBuild ? withFaults(cached, faults) : cached;
+  const log = new Log(faulted.clock, faulted.system);
+  log.info('boot', `${faulted.build.version} (${faulted.build.buildId}) on ${faulted.board.type}, reset: ${faulted.system.resetReason()}`);
+  const random = (bytes: Uint8Array): void => faulted.system.random(bytes);
+  // Network time, and every certificate-checking connection held until it is set (src/clock/).
+  const clockSync = new ClockSync({ net: faulted.net, clock: faulted.clock, random, log });
+  const hal: Hal = { ...faulted, net: gateTlsOnClock(faulted.net, faulted.clock, clockSync) };
   const stores = new Map<string, Store>();
   const store = (ns: string): Store => {
     let s = stores.get(ns);
@@ -173,6 +179,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = installProvisioning(ctx, passphrase);
   installMdns(ctx, provisioning);
+  installCaptive(ctx, provisioning);
+  installClock(ctx, clockSync, provisioning);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
   installConnectors(ctx, () => provisioning.addresses());
   const providers = installProviderSettings(ctx);
@@ -247,6 +255,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     http,
     stop() {
       feed.cancel();
+      clockSync.stop();
       ui.stop();
       notifier.stop();
       agents.stop();

@@ -21,6 +21,7 @@ const clock: Clock = {
   monoMs: () => __sim.monoMs(),
   wallMs: () => 0,
   synced: () => false,
+  setWall: () => {},
   setTimeout: (): Timer => ({ cancel() {} }),
   setInterval: (): Timer => ({ cancel() {} }),
 };

@@ -20,6 +20,7 @@ const clock: Clock = {
   monoMs: () => __sim.monoMs(),
   wallMs: () => 0,
   synced: () => true,
+  setWall: () => {},
   setTimeout: () => ({ cancel() {} }),
   setInterval: () => ({ cancel() {} }),
 };

@@ -162,6 +162,7 @@ function clockWith(clock: Clock, faults: Faults): Clock {
     // An ESP32 that never reached SNTP counts from the epoch at boot.
     wallMs: () => (unsynced() ? clock.monoMs() : clock.wallMs()),
     synced: () => !unsynced() && clock.synced(),
+    setWall: (ms) => clock.setWall(ms),
     setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
     setInterval: (fn, ms) => clock.setInterval(fn, ms),
   };

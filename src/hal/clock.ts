@@ -14,8 +14,14 @@ export interface Clock {
    * is whatever the RTC holds (often 1970), so check synced() before showing it.
    */
   wallMs(): number;
-  /** True once the wall clock has been set from the network (or by hand). */
+  /** True once the wall clock has been set from the network (or by hand), or kept set by the RTC across a restart. */
   synced(): boolean;
+  /**
+   * Sets the wall clock (network time, src/clock/sync.ts): wallMs() reads it
+   * from now on and synced() is true. The device's RTC takes whole seconds,
+   * so there it is within half a second.
+   */
+  setWall(ms: number): void;
   /** Run fn once after ms milliseconds (0 = next loop turn, after promise jobs). */
   setTimeout(fn: () => void, ms: number): Timer;
   /** Run fn every ms milliseconds until cancelled. */

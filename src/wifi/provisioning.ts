@@ -89,6 +89,7 @@ export class Provisioning {
   private round = 0;
   private waiters: Array<(o: JoinOutcome) => void> = [];
   private listeners: Array<(s: StationStatus) => void> = [];
+  private setupListeners: Array<(state: SetupState) => void> = [];
   private running = false;
 
   constructor(
@@ -123,6 +124,11 @@ export class Provisioning {
     this.listeners.push(listener);
   }
 
+  /** Called when the setup network comes up or drops (the captive portal's DNS follows it). */
+  onSetup(listener: (state: SetupState) => void): void {
+    this.setupListeners.push(listener);
+  }
+
   /** Orchestrator mode: bring the radio up, join the best known network or open the setup network. */
   start(): void {
     const { wifi } = this.ctx.hal;
@@ -146,6 +152,7 @@ export class Provisioning {
     this.ctx.hal.wifi.apStart(SETUP_SSID, this.passphrase.reveal());
     this.setupState = 'up';
     this.ctx.log.info('wifi', `setup network up (${why})`);
+    for (const l of this.setupListeners) l('up');
   }
 
   private setupDown(why: string): void {
@@ -153,6 +160,7 @@ export class Provisioning {
     this.ctx.hal.wifi.apStop();
     this.setupState = 'off';
     this.ctx.log.info('wifi', `setup network dropped (${why})`);
+    for (const l of this.setupListeners) l('off');
   }
 
   private armOverlap(why: string): void {

@@ -28,6 +28,12 @@ export interface StartOptions {
   sdSize?: number;
   dir?: string;
   args?: string[];
+  /**
+   * Orchestrator mode: wait until the firmware has set its clock from the
+   * board's time server (default), so tests start where a device on a
+   * network stands; false starts at "HTTP up", inside the unset window.
+   */
+  waitClock?: boolean;
 }
 
 export async function startDevice(options: StartOptions = {}): Promise<Device> {
@@ -43,6 +49,7 @@ export async function startDevice(options: StartOptions = {}): Promise<Device> {
   const http = (await board.waitStdout(/^HTTP: (.*)$/m))[1]!;
   const url = http.startsWith('http://') ? http : null;
   const signIn = url ? (await board.waitStdout(/^Sign-in: (.*)$/m))[1]! : null;
+  if (url && options.waitClock !== false) await board.request('wait', { for: 'log', match: 'clock: set from', timeoutMs: 10_000 });
   let consumed = board.stdout.length;
   let rpcId = 0;
   const device: Device = {

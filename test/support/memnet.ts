@@ -150,15 +150,69 @@ export class MemNet implements Net {
     return device;
   }
 
+  private udps = new Map<number, UdpSocket>();
+  private udpServers = new Map<string, UdpServer>();
+  private nextUdpPort = 50000;
+  /** Every datagram the firmware sent, for assertions. */
+  readonly datagrams: Array<{ from: number; address: string; port: number; bytes: Uint8Array }> = [];
+
   udp(port: number): UdpSocket {
-    return {
-      port,
+    const real = port || this.nextUdpPort++;
+    if (this.udps.has(real)) throw new Error(`udp port ${real} in use`);
+    const udps = this.udps;
+    const sock: UdpSocket = {
+      port: real,
       onMessage: null,
-      send() {},
-      close() {},
+      send: (bytes, address, toPort) => {
+        const copy = bytes.slice();
+        this.datagrams.push({ from: real, address, port: toPort, bytes: copy });
+        const server = this.udpServers.get(`${address}:${toPort}`);
+        if (!this.online || !server) return; // lost, as UDP is
+        queueMicrotask(() =>
+          server(copy, (reply) =>
+            queueMicrotask(() => {
+              if (udps.get(real) === sock) sock.onMessage?.(reply.slice(), address, toPort);
+            }),
+          ),
+        );
+      },
+      close: () => {
+        if (udps.get(real) === sock) udps.delete(real);
+      },
     };
+    udps.set(real, sock);
+    return sock;
+  }
+
+  /** A fake UDP server for the firmware's datagrams to host:port (it answers through reply). */
+  serveUdp(host: string, port: number, handler: UdpServer): void {
+    this.udpServers.set(`${host}:${port}`, handler);
+  }
+
+  /** Whether the firmware has a UDP socket on port. */
+  udpBound(port: number): boolean {
+    return this.udps.has(port);
+  }
+
+  /**
+   * A datagram to the firmware's socket on `port` from a client at `from`
+   * (a phone on the setup network): resolves with what the firmware sent
+   * back to it once the jobs settle (nothing: [], as a dropped query).
+   */
+  async udpExchange(port: number, bytes: Uint8Array, from = { address: '192.168.4.2', port: 53535 }): Promise<Uint8Array[]> {
+    const replies: Uint8Array[] = [];
+    const key = `${from.address}:${from.port}`;
+    this.udpServers.set(key, (reply) => void replies.push(reply));
+    const sock = this.udps.get(port);
+    if (sock) queueMicrotask(() => sock.onMessage?.(bytes.slice(), from.address, from.port));
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    this.udpServers.delete(key);
+    return replies;
   }
 }
+
+/** A fake UDP server: called with each datagram; reply() sends one back to the sender. */
+export type UdpServer = (bytes: Uint8Array, reply: (bytes: Uint8Array) => void) => void;
 
 export class MemWifi implements Wifi {
   private on = true;

@@ -73,7 +73,8 @@ describe('FAULT and FAULT?', () => {
     expect(await cmd('FAULT sd-absent on')).toMatch(/^ERR unknown command FAULT/);
     expect(await cmd('FAULT?')).toMatch(/^ERR unknown command FAULT\?/);
     expect(device.ctx.hal.sd).toBe(mem.sd);
-    expect(device.ctx.hal.net).toBe(mem.net);
+    // (The network is wrapped in every build, by the TLS clock gate alone: src/clock/tls-gate.ts.)
+    expect(device.ctx.hal.clock).toBe(mem.clock);
     expect(() => device.ctx.faults.set('heap-low', true)).toThrow(/test builds/);
   });
 });

@@ -1,6 +1,7 @@
 // Device HAL: time. Monotonic milliseconds from Moddable's Time.ticks, the
-// wall clock from Date (set by SNTP through the SDK), deferred work on
-// Moddable's Timer.
+// wall clock from Date (set by the firmware's SNTP client, src/clock, through
+// Time.set; ESP-IDF's RTC keeps it across every reset but a power-on),
+// deferred work on Moddable's Timer.
 
 import Time from 'time';
 import Timer, { type TimerId } from 'timer';
@@ -28,6 +29,8 @@ export function createClock(): Clock {
     monoMs: () => Time.ticks,
     wallMs: () => Date.now(),
     synced: () => Date.now() > WALL_SET_AFTER_MS,
+    // Time.set takes whole seconds (modules/base/time/esp/modTime.c: settimeofday with tv_usec 0).
+    setWall: (ms) => Time.set(Math.round(ms / 1000)),
     setTimeout: (fn, ms) => timer(fn, ms, false),
     setInterval: (fn, ms) => timer(fn, ms, true),
   };

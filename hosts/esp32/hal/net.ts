@@ -13,7 +13,6 @@
 import TCP, { type TCPOptions } from 'embedded:io/socket/tcp';
 import TLSSocket from 'embedded:io/socket/tcp/tls';
 import Listener from 'embedded:io/socket/listener';
-import UDP from 'embedded:io/socket/udp';
 import MDNS from 'mdns';
 import Net from 'net';
 import WiFi from 'wifi';
@@ -31,6 +30,7 @@ import type {
   Clock,
 } from '../../../src/hal/index.ts';
 import { HalError } from '../../../src/hal/index.ts';
+import { openUdp } from './udp.ts';
 
 /** A dotted IPv4 address needs no look-up. */
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
@@ -247,24 +247,7 @@ export function createNet(clock: Clock): HalNet {
       }
       return s;
     },
-    udp(port: number): UdpSocket {
-      const u: UdpSocket = {
-        port,
-        onMessage: null,
-        send: (bytes, address, toPort) => io.write(bytes, address, toPort),
-        close: () => io.close(),
-      };
-      const io = new UDP({
-        port,
-        onReadable(packets) {
-          for (let i = 0; i < packets; i++) {
-            const p = this.read();
-            if (p) u.onMessage?.(new Uint8Array(p), p.address, p.port);
-          }
-        },
-      });
-      return u;
-    },
+    udp: (port: number): UdpSocket => openUdp(port),
   };
 }
 

@@ -86,7 +86,10 @@ void xs_desk_ota_state(xsMachine *the)
 	xsmcSetString(xsResult, (char *)otastate_name((uint32_t)state, has));
 }
 
-/* otaBegin(slot): erases the slot and starts writing it */
+/* otaBegin(slot): starts writing the slot. Each 4 KB sector is erased as the
+   writes reach it (OTA_WITH_SEQUENTIAL_WRITES): erasing the whole 6.5 MB slot
+   up front blocks this task for many seconds, past the task watchdog
+   (hosts/esp32/sdkconfig), which would reset the device mid-update. */
 void xs_desk_ota_begin(xsMachine *the)
 {
 	const esp_partition_t *p = desk_ota_slot(the, 0);
@@ -97,7 +100,7 @@ void xs_desk_ota_begin(xsMachine *the)
 		esp_ota_abort(gHandle);
 		gHandle = 0;
 	}
-	err = esp_ota_begin(p, OTA_SIZE_UNKNOWN, &gHandle);
+	err = esp_ota_begin(p, OTA_WITH_SEQUENTIAL_WRITES, &gHandle);
 	if (err != ESP_OK) {
 		gHandle = 0;
 		xsUnknownError("EIO: begin failed (%d)", (int)err);

@@ -27,8 +27,9 @@ import { SdCard } from './sdcard.ts';
 import type { BoardContext, Json, OpHandler, Reply, Service, Session } from './service.ts';
 import { SystemService } from './system.ts';
 import { parseRoute, Tcp } from './tcp.ts';
-import { Udp } from './udp.ts';
-import { Radio } from './wifi.ts';
+import { TimeServer } from './timeserver.ts';
+import { DNS_PORT, Udp } from './udp.ts';
+import { Radio, SETUP_AP_ADDRESS } from './wifi.ts';
 
 export interface BoardOptions {
   deviceDir: string;
@@ -66,6 +67,8 @@ const SPAWN_RETRIES = 10;
 const SPAWN_RETRY_MS = 200;
 const LOG_HISTORY = 2000;
 const LOG_ROTATE_BYTES = 16 * 1024 * 1024;
+/** Resets after which the ESP32's RTC still holds the time (ESP-IDF keeps it across all but a power-on reset). */
+const RTC_KEEPS: ReadonlySet<ResetReason> = new Set<ResetReason>(['software', 'panic', 'watchdog', 'deep-sleep']);
 
 interface KillPlan {
   reason: ResetReason;
@@ -141,6 +144,7 @@ export class Board implements BoardContext {
   readonly sd: SdCard;
   readonly tcp: Tcp;
   readonly udp: Udp;
+  readonly time: TimeServer;
   readonly radio: Radio;
   readonly display: DisplayPanel;
   readonly ring: LedRing;
@@ -158,7 +162,10 @@ export class Board implements BoardContext {
   session: BootSession | null = null;
   lastExit: ExitRecord | null = null;
   lastReady: ReadyRecord | null = null;
-  wallSynced: boolean;
+  /** Every warp sent, in ms: the board's world time runs this far ahead of real time. */
+  warpedMs = 0;
+  /** The RTC: the firmware's wall clock minus world time, as last set; null until set, and after a power-on. */
+  private rtcOffset: number | null = null;
   console: SerialConsole | null = null;
   private kill: KillPlan | null = null;
   private spawnFailures = 0;
@@ -181,7 +188,6 @@ export class Board implements BoardContext {
     this.logFd = openSync(this.device.path('device.log'), 'a');
     this.logBytes = fstatSync(this.logFd).size;
     if (opts.sdSize !== undefined) this.device.update((c) => (c.sd.sizeBytes = opts.sdSize!));
-    this.wallSynced = this.device.config.wallSynced;
     this.flash = new FlashChip(this.device.path('flash.bin'));
     const nvsPart = this.flash.rows.find((r) => r.name === 'nvs');
     this.nvs = new NvsStore(this.device.path('nvs.json'), nvsPart?.size ?? 0x6000);
@@ -200,8 +206,9 @@ export class Board implements BoardContext {
       const [host, port] = [from.slice(0, from.lastIndexOf(':')), Number(from.slice(from.lastIndexOf(':') + 1))];
       this.tcp.addRoute(host, port, to);
     }
-    this.udp = new Udp(this.tcp.routes);
     this.radio = new Radio(this.device);
+    this.time = new TimeServer(() => this.worldNow());
+    this.udp = new Udp(this.tcp.routes, { timeServerPort: () => this.time.port, apUp: () => this.radio.apUp() });
     const d = this.descriptor();
     this.display = new DisplayPanel(d.display.width, d.display.height);
     this.ring = new LedRing(d.ring?.leds ?? 0);
@@ -223,6 +230,12 @@ export class Board implements BoardContext {
     const own: Service = {
       ops: {
         'board.info': (_a, _b, s) => this.boardInfo(s as BootSession),
+        // The firmware set its wall clock: the RTC keeps it (see boardInfo).
+        'clock.set': (a) => {
+          const ms = a['wallMs'];
+          if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new TypeError('wallMs must be a number');
+          this.rtcOffset = ms - this.worldNow();
+        },
         'serial.write': (_a, bin) => {
           this.console?.write(bin);
         },
@@ -233,7 +246,7 @@ export class Board implements BoardContext {
         },
       },
     };
-    this.services = [this.flash, this.nvs, this.sd, this.tcp, this.udp, this.radio, this.display, this.ring, this.battery, this.audio, this.mic, this.ble, this.system, own];
+    this.services = [this.flash, this.nvs, this.sd, this.tcp, this.udp, this.time, this.radio, this.display, this.ring, this.battery, this.audio, this.mic, this.ble, this.system, own];
     this.table = opTable(this.services);
   }
 
@@ -340,6 +353,7 @@ export class Board implements BoardContext {
       return;
     }
     this.bootCount++;
+    if (!RTC_KEEPS.has(reason)) this.rtcOffset = null;
     const session = new BootSession(this.bootCount, choice.slot, reason, choice.image.header);
     this.session = session;
     this.kill = null;
@@ -518,7 +532,7 @@ export class Board implements BoardContext {
         board: toBoardInfo(this.descriptor()),
         build: { version: h.version, buildId: h.buildId, testBuild: h.testBuild },
         resetReason: session.resetReason,
-        wallSynced: this.wallSynced,
+        rtcMs: this.rtcOffset === null ? null : this.worldNow() + this.rtcOffset,
       },
     };
   }
@@ -580,13 +594,19 @@ export class Board implements BoardContext {
   warp(ms: number): boolean {
     if (!this.session?.alive) return false;
     this.session.warp(ms);
+    this.warpedMs += ms;
     return true;
   }
 
-  setWallSynced(synced: boolean): void {
-    this.wallSynced = synced;
-    this.device.update((c) => (c.wallSynced = synced));
-    this.session?.emit('clock.synced', { synced });
+  /** The simulated world's time (Unix ms): real time plus every warp. The time server serves it; the RTC counts on it. */
+  worldNow(): number {
+    return Date.now() + this.warpedMs;
+  }
+
+  /** The setup network as a phone that joined it sees it: the device's address, and the real port standing for its DNS (53). */
+  setupNetwork(): Json {
+    const up = this.radio.apUp();
+    return { up, address: up ? SETUP_AP_ADDRESS : null, dnsPort: up ? this.udp.portFor(DNS_PORT) : null };
   }
 
   emit(type: string, fields: Json = {}, bin?: Uint8Array): boolean {
@@ -613,9 +633,11 @@ export class Board implements BoardContext {
       httpPort: this.tcp.httpPort,
       ptyPath: this.console && this.console.description !== 'stdio' ? this.console.description : null,
       watchdogArmed: s?.fed ?? false,
-      wallSynced: this.wallSynced,
+      clock: { rtcMs: this.rtcOffset === null ? null : this.worldNow() + this.rtcOffset, worldMs: this.worldNow(), timeServer: this.time.status() },
       sd: this.sd.status(),
       tcp: this.tcp.status(),
+      udp: this.udp.status(),
+      setup: this.setupNetwork(),
       wifi: this.radio.status(),
       mdns: this.radio.mdns,
       display: this.display.status(),

@@ -80,10 +80,12 @@ export const CONTROL_OPS: Record<string, ControlOp> = {
     if (!b.warp(ms)) fail('EINVAL', 'the runtime is not running');
     return {};
   },
-  'clock.synced': (b, args) => {
-    if (typeof args['synced'] !== 'boolean') fail('EINVAL', 'synced must be true or false');
-    b.setWallSynced(args['synced']);
-    return {};
+  'time.server': (b, args) => b.time.set(args),
+  'ap.dns': (b) => {
+    const net = b.setupNetwork();
+    if (!net['up']) fail('ENOENT', 'the setup network is down: no phone can reach the device on it');
+    if (net['dnsPort'] === null) fail('ENOENT', 'nothing answers DNS (port 53) on the setup network');
+    return { address: net['address'], port: net['dnsPort'] };
   },
   'wifi.networks': (b, args) => {
     if (!Array.isArray(args['list'])) fail('EINVAL', 'list must be an array of {ssid, passphrase, rssi?, channel?}');

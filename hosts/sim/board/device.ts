@@ -33,7 +33,6 @@ export interface DeviceConfig {
   flashed: { sha256: string; image: string; at: string } | null;
   /** The port the HTTP listener got last (reused when --http-port is 0). */
   httpPort: number | null;
-  wallSynced: boolean;
 }
 
 export const DEFAULT_SD_BYTES = 32 * 1024 ** 3;
@@ -58,7 +57,6 @@ function defaults(board: DeviceType): DeviceConfig {
     mic: { wav: null },
     flashed: null,
     httpPort: null,
-    wallSynced: true,
   };
 }
 
@@ -93,6 +91,8 @@ export class DeviceFolder {
         mic: { ...base.mic, ...parsed.mic },
         version: 1,
       };
+      // Older folders kept a wallSynced switch: the clock now comes from the board's time server.
+      delete (this.config as unknown as Record<string, unknown>)['wallSynced'];
       if (board) this.config.board = board;
     }
     if (!DEVICE_TYPES.includes(this.config.board)) throw new Error(`device.json: unknown board '${this.config.board}'`);

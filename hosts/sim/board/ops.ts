@@ -32,6 +32,7 @@ export const SEND_OPS = [
   'mic.start', 'mic.stop',
   'ble.notify', 'ble.readReply', 'ble.writeReply',
   'system.feed', 'system.reboot', 'system.sleep',
+  'clock.set',
   'sim.ready',
 ] as const;
 
@@ -44,7 +45,6 @@ export const EVENT_TYPES = [
   'touch',
   'audio.played', 'mic.samples',
   'ble.connect', 'ble.disconnect', 'ble.bond', 'ble.read', 'ble.write',
-  'clock.synced',
   'system.heap', 'battery.reading',
 ] as const;
 

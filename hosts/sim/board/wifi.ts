@@ -12,6 +12,8 @@ import { str } from './service.ts';
 const CONNECT_MS = 300;
 const SCAN_MS = 150;
 const STATION_IP = '192.168.1.50';
+/** The access point's own address: ESP-IDF's default soft-AP interface (192.168.4.1/24, its DHCP server offering it as the DNS server). */
+export const SETUP_AP_ADDRESS = '192.168.4.1';
 
 export class Radio implements Service {
   private enabled = true;
@@ -52,6 +54,11 @@ export class Radio implements Service {
       fn();
     }, ms);
     this.timers.add(t);
+  }
+
+  /** The setup network (the access point) is up. */
+  apUp(): boolean {
+    return this.enabled && this.ap !== null;
   }
 
   /** An mDNS lookup from a host on the home network: the advertised name, its address and services, or null. */

@@ -12,14 +12,21 @@ interface BootInfo {
   board: BoardInfo;
   build: BuildInfo;
   resetReason: ResetReason;
-  wallSynced: boolean;
+  /** The wall clock the RTC kept across this reset (Unix ms), or null after a power-on. */
+  rtcMs: number | null;
 }
 
 /** Exit codes the board understands (docs/sim-protocol.md). */
 export const EXIT_REBOOT = 64;
 export const EXIT_DEEP_SLEEP = 65;
 
-function createClock(synced: () => boolean): Clock {
+/**
+ * The wall clock as an ESP32's: the RTC's time when it kept one, else the
+ * epoch at boot (1970 plus uptime) until the firmware sets it (SNTP). Every
+ * setting is told to the board, which keeps it as the RTC across resets.
+ */
+function createClock(rtcMs: number | null): Clock {
+  let offset: number | null = rtcMs === null ? null : rtcMs - __sim.monoMs();
   const timer = (fn: () => void, ms: number, repeat: boolean): Timer => {
     let id: number | null = __sim.setTimer(Math.max(0, ms), repeat, () => {
       if (!repeat) id = null;
@@ -34,8 +41,12 @@ function createClock(synced: () => boolean): Clock {
   };
   return {
     monoMs: () => __sim.monoMs(),
-    wallMs: () => __sim.wallMs(),
-    synced,
+    wallMs: () => __sim.monoMs() + (offset ?? 0),
+    synced: () => offset !== null,
+    setWall(ms: number): void {
+      offset = ms - __sim.monoMs();
+      send('clock.set', { wallMs: ms });
+    },
     setTimeout: (fn, ms) => timer(fn, ms, false),
     setInterval: (fn, ms) => timer(fn, Math.max(1, ms), true),
   };
@@ -112,11 +123,7 @@ function createSystem(reason: ResetReason, clock: Clock, staticHeap: number, sta
 export function createSimHal(staticHeap = 0, staticKeys = 0): Hal {
   installEventDispatch((line) => __sim.print(line));
   const info = call('board.info').reply as unknown as BootInfo;
-  let wallSynced = info.wallSynced;
-  on('clock.synced', (e) => {
-    wallSynced = e['synced'] === true;
-  });
-  const clock = createClock(() => wallSynced);
+  const clock = createClock(info.rtcMs);
   const board = info.board;
   return {
     board,
