@@ -36,6 +36,7 @@ import type { Timer, TouchEvent } from '../hal/index.ts';
 import type { TurnOutcome, TurnRequest } from '../turn/engine.ts';
 import { SETUP_SSID } from '../auth/passphrase.ts';
 import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
+import { groupSignInCode } from '../util/ids.ts';
 import { capBytes } from '../util/cap.ts';
 import { layoutFor, type Layout } from './layout.ts';
 import { encodeQr, wifiJoinString, type QrCode } from './qr.ts';
@@ -798,7 +799,7 @@ export class Ui {
       lines: [
         { text: 'Scan with your phone, or open' },
         { text: cur.url, tone: 'busy', secret: true },
-        { text: `Code ${cur.code}`, secret: true },
+        { text: `Code ${groupSignInCode(cur.code)}`, secret: true },
         { text: `New code in ${left} s`, tone: 'dim' },
         { text: 'Tap to close', tone: 'dim' },
       ],

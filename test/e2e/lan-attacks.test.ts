@@ -5,7 +5,9 @@
 // fresh connections out of 100; the firmware never holds more than its 8
 // connections; and once the attack stops (and the simulator's clock is moved
 // past every deadline) connections, the board's sockets and the live XS
-// heap are back where they started.
+// heap are back where they started. Wrong sign-in codes and launch keys by
+// the thousand never keep a valid one from working at once.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probes, spawnAttack, summarize } from '../../tools/lan-attacks.mjs';
 import { cleanup, startDevice, type Device } from './harness.ts';
@@ -110,4 +112,65 @@ describe('a token holder is answered within 2 s while the LAN is hostile', () =>
       expect(after.ram - heap0.ram).toBeLessThan(32 * 1024);
     }, 120_000);
   }
+});
+
+/** One request on a fresh connection, timed: status, Location and body. */
+function once(method: string, path: string, body = '', headers: Record<string, string> = {}): Promise<{ status: number; location: string; text: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, agent: false, headers: { Connection: 'close', ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, location: String(res.headers.location ?? ''), text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0 }));
+    });
+    req.setTimeout(2000, () => req.destroy(new Error('no answer in 2 s')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('guessing a secret never keeps the owner out', () => {
+  it('under a stream of wrong sign-in codes, a valid code is exchanged for the token at once, 100 of 100', async () => {
+    const attack = await spawnAttack('codes', { port, connections: 16, seconds: 120 });
+    const slowest: number[] = [];
+    let stats;
+    try {
+      for (let i = 0; i < 100; i++) {
+        const minted = JSON.parse((await once('GET', '/api/signin/code', '', { 'X-Device-Token': token })).text) as { code: string };
+        const r = await once('POST', '/api/signin/exchange', `code=${minted.code}`);
+        expect(r.status, r.text).toBe(200);
+        expect(JSON.parse(r.text)).toEqual({ token });
+        slowest.push(r.ms);
+      }
+    } finally {
+      stats = (await attack.stop()).stats;
+      await attack.release();
+    }
+    // The attack was real: wrong codes by the hundred a second, every one refused, none with a lockout.
+    expect(stats.answers['401']).toBeGreaterThan(500);
+    expect(stats.answers['429']).toBeUndefined();
+    expect(Math.max(...slowest)).toBeLessThan(2000);
+    console.log(`codes: ${stats.answers['401']} wrong codes refused; slowest valid exchange ${Math.max(...slowest).toFixed(1)} ms`);
+  }, 120_000);
+
+  it('under a stream of wrong launch keys, the exact key still gets the authorize address at once, 100 of 100', async () => {
+    const fields = new URLSearchParams({ id: 'calendar', name: 'Calendar', kind: 'mcp', url: 'https://mcp.calendar.test/mcp', auth: 'oauth', authorize_url: 'https://auth.calendar.test/authorize', token_url: 'https://auth.calendar.test/token', client_id: 'desk', scope: 'read' });
+    expect((await once('POST', '/api/connectors', fields.toString(), { 'X-Device-Token': token })).status).toBeLessThan(300);
+    const started = await once('POST', '/api/connectors', 'action=signin&id=calendar', { 'X-Device-Token': token });
+    const path = (JSON.parse(started.text) as { verifyPath: string }).verifyPath;
+    const attack = await spawnAttack('keys', { port, connections: 16, seconds: 120 });
+    let stats;
+    try {
+      for (let i = 0; i < 100; i++) {
+        const r = await once('POST', path);
+        expect(r.status).toBe(303);
+        expect(r.location).toMatch(/^https:\/\/auth\.calendar\.test\/authorize\?/);
+        expect(r.ms).toBeLessThan(2000);
+      }
+    } finally {
+      stats = (await attack.stop()).stats;
+      await attack.release();
+    }
+    expect(stats.answers['303']).toBeGreaterThan(500);
+  }, 120_000);
 });
