@@ -20,8 +20,9 @@
 //             (2 s doubling to 5 min, +-25% jitter), reset by a WELCOME;
 //   off       BYE {unpair} and the credential forgotten (CLOUDOFF).
 //
-// Limits: 4 streams in flight (the fifth is answered 503), request bodies
-// at most 64 KB and the route's own limit (413), frames of at most 32 KB.
+// Limits: 4 streams in flight (the fifth is answered 503; beyond 8 open, a
+// stream is reset untracked), request bodies at most 64 KB and the route's
+// own limit (413), frames of at most 32 KB.
 
 import type { Clock, Net, PendingSocket, Timer } from '../hal/index.ts';
 import type { Store } from '../core/store.ts';
@@ -53,6 +54,11 @@ export const SILENCE_MS = 90_000;
 export const BACKOFF_FIRST_MS = 2_000;
 export const BACKOFF_MAX_MS = 300_000;
 export const MAX_STREAMS = 4;
+/**
+ * Streams tracked at once: a request refused at once is still tracked until
+ * its END; a relay that never sends it does not make the device hold more.
+ */
+export const MAX_TRACKED = 2 * MAX_STREAMS;
 export const LOOP_MS = 20_000;
 /** A stream writer waits for the socket to drain above this many queued bytes. */
 const HIGH_WATER = 32 * 1024;
@@ -502,6 +508,7 @@ export class CloudRelay {
 
   private onRequest(f: Frame): void {
     if (this.st !== 'online' || f.stream === 0 || this.streams.has(f.stream)) return this.reset(f.stream, 'unexpected request');
+    if (this.streams.size >= MAX_TRACKED) return this.reset(f.stream, 'too many open streams');
     const p = payloadJson(f);
     const method = typeof p?.['method'] === 'string' ? (p['method'] as string).toUpperCase() : '';
     const target = typeof p?.['target'] === 'string' ? (p['target'] as string) : '';

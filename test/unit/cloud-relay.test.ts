@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { boot, type Device } from '../../src/main.ts';
 import { FrameDecoder, F, frame, jsonFrame, MAX_PAYLOAD } from '../../src/cloud/frames.ts';
-import { BACKOFF_FIRST_MS, MAX_STREAMS, RELAY_HOST } from '../../src/cloud/relay.ts';
+import { BACKOFF_FIRST_MS, MAX_STREAMS, MAX_TRACKED, RELAY_HOST } from '../../src/cloud/relay.ts';
 import { TUNNEL_DENIED } from '../../src/auth/tunnel-guard.ts';
 import { jsonResponse } from '../../src/net/http/errors.ts';
 import { DEFAULT_ACCOUNT, Decoder, encodeFrame, type RelayResponse } from '../../tools/cloud-relay.mjs';
@@ -234,6 +234,17 @@ describe('the tunnel', () => {
       .filter((f) => f.type === F.RES)
       .map((f) => (JSON.parse(f.payload.toString('utf8')) as { status: number }).status);
     expect(statuses.sort()).toEqual([200, 200, 200, 200, 503]);
+    // A relay that opens streams and never ends them: the device tracks 8 at most and resets the rest.
+    const from2 = link.inbox.length;
+    for (let i = 0; i < 12; i++) link.send(encodeFrame(F.REQ, 3001 + 2 * i, { method: 'GET', target: '/api/state', headers: [], length: 5 }));
+    await until(rig, () => {
+      const d2 = new Decoder();
+      return link.inbox.slice(from2).flatMap((c) => d2.feed(c)).filter((f) => f.type === F.RESET).length >= 12 - MAX_TRACKED;
+    });
+    const d3 = new Decoder();
+    const resets = link.inbox.slice(from2).flatMap((c) => d3.feed(c)).filter((f) => f.type === F.RESET);
+    expect(resets.map((f) => JSON.parse(f.payload.toString('utf8')).reason)).toEqual(Array(12 - MAX_TRACKED).fill('too many open streams'));
+    link.send(Buffer.concat(Array.from({ length: 12 }, (_, i) => encodeFrame(F.RESET, 3001 + 2 * i, { reason: 'gave up' }))));
     const big = await owner(rig, id, 'POST', '/api/orch', { headers: [['Content-Type', 'application/x-www-form-urlencoded']], body: 'directive=' + 'x'.repeat(70_000) });
     expect(big.status).toBe(413);
     // The stream slots are free again.
