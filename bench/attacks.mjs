@@ -11,17 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../tools/build.mjs';
-import { probes, spawnAttack, summarize } from '../tools/lan-attacks.mjs';
+import { CONNECTION_ATTACKS, probes, spawnAttack, summarize } from '../tools/lan-attacks.mjs';
 
-const ATTACKS = [
-  ['slow-head', 24],
-  ['slow-body', 24],
-  ['idle', 24],
-  ['half-open', 24],
-  ['flood', 64],
-  ['all', 48],
-  ['codes', 16],
-];
+const ATTACKS = [...CONNECTION_ATTACKS, ['codes', 16]];
 
 /** Boots the simulator; resolves with its port, a console to it, and stop(). */
 function boot(deviceDir) {

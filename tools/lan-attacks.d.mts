@@ -1,6 +1,7 @@
 // Types for tools/lan-attacks.mjs.
 
 export const KINDS: string[];
+export const CONNECTION_ATTACKS: ReadonlyArray<readonly [string, number]>;
 
 export interface AttackStats {
   kind: string;

@@ -36,6 +36,19 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 export const KINDS = ['slow-head', 'slow-body', 'idle', 'half-open', 'flood', 'all', 'codes', 'keys'];
+/**
+ * The attacks on the connection policy, each with its number of hostile
+ * connections (flood and all: connecting workers), well over the 8 the
+ * server keeps: the set the e2e test and the bench run.
+ */
+export const CONNECTION_ATTACKS = [
+  ['slow-head', 24],
+  ['slow-body', 24],
+  ['idle', 24],
+  ['half-open', 24],
+  ['flood', 64],
+  ['all', 48],
+];
 const HOST = '127.0.0.1';
 const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 

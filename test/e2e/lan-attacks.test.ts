@@ -9,7 +9,7 @@
 // the thousand never keep a valid one from working at once.
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { probes, spawnAttack, summarize } from '../../tools/lan-attacks.mjs';
+import { CONNECTION_ATTACKS, probes, spawnAttack, summarize } from '../../tools/lan-attacks.mjs';
 import { cleanup, startDevice, type Device } from './harness.ts';
 
 let device: Device;
@@ -59,18 +59,8 @@ async function until(check: () => Promise<boolean>, ms = 10_000): Promise<boolea
   }
 }
 
-/** Each attack with its number of hostile connections (flood: connecting workers), more than the server ever keeps. */
-const ATTACKS = [
-  ['slow-head', 24],
-  ['slow-body', 24],
-  ['idle', 24],
-  ['half-open', 24],
-  ['flood', 64],
-  ['all', 48],
-] as const;
-
 describe('a token holder is answered within 2 s while the LAN is hostile', () => {
-  for (const [kind, connections] of ATTACKS) {
+  for (const [kind, connections] of CONNECTION_ATTACKS) {
     it(`${kind}: 100 of 100 answered within 2 s; connections and heap bounded, and back to where they were`, async () => {
       // Settle first: the harness's own connections are gone, the heap collected.
       await device.board.request('clock.warp', { ms: 60_000 });

@@ -35,6 +35,7 @@ import { parseConfigWrite } from '../../src/notifier/config.ts';
 import { encodeFrame as encodeBleFrame, parseFrame as parseBleFrame, RECORD } from '../../src/notifier/frame.ts';
 import { parseManifest, resolveImageUrl, selectVariant } from '../../src/ota/manifest.ts';
 import { parseTurn } from '../../src/turn/parse.ts';
+import { concatBytes } from '../../src/util/bytes.ts';
 import { fromHex, toHex } from '../../src/util/encoding.ts';
 import { decode, encode } from '../../src/util/utf8.ts';
 
@@ -64,17 +65,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+const concat = concatBytes;
 
 const hex = (b: Uint8Array): string => toHex(b);
 const unhex = (j: unknown): Uint8Array => fromHex(String(j)) ?? new Uint8Array(0);
