@@ -244,6 +244,12 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
+console.log('\nThe owner while the LAN is hostile (simulator; GET /api/state with the token on a fresh connection, 200 times each; tools/lan-attacks.mjs):');
+{
+  const { attackBench } = await import('./attacks.mjs');
+  await attackBench(row);
+}
+
 console.log('\nFirmware update (OTA):');
 await otaBench(row, ok);
 

@@ -236,6 +236,16 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   if (ctx.mode === 1) {
     http = new HttpServer(hal.net, hal.clock, ctx.router, undefined, (m) => log.error('http', m));
     http.listen(HTTP_PORT);
+    const server = http;
+    ctx.console.register({
+      verb: 'HTTP?',
+      maxArgs: 0,
+      help: 'HTTP server: connections open (trusted: showed the token), accepted, requests, rejected, evicted, refused at the head, timed out',
+      run: (c) => {
+        const s = server.stats;
+        c.out(`open=${s.open} trusted=${s.trusted} accepted=${s.accepted} requests=${s.requests} rejected=${s.rejected} evicted=${s.evicted} refused=${s.refused} timedOut=${s.timedOut}`);
+      },
+    });
     const code = signin.mint(SCAN_LIFETIME_MS);
     log.info('boot', 'Orchestrator mode: HTTP up');
     hal.system.announce({ http: true, signInPath: `/?c=${code.code}` });

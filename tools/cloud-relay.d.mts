@@ -3,7 +3,8 @@
 export const RELAY_HOST: string;
 export const DEFAULT_ACCOUNT: string;
 export const PROTOCOL_VERSION: number;
-export const F: Record<'HELLO' | 'PAIR' | 'PAIRCODE' | 'PAIRED' | 'WELCOME' | 'DENIED' | 'REQ' | 'RES' | 'BODY' | 'END' | 'RESET' | 'PING' | 'PONG' | 'LOOP' | 'LOOPRES' | 'BYE', number>;
+export const PROTOCOL_VERSIONS: number[];
+export const F: Record<'HELLO' | 'PAIR' | 'PAIRCODE' | 'PAIRED' | 'WELCOME' | 'DENIED' | 'REQ' | 'RES' | 'BODY' | 'END' | 'RESET' | 'DONE' | 'PING' | 'PONG' | 'LOOP' | 'LOOPRES' | 'BYE', number>;
 export const MAX_PAYLOAD: number;
 
 export interface RelayFrame {
@@ -49,11 +50,15 @@ export interface RelayRequest {
 }
 
 export interface Relay {
-  stats: { frames: number; requests: number; loops: number; connections: number };
+  stats: { frames: number; requests: number; loops: number; connections: number; replays: number };
   attach(link: Link): Attached;
   claim(account: string, code: string): { ok: true; deviceId: string } | { ok: false; error: string };
   devices(account?: string): Array<{ id: string; owner: string; online: boolean; fw: string; board: string }>;
   revoke(id: string): void;
+  /** Closes the device's connection from the relay's side (a network cut, a relay restart). */
+  cut(id: string): void;
+  /** The device's connection goes dark without closing (nothing read or written on it any more). */
+  darken(id: string): void;
   request(account: string, id: string, req: RelayRequest): Promise<RelayResponse>;
 }
 

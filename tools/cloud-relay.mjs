@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A local cloud relay, for tests and for engineers: the service side of the
-// relay protocol in docs/cloud-relay.md (v1). Devices connect over TLS with
+// relay protocol in docs/cloud-relay.md (v2, and v1 devices). Devices connect over TLS with
 // a certificate for relay.desk-assistant.invalid from the local test CA
 // (which the simulator's test builds trust; --untrusted gives a self-signed
 // one they must refuse). Owners talk to it over plain HTTP on loopback:
@@ -16,6 +16,14 @@
 // The core is transport-free (attach(conn) for a device connection,
 // claim(), request()), so unit tests run it on the in-memory network with a
 // virtual clock (test/support/cloud-net.ts); start() serves it for real.
+//
+// A request it accepts is never lost to a reconnect (docs/cloud-relay.md,
+// "Reconnects"): it carries a request id; if its connection goes before the
+// answer's END, it is sent again with the same id on the device's next
+// connection (the device answers from the run it already has, never running
+// it twice); requests for a device that went offline less than 30 s ago
+// wait for it, within their own 30 s. It sends a device no more requests at
+// once than the device said it serves (HELLO streams, 4 for v1).
 //
 // CLI: node tools/cloud-relay.mjs [--device-port N] [--owner-port N]
 //      [--account KEY]... [--untrusted]; then type "claim <code>" to link a
@@ -35,7 +43,9 @@ import { issueTestCert } from './test-ca.mjs';
 
 export const RELAY_HOST = 'relay.desk-assistant.invalid';
 export const DEFAULT_ACCOUNT = 'owner-account-key-for-tests';
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
+/** Versions this relay speaks (a v1 device gets no replays of requests that may not run twice). */
+export const PROTOCOL_VERSIONS = [1, 2];
 
 /** Frame types (src/cloud/frames.ts). */
 export const F = {
@@ -50,6 +60,7 @@ export const F = {
   BODY: 0x21,
   END: 0x22,
   RESET: 0x23,
+  DONE: 0x24,
   PING: 0x30,
   PONG: 0x31,
   LOOP: 0x40,
@@ -61,6 +72,11 @@ const BODY_CHUNK = 16 * 1024;
 const PAIR_MS = 10 * 60_000;
 const SILENCE_MS = 90_000;
 const REQUEST_MS = 30_000;
+/** Requests for a device that went offline this recently wait for it (within REQUEST_MS). */
+const GRACE_MS = 30_000;
+/** Streams a v1 device serves at once (v2 devices say in HELLO). */
+const V1_STREAMS = 4;
+const MAX_STREAMS = 16;
 const LOOP_KEEP = 4096;
 const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 /** Owner headers never forwarded to the device. */
@@ -117,6 +133,11 @@ function pairCode() {
   return s.length === 8 ? `${s.slice(0, 4)}-${s.slice(4)}` : pairCode();
 }
 
+/** Methods that may run twice with no harm (RFC 9110, 9.2.2). */
+function idempotent(method) {
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+}
+
 function sameSecret(a, b) {
   const x = Buffer.from(String(a));
   const y = Buffer.from(String(b));
@@ -130,17 +151,18 @@ const realTimers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (
  * clearTimeout}: the virtual clock's in unit tests), pairMs, log.
  */
 export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () => {} } = {}) {
-  /** id -> {id, cred, owner, fw, board, conn} */
+  /** id -> {id, cred, owner, fw, board, conn, v, streams, queue, grace, graceTimer} */
   const devices = new Map();
   /** code -> {conn, timer} */
   const pairings = new Map();
-  const stats = { frames: 0, requests: 0, loops: 0, connections: 0 };
+  const stats = { frames: 0, requests: 0, loops: 0, connections: 0, replays: 0 };
+  let nextRid = 1;
 
   function attach(link) {
     stats.connections++;
-    const conn = { link, decoder: new Decoder(), state: 'new', device: null, code: null, streams: new Map(), nextStream: 1, watchdog: null, closed: false, fw: '', board: '' };
+    const conn = { link, decoder: new Decoder(), state: 'new', device: null, code: null, streams: new Map(), nextStream: 1, watchdog: null, closed: false, fw: '', board: '', boot: null, dark: false };
     const send = (type, stream, payload) => {
-      if (!conn.closed) link.write(encodeFrame(type, stream, payload));
+      if (!conn.closed && !conn.dark) link.write(encodeFrame(type, stream, payload));
     };
     conn.send = send;
     const arm = () => {
@@ -156,9 +178,21 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
         if (p) timers.clearTimeout(p.timer);
         pairings.delete(conn.code);
       }
-      if (conn.device && devices.get(conn.device)?.conn === conn) devices.get(conn.device).conn = null;
-      for (const s of conn.streams.values()) s.fail(502, 'the device went offline');
+      const d = conn.device ? devices.get(conn.device) : null;
+      if (d && d.conn === conn) {
+        d.conn = null;
+        // Requests wait a while for the device to come back.
+        d.grace = true;
+        if (d.graceTimer) timers.clearTimeout(d.graceTimer);
+        d.graceTimer = timers.setTimeout(() => {
+          d.grace = false;
+          d.graceTimer = null;
+        }, GRACE_MS);
+      }
+      // Nothing a device was asked and has not answered whole is lost: it is sent again on its next connection.
+      const orphans = [...conn.streams.values()];
       conn.streams.clear();
+      for (const job of orphans) requeue(job);
       log(`relay: connection closed (${why})`);
       link.end();
     };
@@ -173,6 +207,9 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
           conn.state = 'pairing';
           conn.fw = String(p?.fw ?? '');
           conn.board = String(p?.board ?? '');
+          conn.v = Number(p?.v ?? 1);
+          conn.wants = Number(p?.streams) || V1_STREAMS;
+          conn.boot = typeof p?.boot === 'string' ? p.boot : null;
           const code = pairCode();
           conn.code = code;
           const timer = timers.setTimeout(() => {
@@ -186,6 +223,10 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
           return;
         }
         if (f.type === F.HELLO) {
+          if (!PROTOCOL_VERSIONS.includes(Number(p?.v ?? 1))) {
+            send(F.DENIED, 0, { reason: 'protocol' });
+            return close('unsupported protocol version');
+          }
           const d = devices.get(String(p?.id ?? ''));
           if (!d) {
             send(F.DENIED, 0, { reason: 'unknown-device' });
@@ -195,13 +236,18 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
             send(F.DENIED, 0, { reason: 'bad-credential' });
             return close('bad credential');
           }
+          // The old connection's requests go back to the queue, for this one.
           if (d.conn && d.conn !== conn) d.conn.close('replaced by a new connection');
           d.conn = conn;
           d.fw = String(p?.fw ?? d.fw);
+          d.v = Number(p?.v ?? 1);
+          d.streams = d.v >= 2 ? Math.max(1, Math.min(MAX_STREAMS, Number(p?.streams) || V1_STREAMS)) : V1_STREAMS;
+          conn.boot = typeof p?.boot === 'string' ? p.boot : null;
           conn.device = d.id;
           conn.state = 'online';
-          send(F.WELCOME, 0, { limits: { maxPayload: MAX_PAYLOAD } });
+          send(F.WELCOME, 0, { limits: { maxPayload: MAX_PAYLOAD }, v: Math.min(d.v, PROTOCOL_VERSION) });
           log(`relay: device ${d.id} online`);
+          pump(d);
           return;
         }
         send(F.DENIED, 0, { reason: 'protocol' });
@@ -216,15 +262,17 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
         case F.BODY:
         case F.END:
         case F.RESET: {
-          const s = conn.streams.get(f.stream);
-          if (s) s.frame(f, p);
+          const job = conn.streams.get(f.stream);
+          if (job) onStreamFrame(conn, job, f, p);
           return;
         }
         case F.LOOP: {
           if (conn.state !== 'online' || !p) return;
           stats.loops++;
           const tag = p.tag;
-          void forward(conn, { method: String(p.method ?? 'GET'), target: String(p.target ?? '/'), headers: [['accept', '*/*']], body: Buffer.alloc(0) }).then((r) =>
+          const d = devices.get(conn.device);
+          if (!d) return;
+          void enqueue(d, { method: String(p.method ?? 'GET'), target: String(p.target ?? '/'), headers: [['accept', '*/*']], body: Buffer.alloc(0) }).then((r) =>
             send(F.LOOPRES, 0, { tag, status: r.status, headers: r.headers, bytes: r.body.length, body: r.body.subarray(0, LOOP_KEEP).toString('base64') }),
           );
           return;
@@ -243,51 +291,109 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
 
     return {
       data(chunk) {
-        if (conn.closed) return;
+        if (conn.closed || conn.dark) return;
         arm();
         for (const f of conn.decoder.feed(chunk)) onFrame(f);
         if (conn.decoder.error) close(conn.decoder.error);
       },
       closed() {
-        close('the device hung up');
+        // A dark link is one the relay has stopped hearing from (darken): it does not hear it close either.
+        if (!conn.dark) close('the device hung up');
       },
       conn,
     };
   }
 
-  /** Sends one request down a device connection; resolves with its response (never rejects). */
-  function forward(conn, { method, target, headers, body }) {
+  /** A stream's frame from the device: the answer's head, body, end, or the device giving up on it. */
+  function onStreamFrame(conn, job, f, p) {
+    if (f.type === F.RES) job.head = p;
+    else if (f.type === F.BODY) job.chunks.push(Buffer.from(f.payload));
+    else if (f.type === F.END) {
+      finish(job, { status: Number(job.head?.status ?? 502), headers: Array.isArray(job.head?.headers) ? job.head.headers : [], body: Buffer.concat(job.chunks) });
+      // The device may forget the answer it kept for a replay.
+      if (job.rid) conn.send(F.DONE, f.stream, { rid: job.rid });
+    } else if (f.type === F.RESET) {
+      conn.streams.delete(f.stream);
+      job.conn = null;
+      fail(job, 502, `the device abandoned the answer (${p?.reason ?? 'reset'})`);
+    }
+  }
+
+  function fail(job, status, message) {
+    finish(job, { status, headers: [['content-type', 'application/json']], body: Buffer.from(JSON.stringify({ error: 'relay', message })) });
+  }
+
+  function finish(job, r) {
+    if (job.done) return;
+    job.done = true;
+    if (job.timer) timers.clearTimeout(job.timer);
+    if (job.conn) job.conn.streams.delete(job.stream);
+    const i = job.device.queue.indexOf(job);
+    if (i >= 0) job.device.queue.splice(i, 1);
+    job.resolve(r);
+    pump(job.device);
+  }
+
+  /**
+   * A request whose connection went before its END. It is sent again, with
+   * the same id, on the next connection, unless it went to an earlier boot
+   * of the device and may not run twice (that boot may have done it, and
+   * nothing of it survived to say so) or the device speaks v1 (no ids).
+   */
+  function requeue(job) {
+    if (job.done) return;
+    job.conn = null;
+    job.unsure = !idempotent(job.method);
+    job.device.queue.unshift(job);
+  }
+
+  /** Sends queued requests while the device has streams free. */
+  function pump(d) {
+    const conn = d.conn;
+    if (!conn || conn.closed || conn.state !== 'online') return;
+    while (d.queue.length && conn.streams.size < d.streams) {
+      const job = d.queue.shift();
+      if (job.unsure && (d.v < 2 || (job.boot !== null && job.boot !== conn.boot))) {
+        fail(job, 502, d.v < 2 ? 'the device went offline during the request' : 'the device restarted during the request; it may or may not have been carried out');
+        continue;
+      }
+      sendJob(conn, job);
+    }
+  }
+
+  function sendJob(conn, job) {
+    const id = conn.nextStream;
+    conn.nextStream += 2;
+    conn.streams.set(id, job);
+    job.conn = conn;
+    job.stream = id;
+    job.head = null;
+    job.chunks = [];
+    job.boot = conn.boot;
+    if (job.attempts++ > 0) stats.replays++;
+    const head = { method: job.method, target: job.target, headers: job.headers, length: job.body.length, rid: job.rid, ...(job.attempts > 1 ? { replay: job.attempts - 1 } : {}) };
+    // One write for the whole request: small writes in a row would wait on TCP's delayed acknowledgement.
+    const frames = [encodeFrame(F.REQ, id, head)];
+    for (let at = 0; at < job.body.length; at += BODY_CHUNK) frames.push(encodeFrame(F.BODY, id, job.body.subarray(at, at + BODY_CHUNK)));
+    frames.push(encodeFrame(F.END, id));
+    if (!conn.dark) conn.link.write(Buffer.concat(frames));
+  }
+
+  /** Accepts one request for a device; resolves with its answer (never rejects). */
+  function enqueue(d, { method, target, headers, body }) {
     return new Promise((resolveRes) => {
-      const id = conn.nextStream;
-      conn.nextStream += 2;
-      let head = null;
-      const chunks = [];
-      let timer = null;
-      const finish = (r) => {
-        if (timer) timers.clearTimeout(timer);
-        conn.streams.delete(id);
-        resolveRes(r);
-      };
-      const stream = {
-        fail: (status, message) => finish({ status, headers: [['content-type', 'application/json']], body: Buffer.from(JSON.stringify({ error: 'relay', message })) }),
-        frame(f, p) {
-          if (f.type === F.RES) head = p;
-          else if (f.type === F.BODY) chunks.push(Buffer.from(f.payload));
-          else if (f.type === F.END) finish({ status: Number(head?.status ?? 502), headers: Array.isArray(head?.headers) ? head.headers : [], body: Buffer.concat(chunks) });
-          else if (f.type === F.RESET) stream.fail(502, `the device abandoned the answer (${p?.reason ?? 'reset'})`);
-        },
-      };
-      conn.streams.set(id, stream);
-      timer = timers.setTimeout(() => {
-        conn.send(F.RESET, id, { reason: 'timeout' });
-        stream.fail(504, 'the device did not answer in time');
+      const job = { rid: `r${(nextRid++).toString(36)}`, device: d, method, target, headers, body, resolve: resolveRes, conn: null, stream: 0, head: null, chunks: [], attempts: 0, boot: null, unsure: false, done: false, timer: null };
+      job.timer = timers.setTimeout(() => {
+        if (job.conn) {
+          job.conn.send(F.RESET, job.stream, { reason: 'timeout' });
+          job.conn.streams.delete(job.stream);
+          job.conn = null;
+        }
+        fail(job, 504, 'the device did not answer in time');
       }, REQUEST_MS);
       stats.requests++;
-      // One write for the whole request: small writes in a row would wait on TCP's delayed acknowledgement.
-      const frames = [encodeFrame(F.REQ, id, { method, target, headers, length: body.length })];
-      for (let at = 0; at < body.length; at += BODY_CHUNK) frames.push(encodeFrame(F.BODY, id, body.subarray(at, at + BODY_CHUNK)));
-      frames.push(encodeFrame(F.END, id));
-      if (!conn.closed) conn.link.write(Buffer.concat(frames));
+      d.queue.push(job);
+      pump(d);
     });
   }
 
@@ -305,7 +411,9 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
       conn.code = null;
       const id = `d${randomBytes(8).toString('hex')}`;
       const cred = randomBytes(32).toString('base64url');
-      devices.set(id, { id, cred, owner: account, fw: conn.fw, board: conn.board, conn });
+      const v = conn.v ?? 1;
+      const d = { id, cred, owner: account, fw: conn.fw, board: conn.board, conn, v, streams: v >= 2 ? Math.max(1, Math.min(MAX_STREAMS, conn.wants)) : V1_STREAMS, queue: [], grace: false, graceTimer: null };
+      devices.set(id, d);
       conn.device = id;
       conn.state = 'online';
       conn.send(F.PAIRED, 0, { id, cred });
@@ -321,6 +429,20 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
       const d = devices.get(id);
       devices.delete(id);
       d?.conn?.close('revoked');
+      for (const job of [...(d?.queue ?? [])]) fail(job, 404, 'no such device');
+    },
+    /** Closes the device's connection from the relay's side (a network cut, or a relay restart). */
+    cut(id) {
+      devices.get(id)?.conn?.close('cut by the relay');
+    },
+    /**
+     * The device's connection goes dark: nothing is read or written on it any
+     * more, and its close goes unheard, as on a link that died where the relay
+     * cannot see. The device's next HELLO replaces it.
+     */
+    darken(id) {
+      const conn = devices.get(id)?.conn;
+      if (conn) conn.dark = true;
     },
     /** A request from an owner: 404 unknown, 403 not theirs, 502 offline, else the device's answer. */
     async request(account, id, req) {
@@ -328,9 +450,10 @@ export function createRelay({ timers = realTimers, pairMs = PAIR_MS, log = () =>
       const refuse = (status, message) => ({ status, headers: [['content-type', 'application/json']], body: Buffer.from(JSON.stringify({ error: 'relay', message })) });
       if (!d) return refuse(404, 'no such device');
       if (d.owner !== account) return refuse(403, 'not your device');
-      if (!d.conn || d.conn.state !== 'online') return refuse(502, 'the device is offline');
+      const online = d.conn && d.conn.state === 'online';
+      if (!online && !d.grace) return refuse(502, 'the device is offline');
       const headers = (req.headers ?? []).filter(([k]) => !HOP.has(String(k).toLowerCase()));
-      return forward(d.conn, { method: req.method ?? 'GET', target: req.target ?? '/', headers, body: Buffer.from(req.body ?? []) });
+      return enqueue(d, { method: String(req.method ?? 'GET').toUpperCase(), target: req.target ?? '/', headers, body: Buffer.from(req.body ?? []) });
     },
   };
 }

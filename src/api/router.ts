@@ -2,7 +2,7 @@
 // before dispatch for every route not marked open. Unknown paths answer 401
 // to a caller without the token, so the route list is not probeable.
 
-import type { HttpApp } from '../net/http/server.ts';
+import type { Admission, HttpApp } from '../net/http/server.ts';
 import type { RequestHead } from '../net/http/parse.ts';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../net/http/types.ts';
 import { errorResponse } from '../net/http/errors.ts';
@@ -21,7 +21,17 @@ export interface Route {
   handler: HttpHandler;
 }
 
-export type Gate = (req: HttpRequest) => boolean;
+/**
+ * The token gate. presented(), when given, says whether a head offers a
+ * token at all (the header): then the body is never consulted, so a request
+ * whose head offers a wrong one is refused before its body is read.
+ */
+export type Gate = ((req: HttpRequest) => boolean) & { presented?(headers: Map<string, string>): boolean };
+
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const FORM_TYPE = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\s*(;|$)/i;
+const NO_BODY = new Uint8Array(0);
+const UNAUTHORIZED = 'A valid device access token is required.';
 
 /**
  * Answers a request before routing and the gate, or returns null to pass.
@@ -69,6 +79,24 @@ export class Router implements HttpApp {
     return route ? (route.bodyLimit ?? DEFAULT_BODY_LIMIT) : UNKNOWN_BODY_LIMIT;
   }
 
+  /**
+   * Judges a request from its head alone, for the HTTP server's connection
+   * policy: the valid token in the head (trusted), a route open to anyone (or
+   * a bootstrap interceptor that answers it), a form body that may carry the
+   * token, or a request the gate will refuse whatever its body says (then it
+   * is refused at once and its body is never read). The answer never differs
+   * from what handle() would give: this only decides it sooner.
+   */
+  admit(head: RequestHead, hasBody: boolean): Admission {
+    const bare: HttpRequest = { method: head.method, path: head.path, query: head.query, headers: head.headers, body: NO_BODY, remote: '' };
+    if (this.gate(bare)) return { kind: 'token' };
+    const { route } = this.find(head.method, head.path);
+    if (route !== null && this.openTo(route)) return { kind: 'open' };
+    for (const intercept of this.interceptors) if (intercept(bare)) return { kind: 'open' };
+    if (hasBody && !this.gate.presented?.(head.headers) && FORM_TYPE.test(head.headers.get('content-type') ?? '')) return { kind: 'form' };
+    return { kind: 'refuse', response: errorResponse(401, 'unauthorized', UNAUTHORIZED) };
+  }
+
   private allowed(route: Route | null, req: HttpRequest): boolean {
     return (route !== null && this.openTo(route)) || this.gate(req);
   }
@@ -79,7 +107,7 @@ export class Router implements HttpApp {
       if (early) return early;
     }
     const { route, pathKnown } = this.find(req.method, req.path);
-    if (!this.allowed(route, req)) return errorResponse(401, 'unauthorized', 'A valid device access token is required.');
+    if (!this.allowed(route, req)) return errorResponse(401, 'unauthorized', UNAUTHORIZED);
     if (!route) {
       if (pathKnown) return errorResponse(405, 'method-not-allowed', `${req.method} is not supported on ${req.path}.`);
       return errorResponse(404, 'not-found', `No such route: ${req.path}.`);

@@ -2,16 +2,16 @@
 // field, compared in constant time, failing closed. Never from the query
 // string, and nothing about Host, Origin, Referer or the client address.
 
+import type { Gate } from '../api/router.ts';
 import type { Context } from '../core/context.ts';
 import { parseForm } from '../net/http/body.ts';
-import type { HttpRequest } from '../net/http/types.ts';
 import type { AccessToken } from './token.ts';
 
 export const TOKEN_HEADER = 'x-device-token';
 export const TOKEN_FIELD = 'token';
 
-export function makeGate(token: AccessToken): (req: HttpRequest) => boolean {
-  return (req) => {
+export function makeGate(token: AccessToken): Gate {
+  const gate: Gate = (req) => {
     try {
       const header = req.headers.get(TOKEN_HEADER);
       if (header !== undefined) return token.matches(header);
@@ -22,6 +22,8 @@ export function makeGate(token: AccessToken): (req: HttpRequest) => boolean {
       return false;
     }
   };
+  gate.presented = (headers) => headers.has(TOKEN_HEADER);
+  return gate;
 }
 
 export function installAuth(ctx: Context): void {

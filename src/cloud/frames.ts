@@ -1,4 +1,4 @@
-// The relay protocol's framing (docs/cloud-relay.md, protocol v1): every
+// The relay protocol's framing (docs/cloud-relay.md, protocol v2): every
 // frame is a 4-byte big-endian length (of what follows), a 1-byte type, a
 // 4-byte big-endian stream id, then the payload. Control frames use stream
 // 0; a tunnelled request and its response share one stream id chosen by
@@ -9,11 +9,11 @@
 import { decode, encode } from '../util/utf8.ts';
 import { parseJson } from '../util/json.ts';
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Frame types. */
 export const F = {
-  /** d→r: a paired device: {v, id, cred, fw, board} */
+  /** d→r: a paired device: {v, id, cred, fw, board, boot, streams} (boot and streams: v2) */
   HELLO: 0x01,
   /** d→r: pair me: {v, fw, board} */
   PAIR: 0x02,
@@ -25,7 +25,7 @@ export const F = {
   WELCOME: 0x05,
   /** r→d: refused: {reason}; the relay closes next */
   DENIED: 0x06,
-  /** r→d: a request head: {method, target, headers: [[name, value]...], length} */
+  /** r→d: a request head: {method, target, headers: [[name, value]...], length, rid?, replay?} (rid, replay: v2) */
   REQ: 0x10,
   /** d→r: a response head: {status, headers: [[name, value]...]} */
   RES: 0x20,
@@ -35,6 +35,8 @@ export const F = {
   END: 0x22,
   /** either way: abandon the stream: {reason} */
   RESET: 0x23,
+  /** r→d (v2): the relay has the whole answer of request {rid}: the device forgets it */
+  DONE: 0x24,
   /** either way on stream 0: keepalive, payload echoed in PONG */
   PING: 0x30,
   PONG: 0x31,

@@ -50,6 +50,7 @@ export function installCloud(ctx: Context): Cloud {
     retryInMs: relay.retryInMs(),
     lastError: relay.lastError,
     inFlight: relay.inFlight(),
+    remembered: relay.remembered(),
     ...dispatcher.stats,
   });
   ctx.status.section(() => ({ cloud: { state: relay.state(), paired: relay.paired() } }));
@@ -88,7 +89,7 @@ export function installCloud(ctx: Context): Cloud {
       c.out(`state=${relay.state()} paired=${relay.paired() ? 'yes' : 'no'} device=${relay.deviceId() ?? '-'} relay=${RELAY_HOST}:${RELAY_PORT} verify=always`);
       if (code) c.out(`pairing code=${code.code} expiresIn=${Math.ceil(code.expiresInMs / 1000)}s`);
       const retry = relay.retryInMs();
-      c.out(`served=${s.served} denied=${s.denied} withheld=${s.withheld} inFlight=${relay.inFlight()} reconnects=${relay.reconnects}${retry !== null ? ` retryIn=${Math.ceil(retry / 1000)}s` : ''} lastError=${relay.lastError ?? '-'}`);
+      c.out(`served=${s.served} denied=${s.denied} withheld=${s.withheld} inFlight=${relay.inFlight()} remembered=${relay.remembered()} reconnects=${relay.reconnects}${retry !== null ? ` retryIn=${Math.ceil(retry / 1000)}s` : ''} lastError=${relay.lastError ?? '-'}`);
     },
   });
   ctx.console.register({

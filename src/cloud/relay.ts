@@ -7,15 +7,22 @@
 //   pairing   PAIR -> PAIRCODE (printed for the owner, who enters it on the
 //             relay's service) -> PAIRED {id, cred}: the device credential is
 //             persisted in NVS `cloud` and registered with the log redactor;
-//   online    HELLO {id, cred} -> WELCOME; then REQ/BODY/END streams from the
-//             relay, each replayed through the tunnel path (dispatch.ts) and
-//             answered with RES/BODY/END; PING/PONG keepalive;
+//   online    HELLO {id, cred, boot} -> WELCOME; then REQ/BODY/END streams
+//             from the relay, each replayed through the tunnel path
+//             (dispatch.ts) and answered with RES/BODY/END; PING/PONG
+//             keepalive;
+//   reconnects (protocol v2) each REQ carries the relay's request id: a
+//             request whose connection goes keeps running and its answer
+//             goes to the relay's replay of the same id on the next
+//             connection (runs.ts), so none is lost and none runs twice; the
+//             relay's DONE says an answer arrived;
 //   reconnect a lost connection is retried with exponential backoff
 //             (2 s doubling to 5 min, +-25% jitter), reset by a WELCOME;
 //   off       BYE {unpair} and the credential forgotten (CLOUDOFF).
 //
-// Limits: 4 streams in flight (the fifth is answered 503), request bodies
-// at most 64 KB and the route's own limit (413), frames of at most 32 KB.
+// Limits: 4 streams in flight (the fifth is answered 503; beyond 8 open, a
+// stream is reset untracked), request bodies at most 64 KB and the route's
+// own limit (413), frames of at most 32 KB.
 
 import type { Clock, Net, PendingSocket, Timer } from '../hal/index.ts';
 import type { Store } from '../core/store.ts';
@@ -27,6 +34,8 @@ import { fromBase64 } from '../util/encoding.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { BODY_CHUNK, F, frame, FrameDecoder, jsonFrame, payloadJson, PROTOCOL_VERSION, type Frame } from './frames.ts';
 import type { TunnelDispatcher } from './dispatch.ts';
+import { idempotent, MAX_RID, Runs, type Run } from './runs.ts';
+import { toHex } from '../util/encoding.ts';
 
 /**
  * The relay's host ({relay_host} of the spec): a neutral name in the
@@ -45,6 +54,11 @@ export const SILENCE_MS = 90_000;
 export const BACKOFF_FIRST_MS = 2_000;
 export const BACKOFF_MAX_MS = 300_000;
 export const MAX_STREAMS = 4;
+/**
+ * Streams tracked at once: a request refused at once is still tracked until
+ * its END; a relay that never sends it does not make the device hold more.
+ */
+export const MAX_TRACKED = 2 * MAX_STREAMS;
 export const LOOP_MS = 20_000;
 /** A stream writer waits for the socket to drain above this many queued bytes. */
 const HIGH_WATER = 32 * 1024;
@@ -91,6 +105,9 @@ interface InStream {
   reqDone: boolean;
   resDone: boolean;
   admission: ReturnType<TunnelDispatcher['admit']> | null;
+  /** The relay's request id (protocol v2), and its run once the request is whole. */
+  rid: string | null;
+  run: Run | null;
 }
 
 export class CloudRelay {
@@ -110,11 +127,19 @@ export class CloudRelay {
   private pairCode: { code: string; until: number } | null = null;
   private loops = new Map<number, { resolve(v: LoopResult | null): void; timer: Timer }>();
   private nextTag = 1;
+  private readonly runs: Runs;
+  /** This boot, as the relay is told in HELLO: a request handed to another boot may have been lost with it. */
+  readonly boot: string;
   lastError: string | null = null;
   reconnects = 0;
   onlineSince: number | null = null;
 
-  constructor(private readonly deps: RelayDeps) {}
+  constructor(private readonly deps: RelayDeps) {
+    this.runs = new Runs(() => deps.clock.monoMs());
+    const b = new Uint8Array(8);
+    deps.random(b);
+    this.boot = toHex(b);
+  }
 
   state(): CloudState {
     return this.st;
@@ -126,7 +151,11 @@ export class CloudRelay {
     return this.deps.store.strOrNull('id');
   }
   inFlight(): number {
-    return this.streams.size;
+    return this.streams.size + this.runs.orphans();
+  }
+  /** Relayed requests remembered for a replay (running, or answered and not yet confirmed by DONE). */
+  remembered(): number {
+    return this.runs.size;
   }
   pendingCode(): { code: string; expiresInMs: number } | null {
     if (!this.pairCode || this.st !== 'pairing') return null;
@@ -135,11 +164,16 @@ export class CloudRelay {
   retryInMs(): number | null {
     return this.st === 'waiting' ? this.retryAt - this.deps.clock.monoMs() : null;
   }
-  /** At boot (Orchestrator mode): a paired device goes online. */
+  /**
+   * At boot (Orchestrator mode): a paired device goes online. A device
+   * already connected (paired in the seconds before this ran) keeps its
+   * connection: a second one would make the relay drop the first, and with
+   * it the requests on their way.
+   */
   start(): void {
     const cred = this.deps.store.strOrNull('cred');
     if (cred) this.deps.secret(cred);
-    if (this.paired()) this.connect('hello');
+    if (this.paired() && this.st === 'off' && !this.sock) this.connect('hello');
   }
 
   stop(): void {
@@ -209,6 +243,8 @@ export class CloudRelay {
   // The connection.
 
   private connect(purpose: 'hello' | 'pair'): void {
+    // One connection at a time: the streams of an older one would clash with the new one's.
+    if (this.sock) this.closeSocket(null);
     this.retry?.cancel();
     this.retry = null;
     this.purpose = purpose;
@@ -225,7 +261,7 @@ export class CloudRelay {
     s.onConnect = () => {
       if (this.sock !== s) return;
       this.lastRx = this.deps.clock.monoMs();
-      const id = { v: PROTOCOL_VERSION, fw: this.deps.identity.fw, board: this.deps.identity.board };
+      const id = { v: PROTOCOL_VERSION, fw: this.deps.identity.fw, board: this.deps.identity.board, boot: this.boot, streams: MAX_STREAMS };
       if (purpose === 'pair') this.send(jsonFrame(F.PAIR, 0, id));
       else this.send(jsonFrame(F.HELLO, 0, { ...id, id: this.deviceId(), cred: this.deps.store.strOrNull('cred') }));
     };
@@ -299,6 +335,8 @@ export class CloudRelay {
     }
     for (const st of this.streams.values()) st.cancelled = true;
     this.streams.clear();
+    // Handlers already running go on: their answers wait for the relay's replay (runs.ts).
+    this.runs.detachAll();
     this.drainWaiters.clear();
     for (const [tag, l] of this.loops) {
       l.timer.cancel();
@@ -386,6 +424,11 @@ export class CloudRelay {
       }
       case F.LOOPRES:
         return this.onLoopResult(f);
+      case F.DONE: {
+        const rid = payloadJson(f)?.['rid'];
+        if (typeof rid === 'string') this.runs.forget(rid);
+        return;
+      }
       default:
         // Unknown frame types are ignored: a newer relay may send more.
         return;
@@ -465,21 +508,60 @@ export class CloudRelay {
 
   private onRequest(f: Frame): void {
     if (this.st !== 'online' || f.stream === 0 || this.streams.has(f.stream)) return this.reset(f.stream, 'unexpected request');
+    if (this.streams.size >= MAX_TRACKED) return this.reset(f.stream, 'too many open streams');
     const p = payloadJson(f);
     const method = typeof p?.['method'] === 'string' ? (p['method'] as string).toUpperCase() : '';
     const target = typeof p?.['target'] === 'string' ? (p['target'] as string) : '';
     const length = typeof p?.['length'] === 'number' ? (p['length'] as number) : 0;
+    const rid = typeof p?.['rid'] === 'string' && p['rid'] && (p['rid'] as string).length <= MAX_RID ? (p['rid'] as string) : null;
     const headers: Array<[string, string]> = [];
     if (Array.isArray(p?.['headers'])) for (const h of p['headers'] as unknown[]) if (Array.isArray(h) && typeof h[0] === 'string' && typeof h[1] === 'string') headers.push([h[0], h[1]]);
-    const st: InStream = { discard: false, method, target, headers, limit: 0, chunks: [], size: 0, cancelled: false, reqDone: false, resDone: false, admission: null };
+    const st: InStream = { discard: false, method, target, headers, limit: 0, chunks: [], size: 0, cancelled: false, reqDone: false, resDone: false, admission: null, rid, run: null };
     this.streams.set(f.stream, st);
+    if (rid !== null && this.replayed(f.stream, st, rid)) return;
     if (!method || !target.startsWith('/')) return this.refuse(f.stream, st, errorResponse(400, 'bad-request', 'A malformed request came through the relay.'));
-    if (this.streams.size > MAX_STREAMS) return this.refuse(f.stream, st, errorResponse(503, 'busy', `The device serves at most ${MAX_STREAMS} relayed requests at once; try again.`));
+    if (this.inFlight() > MAX_STREAMS) return this.refuse(f.stream, st, errorResponse(503, 'busy', `The device serves at most ${MAX_STREAMS} relayed requests at once; try again.`));
     const a = this.deps.dispatcher.admit(method, target);
     st.admission = a;
     if (!a.ok) return this.refuse(f.stream, st, a.response);
     st.limit = a.limit;
     if (length > a.limit) return this.refuse(f.stream, st, errorResponse(413, 'too-large', `The request body is over ${a.limit} bytes.`));
+  }
+
+  /**
+   * A request id seen before (the relay sends it again after a reconnect):
+   * a handler still running answers on this stream when it is done; a kept
+   * answer is sent again; an answer not kept is run again only for a method
+   * that may run twice. True when the stream is taken care of.
+   */
+  private replayed(stream: number, st: InStream, rid: string): boolean {
+    const run = this.runs.get(rid);
+    if (!run) return false;
+    st.discard = true;
+    st.run = run;
+    if (!run.done) {
+      const before = run.stream !== null ? this.streams.get(run.stream) : undefined;
+      if (before && run.stream !== stream) {
+        // The relay moved the request to a new stream: the old one gets nothing more.
+        before.cancelled = true;
+        this.streams.delete(run.stream!);
+        this.reset(run.stream!, 'replayed on another stream');
+      }
+      run.stream = stream;
+      return true;
+    }
+    if (run.answer) {
+      this.respond(stream, st, run.answer);
+      return true;
+    }
+    if (idempotent(run.method)) {
+      this.runs.forget(rid);
+      st.discard = false;
+      st.run = null;
+      return false;
+    }
+    this.refuse(stream, st, errorResponse(502, 'answer-lost', 'The device ran this request, but its answer was lost with the relay connection; it is not run twice.'));
+    return true;
   }
 
   private onBody(f: Frame): void {
@@ -505,7 +587,24 @@ export class CloudRelay {
     st.chunks = [];
     const a = st.admission;
     if (!a || !a.ok) return;
-    void this.deps.dispatcher.run(a, st.headers, st.method === 'HEAD' ? new Uint8Array(0) : body).then((res) => this.respond(stream, st, res));
+    if (st.rid !== null) st.run = this.runs.start(st.rid, st.method, stream);
+    void this.deps.dispatcher.run(a, st.headers, st.method === 'HEAD' ? new Uint8Array(0) : body).then((res) => this.answer(stream, st, res));
+  }
+
+  /**
+   * A handler answered. Without a request id it goes to its stream. With
+   * one, it goes to the stream now waiting for that id (the same stream, or
+   * a replay's on a newer connection), and a whole answer is kept until the
+   * relay's DONE, in case the connection goes before it arrives.
+   */
+  private answer(stream: number, st: InStream, res: HttpResponse): void {
+    const run = st.run;
+    if (!run) return this.respond(stream, st, res);
+    const whole = res.stream ? null : { ...res, body: res.body === undefined ? new Uint8Array(0) : typeof res.body === 'string' ? encode(res.body) : res.body };
+    this.runs.answered(run, whole);
+    const to = run.stream;
+    const waiting = to !== null ? this.streams.get(to) : undefined;
+    if (to !== null && waiting && waiting.run === run && !waiting.cancelled) this.respond(to, waiting, whole ?? res);
   }
 
   /** Frees a stream once its request and its response are both complete. */

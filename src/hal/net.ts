@@ -2,7 +2,12 @@
 // Wi-Fi radio (station, setup access point, scan) and mDNS. Sockets are
 // event-driven, as ECMA-419 sockets are: the owner sets the on* handlers.
 
-/** A connected TCP (or TLS) stream. */
+/**
+ * A connected TCP (or TLS) stream. Every host calls the on* handlers as
+ * methods of the socket (`this` is the socket), so one handler function can
+ * serve many sockets (the HTTP server's do: a closure per handler per
+ * connection is a few hundred bytes of XS heap each).
+ */
 export interface Socket {
   /** Peer address for logs only: no decision may use it (spec, Authentication 3). */
   readonly remote: string;

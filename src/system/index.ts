@@ -48,4 +48,13 @@ export function installSystem(ctx: Context): void {
       c.out(`xs=${h.xsNow} xsStatic=${h.xsStatic} xsRam=${h.xsNow - h.xsStatic} xsPeak=${h.xsPeak} xsReserved=${h.xsReserved} free=${h.freeInternal} largest=${h.largestBlock} minFree=${h.minFreeInternal} psram=${h.freePsram}${h.xsKeys === undefined ? '' : ` keys=${h.xsKeys}`}${h.xsStackPeak === undefined ? '' : ` stackPeak=${h.xsStackPeak}`}`);
     },
   });
+  ctx.console.register({
+    verb: 'HEAPRESET',
+    maxArgs: 0,
+    help: 'reset the XS heap high-water (xsPeak), so a later HEAP? shows the peak of what ran in between',
+    run: (c) => {
+      hal.system.resetHeapPeak();
+      c.out(`xsPeak=${hal.system.heap().xsPeak}`);
+    },
+  });
 }

@@ -6,6 +6,7 @@
 // out (the tunnel refuses to mint codes for the same reason).
 
 import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
+import { groupSignInCode } from '../util/ids.ts';
 import { encodeQr, type QrCode } from './qr.ts';
 import { QR_IDLE_MS, type Built, type Press, type Screen, type ScreenHost } from './screen-kit.ts';
 import { noticeScreen, qrScreen, type QrView, type Target } from './screens.ts';
@@ -70,7 +71,7 @@ export class SigninScreen implements Screen {
       lines: [
         { text: 'Scan with your phone, or open' },
         { text: cur.url, tone: 'busy', secret: true },
-        { text: `Code ${cur.code}`, secret: true },
+        { text: `Code ${groupSignInCode(cur.code)}`, secret: true },
         { text: `New code in ${left} s`, tone: 'dim' },
         { text: 'Tap to close', tone: 'dim' },
       ],

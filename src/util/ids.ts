@@ -7,11 +7,15 @@
 //   the token is never typed by a person (the sign-in code is).
 // - launchKey128: connector launch key, 128 bits as 32 lowercase hex
 //   characters (carried as ?k= on a URL and in a QR code).
-// - signInCode: 8 characters of the 31-character alphabet SIGN_IN_ALPHABET
-//   (digits 2-9 and capitals without I, L, O): 8 * log2(31) = 39.6 bits. A code
-//   lives 2 or 10 minutes and is redeemed once, so guessing it online is out of
-//   reach; a person reads it off the screen, and lowercase, spaces and dashes
-//   are accepted back (normalizeSignInCode).
+// - signInCode: 12 characters of the 31-character alphabet SIGN_IN_ALPHABET
+//   (digits 2-9 and capitals without I, L, O): 12 * log2(31) = 59.4 bits,
+//   shown as XXXX-XXXX-XXXX (groupSignInCode). Long enough that no lockout is
+//   needed, so wrong guesses can never keep the owner out (docs/decisions.md,
+//   "Guessable secrets"): at 10,000 guesses a second, more than the device
+//   can answer, against the at most 16 codes alive at once, a year of guessing
+//   succeeds with probability 16 * 10^4 * 3.2 * 10^7 / 31^12 = 6.4 * 10^-6.
+//   A person reads it off the screen, and lowercase, spaces and dashes are
+//   accepted back (normalizeSignInCode).
 // - setupPassphrase: exactly 10 characters of lowercase letters and digits
 //   without 0 o 1 l (32 symbols, 50 bits), as the spec requires.
 // - randomId: prefix plus lowercase hex of `bytes` random bytes, for records.
@@ -29,7 +33,7 @@ const SPACES_AND_DASHES = /[\s-]+/g;
 export type RandomFill = (bytes: Uint8Array) => void;
 
 export const SIGN_IN_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
-export const SIGN_IN_LENGTH = 8;
+export const SIGN_IN_LENGTH = 12;
 export const PASSPHRASE_ALPHABET = '23456789abcdefghijkmnpqrstuvwxyz';
 export const PASSPHRASE_LENGTH = 10;
 
@@ -73,6 +77,13 @@ export function launchKey128(fill: RandomFill): string {
 
 export function signInCode(fill: RandomFill): string {
   return randomChars(fill, SIGN_IN_ALPHABET, SIGN_IN_LENGTH);
+}
+
+/** A code as people read it: groups of four joined by dashes (XXXX-XXXX-XXXX). */
+export function groupSignInCode(code: string): string {
+  const groups: string[] = [];
+  for (let at = 0; at < code.length; at += 4) groups.push(code.slice(at, at + 4));
+  return groups.join('-');
 }
 
 /** A typed code as the device compares it: uppercase, spaces and dashes removed. */

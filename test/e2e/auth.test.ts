@@ -65,7 +65,7 @@ describe('first-run provisioning', () => {
     const handoff = await device.fetch('/api/wifi/handoff', { method: 'POST', token });
     expect(handoff.status).toBe(200);
     const body = (await handoff.json()) as { next: string; dropInMs: number };
-    expect(body.next).toMatch(/^http:\/\/[\d.]+\/\?c=[2-9A-HJKMNP-Z]{8}$/);
+    expect(body.next).toMatch(/^http:\/\/[\d.]+\/\?c=[2-9A-HJKMNP-Z]{12}$/);
     expect((await device.board.request<{ wifi: { ap: unknown } }>('status')).wifi.ap).toBeTruthy();
     await device.board.request('clock.warp', { ms: 4000 });
     let ap: unknown = true;

@@ -11,7 +11,7 @@ describe('the firmware on the simulator, Orchestrator mode', () => {
   it('boots and prints the URL, a sign-in link and the console', async () => {
     device = await startDevice();
     expect(device.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    expect(device.signIn).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?c=[2-9A-HJKMNP-Z]{8}$/);
+    expect(device.signIn).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?c=[2-9A-HJKMNP-Z]{12}$/);
     expect(device.signIn!.startsWith(device.url!)).toBe(true);
     expect(device.consoleLine).toBe('Console: stdio');
   });

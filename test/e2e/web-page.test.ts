@@ -128,7 +128,7 @@ describe('signing in', () => {
     await other.click('text=Show a sign-in code');
     await other.waitForSelector('[data-code]');
     const code = await other.locator('[data-code]').innerText();
-    expect(code).toMatch(/^[2-9A-HJKMNP-Z]{8}$/);
+    expect(code).toMatch(/^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/);
     expect(await other.locator('[data-countdown]').innerText()).toMatch(/^Valid for (10:00|9:59)$/);
     await other.clock.runFor(61_000);
     expect(await other.locator('[data-countdown]').innerText()).toMatch(/^Valid for (9:00|8:5\d)$/);

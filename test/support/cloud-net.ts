@@ -8,8 +8,8 @@ import type { VirtualClock } from './clock.ts';
 import type { MemNet, MemSocket } from './memnet.ts';
 
 export interface ServedRelay extends Relay {
-  /** Drops every open device connection from the relay's side (a network cut). */
-  cut(): void;
+  /** Drops one device's connection from the relay's side (the core's cut), or with no id every link (a network cut). */
+  cut(id?: string): void;
   /** The relay's ends of the device connections (their inbox: what the device wrote, write by write). */
   links: MemSocket[];
 }
@@ -27,9 +27,11 @@ export function serveRelay(relay: Relay, net: MemNet, options: { trusted?: boole
     },
     { trusted: options.trusted ?? true },
   );
+  const cutOne = relay.cut.bind(relay);
   return Object.assign(relay, {
     links,
-    cut() {
+    cut(id?: string) {
+      if (id !== undefined) return cutOne(id);
       for (const s of links.splice(0)) s.close(null);
     },
   });

@@ -73,7 +73,7 @@ describe('boot in Orchestrator mode', () => {
     expect(mem.wifi.enabled()).toBe(true);
     const [announced] = mem.system.announced;
     expect(announced?.http).toBe(true);
-    const code = /^\/\?c=([A-Z2-9]{8})$/.exec(announced?.signInPath ?? '')?.[1];
+    const code = /^\/\?c=([A-Z2-9]{12})$/.exec(announced?.signInPath ?? '')?.[1];
     expect(code).toBeDefined();
     expect(device.ctx.signin.remainingMs(code!)).toBe(2 * 60_000);
   });

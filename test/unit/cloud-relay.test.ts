@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { boot, type Device } from '../../src/main.ts';
 import { FrameDecoder, F, frame, jsonFrame, MAX_PAYLOAD } from '../../src/cloud/frames.ts';
-import { BACKOFF_FIRST_MS, MAX_STREAMS, RELAY_HOST } from '../../src/cloud/relay.ts';
+import { BACKOFF_FIRST_MS, MAX_STREAMS, MAX_TRACKED, RELAY_HOST } from '../../src/cloud/relay.ts';
 import { TUNNEL_DENIED } from '../../src/auth/tunnel-guard.ts';
 import { jsonResponse } from '../../src/net/http/errors.ts';
 import { DEFAULT_ACCOUNT, Decoder, encodeFrame, type RelayResponse } from '../../tools/cloud-relay.mjs';
@@ -195,20 +195,180 @@ describe('the tunnel', () => {
     expect(t.body.length).toBe(20_000);
   });
 
-  it('serves at most four requests at once (the fifth is answered 503) and refuses bodies over 64 KB', async () => {
+  it('the relay sends no more than the four requests the device serves at once (the rest wait their turn); the device answers a fifth sent anyway 503; bodies over 64 KB are refused', async () => {
     const rig = setup();
     const id = await pair(rig);
     const clock = rig.mem.clock;
-    rig.device.ctx.router.add({ method: 'GET', path: '/api/test-slow', handler: () => new Promise((r) => clock.setTimeout(() => r(jsonResponse({ slow: true })), 1000)) });
+    let running = 0;
+    let most = 0;
+    rig.device.ctx.router.add({
+      method: 'GET',
+      path: '/api/test-slow',
+      handler: () => {
+        most = Math.max(most, ++running);
+        return new Promise((r) =>
+          clock.setTimeout(() => {
+            running--;
+            r(jsonResponse({ slow: true }));
+          }, 1000),
+        );
+      },
+    });
     const results: RelayResponse[] = [];
     for (let i = 0; i <= MAX_STREAMS; i++) void rig.relay.request(DEFAULT_ACCOUNT, id, { method: 'GET', target: '/api/test-slow' }).then((r) => results.push(r));
     await until(rig, () => results.length === MAX_STREAMS + 1, 10_000);
-    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 503]);
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(most).toBe(MAX_STREAMS);
+    // A relay that sends a fifth anyway (written straight onto the device's connection) gets 503 for it.
+    const link = rig.relay.links[rig.relay.links.length - 1]!;
+    const from = link.inbox.length;
+    for (let i = 0; i <= MAX_STREAMS; i++) link.send(Buffer.concat([encodeFrame(F.REQ, 1001 + 2 * i, { method: 'GET', target: '/api/test-slow', headers: [], length: 0 }), encodeFrame(F.END, 1001 + 2 * i)]));
+    await until(rig, () => {
+      const d = new Decoder();
+      return link.inbox.slice(from).flatMap((c) => d.feed(c)).filter((f) => f.type === F.END).length === MAX_STREAMS + 1;
+    });
+    const d = new Decoder();
+    const statuses = link.inbox
+      .slice(from)
+      .flatMap((c) => d.feed(c))
+      .filter((f) => f.type === F.RES)
+      .map((f) => (JSON.parse(f.payload.toString('utf8')) as { status: number }).status);
+    expect(statuses.sort()).toEqual([200, 200, 200, 200, 503]);
+    // A relay that opens streams and never ends them: the device tracks 8 at most and resets the rest.
+    const from2 = link.inbox.length;
+    for (let i = 0; i < 12; i++) link.send(encodeFrame(F.REQ, 3001 + 2 * i, { method: 'GET', target: '/api/state', headers: [], length: 5 }));
+    await until(rig, () => {
+      const d2 = new Decoder();
+      return link.inbox.slice(from2).flatMap((c) => d2.feed(c)).filter((f) => f.type === F.RESET).length >= 12 - MAX_TRACKED;
+    });
+    const d3 = new Decoder();
+    const resets = link.inbox.slice(from2).flatMap((c) => d3.feed(c)).filter((f) => f.type === F.RESET);
+    expect(resets.map((f) => JSON.parse(f.payload.toString('utf8')).reason)).toEqual(Array(12 - MAX_TRACKED).fill('too many open streams'));
+    link.send(Buffer.concat(Array.from({ length: 12 }, (_, i) => encodeFrame(F.RESET, 3001 + 2 * i, { reason: 'gave up' }))));
     const big = await owner(rig, id, 'POST', '/api/orch', { headers: [['Content-Type', 'application/x-www-form-urlencoded']], body: 'directive=' + 'x'.repeat(70_000) });
     expect(big.status).toBe(413);
     // The stream slots are free again.
     expect((await owner(rig, id, 'GET', '/api/state')).status).toBe(200);
     expect(rig.device.ctx.status.snapshot()).toMatchObject({ cloud: { state: 'online' } });
+  });
+});
+
+describe('reconnects lose no request the relay accepted (protocol v2)', () => {
+  /** A route whose handler counts its runs and answers after ms. */
+  function slowRoute(rig: Rig, method: string, path: string, ms: number): { runs: () => number } {
+    let runs = 0;
+    rig.device.ctx.router.add({
+      method,
+      path,
+      bodyLimit: 1024,
+      handler: () => {
+        runs++;
+        const n = runs;
+        return new Promise((r) => rig.mem.clock.setTimeout(() => r(jsonResponse({ run: n })), ms));
+      },
+    });
+    return { runs: () => runs };
+  }
+
+  function ask(rig: Rig, id: string, method: string, target: string): { got: () => RelayResponse | null } {
+    let got: RelayResponse | null = null;
+    void rig.relay.request(DEFAULT_ACCOUNT, id, { method, target, ...(method === 'POST' ? { headers: [['Content-Type', 'application/json']], body: new TextEncoder().encode('{}') } : {}) }).then((r) => (got = r));
+    return { got: () => got };
+  }
+
+  it('a device paired in its first seconds keeps that one connection (the boot-time start opened a second, which made the relay drop the first and its requests)', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    slowRoute(rig, 'GET', '/api/test-get', 4000);
+    const a = ask(rig, id, 'GET', '/api/test-get');
+    await rig.mem.clock.advance(5000);
+    await until(rig, () => a.got() !== null);
+    expect(a.got()!.status).toBe(200);
+    expect(rig.relay.stats.connections).toBe(1);
+    expect(rig.relay.stats.replays).toBe(0);
+  });
+
+  it('a request whose link is cut while its handler runs is answered on the next connection, and runs once', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    const post = slowRoute(rig, 'POST', '/api/test-once', 3000);
+    const get = slowRoute(rig, 'GET', '/api/test-get', 3000);
+    const a = ask(rig, id, 'POST', '/api/test-once');
+    const b = ask(rig, id, 'GET', '/api/test-get');
+    await until(rig, () => post.runs() === 1 && get.runs() === 1);
+    rig.relay.cut(id);
+    await until(rig, () => cloudState(rig) === 'waiting');
+    await until(rig, () => a.got() !== null && b.got() !== null, 60_000);
+    expect([a.got()!.status, b.got()!.status], a.got()!.body.toString() + b.got()!.body.toString()).toEqual([200, 200]);
+    expect(JSON.parse(a.got()!.body.toString('utf8'))).toEqual({ run: 1 });
+    expect([post.runs(), get.runs()]).toEqual([1, 1]);
+    expect(rig.relay.stats.replays).toBe(2);
+    // DONE let the device forget both.
+    await until(rig, () => /remembered=0 /.test(rig.mem.serial.output) || true);
+    expect(await cmd(rig, 'CLOUD?')).toMatch(/inFlight=0 remembered=0 /);
+  });
+
+  it('an answer lost with a link that died unseen is sent again from the device\'s keeping when the relay replays it: the handler does not run twice', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    const post = slowRoute(rig, 'POST', '/api/test-once', 1000);
+    const a = ask(rig, id, 'POST', '/api/test-once');
+    await until(rig, () => post.runs() === 1);
+    // The link dies where the relay cannot see: the device's answer goes nowhere.
+    rig.relay.darken(id);
+    await rig.mem.clock.advance(1500);
+    expect(post.runs()).toBe(1);
+    // The device's side of the link is reset; it comes back, and the relay replaces the dead link with the new one.
+    rig.relay.links[rig.relay.links.length - 1]!.peer!.close('ECONN: reset by the network');
+    await until(rig, () => a.got() !== null, 30_000);
+    expect(a.got()!.status).toBe(200);
+    expect(JSON.parse(a.got()!.body.toString('utf8'))).toEqual({ run: 1 });
+    expect(post.runs()).toBe(1);
+    // A request the relay accepted while the link was dark went nowhere: it too is replayed, and runs once.
+    const b = ask(rig, id, 'POST', '/api/test-once');
+    await until(rig, () => b.got() !== null, 10_000);
+    expect(JSON.parse(b.got()!.body.toString('utf8'))).toEqual({ run: 2 });
+  });
+
+  it('requests for a device that just went offline wait for it; after 30 s offline they are refused at once', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    rig.mem.net.online = false;
+    rig.relay.cut(id);
+    const waiting = ask(rig, id, 'GET', '/api/state');
+    await rig.mem.clock.advance(5000);
+    expect(waiting.got()).toBeNull();
+    rig.mem.net.online = true;
+    await until(rig, () => waiting.got() !== null, 30_000);
+    expect(waiting.got()!.status).toBe(200);
+    // Offline for longer than the grace: 502 at once.
+    rig.mem.net.online = false;
+    rig.relay.cut(id);
+    await rig.mem.clock.advance(31_000);
+    const late = ask(rig, id, 'GET', '/api/state');
+    await until(rig, () => late.got() !== null);
+    expect(late.got()!.status).toBe(502);
+  });
+
+  it('after a reboot, a request that may run twice is replayed; one that may not is answered 502 (the old boot may have done it)', async () => {
+    const rig = setup();
+    const id = await pair(rig);
+    slowRoute(rig, 'POST', '/api/test-once', 5000);
+    slowRoute(rig, 'GET', '/api/test-get', 5000);
+    const a = ask(rig, id, 'POST', '/api/test-once');
+    const b = ask(rig, id, 'GET', '/api/test-get');
+    await rig.mem.clock.advance(100);
+    rig.device.stop();
+    rig.mem = rebootMemHal(rig.mem);
+    rig.relay = serveRelay(rig.relay, rig.mem.net);
+    rig.device = boot(rig.mem.hal);
+    const get = slowRoute(rig, 'GET', '/api/test-get', 10);
+    slowRoute(rig, 'POST', '/api/test-once', 10);
+    await until(rig, () => a.got() !== null && b.got() !== null, 30_000);
+    expect(a.got()!.status).toBe(502);
+    expect(a.got()!.body.toString('utf8')).toMatch(/restarted/);
+    expect(b.got()!.status).toBe(200);
+    expect(get.runs()).toBe(1);
   });
 });
 

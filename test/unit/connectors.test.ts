@@ -157,6 +157,19 @@ describe('the launch key and /oauth/go', () => {
     expect((await call(rig, 'GET', '/oauth/go?k=nope', undefined, null)).headers.get('location')).toBe('/');
   });
 
+  it('wrong keys never keep the owner out: after a thousand of them the exact key still gets the authorize URL (128 bits: no lockout needed)', async () => {
+    const rig = setup();
+    await call(rig, 'POST', '/api/connectors', OAUTH_FIELDS);
+    const { key, path } = await signIn(rig);
+    for (let i = 0; i < 1000; i++) {
+      const wrong = (BigInt('0x' + key) ^ BigInt(i + 1)).toString(16).padStart(32, '0');
+      expect((await call(rig, 'POST', `/oauth/go?k=${wrong}`, undefined, null)).headers.get('location')).toBe('/');
+    }
+    const ok = await call(rig, 'POST', path, undefined, null);
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toMatch(new RegExp(`^https://${OAUTH_HOST.replace(/\./g, '\\.')}/authorize\\?`));
+  });
+
   it('fails closed on an empty published key as on an empty presented one', () => {
     const table = new FlowTable(() => 0);
     table.put({ connector: 'x', key: '', state: '', verifier: 'v', redirectUri: 'http://d/oauth/callback', deadline: 1000 });

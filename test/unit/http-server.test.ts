@@ -7,16 +7,28 @@ import { jsonResponse } from '../../src/net/http/errors.ts';
 import { percentDecode } from '../../src/net/http/parse.ts';
 import { HttpServer, DEFAULT_LIMITS } from '../../src/net/http/server.ts';
 import type { HttpRequest } from '../../src/net/http/types.ts';
+import type { Socket } from '../../src/hal/index.ts';
 import { decode } from '../../src/util/utf8.ts';
 import { VirtualClock, flushJobs } from '../support/clock.ts';
 import { exchange, parseResponses, request } from '../support/http.ts';
 import { MemNet } from '../support/memnet.ts';
 
+/** The device's gate in small: the header decides when present, else a form field. */
+const gate = Object.assign(
+  (req: HttpRequest): boolean => {
+    const header = req.headers.get('x-device-token');
+    if (header !== undefined) return header === 'secret';
+    const form = parseForm(req);
+    return form.ok && form.form.fields.get('token') === 'secret';
+  },
+  { presented: (headers: Map<string, string>) => headers.has('x-device-token') },
+);
+
 function setup(limits = DEFAULT_LIMITS) {
   const net = new MemNet();
   const clock = new VirtualClock();
   const seen: HttpRequest[] = [];
-  const router = new Router((req) => req.headers.get('x-device-token') === 'secret');
+  const router = new Router(gate);
   router.add({ method: 'GET', path: '/', access: 'open', handler: () => ({ status: 200, body: 'home' }) });
   router.add({
     method: 'POST',
@@ -73,6 +85,16 @@ function setup(limits = DEFAULT_LIMITS) {
   });
   router.add({ method: 'GET', path: '/slow', access: 'open', handler: () => new Promise(() => {}) });
   router.add({ method: 'GET', path: '/private', handler: () => ({ status: 200, body: 'secret stuff' }) });
+  router.add({ method: 'GET', path: '/private-slow', handler: () => new Promise(() => {}) });
+  router.add({
+    method: 'POST',
+    path: '/upload',
+    bodyLimit: 64 * 1024,
+    handler: (req) => {
+      seen.push(req);
+      return { status: 200, body: String(req.body.length) };
+    },
+  });
   const server = new HttpServer(net, clock, router, limits);
   server.listen(80);
   return { net, clock, server, seen };
@@ -245,6 +267,189 @@ describe('HTTP server', () => {
     const { net } = setup();
     const { socket } = await exchange(net, 80, 'HEAD / HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(socket.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Content-Length: 4\r\n[\s\S]*\r\n\r\n$/);
+  });
+});
+
+describe('staying available under attack (docs/decisions.md)', () => {
+  const TOKEN = 'X-Device-Token: secret\r\n';
+
+  it('refuses at the head what the gate will refuse, without reading the body: a wrong token, or a body that cannot carry one', async () => {
+    const { net, seen, server } = setup();
+    // A wrong token in the head: 401 at once, although 4000 body bytes were announced and none sent.
+    const wrong = net.client(80);
+    wrong.send('POST /upload HTTP/1.1\r\nX-Device-Token: nope\r\nContent-Length: 4000\r\n\r\n');
+    for (let i = 0; i < 10 && !wrong.closed; i++) await flushJobs();
+    expect(parseResponses(wrong.text())[0]?.status).toBe(401);
+    expect(wrong.closed).toBe(true);
+    // No token, a JSON body to a gated (or unknown) route: the same.
+    for (const path of ['/upload', '/no-such-route']) {
+      const json = net.client(80);
+      json.send(`POST ${path} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n{`);
+      for (let i = 0; i < 10 && !json.closed; i++) await flushJobs();
+      expect(parseResponses(json.text())[0]?.status, path).toBe(401);
+    }
+    expect(seen).toHaveLength(0);
+    expect(server.stats.refused).toBe(3);
+    // A form body may carry the token: it is read, and the token in it works.
+    const form = await request(net, 80, 'POST', '/upload', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'token=secret&x=1' });
+    expect(form.status).toBe(200);
+    // Open routes and the token in the head are served as before.
+    expect((await request(net, 80, 'POST', '/echo', { body: 'hi' })).status).toBe(200);
+    expect((await request(net, 80, 'POST', '/upload', { headers: { 'X-Device-Token': 'secret' }, body: 'x'.repeat(20_000) })).body).toBe('20000');
+  });
+
+  it('a stranger\'s body is small and must keep a minimum rate; a token holder\'s may be large and slow', async () => {
+    const { net, clock } = setup();
+    // Over the untrusted cap (though under the route's own limit): 413 before it is read.
+    const big = `POST /upload HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${DEFAULT_LIMITS.untrustedBodyMax + 1}\r\n\r\n`;
+    expect((await exchange(net, 80, big)).responses[0]?.status).toBe(413);
+    // A stranger sending a byte a second: a 1000-byte form body must be in by base + 1000 / rate.
+    const slow = net.client(80);
+    slow.send('POST /upload HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n');
+    const deadline = DEFAULT_LIMITS.untrustedBodyBaseMs + Math.ceil((1000 * 1000) / DEFAULT_LIMITS.untrustedBodyRate);
+    for (let t = 0; t + 1000 < deadline; t += 1000) {
+      slow.send('a');
+      await clock.advance(1000);
+    }
+    expect(slow.closed).toBe(false);
+    slow.send('a');
+    await clock.advance(1000);
+    expect(parseResponses(slow.text())[0]?.status).toBe(408);
+    // The owner on a slow link: 3 s between pieces of a body is fine (only 10 s of silence is not).
+    const owner = net.client(80);
+    owner.send(`POST /upload HTTP/1.1\r\n${TOKEN}Content-Length: 30000\r\n\r\n`);
+    for (let i = 0; i < 10; i++) {
+      owner.send('b'.repeat(3000));
+      await clock.advance(3000);
+    }
+    expect(parseResponses(owner.text())[0]?.status).toBe(200);
+    expect(parseResponses(owner.text())[0]?.body).toBe('30000');
+  });
+
+  it('a stranger gets 5 s from connecting to the first byte and 5 s for the whole head; a token holder\'s keep-alive waits 30 s', async () => {
+    const { net, clock } = setup();
+    const silent = net.client(80);
+    const dribble = net.client(80);
+    const owner = net.client(80);
+    owner.send(`GET /private HTTP/1.1\r\n${TOKEN}\r\n`);
+    await flushJobs();
+    expect(parseResponses(owner.text())[0]?.status).toBe(200);
+    for (let i = 0; i < 4; i++) {
+      dribble.send('G');
+      await clock.advance(1000);
+    }
+    await clock.advance(DEFAULT_LIMITS.untrustedIdleMs - 4000);
+    expect(silent.closed).toBe(true);
+    expect(silent.text()).toBe('');
+    await clock.advance(1000);
+    expect(parseResponses(dribble.text())[0]?.status).toBe(408);
+    await clock.advance(DEFAULT_LIMITS.keepAliveIdleMs - clock.monoMs() - 1);
+    expect(owner.closed).toBe(false);
+    await clock.advance(1);
+    expect(owner.closed).toBe(true);
+  });
+
+  it('at the limit strangers go first, oldest first: the owner\'s kept-alive connection stays, the newest stranger stays', async () => {
+    const { net, clock, server } = setup({ ...DEFAULT_LIMITS, maxConnections: 4, steadyConnections: 4 });
+    const owner = net.client(80);
+    owner.send(`GET /private HTTP/1.1\r\n${TOKEN}\r\n`);
+    await flushJobs();
+    const strangers = [];
+    for (let i = 0; i < 3; i++) {
+      strangers.push(net.client(80));
+      await clock.advance(10);
+    }
+    strangers[1]!.send('GET / HTTP/1.1\r\nX-Slow: 1\r\n'); // a head on its way
+    await flushJobs();
+    // Each newcomer pushes out the oldest stranger, whatever it is doing; never the owner, idle longest.
+    for (let i = 0; i < 3; i++) {
+      net.client(80);
+      await clock.advance(10);
+    }
+    expect(strangers.map((s) => s.closed)).toEqual([true, true, true]);
+    expect(owner.closed).toBe(false);
+    expect(server.stats.trusted).toBe(1);
+    owner.send(`GET /private HTTP/1.1\r\n${TOKEN}\r\n`);
+    await flushJobs();
+    expect(parseResponses(owner.text())).toHaveLength(2);
+  });
+
+  it('above the steady count, strangers older than the trim delay are closed, oldest first; a burst\'s newest are kept', async () => {
+    const { net, clock, server } = setup();
+    const steady = DEFAULT_LIMITS.steadyConnections;
+    const delay = DEFAULT_LIMITS.trimDelayMs;
+    const old = Array.from({ length: steady }, () => net.client(80));
+    await clock.advance(40);
+    // Above the steady count from here: the trim runs trimDelayMs after this first extra one.
+    const first = Array.from({ length: 10 }, () => net.client(80));
+    await clock.advance(9);
+    const second = Array.from({ length: 10 }, () => net.client(80));
+    expect(server.stats.open).toBe(steady + 20);
+    await clock.advance(40 + delay - clock.monoMs());
+    expect(old.every((s) => s.closed)).toBe(true);
+    expect(first.every((s) => s.closed)).toBe(true);
+    expect(second.some((s) => s.closed)).toBe(false);
+    expect(server.stats.open).toBe(10);
+    // Still above: the next trim takes the oldest of the rest, down to the steady count.
+    await clock.advance(delay);
+    expect(server.stats.open).toBe(steady);
+    expect(second.filter((s) => s.closed)).toHaveLength(10 - steady);
+  });
+
+  it('strangers together hold at most the byte budget: beyond it the oldest one holding bytes goes', async () => {
+    const { net, server } = setup({ ...DEFAULT_LIMITS, untrustedBytesMax: 10_000 });
+    const heads = [];
+    for (let i = 0; i < 3; i++) {
+      const s = net.client(80);
+      s.send(`GET / HTTP/1.1\r\nX-Pad: ${'p'.repeat(4000)}`);
+      heads.push(s);
+      await flushJobs();
+    }
+    expect(heads.map((s) => s.closed)).toEqual([true, false, false]);
+    expect(server.stats.evicted).toBe(1);
+  });
+
+  it('an answer the client does not take is abandoned after sendStallMs', async () => {
+    const clock = new VirtualClock();
+    const router = new Router(gate);
+    router.add({ method: 'GET', path: '/big', access: 'open', handler: () => ({ status: 200, stream: { start: (w) => void w.write('x'.repeat(100)) } }) });
+    let accept: ((s: Socket) => void) | null = null;
+    const unused = (): never => {
+      throw new Error('not used');
+    };
+    const net = { listen: (_p: number, a: (s: Socket) => void) => ((accept = a), { port: 80, close() {} }), connect: unused, udp: unused };
+    const server = new HttpServer(net, clock, router);
+    server.listen(80);
+    let destroyed = false;
+    const queued = { bytes: 0 };
+    const socket: Socket = {
+      remote: 'r',
+      get buffered() {
+        return queued.bytes;
+      },
+      onData: null,
+      onDrain: null,
+      onEnd: null,
+      onClose: null,
+      write(b) {
+        queued.bytes += b.length;
+      },
+      end() {},
+      destroy() {
+        destroyed = true;
+      },
+    };
+    accept!(socket);
+    socket.onData!.call(socket, new TextEncoder().encode('GET /big HTTP/1.1\r\n\r\n'));
+    await flushJobs();
+    expect(socket.buffered).toBeGreaterThan(0);
+    await clock.advance(DEFAULT_LIMITS.sendStallMs - 1);
+    socket.onDrain!.call(socket); // some of it went: the wait starts again
+    await clock.advance(DEFAULT_LIMITS.sendStallMs - 1);
+    expect(destroyed).toBe(false);
+    await clock.advance(1);
+    expect(destroyed).toBe(true);
+    expect(server.stats.timedOut).toBe(1);
   });
 });
 

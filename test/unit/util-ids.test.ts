@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   PASSPHRASE_ALPHABET,
   SIGN_IN_ALPHABET,
+  SIGN_IN_LENGTH,
   createIds,
+  groupSignInCode,
   isSignInCode,
   launchKey128,
   normalizeSignInCode,
@@ -69,10 +71,11 @@ describe('forms and lengths', () => {
   it('launchKey128 is 32 lowercase hex characters', () => {
     for (let i = 0; i < 200; i++) expect(launchKey128(fill)).toMatch(/^[0-9a-f]{32}$/);
   });
-  it('signInCode is 8 characters of its alphabet', () => {
+  it('signInCode is 12 characters of its alphabet (59 bits: no lockout needed)', () => {
+    expect(SIGN_IN_LENGTH * Math.log2(SIGN_IN_ALPHABET.length)).toBeGreaterThan(59);
     for (let i = 0; i < 200; i++) {
       const c = signInCode(fill);
-      expect(c).toMatch(/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$/);
+      expect(c).toMatch(/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{12}$/);
       expect(isSignInCode(c)).toBe(true);
     }
   });
@@ -87,7 +90,7 @@ describe('forms and lengths', () => {
     const ids = createIds(seeded(7));
     expect(ids.token96()).toMatch(/^[0-9a-f]{24}$/);
     expect(ids.launchKey128()).toHaveLength(32);
-    expect(ids.signInCode()).toHaveLength(8);
+    expect(ids.signInCode()).toHaveLength(12);
     expect(ids.setupPassphrase()).toHaveLength(10);
     expect(ids.randomId('r', 2)).toMatch(/^r[0-9a-f]{4}$/);
     expect(createIds(seeded(7)).token96()).toBe(createIds(seeded(7)).token96());
@@ -103,9 +106,16 @@ describe('sign-in code entry', () => {
   it('normalizes case, spaces and dashes', () => {
     expect(normalizeSignInCode(' abcd-efgh ')).toBe('ABCDEFGH');
     expect(normalizeSignInCode(42)).toBe('');
-    expect(isSignInCode('ABCDEFG1')).toBe(false);
-    expect(isSignInCode('ABCDEFG')).toBe(false);
+    expect(isSignInCode('ABCDEFGHJKMN')).toBe(true);
+    expect(isSignInCode('ABCDEFGHJKM1')).toBe(false);
+    expect(isSignInCode('ABCDEFGHJKM')).toBe(false);
     expect(isSignInCode(null)).toBe(false);
+  });
+  it('is shown in groups of four, which read back as the code', () => {
+    const code = signInCode(seeded(3));
+    const shown = groupSignInCode(code);
+    expect(shown).toMatch(/^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/);
+    expect(normalizeSignInCode(shown.toLowerCase())).toBe(code);
   });
 });
 

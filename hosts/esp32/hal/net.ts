@@ -38,6 +38,12 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 const LEADING_UNDERSCORE = /^_/;
 /** Below this many queued bytes onDrain fires (the HAL's low-water mark). */
 const LOW_WATER = 2048;
+/**
+ * After end(), a peer that never takes what is queued does not hold the
+ * socket (and its lwIP control block) for ever: it is closed after this, as
+ * the simulator's board does and as a FIN_WAIT_2 timeout would.
+ */
+const END_LINGER_MS = 30_000;
 
 /** What DeviceSocket needs of an ECMA-419 TCP or TLS socket. */
 interface Stream {
@@ -64,7 +70,10 @@ class DeviceSocket implements PendingSocket {
   private timer: { cancel(): void } | null = null;
   io: Stream | null = null;
 
-  constructor(remote: string) {
+  constructor(
+    remote: string,
+    private readonly clock: Clock,
+  ) {
     this.remote = remote;
   }
 
@@ -81,9 +90,9 @@ class DeviceSocket implements PendingSocket {
     this.connected = connected;
   }
 
-  armTimeout(clock: Clock, ms: number | undefined): void {
+  armTimeout(ms: number | undefined): void {
     if (!ms) return;
-    this.timer = clock.setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       if (!this.connected) this.fail('ETIMEDOUT');
     }, ms);
   }
@@ -140,7 +149,9 @@ class DeviceSocket implements PendingSocket {
   end(): void {
     if (this.closed) return;
     this.ending = true;
-    if (!this.queue.length) this.finish(null);
+    if (!this.queue.length) return this.finish(null);
+    this.timer?.cancel();
+    this.timer = this.clock.setTimeout(() => this.finish(null), END_LINGER_MS);
   }
 
   destroy(): void {
@@ -198,7 +209,7 @@ export function createNet(clock: Clock): HalNet {
         port,
         onReadable(count) {
           for (let i = 0; i < count; i++) {
-            const s = new DeviceSocket('');
+            const s = new DeviceSocket('', clock);
             const io = new TCP({
               from: this.read(),
               onReadable: (n) => s.readable(n),
@@ -214,7 +225,7 @@ export function createNet(clock: Clock): HalNet {
       return { port, close: () => listener.close() };
     },
     connect(options: ConnectOptions): PendingSocket {
-      const s = new DeviceSocket(`${options.host}:${options.port}`);
+      const s = new DeviceSocket(`${options.host}:${options.port}`, clock);
       const tls = options.tls;
       const open = (address: string): void => {
         if (s.isClosed) return; // destroyed, or timed out, while resolving
@@ -227,7 +238,7 @@ export function createNet(clock: Clock): HalNet {
         };
         s.attach(tls ? new TLSSocket({ ...handlers, host: tls.serverName, TCP: { io: GuardedTCP as unknown as typeof TCP }, secure: { verify: tls.verify } }) : new TCP(handlers), false);
       };
-      s.armTimeout(clock, options.timeoutMs);
+      s.armTimeout(options.timeoutMs);
       try {
         if (IPV4.test(options.host)) open(options.host);
         else

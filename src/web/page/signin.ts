@@ -86,7 +86,7 @@ export function showSignIn(why: string, onSignedIn: () => void = () => location.
     { class: 'card', 'aria-labelledby': 'signin-title' },
     h('h2', { id: 'signin-title', tabindex: '-1' }, 'Sign in'),
     h('p', null, 'Open the sign-in link or scan the QR code shown on the device\'s screen. Or type a sign-in code: the device screen shows one, and a browser that is already signed in can show one under Sign-in & access.'),
-    field('Sign-in code', input, '8 letters and digits; case, spaces and dashes do not matter. A code works once.'),
+    field('Sign-in code', input, '12 letters and digits; case, spaces and dashes do not matter. A code works once.'),
     submit,
     msg,
   );

@@ -7,6 +7,7 @@ import type { Scope, Section } from '../app.ts';
 import { busy, card, h, message, replace } from '../dom.ts';
 import { rotate, showSignIn } from '../signin.ts';
 import { cloudCard } from './remote.ts';
+import { groupSignInCode } from '../../../util/ids.ts';
 
 function mmss(ms: number): string {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -44,7 +45,7 @@ export const access: Section = {
         timer = h('p', { role: 'timer', 'aria-live': 'off', 'data-countdown': '1' });
         replace(
           codeHost,
-          h('p', { class: 'code', 'data-code': '1' }, r.data.code),
+          h('p', { class: 'code', 'data-code': '1' }, groupSignInCode(r.data.code)),
           timer,
           h('p', { class: 'muted' }, `Type it on the sign-in page of the other browser (${location.origin}/). It works once.`),
         );
