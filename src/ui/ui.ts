@@ -64,6 +64,7 @@ import { clockText } from './time-text.ts';
 import { TouchInput, type Gesture, type TouchSource } from './touch.ts';
 import { KEEP_NS } from '../system/danger.ts';
 import { sameZone } from '../system/local-time.ts';
+import { stringify } from '../util/json.ts';
 
 export type ScreenName = 'status' | 'update' | 'signin' | 'wifi' | 'menu' | 'saver' | 'notice' | 'probe';
 
@@ -615,13 +616,13 @@ export class Ui {
     switch (name) {
       case 'status': {
         const v = this.statusView();
-        return { key: `status|${t.name}|${JSON.stringify(v)}`, make: () => statusScreen(l, t, v) };
+        return { key: `status|${t.name}|${stringify(v)}`, make: () => statusScreen(l, t, v) };
       }
       case 'update': {
         const s = this.ctx.ota.state();
         const detail = s.ota === 'verifying' ? 'Checking it' : s.ota === 'restarting' ? 'Restarting' : 'Do not unplug';
         const v = { title: 'Updating', version: s.otaLatest ? `to ${s.otaLatest}` : 'new firmware', pct: s.otaPct, detail };
-        return { key: `update|${t.name}|${JSON.stringify(v)}`, make: () => updateScreen(l, t, v) };
+        return { key: `update|${t.name}|${stringify(v)}`, make: () => updateScreen(l, t, v) };
       }
       case 'signin': {
         const v = this.signinView();
@@ -637,16 +638,16 @@ export class Ui {
         const { rows, pages } = this.menuPageRows(this.menuItems());
         const footer = pages > 1 ? '' : `${this.ctx.hal.build.version} - ${this.ctx.hal.board.type}`;
         const v = { title: 'Settings', rows: rows.map((r) => ({ id: r.id, label: r.label, ...(r.short ? { short: r.short } : {}), value: r.value })), pressed: this.pressed?.id ?? null, footer };
-        return { key: `menu|${t.name}|${JSON.stringify(v)}`, make: () => menuScreen(l, t, v) };
+        return { key: `menu|${t.name}|${stringify(v)}`, make: () => menuScreen(l, t, v) };
       }
       case 'saver': {
         const v = this.saverView();
-        return { key: `saver|${t.name}|${JSON.stringify(v)}`, make: () => saverScreen(l, t, v) };
+        return { key: `saver|${t.name}|${stringify(v)}`, make: () => saverScreen(l, t, v) };
       }
       case 'notice': {
         const n = this.notice ?? { title: 'Notice', body: '', source: '' };
         const v = { title: n.title, body: n.body, footer: n.source ? `${n.source} - tap to close` : 'Tap to close' };
-        return { key: `notice|${t.name}|${JSON.stringify(v)}`, make: () => noticeScreen(l, t, v) };
+        return { key: `notice|${t.name}|${stringify(v)}`, make: () => noticeScreen(l, t, v) };
       }
       case 'probe': {
         const { hal } = this.ctx;
@@ -656,7 +657,7 @@ export class Ui {
           this.probeTouch ? `touch ${this.probeTouch.x},${this.probeTouch.y}` : 'touch: none yet',
         ];
         const v = { info, touch: this.probeTouch };
-        return { key: `probe|${JSON.stringify(v)}`, make: () => probeScreen(l, v) };
+        return { key: `probe|${stringify(v)}`, make: () => probeScreen(l, v) };
       }
     }
   }
