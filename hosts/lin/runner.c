@@ -45,6 +45,7 @@ static int gConsoleOut = -1;
 static int gTerminal = -1;
 static guint gIdleSource = 0;
 
+/* XS's exit statuses (xs/includes/xsffi.h) */
 static const char* abortReason(int status)
 {
 	switch (status) {
@@ -56,8 +57,8 @@ static const char* abortReason(int status)
 	case 5: return "unhandled exception";
 	case 6: return "not enough keys";
 	case 7: return "too much computation";
-	case 8: return "native stack overflow";
-	case 9: return "unhandled rejection";
+	case 8: return "unhandled rejection";
+	case 9: return "native stack overflow";
 	default: return "unknown";
 	}
 }

@@ -5,12 +5,13 @@
 // cases also carry their bytes, checked here against Node's TextEncoder and
 // TextDecoder (the WHATWG reference).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRuntime } from '../../tools/build.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const XSIM = join(ROOT, 'build/sim/xsim');
@@ -27,10 +28,8 @@ let lines: Line[] = [];
 let tmp = '';
 
 beforeAll(async () => {
-  if (!existsSync(XSIM)) {
-    execFileSync('node', ['hosts/sim/runtime/fetch-xs.mjs'], { cwd: ROOT, stdio: 'inherit' });
-    execFileSync('make', ['-C', 'hosts/sim/runtime', '-j2', '--no-print-directory'], { cwd: ROOT, stdio: 'inherit' });
-  }
+  // the simulator's runtime on the XS the suite runs on (tools/build.mjs: the SDK's when it is here)
+  buildRuntime({ quiet: true });
   const result = await build({
     entryPoints: [join(ROOT, 'test/e2e/utf8.xs.ts')],
     bundle: true,
