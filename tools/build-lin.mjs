@@ -98,6 +98,11 @@ export function buildRunner(sdk) {
   return RUNNER;
 }
 
+/** The folder of the makefile mcconfig -p lin generated (and of mc.xs.c). */
+export function linMakefileDir(board = LIN_BOARD) {
+  return join(LIN_OUT, board, 'sdk/tmp/lin/mc/release', board);
+}
+
 /** mc.so under the mcconfig output folder, or null. */
 export function findLibrary(board = LIN_BOARD) {
   const out = join(LIN_OUT, board, 'sdk');
@@ -128,6 +133,9 @@ export async function buildLin(board = LIN_BOARD, { log = () => undefined } = {}
   if (r.status !== 0) throw new Error(`mcconfig -p lin failed (exit ${r.status}):\n${output.split('\n').filter((l) => !/^### warning/.test(l)).slice(-40).join('\n')}`);
   const library = findLibrary(board);
   if (!library) throw new Error(`mcconfig -p lin made no mc.so under ${out}`);
+  // xsl prints its figures only when it links: keep the last ones beside its makefile
+  const xslLine = /### \d+ instances.*$/m.exec(output)?.[0];
+  if (xslLine) writeFileSync(join(linMakefileDir(board), 'xsl-figures.txt'), xslLine + '\n');
   log(`build-lin: ${library.slice(ROOT.length + 1)} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return { library, runner: buildRunner(sdk), output };
 }

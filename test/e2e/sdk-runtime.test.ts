@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLibrary, LIN_BOARD } from '../../tools/build-lin.mjs';
+import { LIN_BOARD, linMakefileDir } from '../../tools/build-lin.mjs';
 import { needSdk, sdk } from '../support/sdk.ts';
 import { startLin, type LinDevice } from './fixtures/lin-harness.ts';
 
@@ -26,7 +26,7 @@ afterAll(async () => {
 describe('the firmware preloaded in the SDK desktop runtime', () => {
   it('was linked by xsl with the firmware preloaded and the device\'s stack and key sizes', (ctx) => {
     if (!needSdk(ctx, 'the SDK runtime test')) return;
-    const makefile = readFileSync(join(findLibrary(LIN_BOARD)!.replace(/\/bin\/lin\/mc\/release\/.*$/, ''), 'tmp/lin/mc/release', LIN_BOARD, 'makefile'), 'utf8');
+    const makefile = readFileSync(join(linMakefileDir(LIN_BOARD), 'makefile'), 'utf8');
     expect(makefile).toMatch(/^PRELOADS =[\s\S]*-p firmware\.xsb/m);
     // chunk, heap, stack 2048 slots, keys 2048 fixed (no growth): manifest.json's creation, as on the device
     expect(makefile).toMatch(/^CREATION = -c 524288,131072,24576,4096,2048,2048,0,1021,127,32768,1021,0,main,0$/m);
