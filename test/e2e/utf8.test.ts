@@ -15,6 +15,8 @@ import { buildRuntime } from '../../tools/build.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const XSIM = join(ROOT, 'build/sim/xsim');
+/** Whether build/sim/xsim runs the Moddable SDK's XS 17 (tools/build.mjs records which XS it linked). */
+let sdkXs = false;
 
 interface Line {
   kind: string;
@@ -29,7 +31,7 @@ let tmp = '';
 
 beforeAll(async () => {
   // the simulator's runtime on the XS the suite runs on (tools/build.mjs: the SDK's when it is here)
-  buildRuntime({ quiet: true });
+  sdkXs = buildRuntime({ quiet: true }).tag === 'sdk';
   const result = await build({
     entryPoints: [join(ROOT, 'test/e2e/utf8.xs.ts')],
     bundle: true,
@@ -113,7 +115,8 @@ describe('UTF-8 hotspot on XS (build/sim/xsim)', () => {
     expect(inner('pair in one literal')).toBe('f09f9880');
     expect(inner('pair from fromCharCode')).toBe('f09f9880');
     expect(inner('fromCodePoint with two halves')).toBe('eda0bdedb880');
-    expect(inner('NUL inside')).toBe('61c08062c080');
+    // XS keeps U+0000 as C0 80 inside; XS 17's ArrayBuffer.fromString (the SDK's XS) writes it out as 00, XS 13's as it is
+    expect(inner('NUL inside')).toBe(sdkXs ? '61006200' : '61c08062c080');
     expect(of('encode').find((c) => c.name === 'halves concatenated')!.c).toBe('efbfbdefbfbd');
   });
 
