@@ -28,6 +28,7 @@ export interface XslFigures {
   };
 }
 export declare function xslFigures(xslOutput: string, mcXsC: string, makefile: string): XslFigures;
+export declare function typecheckStage(sdk: import('./sdk.mjs').SdkState): { ok: boolean; cached: boolean; output: string };
 export declare function sdkOut(board: string, outRoot?: string): string;
 export declare function makefileDir(board: string, outRoot?: string): string;
 export declare function bundleDevice(

@@ -162,7 +162,7 @@ export function sdkEnv(sdk, env = process.env) {
 function buildTools(moddable, log) {
   ensureDebianTools(SDK_DEBIAN, log);
   const t0 = Date.now();
-  log(`sdk: building the SDK's Linux tools (${SDK_TOOLS.join(', ')}; about 4 minutes on 2 cores, once)...`);
+  log(`sdk: building the SDK's Linux tools (${SDK_TOOLS.join(', ')}; a few minutes on 2 cores, once)...`);
   const env = sdkEnv({ moddable, bin: binDir(moddable) });
   const jobs = String(Math.max(1, cpus().length));
   for (const mk of TOOL_MAKEFILES) {
