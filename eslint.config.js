@@ -9,9 +9,138 @@ const nodeBuiltins = [
 ];
 const moddableNames = ['preference', 'flash', 'timer', 'time', 'wifi', 'mdns', 'gap', 'gatt', 'files', 'ssl', 'instrumentation', 'debug', 'system', 'socket', 'securesocket', 'sntp', 'resource'];
 
+/**
+ * desk/no-module-binding-writes: the firmware module is preloaded on the device (xsl), which
+ * freezes every module-level binding of it once its top level has run: assigning one from a
+ * function (after boot) throws "TypeError: set <name>: const" on the device and in the SDK's
+ * desktop runtime, while the simulator, which does not preload, runs on. Top-level code runs
+ * during the preload and may assign; everything else keeps its state in objects made at boot.
+ * (Objects made at the top level stay writable: XS gives each an alias it copies on write.)
+ */
+const noModuleBindingWrites = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'no assignment to a module-level binding from a function: preloading freezes them' },
+    messages: {
+      frozen:
+        "'{{name}}' is a module-level binding: the device preloads this module and freezes its bindings, so assigning it from a function throws (TypeError: set {{name}}: const). Keep the state in an object made at boot (or a property of a module-level object).",
+    },
+    schema: [],
+  },
+  create(context) {
+    return {
+      'Program:exit'(program) {
+        const global = context.sourceCode.getScope(program);
+        const top = global.childScopes.find((s) => s.type === 'module') ?? global;
+        for (const variable of top.variables) {
+          for (const ref of variable.references) {
+            if (!ref.isWrite() || ref.init || ref.from.variableScope === top) continue;
+            context.report({ node: ref.identifier, messageId: 'frozen', data: { name: variable.name } });
+          }
+        }
+      },
+    };
+  },
+};
+
+/**
+ * desk/no-module-global-regexp: a RegExp made at the top level of a preloaded module is frozen
+ * with it, so its lastIndex cannot be written; with the g or y flag every replace, match, exec or
+ * test writes it and throws ("xsSet lastIndex: not writable") on the device and in the SDK's
+ * desktop runtime. Module-level expressions go without those flags (src/util/replace.ts replaces
+ * every match without writing lastIndex).
+ */
+const FUNCTION_NODES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'PropertyDefinition']);
+const noModuleGlobalRegexp = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'no g or y flag on a module-level regular expression: preloading freezes it' },
+    messages: {
+      frozen:
+        'A module-level regular expression is frozen by the preload: with the {{flag}} flag every use writes its lastIndex and throws on the device. Drop the flag (src/util/replace.ts replaces every match without it).',
+    },
+    schema: [],
+  },
+  create(context) {
+    const check = (node, flags) => {
+      const flag = /[gy]/.exec(flags ?? '')?.[0];
+      if (!flag) return;
+      if (context.sourceCode.getAncestors(node).some((a) => FUNCTION_NODES.has(a.type) && !(a.type === 'PropertyDefinition' && a.static))) return;
+      context.report({ node, messageId: 'frozen', data: { flag } });
+    };
+    return {
+      'Literal[regex]'(node) {
+        check(node, node.regex.flags);
+      },
+      'NewExpression[callee.name="RegExp"], CallExpression[callee.name="RegExp"]'(node) {
+        const flags = node.arguments[1];
+        if (flags?.type === 'Literal' && typeof flags.value === 'string') check(node, flags.value);
+      },
+    };
+  },
+};
+
+/**
+ * desk/no-module-frozen-object-writes: preloading freezes the instances a module's top level made
+ * that XS cannot copy on write: Map, Set, WeakMap, WeakSet, Date, ArrayBuffer and the views on
+ * one. Changing one from a function (set, add, delete, clear, fill, an element assignment ...)
+ * throws on the device ("this: read-only Map instance", "read-only buffer"). Filling a table at
+ * the top level is fine; a cache or a scratch buffer is made at boot. (Passing such a buffer to a
+ * function that writes it is not seen here.)
+ */
+const FROZEN_KINDS = /^(Map|Set|WeakMap|WeakSet|Date|ArrayBuffer|SharedArrayBuffer|DataView|(Big)?(Int|Uint|Float)(8|16|32|64)(Clamped)?Array)$/;
+const MUTATING_METHODS = new Set(['add', 'delete', 'clear', 'fill', 'copyWithin', 'reverse', 'sort', 'transfer', 'resize']);
+/** The constructor a top-level initializer makes its value with (new X(...), or new X(...).fill(...)), or null. */
+function constructedKind(init) {
+  let node = init;
+  while (node) {
+    if (node.type === 'NewExpression') return node.callee.type === 'Identifier' && FROZEN_KINDS.test(node.callee.name) ? node.callee.name : null;
+    if (node.type === 'CallExpression') node = node.callee.type === 'MemberExpression' ? node.callee.object : null;
+    else if (node.type === 'TSAsExpression' || node.type === 'TSNonNullExpression') node = node.expression;
+    else return null;
+  }
+  return null;
+}
+const noModuleFrozenObjectWrites = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'no change from a function to a Map, Set, Date or buffer made at the top level: preloading freezes them' },
+    messages: {
+      frozen:
+        "'{{name}}' is a {{kind}} made at the top level: the device preloads it read-only (XS cannot copy a {{kind}} on write), so changing it from a function throws. Make it at boot (or fill it at the top level only).",
+    },
+    schema: [],
+  },
+  create(context) {
+    return {
+      'Program:exit'(program) {
+        const global = context.sourceCode.getScope(program);
+        const top = global.childScopes.find((s) => s.type === 'module') ?? global;
+        for (const variable of top.variables) {
+          const def = variable.defs[0];
+          const kind = def?.type === 'Variable' && def.node.init ? constructedKind(def.node.init) : null;
+          if (!kind) continue;
+          for (const ref of variable.references) {
+            if (ref.from.variableScope === top) continue;
+            const id = ref.identifier;
+            const member = id.parent;
+            if (member?.type !== 'MemberExpression' || member.object !== id) continue;
+            const name = member.computed ? null : member.property.name;
+            const called = member.parent?.type === 'CallExpression' && member.parent.callee === member;
+            const assigned = (member.parent?.type === 'AssignmentExpression' && member.parent.left === member) || member.parent?.type === 'UpdateExpression';
+            if ((called && name && (MUTATING_METHODS.has(name) || name.startsWith('set'))) || (member.computed && assigned)) {
+              context.report({ node: member, messageId: 'frozen', data: { name: variable.name, kind } });
+            }
+          }
+        }
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   // XS scripts for the runtime's own tests include deliberately broken ones.
-  { ignores: ['node_modules/**', 'build/**', '.sim/**', 'test-results/**', 'hosts/sim/runtime/tests/**', 'hosts/esp32/native/*.js'] },
+  { ignores: ['node_modules/**', 'build/**', '.sim/**', 'test-results/**', 'hosts/sim/runtime/tests/**', 'hosts/esp32/native/*.js', 'hosts/lin/native/*.js'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -69,9 +198,36 @@ export default tseslint.config(
       ],
     },
   },
-  // The device host runs on XS too: Moddable modules are its business, Node's are not.
+  // Everything bundled into a preloaded firmware module (the device's, the SDK desktop runtime's).
   {
-    files: ['hosts/esp32/**/*.ts', 'hosts/esp32/**/*.js'],
+    files: ['src/**/*.ts', 'modules/**/*.ts', 'boards/**/*.ts', 'hosts/esp32/**/*.ts', 'hosts/lin/**/*.ts'],
+    ignores: ['src/web/page/**', 'modules/*/test/**'],
+    plugins: {
+      desk: { rules: { 'no-module-binding-writes': noModuleBindingWrites, 'no-module-global-regexp': noModuleGlobalRegexp, 'no-module-frozen-object-writes': noModuleFrozenObjectWrites } },
+    },
+    rules: {
+      'desk/no-module-binding-writes': 'error',
+      'desk/no-module-global-regexp': 'error',
+      'desk/no-module-frozen-object-writes': 'error',
+    },
+  },
+  // XS's JSON.stringify refuses an object a preloaded module keeps in flash ("read only value"): src/util/json.ts's stringify takes them.
+  {
+    files: ['src/**/*.ts', 'modules/**/*.ts', 'boards/**/*.ts', 'hosts/esp32/**/*.ts', 'hosts/lin/**/*.ts'],
+    ignores: ['src/web/page/**', 'modules/*/test/**', 'src/util/json.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'JSON', property: 'stringify', message: "Use stringify() from src/util/json.ts: on the device XS's JSON.stringify throws on the objects a preloaded module made at its top level." },
+        { object: 'String', property: 'prototype', message: 'Do not extend built-ins.' },
+        { property: 'toLocaleString', message: 'XS has no Intl: format by hand.' },
+        { property: 'localeCompare', message: 'XS has no Intl: compare code units.' },
+      ],
+    },
+  },
+  // The device host (and the lin host of the SDK's desktop runtime) runs on XS too: Moddable modules are its business, Node's are not.
+  {
+    files: ['hosts/esp32/**/*.ts', 'hosts/esp32/**/*.js', 'hosts/lin/**/*.ts', 'hosts/lin/**/*.js'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
-import { ROOT, XS_TARGET } from '../tools/build.mjs';
+import { ROOT, simXs, XS_TARGET } from '../tools/build.mjs';
 import { otaBench } from './ota.mjs';
 import { memoryBench } from './memory.mjs';
 
@@ -221,8 +221,9 @@ console.log('\nDevice screen on XS (src/ui; the panel\'s own time left out), mil
   row('sign-in QR (version 3-M, best of 8 masks)', `${f(ui['ui-qr'])} ms per encode`);
 }
 
-console.log('\nSimulator (already built):');
+console.log(`\nSimulator (already built; ${simXs(process.env, () => undefined).label}):`);
 const dir = mkdtempSync(join(tmpdir(), 'bench-sim-'));
+let simRam = null;
 try {
   const first = await bootOnce(join(dir, 'dev'));
   const runs = [];
@@ -231,6 +232,7 @@ try {
   row('npm start to HTTP-ready, fresh device folder (creates and flashes it)', `${first.readyMs.toFixed(0)} ms`);
   row('npm start to HTTP-ready, existing device folder (best of 3)', `${best.toFixed(0)} ms`, '<= 1 s', ok(best <= 1000));
   const last = runs[runs.length - 1];
+  simRam = last.xsRam;
   const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
   row(
     'XS live heap after boot, RAM part (after a full GC)',
@@ -273,6 +275,16 @@ console.log('\nAssistant turn (simulator against the provider emulator on loopba
     '<= 1 MB',
     ok(t.loopRounds === 10 && t.loopLivePeak - t.loopStatic <= 1024 * 1024),
   );
+}
+
+console.log("\nThe Moddable SDK's desktop runtime (lin platform, the firmware preloaded with the device's creation sizes):");
+{
+  const { linBench } = await import('./lin.mjs');
+  try {
+    await linBench(row, { simRam });
+  } catch (e) {
+    row('the firmware in the SDK desktop runtime', `FAILED: ${e.message.split('\n')[0]}`);
+  }
 }
 
 console.log('\nDevice creation sizes (simulator XS, real firmware: boot, 6000 memories loaded, a 10-round tool loop; docs/device.md):');

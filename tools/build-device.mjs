@@ -1,31 +1,41 @@
 #!/usr/bin/env node
 // `npm run build:device -- --board <type>` and `npm run flash -- --board <type>`:
-// the device build (docs/device.md).
-//   1. bundles hosts/esp32/entry.ts with src/ into build/device/<type>/firmware.js
-//      (an ES module: the Moddable SDK's modules and desk-native stay imports),
-//      with the owner's web page built in (tools/web-page.mjs);
-//      release build: no test CA, no test signing key;
-//   2. writes build/device/<type>/sdkconfig (hosts/esp32/sdkconfig plus the
-//      firmware version for esp_app_desc_t, which tools/release.mjs reads);
-//   3. writes build/device/<type>/tls/ (the CA bundle as the SDK's certificate
-//      store: tools/ca-store.mjs) and build/device/<type>/bleservices/ (the
-//      GATT table from the firmware's own definition: tools/gatt-json.mjs),
-//      both listed by manifest.json;
-//   4. runs the SDK's mcconfig on boards/<type>/manifest.json for esp32/esp32s3
-//      (flash: the same with -t deploy, which builds and writes the device).
-// Without an SDK (MODDABLE unset or wrong) or without ESP-IDF (IDF_PATH), it
-// stops before mcconfig with a message naming what is missing.
+// the device build (docs/device.md, "Build and flash each board"). Every stage
+// the Moddable SDK can run without the ESP32-S3's Xtensa compiler runs here:
+//   1. bundle: hosts/esp32/entry.ts with src/ into build/device/<type>/firmware.js
+//      (an ES module: the SDK's modules and desk-native stay imports), the
+//      owner's web page built in; release build: no test CA, no test signing
+//      key; beside it sdkconfig/ (hosts/esp32/sdkconfig plus the firmware
+//      version, which tools/release.mjs reads back), tls/ (the CA bundle as the
+//      SDK's certificate store: tools/ca-store.mjs) and bleservices/ (the GATT
+//      table from the firmware's own definition: tools/gatt-json.mjs);
+//   2. tsc: hosts/esp32 against the SDK's own typings (tools/device-typecheck.mjs),
+//      skipped when nothing it reads changed since it last passed;
+//   3. mcconfig -p esp32/esp32s3 on boards/<type>/manifest.json: manifest
+//      processing into the makefile under build/device/<type>/sdk;
+//   4. that makefile's own rules up to the C: xsc for every module, xsid, the
+//      PRELOADING xsl link (mc.xs.c; its figures are printed), mcrez (the
+//      resources: mc.resources.c) and bles2gatt (the GATT table);
+//   5. the C compile and link of the image (and, with --flash, writing it):
+//      only with ESP-IDF (IDF_PATH, its xtensa-esp32s3-elf-gcc on PATH); without
+//      them the build stops here with one line saying so (exit 0: everything
+//      this machine can build is built; --flash exits 1).
+// The SDK is found by tools/sdk.mjs (MODDABLE, or the archive built into
+// build/moddable); without one the build stops before stage 1 and says why.
 //
 // Usage: node tools/build-device.mjs --board <type> [--flash] [--port DEV] [--bundle-only]
+import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { ROOT, XS_TARGET, firmwareVersion, gitBuildId } from './build.mjs';
 import { caRootsPem, writeCaStore } from './ca-store.mjs';
+import { deviceTypecheck } from './device-typecheck.mjs';
 import { docsPack } from './docs-pack.mjs';
+import { ensureSdk, sdkEnv } from './sdk.mjs';
 import { buildWebPage, webPageDefine } from './web-page.mjs';
 import { loadGattServices, writeBleServices } from './gatt-json.mjs';
 
@@ -40,23 +50,24 @@ export const SDK_PLATFORM = 'esp32/esp32s3';
 export const SDK_MODULES = JSON.parse(readFileSync(join(ROOT, 'hosts/esp32/sdk-modules.json'), 'utf8')).modules;
 const SDK_IMPORT = new RegExp(`^(${Object.keys(SDK_MODULES).map((m) => m.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
 
+/** The ESP-IDF compiler of the ESP32-S3's cores. */
+export const XTENSA_CC = 'xtensa-esp32s3-elf-gcc';
+/** The ESP-IDF version the SDK 8.2.3 builds with (its make.esp32.mk: EXPECTED_ESP_IDF). */
+export const ESP_IDF_VERSION = 'v6.0';
+
+function onPath(cmd, env) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore', env }).status === 0;
+}
+
 /**
- * What the device build needs from the machine, or the reasons it cannot run:
- * MODDABLE pointing at an SDK with mcconfig, and ESP-IDF's IDF_PATH.
+ * What the C compile of the image needs, or why it cannot run here: ESP-IDF
+ * (IDF_PATH, a checkout with tools/idf.py) and its Xtensa compiler on PATH.
  */
-export function checkToolchain(env = process.env) {
-  const missing = [];
-  const sdk = env.MODDABLE;
-  let mcconfig = null;
-  if (!sdk) missing.push('MODDABLE is not set: point it at a Moddable SDK 8.x checkout (git clone https://github.com/Moddable-OpenSource/moddable, then build its tools: see docs/device.md)');
-  else if (!existsSync(join(sdk, 'examples/manifest_base.json'))) missing.push(`MODDABLE=${sdk} is not a Moddable SDK (no examples/manifest_base.json there)`);
-  else {
-    mcconfig = ['lin', 'mac', 'win'].map((os) => join(sdk, 'build/bin', os, 'release', 'mcconfig')).find((p) => existsSync(p)) ?? null;
-    if (!mcconfig) missing.push(`the SDK at ${sdk} has no built mcconfig (build/bin/<os>/release/mcconfig): build the SDK tools first (docs/device.md)`);
-  }
-  if (!env.IDF_PATH) missing.push('IDF_PATH is not set: install ESP-IDF 5.x and source its export.sh (the Moddable SDK builds esp32 targets with it)');
-  else if (!existsSync(join(env.IDF_PATH, 'tools/idf.py'))) missing.push(`IDF_PATH=${env.IDF_PATH} is not an ESP-IDF checkout (no tools/idf.py)`);
-  return { ok: missing.length === 0, missing, mcconfig };
+export function checkIdf(env = process.env) {
+  if (!env.IDF_PATH) return { ok: false, reason: `IDF_PATH is not set: ESP-IDF ${ESP_IDF_VERSION} (with ${XTENSA_CC}) compiles and links the image; install it and source its export.sh (docs/device.md)` };
+  if (!existsSync(join(env.IDF_PATH, 'tools/idf.py'))) return { ok: false, reason: `IDF_PATH=${env.IDF_PATH} is not an ESP-IDF checkout (no tools/idf.py)` };
+  if (!onPath(XTENSA_CC, env)) return { ok: false, reason: `${XTENSA_CC} is not on PATH: source ESP-IDF ${ESP_IDF_VERSION}'s export.sh` };
+  return { ok: true, reason: null };
 }
 
 /** Bundles the device firmware module; returns its folder. */
@@ -67,8 +78,9 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
   const build = { version, buildId: gitBuildId(), testBuild: false };
   const caRoots = writeCaStore(join(outDir, 'tls'), caRootsPem(ROOT));
   const gatt = writeBleServices(join(outDir, 'bleservices'), await loadGattServices(ROOT));
-  await esbuild.build({
+  const result = await esbuild.build({
     entryPoints: [join(ROOT, 'hosts/esp32/entry.ts')],
+    write: false,
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -102,6 +114,10 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
       },
     ],
   });
+  // Rewritten only when its bytes change, so the SDK's make relinks only then.
+  const js = Buffer.from(result.outputFiles[0].contents);
+  const out = join(outDir, 'firmware.js');
+  if (!existsSync(out) || !readFileSync(out).equals(js)) writeFileSync(out, js);
   const sdkconfig = join(outDir, 'sdkconfig');
   rmSync(sdkconfig, { recursive: true, force: true });
   cpSync(join(ROOT, 'hosts/esp32/sdkconfig'), sdkconfig, { recursive: true });
@@ -110,12 +126,122 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
   return { outDir, build, caRoots, gatt };
 }
 
-/** The mcconfig command line for a board (flash: build and write the device). */
-export function mcconfigArgs(board, { flash = false, port } = {}) {
-  const args = ['-m', '-p', SDK_PLATFORM, '-o', join(ROOT, 'build/device', board, 'sdk'), join(ROOT, 'boards', board, 'manifest.json')];
-  if (flash) args.splice(0, 0, '-t', 'deploy');
+/** The mcconfig output folder of a board. */
+export function sdkOut(board, outRoot = join(ROOT, 'build/device')) {
+  return join(outRoot, board, 'sdk');
+}
+
+/** The mcconfig command line for a board (make: build with the SDK's makefile; flash: build and write the device). */
+export function mcconfigArgs(board, { flash = false, port, make = true, outRoot } = {}) {
+  const args = ['-p', SDK_PLATFORM, '-o', sdkOut(board, outRoot), join(ROOT, 'boards', board, 'manifest.json')];
+  if (make) args.unshift('-m');
+  if (flash) args.unshift('-t', 'deploy');
   if (port) args.push(`UPLOAD_PORT=${port}`);
   return args;
+}
+
+/** Every .ts the device typecheck reads, and the SDK version: the typecheck's identity. */
+function typecheckInputs(sdk) {
+  const h = createHash('sha256').update(`${sdk.moddable}\n${sdk.version}\n`);
+  const visit = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && e.name !== 'test') visit(p);
+      } else if (/\.(ts|json)$/.test(e.name)) h.update(p).update(readFileSync(p));
+    }
+  };
+  for (const d of ['src', 'hosts/esp32', 'hosts/lin', 'modules', 'boards']) visit(join(ROOT, d));
+  for (const f of ['tsconfig.base.json', 'tsconfig.device.json', 'package-lock.json']) h.update(readFileSync(join(ROOT, f)));
+  return h.digest('hex');
+}
+
+/** Stage 2: the device typecheck against the SDK's typings, once per set of inputs. */
+export function typecheckStage(sdk) {
+  const stamp = join(ROOT, 'build/device/typecheck.ok');
+  const id = typecheckInputs(sdk);
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === id) return { ok: true, cached: true, output: '' };
+  const r = deviceTypecheck(sdk.moddable);
+  if (r.ok) {
+    mkdirSync(join(ROOT, 'build/device'), { recursive: true });
+    writeFileSync(stamp, id);
+  }
+  return { ...r, cached: false };
+}
+
+/** The folder mcconfig generated the makefile in (tmp/esp32/esp32s3/release/<type>). */
+export function makefileDir(board, outRoot) {
+  return join(sdkOut(board, outRoot), 'tmp', ...SDK_PLATFORM.split('/'), 'release', board);
+}
+
+/**
+ * xsl's figures: its own line ("### N instances, K keys, C colors, H holes")
+ * and what it wrote into mc.xs.c (the preloaded heap in slots, the alias
+ * table, the keys, the stack it reserved), with the creation sizes the
+ * makefile passed it (-c).
+ */
+export function xslFigures(xslOutput, mcXsC, makefile) {
+  const line = /### (\d+) instances, (\d+) keys, (\d+) colors, (\d+) holes/.exec(xslOutput);
+  const define = (name) => {
+    const m = new RegExp(`#define ${name} (\\d+)`).exec(mcXsC);
+    return m ? Number(m[1]) : null;
+  };
+  const c = /^CREATION = -c (.*)$/m.exec(makefile)?.[1].split(',') ?? [];
+  const n = (i) => (c[i] === undefined ? null : Number(c[i]));
+  return {
+    instances: line ? Number(line[1]) : null,
+    keys: line ? Number(line[2]) : null,
+    colors: line ? Number(line[3]) : null,
+    holes: line ? Number(line[4]) : null,
+    heapSlots: define('mxHeapCount'),
+    aliases: define('mxAliasCount'),
+    keysCount: define('mxKeysCount'),
+    creation: {
+      chunk: { initial: n(0), incremental: n(1) },
+      heap: { initial: n(2), incremental: n(3) },
+      stack: n(4),
+      keys: { initial: n(5), incremental: n(6), name: n(7), symbol: n(8) },
+      parser: { buffer: n(9), table: n(10) },
+      static: n(11),
+    },
+  };
+}
+
+/**
+ * Stages 3 and 4: mcconfig's makefile, then its rules for everything short of
+ * the C: the modules (xsc, xsid), the preloading link (xsl: mc.xs.c), the
+ * resources (mcrez: mc.resources.c) and the GATT table (bles2gatt). The
+ * makefile's ESP-IDF part insists on IDF_PATH and an ESP-IDF version when it
+ * is read, and makes mc.xs.c and mc.resources.c wait for ESP-IDF's
+ * sdkconfig.h; these three variables are given on make's command line so its
+ * own rules run without ESP-IDF (no rule that uses them runs).
+ */
+export function sdkStages(sdk, board, { outRoot, log = () => undefined } = {}) {
+  const env = { ...sdkEnv(sdk), DESK_ROOT: ROOT, PATH: `${sdk.bin}:${join(ROOT, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
+  mkdirSync(sdkOut(board, outRoot), { recursive: true });
+  const mc = spawnSync(join(sdk.bin, 'mcconfig'), mcconfigArgs(board, { make: false, outRoot }), { cwd: ROOT, env, encoding: 'utf8' });
+  if (mc.status !== 0) return { ok: false, stage: 'mcconfig', output: `${mc.stdout}${mc.stderr}` };
+  log(`mcconfig -p ${SDK_PLATFORM}: ${join(makefileDir(board, outRoot), 'makefile').slice(ROOT.length + 1)}`);
+  const dir = makefileDir(board, outRoot);
+  const noIdf = join(dir, 'no-idf.stamp');
+  if (!existsSync(noIdf)) writeFileSync(noIdf, 'stands in for ESP-IDF\'s sdkconfig.h in the stages before the C (tools/build-device.mjs)\n');
+  const targets = ['mc.xs.c', 'mc.resources.c', 'mc.bleservices'].map((t) => join(dir, t));
+  const make = spawnSync('make', ['-f', join(dir, 'makefile'), `IDF_PATH=${join(dir, 'no-esp-idf')}`, `IDF_VERSION=${ESP_IDF_VERSION}`, `SDKCONFIG_H=${noIdf}`, 'MAKEFLAGS_JOBS=-j2', ...targets], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const output = `${make.stdout}${make.stderr}`;
+  if (make.status !== 0) return { ok: false, stage: 'xsc, xsl, mcrez, bles2gatt', output };
+  const mcXs = join(dir, 'mc.xs.c');
+  // xsl prints its figures only when it links; an up-to-date mc.xs.c keeps the last ones.
+  const figuresFile = join(dir, 'xsl-figures.txt');
+  const xslLine = /### \d+ instances.*$/m.exec(output)?.[0];
+  if (xslLine) writeFileSync(figuresFile, xslLine + '\n');
+  const figures = xslFigures(existsSync(figuresFile) ? readFileSync(figuresFile, 'utf8') : '', readFileSync(mcXs, 'utf8').slice(0, 4096), readFileSync(join(dir, 'makefile'), 'utf8'));
+  const warnings = (output.match(/^### warning/gm) ?? []).length;
+  return { ok: true, dir, figures, warnings, output };
 }
 
 async function main() {
@@ -133,20 +259,47 @@ async function main() {
     console.error(`${what}: --board must be one of ${DEVICE_TYPES.join(', ')} (npm run ${what} -- --board panel-35)`);
     process.exit(2);
   }
-  const tools = checkToolchain();
-  if (!tools.ok && !values['bundle-only']) {
-    console.error(`${what}: cannot build the ${board} image here:\n${tools.missing.map((m) => `  - ${m}`).join('\n')}\n(the firmware bundle alone: node tools/build-device.mjs --board ${board} --bundle-only)`);
-    process.exit(1);
+  const say = (line) => console.log(`${what}: ${board}: ${line}`);
+  let sdk = null;
+  if (!values['bundle-only']) {
+    try {
+      sdk = ensureSdk({ log: (l) => console.error(l) });
+    } catch (e) {
+      console.error(`${what}: cannot build the ${board} image here: ${e.message}`);
+      process.exit(1);
+    }
+    if (!sdk.ok || !sdk.tools) {
+      console.error(`${what}: cannot build the ${board} image here: ${sdk.reason}\n(the firmware bundle alone: node tools/build-device.mjs --board ${board} --bundle-only)`);
+      process.exit(1);
+    }
   }
   const { outDir } = await bundleDevice(board);
-  console.log(`${what}: bundled ${join(outDir, 'firmware.js').slice(ROOT.length + 1)} (${statSync(join(outDir, 'firmware.js')).size} bytes)`);
+  say(`bundled ${join(outDir, 'firmware.js').slice(ROOT.length + 1)} (${statSync(join(outDir, 'firmware.js')).size} bytes)`);
   if (values['bundle-only']) return;
+  const tc = typecheckStage(sdk);
+  if (!tc.ok) {
+    console.error(`${what}: ${board}: tsc against the SDK ${sdk.version} typings failed:\n${tc.output}`);
+    process.exit(1);
+  }
+  say(`tsc: hosts/esp32 checks against the SDK ${sdk.version} typings${tc.cached ? ' (unchanged since it last passed)' : ''}`);
+  const stages = sdkStages(sdk, board, { log: say });
+  if (!stages.ok) {
+    console.error(`${what}: ${board}: ${stages.stage} failed:\n${stages.output.split('\n').filter((l) => !/^### warning/.test(l)).slice(-40).join('\n')}`);
+    process.exit(1);
+  }
+  const f = stages.figures;
+  say(`xsc, xsl (preloaded): ${f.instances} instances, ${f.keys} keys, preloaded heap ${f.heapSlots} slots, ${f.aliases} aliases (${stages.warnings} xsl warnings); mcrez: mc.resources.c; bles2gatt: mc.bleservices`);
+  const idf = checkIdf();
+  if (!idf.ok) {
+    console.log(`${what}: ${board}: stopped before the C compile, no image built: ${idf.reason}`);
+    process.exit(values.flash ? 1 : 0);
+  }
   const args = mcconfigArgs(board, { flash: values.flash, port: values.port });
-  console.log(`${what}: ${tools.mcconfig} ${args.join(' ')}`);
-  const r = spawnSync(tools.mcconfig, args, { stdio: 'inherit', env: { ...process.env, DESK_ROOT: ROOT } });
+  say(`${join(sdk.bin, 'mcconfig')} ${args.join(' ')}`);
+  const r = spawnSync(join(sdk.bin, 'mcconfig'), args, { stdio: 'inherit', env: { ...sdkEnv(sdk), DESK_ROOT: ROOT } });
   if (r.status !== 0) process.exit(r.status ?? 1);
-  const image = execFileSync('find', [join(ROOT, 'build/device', board, 'sdk'), '-name', 'xs_esp32.bin'], { encoding: 'utf8' }).trim().split('\n')[0];
-  if (image) console.log(`${what}: image ${image} (release it with tools/release.mjs --image ${image})`);
+  const image = execFileSync('find', [sdkOut(board), '-name', 'xs_esp32.bin'], { encoding: 'utf8' }).trim().split('\n')[0];
+  if (image) say(`image ${image} (release it with tools/release.mjs --image ${image})`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -4,7 +4,14 @@ export const XS_TARGET: { target: string; supported: Record<string, boolean> };
 export function firmwareVersion(): string;
 export function gitBuildId(): string;
 export function makeImage(bundle: Buffer, header: Record<string, unknown>): Buffer;
-export function buildRuntime(options?: { quiet?: boolean }): void;
+export interface SimXs {
+  tag: 'sdk' | 'xsnap';
+  dir: string;
+  label: string;
+  fetch: boolean;
+}
+export function simXs(env?: Record<string, string | undefined>, log?: (line: string) => void): SimXs;
+export function buildRuntime(options?: { quiet?: boolean }): SimXs;
 export function buildFirmware(options?: {
   outDir?: string;
   version?: string;

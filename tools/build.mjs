@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds what is missing or stale, incrementally:
-//   1. the simulator runtime (XS from @agoric/xsnap's sources + our C) with make;
+//   1. the simulator runtime (our C and XS: the Moddable SDK's XS 17.x, the
+//      device's, when the SDK is here, else @agoric/xsnap's XS 13.3) with make;
 //   2. the firmware bundle for XS (esbuild, one script) and its flash image;
 //   3. the simulated board (Node) bundle.
 // Usage: node tools/build.mjs [--quiet] [--force] [--out DIR] [--version vX.Y.Z]
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { docsPack } from './docs-pack.mjs';
+import { ensureSdk, SDK_XS_VERSION } from './sdk.mjs';
 import { buildWebPage, webPageDefine } from './web-page.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -69,13 +71,34 @@ export function makeImage(bundle, header) {
   return Buffer.concat([head, json, bundle]);
 }
 
+/**
+ * The XS the simulator runs: the Moddable SDK's (XS 17.x, what the device
+ * runs) when the SDK is here (tools/sdk.mjs; from the archive only its
+ * sources are extracted, the tools are not built), else @agoric/xsnap's (XS
+ * 13.3), which needs nothing beyond npm. DESK_XS=xsnap asks for the fallback.
+ */
+export function simXs(env = process.env, log = (l) => console.error(l)) {
+  const xsnap = { tag: 'xsnap', dir: join(ROOT, 'build/xs-src/moddable/xs'), label: "XS 13.3 from @agoric/xsnap's sources", fetch: true };
+  if (env.DESK_XS === 'xsnap') return xsnap;
+  try {
+    const sdk = ensureSdk({ xsOnly: true, log, env });
+    if (sdk.ok) return { tag: 'sdk', dir: join(sdk.moddable, 'xs'), label: `XS ${SDK_XS_VERSION} from the Moddable SDK ${sdk.version}`, fetch: false };
+  } catch (e) {
+    log(`build: the Moddable SDK's XS is not usable (${e.message}): building @agoric/xsnap's`);
+  }
+  return xsnap;
+}
+
 export function buildRuntime({ quiet = false } = {}) {
   const stdio = quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit';
-  if (!existsSync(join(ROOT, 'build/sim/xsim'))) {
-    console.error('build: building the XS runtime from @agoric/xsnap\'s sources (first time only, under a minute)...');
+  const xs = simXs();
+  const stamp = join(ROOT, 'build/sim/xsim.xs');
+  if (!existsSync(join(ROOT, 'build/sim/xsim')) || !existsSync(stamp) || readFileSync(stamp, 'utf8').trim() !== `${xs.tag} ${xs.dir}`) {
+    console.error(`build: building the simulator's runtime on ${xs.label} (first time only, about a minute)...`);
   }
-  execFileSync(process.execPath, [join(ROOT, 'hosts/sim/runtime/fetch-xs.mjs')], { cwd: ROOT, stdio });
-  execFileSync('make', ['-C', 'hosts/sim/runtime', '-j2', '--no-print-directory'], { cwd: ROOT, stdio });
+  if (xs.fetch) execFileSync(process.execPath, [join(ROOT, 'hosts/sim/runtime/fetch-xs.mjs')], { cwd: ROOT, stdio });
+  execFileSync('make', ['-C', 'hosts/sim/runtime', '-j2', '--no-print-directory', `XS=${xs.dir}`, `XS_TAG=${xs.tag}`], { cwd: ROOT, stdio });
+  return xs;
 }
 
 /**

@@ -47,24 +47,30 @@ function have(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
 
+/** A tool is there when its command is (or, with `check`, when that shell command succeeds: a library's headers). */
+function present(t) {
+  return t.check ? spawnSync('sh', ['-c', t.check], { stdio: 'ignore' }).status === 0 : have(t.cmd);
+}
+
 /**
- * Makes sure each command exists, installing its Debian package when it does
- * not (apt-get as root); throws with instructions when that is impossible.
+ * Makes sure each command exists (or each `check` succeeds), installing its
+ * Debian package when it does not (apt-get as root); throws with instructions
+ * when that is impossible.
  */
 export function ensureDebianTools(tools, log = (l) => console.log(l)) {
-  const missing = tools.filter((t) => !have(t.cmd));
+  const missing = tools.filter((t) => !present(t));
   if (!missing.length) return;
   const pkgs = [...new Set(missing.map((t) => t.pkg))];
   const how = `apt-get install -y ${pkgs.join(' ')}`;
   if (typeof process.getuid !== 'function' || process.getuid() !== 0 || !have('apt-get')) {
-    throw new Error(`missing ${missing.map((t) => t.cmd).join(', ')}: install them with \`sudo ${how}\` (Debian/Ubuntu) and run again`);
+    throw new Error(`missing ${missing.map((t) => t.check ?? t.cmd).join(', ')}: install them with \`sudo ${how}\` (Debian/Ubuntu) and run again`);
   }
   const t0 = Date.now();
   log(`installing ${pkgs.join(', ')} (apt-get)...`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update'], { stdio: 'ignore', env });
   const install = update.status === 0 ? spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...pkgs], { encoding: 'utf8', env }) : update;
-  const still = missing.filter((t) => !have(t.cmd));
+  const still = missing.filter((t) => !present(t));
   if (install.status !== 0 || still.length) {
     throw new Error(`could not install ${pkgs.join(', ')} with apt-get (${install.stderr?.trim().split('\n').pop() ?? `exit ${install.status}`}); install them by hand: ${how}`);
   }

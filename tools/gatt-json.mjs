@@ -41,7 +41,7 @@ export function serviceJson(service) {
     if (!properties.length) throw new Error(`characteristic ${c.uuid}: neither read, write nor notify`);
     // bles2gatt wants at least one permission; a notify-only value is read-guarded like a readable one.
     const permissions = [(c.read || !c.write) && (c.bondedOnly ? 'readEncrypted' : 'read'), c.write && (c.bondedOnly ? 'writeEncrypted' : 'write')].filter(Boolean);
-    characteristics[c.uuid] = { uuid: c.uuid, maxBytes: c.maxBytes ?? DEFAULT_MAX_BYTES, type: 'ArrayBuffer', permissions: permissions.join(','), properties: properties.join(',') };
+    characteristics[c.uuid] = { uuid: c.uuid, maxBytes: c.maxBytes ?? DEFAULT_MAX_BYTES, type: 'Uint8Array', permissions: permissions.join(','), properties: properties.join(',') };
   }
   return { service: { uuid: service.uuid, characteristics } };
 }

@@ -31,7 +31,11 @@ export function ensureTestCa() {
 
 /**
  * A server certificate from the test CA for the given DNS names (and
- * 127.0.0.1); cached by the names. Returns PEM text of cert and key.
+ * 127.0.0.1); cached by the names. Returns PEM text of cert and key; cert is
+ * the chain a server sends, the certificate and then the CA's, as real
+ * servers send theirs: the Moddable SDK's TLS (modules/crypt/ssl/ssl_cert.js)
+ * checks the name only on a certificate that comes with its issuer's, and
+ * refuses a lone one (docs/device.md, "TLS and the CA store").
  */
 export function issueTestCert(names) {
   const ca = ensureTestCa();
@@ -47,7 +51,7 @@ export function issueTestCert(names) {
     openssl(['req', '-new', '-key', key, '-subj', `/CN=${names[0]}`, '-out', `${id}.csr`], dir);
     openssl(['x509', '-req', '-in', `${id}.csr`, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', '825', '-sha256', '-extfile', ext, '-out', cert], dir);
   }
-  return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
+  return { cert: readFileSync(cert, 'utf8') + readFileSync(ca.cert, 'utf8'), key: readFileSync(key, 'utf8') };
 }
 
 export function testCaPem() {

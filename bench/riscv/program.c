@@ -82,7 +82,7 @@ static int work(void)
 	}
 	digest[0] = 0;
 #if RUN
-	sha256(image, BYTES, digest);
+	desk_sha256(image, BYTES, digest);
 #endif
 	return digest[0];
 }

@@ -21,31 +21,31 @@
 
 #if SHA256_USE_MBEDTLS
 
-void sha256_init(sha256_ctx *ctx)
+void desk_sha256_init(desk_sha256_ctx *ctx)
 {
 	mbedtls_sha256_init(&ctx->m);
 	mbedtls_sha256_starts(&ctx->m, 0);
 }
 
-void sha256_update(sha256_ctx *ctx, const void *data, size_t len)
+void desk_sha256_update(desk_sha256_ctx *ctx, const void *data, size_t len)
 {
 	if (len)
 		mbedtls_sha256_update(&ctx->m, (const unsigned char *)data, len);
 }
 
-void sha256_final(sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE])
+void desk_sha256_final(desk_sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE])
 {
 	mbedtls_sha256_finish(&ctx->m, digest);
 	mbedtls_sha256_free(&ctx->m);
-	sha256_init(ctx);
+	desk_sha256_init(ctx);
 }
 
-void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE])
+void desk_sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE])
 {
-	sha256_ctx ctx;
-	sha256_init(&ctx);
-	sha256_update(&ctx, data, len);
-	sha256_final(&ctx, digest);
+	desk_sha256_ctx ctx;
+	desk_sha256_init(&ctx);
+	desk_sha256_update(&ctx, data, len);
+	desk_sha256_final(&ctx, digest);
 	mbedtls_sha256_free(&ctx.m);
 }
 
@@ -153,7 +153,7 @@ static void sha256_blocks(uint32_t state[8], const uint8_t *p, size_t nblocks)
 	}
 }
 
-void sha256_init(sha256_ctx *ctx)
+void desk_sha256_init(desk_sha256_ctx *ctx)
 {
 	ctx->state[0] = 0x6a09e667u;
 	ctx->state[1] = 0xbb67ae85u;
@@ -169,7 +169,7 @@ void sha256_init(sha256_ctx *ctx)
 	memset(ctx->block, 0, sizeof ctx->block);
 }
 
-void sha256_update(sha256_ctx *ctx, const void *data, size_t len)
+void desk_sha256_update(desk_sha256_ctx *ctx, const void *data, size_t len)
 {
 	const uint8_t *p = (const uint8_t *)data;
 	uint32_t lo = ctx->count_lo;
@@ -205,7 +205,7 @@ void sha256_update(sha256_ctx *ctx, const void *data, size_t len)
 	ctx->used = (uint32_t)len;
 }
 
-void sha256_final(sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE])
+void desk_sha256_final(desk_sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE])
 {
 	size_t used = ctx->used & (SHA256_BLOCK_SIZE - 1);
 	uint32_t hi = (ctx->count_hi << 3) | (ctx->count_lo >> 29);
@@ -224,15 +224,15 @@ void sha256_final(sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE])
 	sha256_blocks(ctx->state, ctx->block, 1);
 	for (i = 0; i < 8; i++)
 		sha256_store_be(digest + 4 * i, ctx->state[i]);
-	sha256_init(ctx);
+	desk_sha256_init(ctx);
 }
 
-void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE])
+void desk_sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE])
 {
-	sha256_ctx ctx;
-	sha256_init(&ctx);
-	sha256_update(&ctx, data, len);
-	sha256_final(&ctx, digest);
+	desk_sha256_ctx ctx;
+	desk_sha256_init(&ctx);
+	desk_sha256_update(&ctx, data, len);
+	desk_sha256_final(&ctx, digest);
 }
 
 #endif /* SHA256_USE_MBEDTLS */

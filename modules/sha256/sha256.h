@@ -1,15 +1,15 @@
 /*
  * sha256: streaming SHA-256 (FIPS 180-4) in portable C99.
  *
- *   sha256_ctx c; sha256_init(&c); sha256_update(&c, p, n); ...
- *   sha256_final(&c, digest);   // digest: 32 bytes; c is reset for reuse
+ *   desk_sha256_ctx c; desk_sha256_init(&c); desk_sha256_update(&c, p, n); ...
+ *   desk_sha256_final(&c, digest);   // digest: 32 bytes; c is reset for reuse
  *
  * No intrinsics, no assembly, no alignment requirement on the input. The
  * context holds only 32-bit words and bytes (4-byte alignment), so it can
  * live in any buffer; the XS binding keeps it in an ArrayBuffer.
  */
-#ifndef SHA256_H
-#define SHA256_H
+#ifndef DESK_SHA256_H
+#define DESK_SHA256_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -38,7 +38,7 @@ extern "C" {
 #include "mbedtls/sha256.h"
 typedef struct {
 	mbedtls_sha256_context m;
-} sha256_ctx;
+} desk_sha256_ctx;
 #else
 #define SHA256_USE_MBEDTLS 0
 typedef struct {
@@ -47,18 +47,18 @@ typedef struct {
 	uint32_t count_hi;   /* and high 32 bits */
 	uint32_t used;       /* bytes waiting in block[] (0..63) */
 	uint8_t block[SHA256_BLOCK_SIZE];
-} sha256_ctx;
+} desk_sha256_ctx;
 #endif
 
-void sha256_init(sha256_ctx *ctx);
-void sha256_update(sha256_ctx *ctx, const void *data, size_t len);
+void desk_sha256_init(desk_sha256_ctx *ctx);
+void desk_sha256_update(desk_sha256_ctx *ctx, const void *data, size_t len);
 /* Writes the digest and resets ctx to the initial state. */
-void sha256_final(sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE]);
+void desk_sha256_final(desk_sha256_ctx *ctx, uint8_t digest[SHA256_DIGEST_SIZE]);
 /* One-shot convenience. */
-void sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE]);
+void desk_sha256(const void *data, size_t len, uint8_t digest[SHA256_DIGEST_SIZE]);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* SHA256_H */
+#endif /* DESK_SHA256_H */

@@ -1,7 +1,7 @@
 /*
  * XS bindings of sha256. See xs_sha256.h.
  *
- * The context ArrayBuffer holds a magic word followed by a sha256_ctx. Its
+ * The context ArrayBuffer holds a magic word followed by a desk_sha256_ctx. Its
  * bytes are copied to an aligned local struct and back on each call (about
  * 120 bytes), so the buffer needs no particular alignment.
  */
@@ -15,7 +15,7 @@
 
 typedef struct {
 	uint32_t magic;
-	sha256_ctx ctx;
+	desk_sha256_ctx ctx;
 } xs_sha256_state;
 
 /* Copies the context out of the ArrayBuffer in argument 0, after checks. */
@@ -46,7 +46,7 @@ void xs_sha256_init(xsMachine *the)
 	xsUnsignedValue size;
 	memset(&st, 0, sizeof st);
 	st.magic = XS_SHA256_MAGIC;
-	sha256_init(&st.ctx);
+	desk_sha256_init(&st.ctx);
 	xsmcSetArrayBuffer(xsResult, NULL, sizeof st);
 	xsmcGetBufferWritable(xsResult, &data, &size);
 	memcpy(data, &st, sizeof st);
@@ -62,7 +62,7 @@ void xs_sha256_update(xsMachine *the)
 	xs_sha256_load(the, &st);
 	/* no allocation between taking the pointer and using it */
 	xsmcGetBufferReadable(xsArg(1), &bytes, &count);
-	sha256_update(&st.ctx, bytes, count);
+	desk_sha256_update(&st.ctx, bytes, count);
 	xs_sha256_store(the, &st);
 }
 
@@ -73,7 +73,7 @@ void xs_sha256_final(xsMachine *the)
 	if (xsmcArgc < 1)
 		xsTypeError("sha256Final(ctx)");
 	xs_sha256_load(the, &st);
-	sha256_final(&st.ctx, digest); /* also resets the context */
+	desk_sha256_final(&st.ctx, digest); /* also resets the context */
 	xs_sha256_store(the, &st);
 	xsmcSetArrayBuffer(xsResult, digest, SHA256_DIGEST_SIZE);
 }

@@ -49,10 +49,11 @@ import type { AgentDocs, AgentMessenger, MessageAuthor } from './ports.ts';
 import { visibleTo, type ResultStore } from './results.ts';
 import { capChars, oneLine } from './text.ts';
 import { displayName, type Job, type JobOrigin, type PendingSpawn, type SpawnSpec } from './types.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const UNSAFE_NAME_CHARS = /[^A-Za-z0-9_-]+/g;
-const EDGE_DASHES = /^-+|-+$/g;
+const UNSAFE_NAME_CHARS = /[^A-Za-z0-9_-]+/;
+const EDGE_DASHES = /^-+|-+$/;
 const TRAILING_STOPS = /[.\s]+$/;
 
 export interface FabricDeps {
@@ -95,7 +96,7 @@ export function queueFullText(labels: readonly string[]): string {
 
 /** The file a project's result is saved as: <name>-<tag>.md (name made safe; 'result' when it has none). */
 export function resultFileName(name: string, tag: string): string {
-  const safe = name.replace(UNSAFE_NAME_CHARS, '-').replace(EDGE_DASHES, '').slice(0, 35) || 'result';
+  const safe = replaceEvery(replaceEvery(name, UNSAFE_NAME_CHARS, '-'), EDGE_DASHES, '').slice(0, 35) || 'result';
   return `${safe}-${tag}.md`;
 }
 

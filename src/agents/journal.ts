@@ -15,7 +15,7 @@
 // every other record is reported expired and freed.
 
 import type { Store } from '../core/store.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { PROVIDERS, type ProviderId } from '../providers/settings.ts';
 import { JOURNAL_SLOTS } from './limits.ts';
 import type { Job } from './types.ts';
@@ -57,8 +57,8 @@ function slotKey(slot: number): string {
 }
 
 function encode(r: JournalRecord): string {
-  const body = JSON.stringify({ v: VERSION, ...r });
-  return JSON.stringify({ r: body, c: checksum(body) });
+  const body = stringify({ v: VERSION, ...r });
+  return stringify({ r: body, c: checksum(body) });
 }
 
 function decode(text: string): JournalRecord | null {

@@ -2,7 +2,8 @@
 // in characters, not bytes): by code point, with for...of, which is linear on
 // XS and never splits a surrogate pair in Node.
 
-/** The first max characters (code points) of s, and whether it was cut. */
+
+import { replaceEvery } from '../util/replace.ts';/** The first max characters (code points) of s, and whether it was cut. */
 export function capChars(s: string, max: number): { text: string; cut: boolean } {
   // A string unit is at most one character: a short string needs no walk.
   if (s.length <= max) return { text: s, cut: false };
@@ -34,9 +35,9 @@ export function charPage(s: string, offset: number, max: number): { text: string
   return { text: out.join(''), next: end < total ? end : null, total, count: taken };
 }
 
-const SPACE_RUNS = /\s+/g;
+const SPACE_RUNS = /\s+/;
 
 /** One line: whitespace runs folded to a space, trimmed. */
 export function oneLine(s: string): string {
-  return s.replace(SPACE_RUNS, ' ').trim();
+  return replaceEvery(s, SPACE_RUNS, ' ').trim();
 }

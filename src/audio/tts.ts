@@ -14,7 +14,7 @@
 
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';
 import { capBytes } from '../util/cap.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode } from '../util/utf8.ts';
 
 const TRAILING_SLASHES = /\/+$/;
@@ -80,7 +80,7 @@ function requestOf(ep: TtsEndpoint, text: string, format: SpeechFormat): ClientR
     method: 'POST',
     url: `${ep.base}/v1/audio/speech`,
     headers,
-    body: JSON.stringify({ model: ep.model, input: text, voice: ep.voice, response_format: format }),
+    body: stringify({ model: ep.model, input: text, voice: ep.voice, response_format: format }),
     timeoutMs: TTS_TIMEOUT_MS,
   };
 }

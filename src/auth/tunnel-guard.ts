@@ -5,11 +5,13 @@
 // encoded, doubled or decorated variants of a denied route are denied too.
 
 import { percentDecode } from '../net/http/parse.ts';
+import { replaceEvery } from '../util/replace.ts';
+import { stringify } from '../util/json.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const QUERY_OR_FRAGMENT = /[?#]/;
-const BACKSLASHES = /\\/g;
-const REPEATED_SLASHES = /\/{2,}/g;
+const BACKSLASHES = /\\/;
+const REPEATED_SLASHES = /\/{2,}/;
 const JSON_TYPE = /^application\/json\b/i;
 
 /** Routes never reachable through the tunnel: they mint or reveal credentials. */
@@ -34,7 +36,7 @@ export function canonicalPath(target: string): string | null {
     path = trimmed;
     if (i === MAX_ROUNDS - 1) return null; // still changing: refuse rather than guess
   }
-  path = path.replace(BACKSLASHES, '/').replace(REPEATED_SLASHES, '/');
+  path = replaceEvery(replaceEvery(path, BACKSLASHES, '/'), REPEATED_SLASHES, '/');
   // Resolve dot segments so /api/x/../connect is seen as /api/connect.
   const out: string[] = [];
   for (const seg of path.split('/')) {
@@ -72,9 +74,9 @@ export function stripSecrets(value: unknown): unknown {
 export function stripResponseBody(contentType: string | undefined, body: string): string {
   if (!contentType || !JSON_TYPE.test(contentType)) return body;
   try {
-    return JSON.stringify(stripSecrets(JSON.parse(body)));
+    return stringify(stripSecrets(JSON.parse(body)));
   } catch {
     // Not parseable as JSON although labelled so: nothing we can vouch for leaves.
-    return JSON.stringify({ error: 'internal', message: 'The device answered with a body it could not check.' });
+    return stringify({ error: 'internal', message: 'The device answered with a body it could not check.' });
   }
 }

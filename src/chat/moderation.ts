@@ -21,7 +21,7 @@ import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import type { Role } from '../memory/quotas.ts';
 import { capBytes } from '../util/cap.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { screenInjection } from './injection.ts';
 import type { ModerationSwitches } from './settings.ts';
@@ -93,7 +93,7 @@ export class Moderation {
       method: 'POST',
       url,
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.deps.key(provider)!}` },
-      body: encode(JSON.stringify({ model, input: provider === 'mistral' ? [input] : input })),
+      body: encode(stringify({ model, input: provider === 'mistral' ? [input] : input })),
       timeoutMs: MODERATION_TIMEOUT_MS,
       maxBodyBytes: 256 * 1024,
     });

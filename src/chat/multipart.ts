@@ -4,9 +4,10 @@
 
 import { concatBytes } from '../util/bytes.ts';
 import { encode } from '../util/utf8.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const UNSAFE_NAME = /["\\\r\n]/g;
+const UNSAFE_NAME = /["\\\r\n]/;
 
 export interface FilePartIn {
   field: string;
@@ -27,7 +28,7 @@ function contains(hay: Uint8Array, needle: Uint8Array): boolean {
 
 /** A quoted-string-safe file name (quotes, backslashes and line breaks become '_'). */
 export function safeFileName(name: string): string {
-  return name.replace(UNSAFE_NAME, '_') || 'file';
+  return replaceEvery(name, UNSAFE_NAME, '_') || 'file';
 }
 
 export function multipartBody(fields: ReadonlyArray<readonly [string, string]>, files: readonly FilePartIn[]): { contentType: string; body: Uint8Array } {

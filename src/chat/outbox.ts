@@ -20,7 +20,7 @@
 import type { Clock } from '../hal/index.ts';
 import type { Store } from '../core/store.ts';
 import { capBytes } from '../util/cap.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode, encode, utf8Length } from '../util/utf8.ts';
 
 export interface OwnerNotice {
@@ -124,10 +124,10 @@ export class Outbox {
   }
 
   private save(next: State): void {
-    let bytes = encode(JSON.stringify(next));
+    let bytes = encode(stringify(next));
     while (bytes.length > STATE_MAX_BYTES && next.queue.length > 1) {
       this.drop(next);
-      bytes = encode(JSON.stringify(next));
+      bytes = encode(stringify(next));
     }
     this.store.set(K_STATE, bytes);
     this.state = next;

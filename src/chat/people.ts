@@ -14,7 +14,7 @@
 import type { Store } from '../core/store.ts';
 import { quotaFor, ROLE_QUOTAS, type MemoryQuota, type People, type Role } from '../memory/quotas.ts';
 import { capBytes } from '../util/cap.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import type { ChatSettings } from './settings.ts';
 
 export const PEOPLE_NS = 'people';
@@ -86,7 +86,7 @@ export class PeopleRegistry implements People {
     // Bounded: records of chats still on the allowlist are kept first.
     const allow = new Set(this.settings.allowlist());
     const kept = [...next.filter((r) => allow.has(r.chat)), ...next.filter((r) => !allow.has(r.chat)).slice(-(RECORDS_MAX - allow.size))].slice(0, RECORDS_MAX);
-    this.store.set('list', JSON.stringify(kept));
+    this.store.set('list', stringify(kept));
     this.records = kept;
   }
 

@@ -24,7 +24,7 @@
 // blobs, 'oseq' the sequence, 'keys' the recent message keys (JSON blob).
 
 import type { Nvs } from '../hal/index.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';
 
 export const QUEUE_NS = 'chatq';
@@ -85,7 +85,7 @@ export interface ScreenEntry {
 }
 
 function blob(v: unknown): Uint8Array {
-  return encode(JSON.stringify(v));
+  return encode(stringify(v));
 }
 
 function readIn(v: unknown): InEntry | null {

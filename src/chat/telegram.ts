@@ -7,7 +7,7 @@
 // text or log line made here ever carries a URL.
 
 import type { ClientResult, HttpClient } from '../net/http/client.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { multipartBody } from './multipart.ts';
 
@@ -201,7 +201,7 @@ export class BotApi {
       method: 'POST',
       url: `${this.base}/bot${this.token}/${method}`,
       headers: { 'Content-Type': 'application/json' },
-      body: encode(JSON.stringify(params)),
+      body: encode(stringify(params)),
       timeoutMs,
       maxBodyBytes: ANSWER_MAX,
       ...(cancel ? { cancel } : {}),

@@ -12,6 +12,7 @@ import type { PeopleRegistry, QuotaField } from './people.ts';
 import { QUOTA_FIELDS, ROLES } from './people.ts';
 import type { ChatService } from './service.ts';
 import type { ChatSettings } from './settings.ts';
+import { stringify } from '../util/json.ts';
 
 /** A reply.telegram text; longer ones would be several chat messages the model did not mean. */
 export const REPLY_TEXT_MAX = 4096 * 4;
@@ -88,7 +89,7 @@ export function registerChatTools(ctx: Context, d: { settings: ChatSettings; peo
     schema: { type: 'object', properties: {}, additionalProperties: false },
     access: 'admin',
     where: 'both',
-    handler: () => ok(JSON.stringify({ people: people.list() })),
+    handler: () => ok(stringify({ people: people.list() })),
   });
 
   ctx.tools.register({
@@ -112,7 +113,7 @@ export function registerChatTools(ctx: Context, d: { settings: ChatSettings; peo
       const r = people.setRole(chat, String(args.role));
       if (!r.ok) return fail(r.code === 'last-admin' ? 'refused' : r.code === 'not-allowed' ? 'not-found' : 'bad-arguments', `${r.message}; nothing was changed`);
       ctx.log.info('chat', `chat ${chat} is now ${r.person.role}`);
-      return ok(JSON.stringify(r.person));
+      return ok(stringify(r.person));
     },
   });
 
@@ -141,7 +142,7 @@ export function registerChatTools(ctx: Context, d: { settings: ChatSettings; peo
       for (const f of QUOTA_FIELDS) if (args[f] !== undefined) fields[f] = args[f];
       const r = people.setQuota(chat, fields);
       if (!r.ok) return fail(r.code === 'not-allowed' ? 'not-found' : 'bad-arguments', `${r.message}; nothing was changed`);
-      return ok(JSON.stringify(r.person));
+      return ok(stringify(r.person));
     },
   });
 }

@@ -7,7 +7,7 @@
 // against this one by test/unit/cloud-relay.test.ts).
 
 import { decode, encode } from '../util/utf8.ts';
-import { parseJson } from '../util/json.ts';
+import { parseJson, stringify } from '../util/json.ts';
 
 export const PROTOCOL_VERSION = 2;
 
@@ -74,7 +74,7 @@ export function frame(type: number, stream: number, payload: Uint8Array | string
 }
 
 export function jsonFrame(type: number, stream: number, value: unknown): Uint8Array {
-  return frame(type, stream, JSON.stringify(value));
+  return frame(type, stream, stringify(value));
 }
 
 /** The JSON object of a head or control payload (null when it is not one). */

@@ -27,16 +27,17 @@ import { parseUrlEncoded } from '../net/http/parse.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
 import type { RandomFill } from '../util/ids.ts';
-import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
+import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode } from '../util/utf8.ts';
 import { CONSENT_WINDOW_MAX_MS, FlowTable, pkceChallenge, q, type Flow } from './flows.ts';
 import type { ToolServer, ToolServerProvider, ToolServerSource } from '../providers/tool-servers.ts';
 import { carriedBy, isConnectorId, MAX_CONNECTORS, mergeUpsert, REACHABLE, statusOf, usableStatus, viewOf, type ConnectorRecord, type ConnectorSecrets } from './record.ts';
 import { unchanged } from '../util/sentence.ts';
+import { replaceEachMatch } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const ORIGIN = /^(https?:\/\/[^/?#]+)/i;
-const HTML_SPECIAL = /[&<>"']/g;
+const HTML_SPECIAL = /([&<>"'])/;
 const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export const CONN_NS = 'conn';
@@ -98,8 +99,8 @@ export class Connectors implements ToolServerSource {
 
   private save(n: number, record: ConnectorRecord, secrets: ConnectorSecrets): void {
     this.deps.store.setMany([
-      [`c${n}`, JSON.stringify(record)],
-      [`s${n}`, JSON.stringify(secrets)],
+      [`c${n}`, stringify(record)],
+      [`s${n}`, stringify(secrets)],
     ]);
     this.registerSecrets(secrets);
   }
@@ -458,5 +459,5 @@ export function installConnectors(ctx: Context, addresses: () => Array<{ label: 
 }
 
 function escapeHtml(s: string): string {
-  return s.replace(HTML_SPECIAL, (ch) => HTML_ENTITIES[ch] ?? ch);
+  return replaceEachMatch(s, HTML_SPECIAL, (ch) => HTML_ENTITIES[ch] ?? ch);
 }

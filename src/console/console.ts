@@ -10,11 +10,12 @@
 
 import type { Serial } from '../hal/index.ts';
 import { decode } from '../util/utf8.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const WHITESPACE_RUN = /\s+/;
 const WHITESPACE = /\s/;
-const LINE_BREAKS = /[\r\n]+/g;
+const LINE_BREAKS = /[\r\n]+/;
 const LOOKS_FINAL = /^(OK$|ERR)/;
 
 export const MAX_LINE = 512;
@@ -151,10 +152,10 @@ export class Console {
       this.serial.write(line);
     };
     const out = (line: string): void => {
-      const l = line.replace(LINE_BREAKS, ' ');
+      const l = replaceEvery(line, LINE_BREAKS, ' ');
       send((LOOKS_FINAL.test(l) ? '> ' + l : l) + '\r\n');
     };
-    const end = (line: string): void => send(line.replace(LINE_BREAKS, ' ') + '\r\n');
+    const end = (line: string): void => send(replaceEvery(line, LINE_BREAKS, ' ') + '\r\n');
     const cmd = this.commands.get(verb);
     if (!cmd) {
       end(`ERR unknown command ${verb.length > 40 ? verb.slice(0, 40) + '...' : verb} (try HELP)`);

@@ -5,10 +5,12 @@
 // section, made on first search; no edit distances.
 
 import type { DocsPack, DocSection } from './pack.ts';
+import { replaceEvery } from '../util/replace.ts';
+import { stringify } from '../util/json.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const NON_ALNUM_RUN = /[^a-z0-9]+/;
-const WHITESPACE_RUNS = /\s+/g;
+const WHITESPACE_RUNS = /\s+/;
 const MD_EXTENSION = /\.md$/;
 const DOCS_PREFIX = /^docs\//;
 const QUERY_SEPARATORS = /[\s,;]+/;
@@ -29,7 +31,7 @@ function words(s: string): string[] {
 }
 
 function oneLine(s: string): string {
-  return s.replace(WHITESPACE_RUNS, ' ').trim();
+  return replaceEvery(s, WHITESPACE_RUNS, ' ').trim();
 }
 
 function count(hay: string, needle: string): number {
@@ -60,7 +62,7 @@ export class Docs {
     }
     const slug = file.trim().toLowerCase().replace(MD_EXTENSION, '').replace(DOCS_PREFIX, '');
     if (!this.pack.files.some((f) => f.slug === slug)) {
-      return { ok: false, kind: 'not-found', text: `No documentation file ${JSON.stringify(file)}. Files: ${this.pack.files.map((f) => f.slug).join(', ')}.` };
+      return { ok: false, kind: 'not-found', text: `No documentation file ${stringify(file)}. Files: ${this.pack.files.map((f) => f.slug).join(', ')}.` };
     }
     const lines = this.pack.sections
       .filter((s) => s.file === slug)
@@ -97,7 +99,7 @@ export class Docs {
     if (i < 0) {
       const near = this.nearMisses(want);
       const hint = near.length ? ` Did you mean: ${near.join(', ')}?` : this.empty() ? ' This firmware build carries no documentation pack.' : ' docs.list shows the ids.';
-      return { ok: false, kind: 'not-found', text: `No section ${JSON.stringify(want.slice(0, 80))}.${hint}` };
+      return { ok: false, kind: 'not-found', text: `No section ${stringify(want.slice(0, 80))}.${hint}` };
     }
     const s = this.pack.sections[i]!;
     const children: string[] = [];

@@ -24,7 +24,7 @@ import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import { parseUrl } from '../net/url.ts';
 import { randomId, type RandomFill } from '../util/ids.ts';
-import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
+import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { checkName, checkProject, nameFromUrl } from './names.ts';
 import { StaticScanner, type Scanner, type Verdict } from './scan.ts';
 import { FilesError, type ArtifactStore, type PartWriter } from './store.ts';
@@ -115,7 +115,7 @@ export class Downloads {
   }
 
   private savePending(list: PendingFetch[]): void {
-    this.deps.nvs.set('pend', JSON.stringify(list.slice(-PENDING_MAX)));
+    this.deps.nvs.set('pend', stringify(list.slice(-PENDING_MAX)));
   }
 
   jobs(): FetchJob[] {

@@ -14,13 +14,14 @@ import type { Files } from './index.ts';
 import { FilesError, type FileMeta } from './store.ts';
 import { checkSave, SAVE_MAX_BYTES } from './tools.ts';
 import { decode, encode } from '../util/utf8.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 const DL_CHUNK = 4096;
 /** An upload's project when the form names none. */
 export const UPLOAD_PROJECT = 'uploads';
 /** The upload's body: one saved file (24 KB) and the multipart framing, with room to say "too large" itself. */
 const UPLOAD_BODY_MAX = 2 * SAVE_MAX_BYTES + 4096;
-const QUOTE = /"/g;
+const QUOTE = /"/;
 
 const CONTENT_TYPES: Record<string, string> = {
   markdown: 'text/markdown; charset=utf-8',
@@ -108,7 +109,7 @@ export function installFileRoutes(ctx: Context, files: Files): void {
         status: 200,
         headers: {
           'Content-Type': CONTENT_TYPES[meta.kind] ?? 'application/octet-stream',
-          'Content-Disposition': `attachment; filename="${meta.name.replace(QUOTE, '')}"`,
+          'Content-Disposition': `attachment; filename="${replaceEvery(meta.name, QUOTE, '')}"`,
           'Cache-Control': 'no-store',
         },
         stream: {

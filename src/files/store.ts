@@ -26,7 +26,7 @@ import { HalError } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { CardState } from '../storage/card.ts';
 import { decode, encode } from '../util/utf8.ts';
-import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
+import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { FILES_ROOT, META_DIR, checkName, checkProject, filePath, isText, kindOf, metaPath, projectDir } from './names.ts';
 import type { FilePeople } from './people.ts';
 
@@ -383,7 +383,7 @@ export class ArtifactStore {
 
   private writeMeta(meta: FileMeta): void {
     const w = this.beginPart(metaPath(meta.project, meta.name));
-    w.write(encode(JSON.stringify({ kind: meta.kind, created: meta.created, providerFileId: meta.providerFileId, owner: meta.owner, share: meta.share, ...(meta.source ? { source: meta.source } : {}) })));
+    w.write(encode(stringify({ kind: meta.kind, created: meta.created, providerFileId: meta.providerFileId, owner: meta.owner, share: meta.share, ...(meta.source ? { source: meta.source } : {}) })));
     w.commit();
   }
 

@@ -7,7 +7,7 @@
 
 import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../mcp/types.ts';
 import { utf8Length, encode } from '../util/utf8.ts';
-import { errorMessage } from '../util/json.ts';
+import { errorMessage, stringify } from '../util/json.ts';
 import type { Files } from './index.ts';
 import { civilFromDays } from '../util/civil.ts';
 import { NAME_MAX, PROJECT_MAX, SAVE_EXTENSIONS, extensionOf } from './names.ts';
@@ -78,7 +78,7 @@ export function fileTools(files: Files): ToolSpec[] {
       schema: { type: 'object', properties: { project: PROJECT, name: NAME }, required: ['project', 'name'], additionalProperties: false },
       access: 'open',
       where: 'both',
-      handler: (a, c) => guard(() => ok(JSON.stringify(store.stat(c.person, a['project'], a['name'])))),
+      handler: (a, c) => guard(() => ok(stringify(store.stat(c.person, a['project'], a['name'])))),
     },
     {
       name: 'files.read',

@@ -26,7 +26,7 @@ import type { ProviderId } from '../providers/settings.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { toHex } from '../util/encoding.ts';
 import { randomBytes } from '../util/ids.ts';
-import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
+import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { B64ValueStream } from './b64-stream.ts';
 
@@ -131,7 +131,7 @@ export async function generate(d: ImageDeps, a: Record<string, unknown>, caller:
     method: 'POST',
     url: IMAGE_URL,
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify({ model, prompt, n: 1, size, quality, output_format: 'png' }),
+    body: stringify({ model, prompt, n: 1, size, quality, output_format: 'png' }),
     timeoutMs: GENERATE_MS,
     onHead: (s) => {
       status = s;
@@ -205,7 +205,7 @@ async function describe(d: ImageDeps, key: string, body: Uint8Array, tooLarge: b
       },
     ],
   };
-  const res = await d.ctx.client.request({ method: 'POST', url: DESCRIBE_URL, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: encode(JSON.stringify(req)), timeoutMs: DESCRIBE_MS });
+  const res = await d.ctx.client.request({ method: 'POST', url: DESCRIBE_URL, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: encode(stringify(req)), timeoutMs: DESCRIBE_MS });
   if (!res.ok) return `Description: not made (${res.error}).`;
   if (res.response.status < 200 || res.response.status > 299) return `Description: not made (HTTP ${res.response.status}).`;
   const answer = parseJson(decode(res.response.body));

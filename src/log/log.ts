@@ -5,9 +5,10 @@ import type { Clock, System } from '../hal/index.ts';
 import { utf8Length } from '../util/utf8.ts';
 import { capBytes } from '../util/cap.ts';
 import { Redactor } from './redact.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const LINE_BREAKS = /[\r\n]+/g;
+const LINE_BREAKS = /[\r\n]+/;
 
 export const LOG_RING_BYTES = 1280;
 
@@ -37,7 +38,7 @@ export class Log {
   write(level: LogLevel, tag: string, message: string): void {
     const t = (this.clock.monoMs() / 1000).toFixed(3);
     const prefix = level === 'info' ? '' : level === 'warn' ? 'W ' : 'E ';
-    const line = capBytes(this.redactor.redact(`[${t}] ${prefix}${tag}: ${message}`.replace(LINE_BREAKS, ' ')), this.capacity - 1);
+    const line = capBytes(this.redactor.redact(replaceEvery(`[${t}] ${prefix}${tag}: ${message}`, LINE_BREAKS, ' ')), this.capacity - 1);
     this.system.log(line);
     this.lines.push(line);
     this.bytes += utf8Length(line) + 1;

@@ -2,6 +2,8 @@
 // heuristic strips what looks like a credential even when nobody registered it
 // (Bearer tokens, api_key= and "key": values, user:pass@host).
 
+import { replaceMatches } from '../util/replace.ts';
+
 const MASK = '***';
 const MIN_SECRET = 4;
 
@@ -31,19 +33,21 @@ export class Redactor {
   }
 }
 
-const HEURISTICS: Array<[RegExp, string]> = [
+// Each: the expression (no g flag: module-level expressions are frozen on the
+// device, src/util/replace.ts), its capture groups, and the masked text.
+const HEURISTICS: Array<[RegExp, number, (c: ReadonlyArray<string | undefined>) => string]> = [
   // Authorization: Bearer <token>
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/i, 1, ([scheme]) => `${scheme} ${MASK}`],
   // api_key=..., apikey=..., key=..., token=..., secret=..., password=... in queries and forms
-  [/\b((?:api[_-]?key|apikey|access[_-]?token|token|secret|password|passwd|pass|key|x-api-key|x-device-token)\s*[=:]\s*)("?)[^\s&"',;]+/gi, `$1$2${MASK}`],
+  [/\b((?:api[_-]?key|apikey|access[_-]?token|token|secret|password|passwd|pass|key|x-api-key|x-device-token)\s*[=:]\s*)("?)[^\s&"',;]+/i, 2, ([name, quote]) => `${name}${quote ?? ''}${MASK}`],
   // "api_key": "...", "token": "...", "key": "..." in JSON
-  [/("(?:[a-z0-9_-]*(?:key|token|secret|password|passphrase|appass))"\s*:\s*")[^"]*(")/gi, `$1${MASK}$2`],
+  [/("(?:[a-z0-9_-]*(?:key|token|secret|password|passphrase|appass))"\s*:\s*")[^"]*(")/i, 2, ([open, close]) => `${open}${MASK}${close}`],
   // scheme://user:pass@host
-  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, `$1${MASK}@`],
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/i, 1, ([scheme]) => `${scheme}${MASK}@`],
 ];
 
 export function redactHeuristics(text: string): string {
   let out = text;
-  for (const [re, replacement] of HEURISTICS) out = out.replace(re, replacement);
+  for (const [re, groups, build] of HEURISTICS) out = replaceMatches(out, re, groups, build);
   return out;
 }

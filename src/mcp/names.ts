@@ -7,9 +7,10 @@
 // hypothetical tenant_set.role would both read tenant_set_role, and the
 // registry refuses the second at registration.
 
-// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const DOTS = /\./g;
-const NOT_PROVIDER_SAFE = /[^a-zA-Z0-9_-]/g;
+
+import { replaceEvery } from '../util/replace.ts';// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const DOTS = /\./;
+const NOT_PROVIDER_SAFE = /[^a-zA-Z0-9_-]/;
 
 /** A registry name: lowercase words of [a-z0-9_-] joined by dots. */
 export const TOOL_NAME_RE = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/;
@@ -40,6 +41,6 @@ function isBuiltin(name: string): boolean {
 
 /** The provider-facing name of a registry name (not yet checked for collisions among tools). */
 export function sanitizeToolName(name: string): string {
-  const plain = name.replace(DOTS, '_').replace(NOT_PROVIDER_SAFE, '_');
+  const plain = replaceEvery(replaceEvery(name, DOTS, '_'), NOT_PROVIDER_SAFE, '_');
   return isBuiltin(plain) ? BUILTIN_PREFIX + plain : plain;
 }

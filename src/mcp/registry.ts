@@ -22,7 +22,7 @@
 // error_type values set here: unknown-tool, not-here, forbidden, unattended,
 // unavailable, bad-arguments, internal. Handlers add their own.
 
-import { errorMessage, isPlainObject } from '../util/json.ts';
+import { errorMessage, isPlainObject, stringify } from '../util/json.ts';
 import { PROVIDER_NAME_RE, TOOL_NAME_RE, sanitizeToolName } from './names.ts';
 import { fail, type ToolCaller, type ToolInfo, type ToolPanelEntry, type ToolResult, type ToolSpec } from './types.ts';
 import { checkSchema, validate } from './validate.ts';
@@ -54,7 +54,7 @@ export class ToolRegistry {
    */
   register(spec: ToolSpec): void {
     const { name } = spec;
-    if (!TOOL_NAME_RE.test(name)) throw new Error(`tool name ${JSON.stringify(name)} is not lowercase dotted words`);
+    if (!TOOL_NAME_RE.test(name)) throw new Error(`tool name ${stringify(name)} is not lowercase dotted words`);
     if (this.tools.has(name)) throw new Error(`tool ${name} registered twice`);
     const providerName = sanitizeToolName(name);
     if (!PROVIDER_NAME_RE.test(providerName)) throw new Error(`tool ${name}: provider name ${providerName} is longer than 64 characters`);
@@ -103,7 +103,7 @@ export class ToolRegistry {
   async call(calledName: string, args: unknown, caller: ToolCaller): Promise<ToolResult> {
     const name = typeof calledName === 'string' ? this.restoreName(calledName) : null;
     const spec = name === null ? undefined : this.tools.get(name);
-    if (!spec) return fail('unknown-tool', `No tool is named ${JSON.stringify(String(calledName)).slice(0, 80)}.`);
+    if (!spec) return fail('unknown-tool', `No tool is named ${stringify(String(calledName)).slice(0, 80)}.`);
     const refused = this.refusal(spec, caller);
     if (refused) return refused;
     const input = args === undefined || args === null ? {} : args;

@@ -22,7 +22,7 @@
 //   may not be batched.
 
 import { fromBase64 } from '../util/encoding.ts';
-import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
+import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode } from '../util/utf8.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
 import {
@@ -88,7 +88,7 @@ export function decodeHeaderValue(v: string): string | null {
 }
 
 function json(status: number, body: unknown): HttpResponse {
-  return { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }, body: JSON.stringify(body) };
+  return { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }, body: stringify(body) };
 }
 
 export class McpServer {

@@ -17,7 +17,7 @@
 // - Keywords apply only to values of their kind (minimum to numbers, ...), as
 //   in JSON Schema; type is what restricts the kind.
 
-import { isPlainObject } from '../util/json.ts';
+import { isPlainObject, stringify } from '../util/json.ts';
 import type { JsonSchema } from './types.ts';
 
 const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'] as const;
@@ -131,7 +131,7 @@ function describe(v: unknown): string {
 }
 
 function show(v: unknown): string {
-  const s = JSON.stringify(v);
+  const s = stringify(v);
   return s.length > 40 ? s.slice(0, 37) + '...' : s;
 }
 

@@ -6,6 +6,7 @@
 
 import type { Store } from '../core/store.ts';
 import { WORKING_SET } from './limits.ts';
+import { stringify } from '../util/json.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const DECIMAL_TEXT = /^\s*-?(\d+\.?\d*|\.\d+)\s*$/;
@@ -90,7 +91,7 @@ export class ConfigStore {
 
   set(patch: Partial<MemoryConfig>): MemoryConfig {
     const next = { ...this.value, ...patch };
-    this.store.set('config', JSON.stringify(next));
+    this.store.set('config', stringify(next));
     this.value = next;
     return this.get();
   }

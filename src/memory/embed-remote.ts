@@ -5,7 +5,7 @@
 // http:// (spec: a plain-HTTP custom endpoint runs keyless).
 
 import type { HttpClient } from '../net/http/client.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode } from '../util/utf8.ts';
 import { EmbedError, type Embedder, type EmbeddingConfig } from './embedder.ts';
 
@@ -53,7 +53,7 @@ export class RemoteEmbedder implements Embedder {
       method: 'POST',
       url: `${base}/v1/embeddings`,
       headers,
-      body: JSON.stringify({ model: this.config.model, input: texts, dimensions: this.config.dims, encoding_format: 'float' }),
+      body: stringify({ model: this.config.model, input: texts, dimensions: this.config.dims, encoding_format: 'float' }),
       timeoutMs: TIMEOUT_MS,
       maxBodyBytes: 4 * 1024 * 1024,
     });

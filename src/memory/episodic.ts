@@ -38,6 +38,7 @@ import {
 } from './limits.ts';
 import { dayName, dayOf, parseDayName } from './time.ts';
 import { MemoryError } from './vector-store.ts';
+import { stringify } from '../util/json.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const CURSOR_TEXT = /^(\d{8})\.(\d{1,12})$/;
@@ -185,7 +186,7 @@ function encodeRow(r: EpisodicRow): string {
   const o: Record<string, unknown> = { i: r.id, s: r.session, t: r.ts, r: r.role, k: r.kind, x: r.text };
   if (r.blobPath) o['b'] = r.blobPath;
   if (r.tags.length) o['g'] = r.tags;
-  return JSON.stringify(o);
+  return stringify(o);
 }
 
 function rowOf(json: string): EpisodicRow | null {

@@ -34,6 +34,7 @@ import { DEFAULT_PEOPLE, type People } from './quotas.ts';
 import { formatBlock, retrieve } from './retrieval.ts';
 import { ScratchpadStore, type Scratchpad } from './scratchpad.ts';
 import { MemoryError, VectorStore, type WriteOutcome } from './vector-store.ts';
+import { stringify } from '../util/json.ts';
 
 export { MemoryError };
 
@@ -185,7 +186,7 @@ export class Memory {
         throw new MemoryError('embedding', `the embedding was not changed: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
-    this.nvs.set('embedding', JSON.stringify(c));
+    this.nvs.set('embedding', stringify(c));
     this.store.embedder = embedder;
     const n = this.store.index.count;
     await this.background(() => this.store.reembed());

@@ -3,6 +3,7 @@
 // short keys because 6000 of them are read at every boot.
 
 import { encode, decode, utf8Length } from '../util/utf8.ts';
+import { stringify } from '../util/json.ts';
 
 export interface MemRecord {
   /** Deterministic content hash (namespace and content), 16 hex digits. */
@@ -93,16 +94,16 @@ function pack(op: number, json: string, vec: Int8Array | null): Uint8Array {
 }
 
 export function encodePut(r: MemRecord, vec: Int8Array): Uint8Array {
-  return pack(OP_PUT, JSON.stringify(toJson(r)), vec);
+  return pack(OP_PUT, stringify(toJson(r)), vec);
 }
 export function encodeDelete(id: string): Uint8Array {
-  return pack(OP_DELETE, JSON.stringify({ id }), null);
+  return pack(OP_DELETE, stringify({ id }), null);
 }
 export function encodeFlush(keepPermanent: boolean): Uint8Array {
-  return pack(OP_FLUSH, JSON.stringify({ keep: keepPermanent ? 1 : 0 }), null);
+  return pack(OP_FLUSH, stringify({ keep: keepPermanent ? 1 : 0 }), null);
 }
 export function encodeHeader(h: FileHeader): Uint8Array {
-  return pack(OP_HEADER, JSON.stringify(h), null);
+  return pack(OP_HEADER, stringify(h), null);
 }
 
 /**
@@ -110,7 +111,7 @@ export function encodeHeader(h: FileHeader): Uint8Array {
  * array (one decode and one JSON.parse at load instead of one per record).
  */
 export function encodeMetaBlock(recs: MemRecord[]): Uint8Array[] {
-  return [Uint8Array.of(OP_META), encode(`[${recs.map((r) => JSON.stringify(toJson(r))).join(',')}]`)];
+  return [Uint8Array.of(OP_META), encode(`[${recs.map((r) => stringify(toJson(r))).join(',')}]`)];
 }
 
 /** Parses a record block's payload (after the op byte). */

@@ -15,9 +15,10 @@ import { utf8Length } from '../util/utf8.ts';
 import type { MemoryConfig } from './config.ts';
 import type { MemRecord } from './record.ts';
 import type { VectorStore } from './vector-store.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const LINE_BREAK_RUNS = /\s*\n\s*/g;
+const LINE_BREAK_RUNS = /\s*\n\s*/;
 
 export interface Ranked {
   rec: MemRecord;
@@ -35,7 +36,7 @@ function recency(rec: MemRecord, now: number, halfLife: number): number {
 /** One line of a memory list: '- [NN%] content'. */
 export function hitLine(score: number, content: string): string {
   const pct = Math.max(0, Math.min(100, Math.round(score * 100)));
-  return `- [${pct < 10 ? '0' : ''}${pct}%] ${content.replace(LINE_BREAK_RUNS, ' ')}`;
+  return `- [${pct < 10 ? '0' : ''}${pct}%] ${replaceEvery(content, LINE_BREAK_RUNS, ' ')}`;
 }
 
 export async function retrieve(store: VectorStore, queries: string[], person: string | null, cfg: MemoryConfig, now: number): Promise<Ranked[]> {

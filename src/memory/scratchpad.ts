@@ -12,6 +12,7 @@ import { capBytes } from '../util/cap.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { RUNNING_MEMORY_BYTES, SCRATCH_ACTIVE_BYTES, SCRATCH_ITEM_BYTES, SCRATCH_TIER_ITEMS } from './limits.ts';
 import { MemoryError } from './vector-store.ts';
+import { stringify } from '../util/json.ts';
 
 export const TIERS = ['short', 'mid', 'long'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -74,8 +75,8 @@ export class ScratchpadStore {
   }
 
   private save(next: Scratchpad): Scratchpad {
-    if (JSON.stringify(next) !== JSON.stringify(this.pad)) {
-      this.store.set('scratchpad', encode(JSON.stringify(next)));
+    if (stringify(next) !== stringify(this.pad)) {
+      this.store.set('scratchpad', encode(stringify(next)));
       this.pad = next;
     }
     return this.get();

@@ -19,9 +19,10 @@ import { TIERS, type Scratchpad, type Tier } from './scratchpad.ts';
 import { stamp } from './time.ts';
 import { MemoryError, PIN_MATCH, UPDATE_MATCH, type WriteOutcome } from './vector-store.ts';
 import type { EpiPage } from './episodic.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const LINE_BREAK_RUNS = /\s*\n\s*/g;
+const LINE_BREAK_RUNS = /\s*\n\s*/;
 
 const str = (a: Record<string, unknown>, k: string): string | undefined => (typeof a[k] === 'string' ? (a[k] as string) : undefined);
 const num = (a: Record<string, unknown>, k: string): number | undefined => (typeof a[k] === 'number' && Number.isFinite(a[k]) ? (a[k] as number) : undefined);
@@ -72,7 +73,7 @@ function padText(p: Scratchpad): string {
 function pageText(page: EpiPage): string {
   const lines = page.rows.map((r) => {
     const text = r.text.length > 300 ? `${r.text.slice(0, 300)}...` : r.text;
-    return `- [${stamp(r.ts)}] ${r.role}/${r.kind} (${r.session}): ${text.replace(LINE_BREAK_RUNS, ' ')}${r.blobPath ? ` <${r.blobPath}>` : ''}`;
+    return `- [${stamp(r.ts)}] ${r.role}/${r.kind} (${r.session}): ${replaceEvery(text, LINE_BREAK_RUNS, ' ')}${r.blobPath ? ` <${r.blobPath}>` : ''}`;
   });
   if (!lines.length) lines.push('No matching rows.');
   lines.push(

@@ -37,9 +37,11 @@ import { quotaFor, type People } from './quotas.ts';
 import { encodeDelete, encodeFlush, encodePut, type MemRecord } from './record.ts';
 import { VectorFile } from './vector-file.ts';
 import { VectorIndex } from './vector-index.ts';
+import { replaceEvery } from '../util/replace.ts';
+import { stringify } from '../util/json.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const WHITESPACE_RUNS = /\s+/g;
+const WHITESPACE_RUNS = /\s+/;
 
 /** A failure the caller can show: code is stable, message is a sentence. Nothing was changed. */
 export class MemoryError extends Error {
@@ -107,7 +109,7 @@ export function contentId(sha: Sha256Api, ns: string, content: string): string {
 }
 
 function normalize(content: string): string {
-  return content.trim().replace(WHITESPACE_RUNS, ' ');
+  return replaceEvery(content.trim(), WHITESPACE_RUNS, ' ');
 }
 
 export function isExpired(r: MemRecord, now: number, synced: boolean): boolean {
@@ -340,7 +342,7 @@ export class VectorStore {
     let metadata: Record<string, unknown> | null = null;
     if (input.metadata !== undefined && input.metadata !== null) {
       if (typeof input.metadata !== 'object' || Array.isArray(input.metadata)) throw new MemoryError('bad-input', 'metadata must be an object');
-      if (utf8Length(JSON.stringify(input.metadata)) > METADATA_MAX_BYTES) throw new MemoryError('bad-input', `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`);
+      if (utf8Length(stringify(input.metadata)) > METADATA_MAX_BYTES) throw new MemoryError('bad-input', `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`);
       metadata = input.metadata;
     }
     return { content, importance: imp, ttlHours, permanent, source, metadata };

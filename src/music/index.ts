@@ -16,15 +16,16 @@ import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { recognise } from './formats.ts';
 import { MUSIC_DIR, type MusicPlayer } from './player.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 /** Largest upload: the request body is held in RAM (PSRAM on the device) until it is written. */
 export const UPLOAD_MAX = 8 * 1024 * 1024;
 const MUSIC_NAME = /^[A-Za-z0-9][A-Za-z0-9 ()'&,._-]{0,58}\.(wav|mp3)$/i;
-const UNSAFE_CHARS = /[^A-Za-z0-9 ()'&,._-]/g;
+const UNSAFE_CHARS = /[^A-Za-z0-9 ()'&,._-]/;
 
 /** A card-safe file name for an uploaded track, or null. */
 export function musicName(raw: string): string | null {
-  const base = raw.split('/').pop()!.split('\\').pop()!.trim().replace(UNSAFE_CHARS, '_');
+  const base = replaceEvery(raw.split('/').pop()!.split('\\').pop()!.trim(), UNSAFE_CHARS, '_');
   return MUSIC_NAME.test(base) && !base.includes('..') ? base : null;
 }
 

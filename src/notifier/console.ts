@@ -9,6 +9,7 @@ import { fromHex } from '../util/encoding.ts';
 import { NOTIFIER_SERVICE_UUID } from './gatt.ts';
 import type { NotifierLink } from './link.ts';
 import { resultName } from './protocol.ts';
+import { stringify } from '../util/json.ts';
 
 const NOT_RUNNING = 'the Notifier link runs in Notifier mode (MODE 0 switches to it)';
 
@@ -23,7 +24,7 @@ export function installNotifierConsole(ctx: Context, link: NotifierLink): void {
       if (!ble.present) return c.out('ble=absent (this board has no Bluetooth LE)');
       const v = link.view();
       if (!v.running) return c.out(`ble=off (${NOT_RUNNING}) bonds=${ble.bonds().length}`);
-      c.out(`ble=${v.centrals.length ? 'connected' : 'advertising'} name=${JSON.stringify(v.name)} service=${NOTIFIER_SERVICE_UUID} bonds=${ble.bonds().length}`);
+      c.out(`ble=${v.centrals.length ? 'connected' : 'advertising'} name=${stringify(v.name)} service=${NOTIFIER_SERVICE_UUID} bonds=${ble.bonds().length}`);
       for (const central of v.centrals) c.out(`central=${central.address} bonded=${central.bonded ? 'yes' : 'no'}`);
       c.out(`frames=${v.frames} seq=${v.seq} last=${v.last}`);
     },

@@ -19,6 +19,7 @@ import { parseFrame, type Frame } from './frame.ts';
 import { CONFIG_UUID, FRAME_UUID, NOTIFIER_GATT, STATUS_UUID } from './gatt.ts';
 import { refuse, RESULT, resultName, type Refusal } from './protocol.ts';
 import { encodeStatus } from './status.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 /** The advertised name's cap: what fits an advertising packet beside its flags. */
 export const ADV_NAME_MAX_BYTES = 20;
@@ -26,7 +27,7 @@ export const ADV_NAME_MAX_BYTES = 20;
 export const NOTICE_SOURCE = 'Phone';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const COLONS = /:/g;
+const COLONS = /:/;
 
 export type WriteResult = { ok: true; summary: string; seq: number } | Refusal;
 
@@ -48,7 +49,7 @@ export class NotifierLink {
     const dev = this.ctx.actions.config('devName');
     if (typeof dev === 'string' && dev) return capBytes(dev, ADV_NAME_MAX_BYTES);
     const addr = this.ctx.hal.ble.address() || this.ctx.hal.wifi.mac();
-    return `Desk ${addr.replace(COLONS, '').slice(-4).toUpperCase()}`;
+    return `Desk ${replaceEvery(addr, COLONS, '').slice(-4).toUpperCase()}`;
   }
 
   start(): void {

@@ -3,6 +3,8 @@
 // refused FRAME or CONFIG write leaves in STATUS (the byte a central reads
 // to learn why: a BLE stack cannot carry our reasons in its error answer).
 
+import { replaceEachMatch } from '../util/replace.ts';
+
 /** Protocol version 1: FRAME, CONFIG and STATUS layouts as documented. */
 export const PROTOCOL_VERSION = 1;
 /** ATT's largest attribute value: a FRAME or CONFIG write is at most this long. */
@@ -39,9 +41,9 @@ export const RESULT = {
 export type ResultCode = (typeof RESULT)[keyof typeof RESULT];
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const CAPITAL = /[A-Z]/g;
+const CAPITAL = /([A-Z])/;
 const NAMES: Record<number, string> = {};
-for (const [name, code] of Object.entries(RESULT)) NAMES[code] = name.replace(CAPITAL, (c) => `-${c.toLowerCase()}`);
+for (const [name, code] of Object.entries(RESULT)) NAMES[code] = replaceEachMatch(name, CAPITAL, (c) => `-${c.toLowerCase()}`);
 
 /** 'bad-length', 'unknown-record', ... for logs and the console. */
 export function resultName(code: number): string {

@@ -6,7 +6,7 @@
 
 import { capBytes } from '../util/cap.ts';
 import { isLowerHex } from '../util/encoding.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { parseVersion } from '../util/version.ts';
 import type { ManifestSchema } from './signed-message.ts';
 import type { OtaError } from './types.ts';
@@ -47,7 +47,7 @@ export function parseManifest(text: string): ManifestResult {
   if (!parsed.ok) return { ok: false, error: 'json', detail: parsed.error };
   const m = parsed.value;
   if (!isPlainObject(m)) return { ok: false, error: 'json', detail: 'not a JSON object' };
-  if (m['schema'] !== 1 && m['schema'] !== 2) return { ok: false, error: 'schema', detail: `schema ${JSON.stringify(m['schema'])} is not 1 or 2` };
+  if (m['schema'] !== 1 && m['schema'] !== 2) return { ok: false, error: 'schema', detail: `schema ${stringify(m['schema'])} is not 1 or 2` };
   const version = m['version'];
   if (typeof version !== 'string' || parseVersion(version) === null) return { ok: false, error: 'version', detail: 'version is not vX.Y.Z' };
   if (!isPlainObject(m['variants'])) return { ok: false, error: 'variants', detail: 'variants is not an object' };

@@ -16,11 +16,12 @@ import { GuardStore, HEALTHY_MS, HEALTHY_NO_WIFI_MS, OTA_NS, type BootVerdict } 
 import { runInstall, type HoldStage } from './install.ts';
 import { TRUSTED_KEYS, type TrustedKey } from './keys.ts';
 import type { ApplyOptions, ApplyRefusal, InstallOutcome, OtaEngineState, OtaError, OtaResult, OtaState } from './types.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const QUERY_OR_FRAGMENT = /[?#]/;
 const TRAILING_SLASHES = /\/+$/;
-const WHITESPACE_RUNS = /\s+/g;
+const WHITESPACE_RUNS = /\s+/;
 
 /** The default update base; the device reads <base>/latest/manifest.json (OTAURL sets it). */
 export const DEFAULT_UPDATE_BASE = 'https://updates.desk-assistant.invalid/releases';
@@ -231,7 +232,7 @@ export class Updates {
     const found = parseVersion(version);
     const last = parseVersion(store.strOrNull(K_ANNOUNCED));
     if (!found || (last && compareVersions(found, last) <= 0)) return;
-    const excerpt = capBytes(notes.replace(WHITESPACE_RUNS, ' ').trim(), 300);
+    const excerpt = capBytes(replaceEvery(notes, WHITESPACE_RUNS, ' ').trim(), 300);
     const text = `Firmware ${version} is available (running ${this.ctx.hal.build.version}).${excerpt ? ` ${excerpt}` : ''} Reply /update to install it.`;
     if (this.ctx.outbox.post(`ota-available:${version}`, text)) this.ctx.log.info('ota', `owner notice queued for ${version}`);
     store.set(K_ANNOUNCED, version);

@@ -24,11 +24,10 @@ export function decodeSignature(text: unknown): Uint8Array | null {
   return null;
 }
 
-const keyCache = new Map<string, Uint8Array | null>();
+// Decoded at each check (a few keys of 65 bytes, once per update): no cache, which on the
+// device would be a Map made at the top level, read-only once preloaded.
 function keyBytes(key: TrustedKey): Uint8Array | null {
-  let b = keyCache.get(key.publicKeyHex);
-  if (b === undefined) keyCache.set(key.publicKeyHex, (b = fromHex(key.publicKeyHex)));
-  return b;
+  return fromHex(key.publicKeyHex);
 }
 
 /** The key that signed `message`, or null when none of `keys` did. */

@@ -10,8 +10,9 @@ import type { Context } from '../core/context.ts';
 import type { ProviderSettings } from '../providers/settings.ts';
 import { capBytes } from '../util/cap.ts';
 import type { PromptBlocks, PromptInput } from './blocks.ts';
+import { replaceEvery } from '../util/replace.ts';
 
-const WHITESPACE_RUNS = /\s+/g;
+const WHITESPACE_RUNS = /\s+/;
 
 /** Messages of the recent conversation, and bytes kept of each. */
 export const CONVERSATION_MESSAGES = 12;
@@ -64,7 +65,7 @@ export function registerCoreBlocks(ctx: Context, blocks: PromptBlocks, providers
       const page = ctx.memory.episodic.query({ session: input.chat, kind: 'message', limit: CONVERSATION_MESSAGES });
       const rows = page.rows.filter((r) => r.ts > since).reverse();
       if (!rows.length) return '';
-      return ['[RECENT CONVERSATION]', ...rows.map((r) => `${r.role === 'assistant' ? 'assistant' : 'user'}: ${capBytes(r.text.replace(WHITESPACE_RUNS, ' '), CONVERSATION_LINE_BYTES)}`)].join('\n');
+      return ['[RECENT CONVERSATION]', ...rows.map((r) => `${r.role === 'assistant' ? 'assistant' : 'user'}: ${capBytes(replaceEvery(r.text, WHITESPACE_RUNS, ' '), CONVERSATION_LINE_BYTES)}`)].join('\n');
     },
   });
   blocks.register({

@@ -2,7 +2,7 @@
 // rule, reading a response body as JSON, recovering a turn object from
 // free text, and the transcript's leading system prompt.
 
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { parseUrl } from '../net/url.ts';
 import type { ProviderId } from './settings.ts';
@@ -36,7 +36,7 @@ export function configError(message: string): BuildError {
  * exactly the right size, which the HTTP client writes once with the head.
  */
 export function jsonBody(value: unknown): Uint8Array {
-  return encode(JSON.stringify(value));
+  return encode(stringify(value));
 }
 
 /** scheme://host[:port] of a base URL, without path or trailing slash; null when it is not an http(s) URL. */
@@ -107,7 +107,7 @@ export function argsObject(args: string): Record<string, unknown> {
 export function argsText(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === undefined || v === null) return '{}';
-  return JSON.stringify(v);
+  return stringify(v);
 }
 
 /**

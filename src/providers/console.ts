@@ -21,16 +21,17 @@ import { ORCH_NS, PROVIDERS, type ProviderId, type ProviderSettings } from './se
 import type { RoundRequest } from './types.ts';
 import { ProviderWire, WIRE_NS } from './wire.ts';
 import { UsageLedger, USAGE_NS } from './usage.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const LINE_BREAKS = /[\r\n]+/g;
+const LINE_BREAKS = /[\r\n]+/;
 
 /** A console round's deadline: the synchronous provider read (the wire caps it per provider). */
 const CONSOLE_ROUND_MS = 60_000;
 const SYSTEM = 'You are a desk assistant answering a wire test from the serial console. Keep the reply short.';
 
 function oneLine(s: string): string {
-  return s.replace(LINE_BREAKS, ' ');
+  return replaceEvery(s, LINE_BREAKS, ' ');
 }
 
 export function installWireConsole(ctx: Context, settings: ProviderSettings): ProviderWire {

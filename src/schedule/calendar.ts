@@ -13,6 +13,7 @@
 import { INTERVAL_MAX_S, INTERVAL_MIN_S } from './limits.ts';
 import { WEEKDAYS, fromLocal, toLocal, type TimeZone } from '../util/tz.ts';
 import { weekday } from '../util/civil.ts';
+import { stringify } from '../util/json.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const HHMM = /^([01]?\d|2[0-3]):([0-5]\d)$/;
@@ -57,7 +58,7 @@ export function parseSchedule(input: unknown): ScheduleResult {
   const days: number[] = [];
   for (const v of (raw ?? []) as unknown[]) {
     const d = dayOf(v);
-    if (d === null) return { ok: false, error: `days: ${JSON.stringify(v).slice(0, 20)} is not a weekday (mon, tue, ... or 0-6 with 0 = Sunday)` };
+    if (d === null) return { ok: false, error: `days: ${stringify(v).slice(0, 20)} is not a weekday (mon, tue, ... or 0-6 with 0 = Sunday)` };
     if (!days.includes(d)) days.push(d);
   }
   if (kind === 'weekly' && !days.length) return { ok: false, error: 'a weekly schedule needs days, at least one weekday' };

@@ -13,7 +13,7 @@
 
 import type { Store } from '../core/store.ts';
 import type { Log } from '../log/log.ts';
-import { isPlainObject, parseJson } from '../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { parseSchedule, scheduleJson, type Schedule } from './calendar.ts';
 
 export const SCHED_NS = 'sched';
@@ -184,11 +184,11 @@ export class ScheduleStore {
   }
 
   private routineDef(r: Routine): string {
-    return JSON.stringify({ name: r.name, prompt: r.prompt, chat: r.chat, by: r.by, via: r.createdBy, schedule: scheduleJson(r.schedule), at: r.created });
+    return stringify({ name: r.name, prompt: r.prompt, chat: r.chat, by: r.by, via: r.createdBy, schedule: scheduleJson(r.schedule), at: r.created });
   }
 
   private routineState(r: Routine): string {
-    return JSON.stringify({ ok: r.approved, on: r.enabled, anchor: r.anchor, next: r.next, last: r.last, runs: r.runs, failing: r.failing });
+    return stringify({ ok: r.approved, on: r.enabled, anchor: r.anchor, next: r.next, last: r.last, runs: r.runs, failing: r.failing });
   }
 
   /** A new routine: definition and state in one atomic write. Throws HalError (ENOSPC, ...). */
@@ -213,7 +213,7 @@ export class ScheduleStore {
   saveWake(w: Wake): void {
     this.store.set(
       `w.${w.id}`,
-      JSON.stringify({ kind: w.kind, note: w.note, min: w.minutes, chat: w.chat, by: w.by, via: w.createdBy, state: w.state, at: w.created, due: w.due, left: w.left, tries: w.attempts }),
+      stringify({ kind: w.kind, note: w.note, min: w.minutes, chat: w.chat, by: w.by, via: w.createdBy, state: w.state, at: w.created, due: w.due, left: w.left, tries: w.attempts }),
     );
   }
 

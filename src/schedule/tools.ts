@@ -13,6 +13,7 @@ import { parseSchedule } from './calendar.ts';
 import { INTERVAL_MAX_S, INTERVAL_MIN_S, ROUTINE_NAME_MAX_BYTES, WAKE_MAX_MINUTES, WAKE_MIN_MINUTES } from './limits.ts';
 import type { FailCode, Outcome, Scheduler } from './scheduler.ts';
 import { routineView, wakeView } from './views.ts';
+import { stringify } from '../util/json.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const CHAT_ID = /^-?\d{1,20}$/;
@@ -84,7 +85,7 @@ export function registerScheduleTools(ctx: Context, s: Scheduler): void {
     where: 'both',
     handler: () =>
       ok(
-        JSON.stringify({
+        stringify({
           routines: s.routines().map((r) => routineView(s, r)),
           wakeups: s.wakes().map((w) => wakeView(s, w)),
           tz: s.tz().text,

@@ -24,11 +24,13 @@ import { civilFromDays } from '../util/civil.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
 import { decode, utf8Length } from '../util/utf8.ts';
 import { unchanged } from '../util/sentence.ts';
+import { replaceEachMatch, replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const TAGS = /<[^>]*>/g;
-const ENTITIES = /&(amp|lt|gt|quot|#39|#x27|nbsp);/g;
-const SPACES = /\s+/g;
+const TAGS = /<[^>]*>/;
+/** An entity and its name, for replaceEachMatch. */
+const ENTITY_MATCH = /(&(?:amp|lt|gt|quot|#39|#x27|nbsp);)/;
+const SPACES = /\s+/;
 const WHITESPACE = /\s/;
 
 export const SEARCH_NS = 'search';
@@ -151,7 +153,7 @@ export class WebSearch {
 
 function clean(v: unknown): string {
   if (typeof v !== 'string') return '';
-  return v.replace(TAGS, '').replace(ENTITIES, (_m, e: string) => ENTITY[e] ?? ' ').replace(SPACES, ' ').trim();
+  return replaceEvery(replaceEachMatch(replaceEvery(v, TAGS, ''), ENTITY_MATCH, (m) => ENTITY[m.slice(1, -1)] ?? ' '), SPACES, ' ').trim();
 }
 
 export function searchTool(ws: WebSearch, screen: (text: string, caller: { admin: boolean }) => string): ToolSpec {

@@ -7,11 +7,13 @@
 // Built-in capsules ship in the firmware, approved, and their ids are
 // reserved: skill.save cannot shadow them and nothing deletes them.
 
+import { replaceEvery } from '../util/replace.ts';
+
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 export const SKILL_ID = /^[a-z0-9_-]{1,23}$/;
 const FRONT_LINE = /^([A-Za-z_]+)\s*:\s*(.*)$/;
-const NEWLINES = /\r\n?/g;
-const QUOTES = /^["']|["']$/g;
+const NEWLINES = /\r\n?/;
+const QUOTES = /^["']|["']$/;
 
 /** The brief's cap (spec, Limits "Brief"); a longer capsule is refused rather than cut. */
 export const SKILL_MD_MAX_BYTES = 4096;
@@ -28,7 +30,7 @@ export interface FrontMatter {
 }
 
 export function parseCapsule(md: string): FrontMatter {
-  const text = md.replace(NEWLINES, '\n');
+  const text = replaceEvery(md, NEWLINES, '\n');
   const out: FrontMatter = { title: '', inject: '', provider: '', body: text.trim() };
   if (!text.startsWith('---\n')) return out;
   const end = text.indexOf('\n---', 3);
@@ -37,7 +39,7 @@ export function parseCapsule(md: string): FrontMatter {
     const m = FRONT_LINE.exec(line.trim());
     if (!m) continue;
     const key = m[1]!.toLowerCase();
-    const value = m[2]!.trim().replace(QUOTES, '');
+    const value = replaceEvery(m[2]!.trim(), QUOTES, '');
     if (key === 'title') out.title = value;
     else if (key === 'inject') out.inject = value.toLowerCase();
     else if (key === 'provider') out.provider = value.toLowerCase();

@@ -18,6 +18,7 @@ import { parseForm, queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { SKILL_MD_MAX_BYTES } from './capsule.ts';
 import { PENDING_MAX, SKILLS_NS, SkillStore, type SkillFail, type SkillOutcome } from './store.ts';
+import { stringify } from '../util/json.ts';
 
 const TOOL_ERROR: Record<SkillFail, string> = { 'bad-input': 'bad-arguments', 'not-found': 'not-found', reserved: 'reserved', limit: 'limit', refused: 'refused', 'no-card': 'no-card', storage: 'storage' };
 const HTTP_STATUS: Record<SkillFail, number> = { 'bad-input': 400, 'not-found': 404, reserved: 409, limit: 409, refused: 409, 'no-card': 409, storage: 500 };
@@ -36,7 +37,7 @@ export function installSkills(ctx: Context, agents: Agents): SkillStore {
     schema: { type: 'object', properties: {}, additionalProperties: false },
     access: 'open',
     where: 'both',
-    handler: () => ok(JSON.stringify({ skills: skills.list(), pending: skills.pendingAgent(), pendingMax: PENDING_MAX })),
+    handler: () => ok(stringify({ skills: skills.list(), pending: skills.pendingAgent(), pendingMax: PENDING_MAX })),
   });
   ctx.tools.register({
     name: 'skill.get',
@@ -44,7 +45,7 @@ export function installSkills(ctx: Context, agents: Agents): SkillStore {
     schema: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 23 } }, required: ['id'], additionalProperties: false },
     access: 'open',
     where: 'both',
-    handler: (args) => toolResult(skills.get(String(args.id)), (v) => JSON.stringify(v)),
+    handler: (args) => toolResult(skills.get(String(args.id)), (v) => stringify(v)),
   });
   ctx.tools.register({
     name: 'skill.save',

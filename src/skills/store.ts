@@ -26,15 +26,16 @@ import type { Sha256Api } from '../../modules/sha256/sha256.ts';
 import type { SkillCapsule } from '../agents/ports.ts';
 import { capBytes } from '../util/cap.ts';
 import { toHex } from '../util/encoding.ts';
-import { errorMessage, isPlainObject, parseJson } from '../util/json.ts';
+import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode, encode, utf8Length } from '../util/utf8.ts';
 import { BUILTIN_SKILLS, SKILL_ID, SKILL_MD_MAX_BYTES, TITLE_MAX_BYTES, builtin, injects, parseCapsule } from './capsule.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 export const SKILLS_NS = 'skills';
 export const SKILLS_DIR = '/mem/skills';
 const K_INDEX = 'idx';
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const NEWLINES = /\r\n?/g;
+const NEWLINES = /\r\n?/;
 /** Stored capsules (the built-ins not counted). */
 export const SKILLS_MAX = 16;
 /** Spec: at most 4 agent-authored capsules await approval. */
@@ -113,7 +114,7 @@ export class SkillStore {
   }
 
   private saveIndex(next: Entry[]): void {
-    this.d.store.set(K_INDEX, JSON.stringify(next));
+    this.d.store.set(K_INDEX, stringify(next));
     this.entries = next;
   }
 
@@ -176,7 +177,7 @@ export class SkillStore {
   save(id: string, md: string, by: Author): SkillOutcome<SkillInfo> {
     if (!SKILL_ID.test(id)) return fail('bad-input', 'id must be 1 to 23 characters of a-z, 0-9, - and _');
     if (builtin(id)) return fail('reserved', `${id} is a built-in skill; its id is reserved and cannot be replaced. Choose another id.`);
-    const text = md.replace(NEWLINES, '\n').trim();
+    const text = replaceEvery(md, NEWLINES, '\n').trim();
     if (!text) return fail('bad-input', 'md is empty');
     if (utf8Length(text) > SKILL_MD_MAX_BYTES) return fail('bad-input', `md is longer than ${SKILL_MD_MAX_BYTES} bytes (the most a sub-agent brief carries)`);
     const existing = this.entries.find((e) => e.id === id) ?? null;

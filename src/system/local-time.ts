@@ -22,7 +22,7 @@ import type { Clock } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import { errorMessage } from '../util/json.ts';
+import { errorMessage, stringify } from '../util/json.ts';
 import { formatFields, formatOffset, offsetLabel, parseTz, toLocal, UTC, type LocalFields, type TimeZone } from '../util/tz.ts';
 import { COMMON_ZONES } from '../util/zones.ts';
 
@@ -43,21 +43,24 @@ export interface ZoneChoice {
 
 /** Same offsets, names and rules (UTC and UTC0, EST5EDT and EST5EDT,M3.2.0,M11.1.0 are one zone). */
 export function sameZone(a: TimeZone, b: TimeZone): boolean {
-  return a.text === b.text || JSON.stringify([a.std, a.dst]) === JSON.stringify([b.std, b.dst]);
+  return a.text === b.text || stringify([a.std, a.dst]) === stringify([b.std, b.dst]);
 }
 
-let commonParsed: ZoneChoice[] | null = null;
-
-/** COMMON_ZONES parsed, once (the menu reads them while it is open). */
-function commonZones(): ZoneChoice[] {
-  if (!commonParsed) {
-    commonParsed = [];
-    for (const z of COMMON_ZONES) {
-      const r = parseTz(z.tz);
-      if (r.ok) commonParsed.push({ name: z.name, zone: r.tz, custom: false });
-    }
+function parseCommon(): ZoneChoice[] {
+  const out: ZoneChoice[] = [];
+  for (const z of COMMON_ZONES) {
+    const r = parseTz(z.tz);
+    if (r.ok) out.push({ name: z.name, zone: r.tz, custom: false });
   }
-  return commonParsed;
+  return out;
+}
+
+/** COMMON_ZONES parsed when the module loads (on the device: the preload, so they are in flash). */
+const COMMON_PARSED: readonly ZoneChoice[] = parseCommon();
+
+/** COMMON_ZONES parsed (the menu reads them while it is open). */
+function commonZones(): readonly ZoneChoice[] {
+  return COMMON_PARSED;
 }
 
 function isCommon(zone: TimeZone): boolean {

@@ -2,8 +2,9 @@
 // snapshot (GET /api/state): each subsystem contributes its own fields, so
 // neither registry knows any one subsystem.
 
-// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const WHITESPACE_RUNS = /\s+/g;
+
+import { replaceEvery } from '../util/replace.ts';// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+const WHITESPACE_RUNS = /\s+/;
 
 export type StatusField = () => string | number | boolean | null;
 export type StateSection = () => Record<string, unknown>;
@@ -27,7 +28,7 @@ export class StatusRegistry {
     return this.fields
       .map(([k, f]) => {
         const v = f();
-        return `${k}=${v === null ? '-' : typeof v === 'boolean' ? (v ? 1 : 0) : String(v).replace(WHITESPACE_RUNS, '_')}`;
+        return `${k}=${v === null ? '-' : typeof v === 'boolean' ? (v ? 1 : 0) : replaceEvery(String(v), WHITESPACE_RUNS, '_')}`;
       })
       .join(' ');
   }

@@ -7,7 +7,7 @@
 import type { Context } from '../core/context.ts';
 import { fail, ok, type ToolSpec } from '../mcp/types.ts';
 import { validateAction } from '../turn/actions.ts';
-import { isPlainObject } from '../util/json.ts';
+import { isPlainObject, stringify } from '../util/json.ts';
 import { HEAP_FLOOR_BLOCK, HEAP_FLOOR_FREE, formatSelftest, runSelftest } from './selftest.ts';
 
 /** The spec's update fields, in the order ota.status reports them. */
@@ -84,7 +84,7 @@ export function systemTools(ctx: Context): ToolSpec[] {
       schema: NO_ARGS,
       access: 'open',
       where: 'both',
-      handler: () => ok(JSON.stringify(health(ctx))),
+      handler: () => ok(stringify(health(ctx))),
     },
     {
       name: 'device.status',
@@ -92,7 +92,7 @@ export function systemTools(ctx: Context): ToolSpec[] {
       schema: NO_ARGS,
       access: 'open',
       where: 'both',
-      handler: () => ok(JSON.stringify(status(ctx))),
+      handler: () => ok(stringify(status(ctx))),
     },
     {
       name: 'device.selftest',
@@ -137,7 +137,7 @@ export function systemTools(ctx: Context): ToolSpec[] {
       schema: NO_ARGS,
       access: 'open',
       where: 'both',
-      handler: () => ok(JSON.stringify(otaStatus(ctx))),
+      handler: () => ok(stringify(otaStatus(ctx))),
     },
   ];
 }

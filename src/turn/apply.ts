@@ -8,6 +8,7 @@ import type { Context } from '../core/context.ts';
 import { validateActions } from './actions.ts';
 import type { Turn } from './turn-types.ts';
 import type { TurnRequest } from './engine.ts';
+import { stringify } from '../util/json.ts';
 
 /** Session ops the sub-agent fabric will serve; until it exists they are refused too. */
 export type SessionOpsHandler = (turn: Turn, req: TurnRequest) => Promise<string[]>;
@@ -31,7 +32,7 @@ export function makeApplier(ctx: Context, sessionOps: SessionOpsHandler | null) 
     }
     if (turn.mem_query.length) {
       const found = await ctx.memory.relevantMemories('', turn.mem_query, req.person);
-      lines.push(`[MEMORY QUERY RESULTS] for ${turn.mem_query.map((q) => JSON.stringify(q)).join(', ')}:\n${found || '(nothing relevant found)'}`);
+      lines.push(`[MEMORY QUERY RESULTS] for ${turn.mem_query.map((q) => stringify(q)).join(', ')}:\n${found || '(nothing relevant found)'}`);
     }
 
     if (sessionOps) lines.push(...(await sessionOps(turn, req)));

@@ -13,9 +13,10 @@ import type { Context } from '../core/context.ts';
 import { capBytes } from '../util/cap.ts';
 import { utf8Length } from '../util/utf8.ts';
 import type { Assistant } from './index.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const WHITESPACE_RUNS = /\s+/g;
+const WHITESPACE_RUNS = /\s+/;
 
 /** Messages read back, newest first, and the transcript's size. */
 const MESSAGES_MAX = 100;
@@ -51,7 +52,7 @@ export class Compactor {
     const lines: string[] = [];
     let bytes = 0;
     for (const r of rows) {
-      const line = `${r.role === 'assistant' ? 'assistant' : 'user'}: ${capBytes(r.text.replace(WHITESPACE_RUNS, ' ').trim(), LINE_BYTES)}`;
+      const line = `${r.role === 'assistant' ? 'assistant' : 'user'}: ${capBytes(replaceEvery(r.text, WHITESPACE_RUNS, ' ').trim(), LINE_BYTES)}`;
       bytes += utf8Length(line) + 1;
       if (bytes > TRANSCRIPT_BYTES) break;
       lines.push(line);

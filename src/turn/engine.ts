@@ -25,7 +25,7 @@ import type { Turn } from './turn-types.ts';
 import type { PromptBlocks, Assembled } from '../prompt/blocks.ts';
 import { DEFAULT_BUDGET } from '../prompt/blocks.ts';
 import { utf8Length } from '../util/utf8.ts';
-import { errorMessage } from '../util/json.ts';
+import { errorMessage, stringify } from '../util/json.ts';
 
 export const MAX_ROUNDS = 10;
 export const TURN_DEADLINE_MS = 600_000;
@@ -470,7 +470,7 @@ export class TurnEngine {
         lastCall = signature;
         const result = await this.dispatch(call.name, call.args, caller);
         stats.toolCalls++;
-        transcript.push({ kind: 'tool_result', id: call.id, name: call.name, output: JSON.stringify(result) });
+        transcript.push({ kind: 'tool_result', id: call.id, name: call.name, output: stringify(result) });
       }
       this.sampleHeap();
       if (roundsHere > MAX_ROUNDS + 2) return { kind: 'error', error: 'cap', message: 'runaway loop' };

@@ -5,6 +5,7 @@
 
 import type { Field } from './contract-types.ts';
 import { TURN, onWire } from './contract.ts';
+import { stringify } from '../util/json.ts';
 
 const HEADER =
   'Answer with one JSON object, the turn. Every key below must be present; use null for a value you do not set ' +
@@ -18,7 +19,7 @@ function summary(f: Field): string {
   switch (f.type) {
     case 'string': {
       let t = f.enum ? f.enum.join('|') : 'string' + bytes(f.capBytes);
-      if (f.default !== undefined) t += `, default ${JSON.stringify(f.default)}`;
+      if (f.default !== undefined) t += `, default ${stringify(f.default)}`;
       if (f.required) t += ', required';
       return t;
     }
@@ -53,13 +54,16 @@ function lines(name: string, f: Field, depth: number, out: string[]): void {
   for (const [sub, sf] of Object.entries(obj.fields)) lines(sub, sf, depth + 1, out);
 }
 
-let cached: string | null = null;
+function build(): string {
+  const out = [HEADER];
+  for (const [name, f] of Object.entries(TURN.fields)) lines(name, f, 0, out);
+  return out.join('\n');
+}
+
+/** Built when the module loads: on the device that is the preload, so the text is in flash. */
+const DOC = build();
 
 /** The field documentation block for the prompt. */
 export function turnPromptDoc(): string {
-  if (cached !== null) return cached;
-  const out = [HEADER];
-  for (const [name, f] of Object.entries(TURN.fields)) lines(name, f, 0, out);
-  cached = out.join('\n');
-  return cached;
+  return DOC;
 }

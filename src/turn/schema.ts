@@ -15,6 +15,7 @@
 
 import type { Field, ObjectField } from './contract-types.ts';
 import { TURN, onWire } from './contract.ts';
+import { stringify } from '../util/json.ts';
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -69,10 +70,10 @@ export function buildTurnSchema(o: SchemaOptions = {}): JsonSchema {
   return root;
 }
 
-let cachedText: string | null = null;
+/** Built when the module loads (on the device: the preload, so the text is in flash). */
+const SCHEMA_TEXT = stringify(buildTurnSchema());
 
 /** The wire schema as JSON text, built once: request bodies embed it as is. */
 export function turnSchemaText(): string {
-  if (cachedText === null) cachedText = JSON.stringify(buildTurnSchema());
-  return cachedText;
+  return SCHEMA_TEXT;
 }

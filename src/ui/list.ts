@@ -12,6 +12,7 @@
 
 import { CELL_W, ELLIPSIS, GLYPH_ROWS, LINE_H, toGlyphs } from './font.ts';
 import type { QrCode } from './qr.ts';
+import { stringify } from '../util/json.ts';
 
 export interface Box {
   x: number;
@@ -205,8 +206,8 @@ export function describeItem(item: Item): string {
     case 'disc':
       return `disc ${at}`;
     case 'text':
-      return `text ${at} s${item.scale} ${item.secret ? '[hidden]' : JSON.stringify(item.text)}`;
+      return `text ${at} s${item.scale} ${item.secret ? '[hidden]' : stringify(item.text)}`;
     case 'qr':
-      return `qr ${at} v${item.qr.version}-${item.qr.ecl} ${item.qr.size}x${item.qr.size} s${item.scale} ${item.secret ? '[hidden]' : JSON.stringify(item.label)}`;
+      return `qr ${at} v${item.qr.version}-${item.qr.ecl} ${item.qr.size}x${item.qr.size} s${item.scale} ${item.secret ? '[hidden]' : stringify(item.label)}`;
   }
 }

@@ -8,6 +8,7 @@ import { menuItems, type MenuItem, type MenuNeeds } from './menu-items.ts';
 import { canvasToDisplay } from './raster.ts';
 import type { Built, Press, Screen, ScreenHost } from './screen-kit.ts';
 import { menuCapacity, menuScreen, type Frame, type MenuRow, type MenuView, type Target } from './screens.ts';
+import { stringify } from '../util/json.ts';
 
 export const MENU_IDLE_MS = 30_000;
 
@@ -44,7 +45,7 @@ export class MenuScreen implements Screen {
     const { hal } = this.host.ctx;
     const footer = pages > 1 ? '' : `${hal.build.version} - ${hal.board.type}`;
     const v: MenuView = { title: 'Settings', rows: rows.map((r) => ({ id: r.id, label: r.label, ...(r.short ? { short: r.short } : {}), value: r.value })), pressed: this.pressed(), footer };
-    return { key: `menu|${t.name}|${JSON.stringify(v)}`, make: () => menuScreen(l, t, v) };
+    return { key: `menu|${t.name}|${stringify(v)}`, make: () => menuScreen(l, t, v) };
   }
 
   act(target: Target, how: Press): void {

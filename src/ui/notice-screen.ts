@@ -5,6 +5,7 @@
 
 import type { Built, Press, Screen, ScreenHost } from './screen-kit.ts';
 import { noticeScreen, type NoticeView, type Target } from './screens.ts';
+import { stringify } from '../util/json.ts';
 
 export interface Notice {
   title: string;
@@ -52,7 +53,7 @@ export class NoticeScreen implements Screen {
     const t = this.host.theme();
     const n = this.notice ?? { title: 'Notice', body: '', source: '' };
     const v: NoticeView = { title: n.title, body: n.body, footer: n.source ? `${n.source} - tap to close` : 'Tap to close' };
-    return { key: `notice|${t.name}|${JSON.stringify(v)}`, make: () => noticeScreen(l, t, v) };
+    return { key: `notice|${t.name}|${stringify(v)}`, make: () => noticeScreen(l, t, v) };
   }
 
   act(_target: Target, how: Press): void {

@@ -6,6 +6,7 @@
 import { postureName } from './settings.ts';
 import type { Built, Screen, ScreenHost } from './screen-kit.ts';
 import { probeScreen, type ProbeView } from './screens.ts';
+import { stringify } from '../util/json.ts';
 
 export class ProbeScreen implements Screen {
   private on = false;
@@ -36,6 +37,6 @@ export class ProbeScreen implements Screen {
     ];
     const v: ProbeView = { info, touch: this.touch };
     // No theme: the card's colours are the test.
-    return { key: `probe|${JSON.stringify(v)}`, make: () => probeScreen(l, v) };
+    return { key: `probe|${stringify(v)}`, make: () => probeScreen(l, v) };
   }
 }

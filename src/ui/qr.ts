@@ -86,13 +86,9 @@ const LOG = new Uint8Array(256);
   for (let i = 255; i < 512; i++) EXP[i] = EXP[i - 255]!;
 }
 
-const generators = new Map<number, Uint8Array>();
-
 /** Coefficients of prod (x - a^i), i < degree, highest power first (leading 1 dropped). */
-function generator(degree: number): Uint8Array {
-  let g = generators.get(degree);
-  if (g) return g;
-  g = new Uint8Array(degree);
+function makeGenerator(degree: number): Uint8Array {
+  const g = new Uint8Array(degree);
   g[degree - 1] = 1;
   let root = 1;
   for (let i = 0; i < degree; i++) {
@@ -101,7 +97,20 @@ function generator(degree: number): Uint8Array {
     }
     root = mul(root, 2);
   }
-  generators.set(degree, g);
+  return g;
+}
+
+/**
+ * The generator of every EC block size BLOCKS uses, made when the module
+ * loads: on the device that is the preload, which puts them in flash (and
+ * leaves the Map read-only: nothing is added to it afterwards).
+ */
+const generators = new Map<number, Uint8Array>();
+for (const rows of Object.values(BLOCKS)) for (const [ec] of rows) if (!generators.has(ec)) generators.set(ec, makeGenerator(ec));
+
+function generator(degree: number): Uint8Array {
+  const g = generators.get(degree);
+  if (!g) throw new Error(`no Reed-Solomon generator of degree ${degree}`);
   return g;
 }
 
@@ -286,10 +295,11 @@ function masked(mask: number, x: number, y: number): boolean {
  * once for the last version encoded, so choosing among the eight masks is a
  * plain XOR pass each (the sign-in code is re-encoded every couple of minutes).
  */
-let maskCache: { version: number; patterns: Uint8Array[] } | null = null;
+/** The last version's patterns (a property, not a rebinding: the device preloads this module, which freezes its bindings). */
+const maskCache: { version: number; patterns: Uint8Array[] } = { version: -1, patterns: [] };
 
 function maskPatterns(m: Matrix, version: number): Uint8Array[] {
-  if (maskCache?.version === version) return maskCache.patterns;
+  if (maskCache.version === version) return maskCache.patterns;
   const size = m.size;
   const patterns: Uint8Array[] = [];
   for (let mask = 0; mask < 8; mask++) {
@@ -297,7 +307,8 @@ function maskPatterns(m: Matrix, version: number): Uint8Array[] {
     for (let y = 0, i = 0; y < size; y++) for (let x = 0; x < size; x++, i++) if (!m.fn[i] && masked(mask, x, y)) p[i] = 1;
     patterns.push(p);
   }
-  maskCache = { version, patterns };
+  maskCache.version = version;
+  maskCache.patterns = patterns;
   return patterns;
 }
 

@@ -5,6 +5,7 @@
 
 import type { Built, Screen, ScreenHost } from './screen-kit.ts';
 import { saverScreen, type SaverView } from './screens.ts';
+import { stringify } from '../util/json.ts';
 
 export class SaverScreen implements Screen {
   constructor(private readonly host: ScreenHost) {}
@@ -16,6 +17,6 @@ export class SaverScreen implements Screen {
     // Knuth's multiplicative hash of the minute: neighbouring minutes land far apart.
     const k = (c.minute * 2654435761) >>> 0;
     const v: SaverView = { time: c.time, date: c.date, driftX: (k & 0xff) / 255, driftY: ((k >>> 8) & 0xff) / 255 };
-    return { key: `saver|${t.name}|${JSON.stringify(v)}`, make: () => saverScreen(l, t, v) };
+    return { key: `saver|${t.name}|${stringify(v)}`, make: () => saverScreen(l, t, v) };
   }
 }

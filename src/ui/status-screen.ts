@@ -9,6 +9,7 @@ import { capBytes } from '../util/cap.ts';
 import { ledAnimates, ledIndicator } from './indicator.ts';
 import type { Built, Press, Screen, ScreenHost } from './screen-kit.ts';
 import { statusScreen, type StatusView, type Target, type Tone } from './screens.ts';
+import { stringify } from '../util/json.ts';
 
 /** The reply box shows a few lines: more would only cost memory and key length. */
 const REPLY_CAP_BYTES = 600;
@@ -48,7 +49,7 @@ export class StatusScreen implements Screen {
     const l = this.host.layout();
     const t = this.host.theme();
     const v = this.view();
-    return { key: `status|${t.name}|${JSON.stringify(v)}`, make: () => statusScreen(l, t, v) };
+    return { key: `status|${t.name}|${stringify(v)}`, make: () => statusScreen(l, t, v) };
   }
 
   /** A tap opens the menu; a hold opens the sign-in QR where there is one. */

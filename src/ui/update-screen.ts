@@ -5,6 +5,7 @@
 
 import type { Built, Screen, ScreenHost } from './screen-kit.ts';
 import { updateScreen, type UpdateView } from './screens.ts';
+import { stringify } from '../util/json.ts';
 
 export class UpdateScreen implements Screen {
   constructor(private readonly host: ScreenHost) {}
@@ -15,7 +16,7 @@ export class UpdateScreen implements Screen {
     const s = this.host.ctx.ota.state();
     const detail = s.ota === 'verifying' ? 'Checking it' : s.ota === 'restarting' ? 'Restarting' : 'Do not unplug';
     const v: UpdateView = { title: 'Updating', version: s.otaLatest ? `to ${s.otaLatest}` : 'new firmware', pct: s.otaPct, detail };
-    return { key: `update|${t.name}|${JSON.stringify(v)}`, make: () => updateScreen(l, t, v) };
+    return { key: `update|${t.name}|${stringify(v)}`, make: () => updateScreen(l, t, v) };
   }
 
   animating(): boolean {

@@ -25,9 +25,10 @@
 // likely than another (no modulo bias).
 
 import { toHex } from './encoding.ts';
+import { replaceEvery } from './replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const SPACES_AND_DASHES = /[\s-]+/g;
+const SPACES_AND_DASHES = /[\s-]+/;
 
 /** Fills the array with random bytes (HAL System.random). */
 export type RandomFill = (bytes: Uint8Array) => void;
@@ -90,7 +91,7 @@ export function groupSignInCode(code: string): string {
 export function normalizeSignInCode(typed: unknown): string {
   // Anything this long is no code; don't spend time on a hostile form field.
   if (typeof typed !== 'string' || typed.length > 64) return '';
-  return typed.replace(SPACES_AND_DASHES, '').toUpperCase();
+  return replaceEvery(typed, SPACES_AND_DASHES, '').toUpperCase();
 }
 
 export function isSignInCode(s: unknown): boolean {

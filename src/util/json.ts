@@ -1,6 +1,8 @@
 // JSON helpers: a parse that never throws (model output and request bodies
-// are untrusted), a stable stringify (sorted keys) for content hashes and
-// reproducible output, and the plain-object test the parsers share.
+// are untrusted), the firmware's stringify (JSON.stringify that also takes
+// the objects a preloaded module keeps in flash), a stable stringify (sorted
+// keys) for content hashes and reproducible output, and the plain-object test
+// the parsers share.
 
 export type JsonResult = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -21,6 +23,31 @@ export function errorMessage(e: unknown): string {
     return String(e);
   } catch {
     return 'unknown error';
+  }
+}
+
+/** A copy of every object the walk meets: a copy is in RAM, so XS's stringify can mark it. */
+function copyObjects(_key: string, v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  return Array.isArray(v) ? [...(v as unknown[])] : { ...(v as Record<string, unknown>) };
+}
+
+/**
+ * JSON.stringify for the firmware (the lint rule no-restricted-properties
+ * sends every other use here). On the device the objects a preloaded module
+ * made at its top level stay in flash, and XS's JSON.stringify refuses them
+ * ("read only value": it marks each object it enters, and a flash object
+ * takes no mark), while the simulator, which does not preload, never sees it.
+ * The native stringify runs first; when it meets such an object, the walk runs
+ * again with a replacer that hands it a copy of every object, members copied
+ * in turn as the walk reaches them. Same text either way.
+ */
+export function stringify(value: unknown, space?: string | number): string {
+  try {
+    return JSON.stringify(value, null, space);
+  } catch (e) {
+    if (!(e instanceof TypeError) || !e.message.includes('read only')) throw e;
+    return JSON.stringify(value, copyObjects, space);
   }
 }
 

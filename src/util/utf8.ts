@@ -11,9 +11,12 @@
 //   read with codePointAt(0) and built with String.fromCodePoint, which mean
 //   the same in both models.
 //
-// encode, decode and utf8Length are bindings that boot may point at the C
-// hotspot (modules/utf8) once with useNativeUtf8; the *Fallback functions are
-// the TypeScript implementation, with the same results bit for bit.
+// encode, decode and utf8Length run what boot chose once with useNativeUtf8:
+// the C hotspot (modules/utf8) or the *Fallback functions, the TypeScript
+// implementation, with the same results bit for bit. The choice is a property
+// of one module-level object, not a rebinding of the exports: the device
+// preloads this module, which freezes its bindings (a rebinding threw
+// "set encode: const" at boot there), while an object stays writable.
 
 import type { Utf8Api } from '../../modules/utf8/utf8.ts';
 
@@ -143,11 +146,23 @@ export function decodeFallback(bytes: Uint8Array, start = 0, end = bytes.length)
   return parts.length === 1 ? parts[0]! : parts.join('');
 }
 
+/** The implementation in use: the fallbacks until boot calls useNativeUtf8. */
+const active: { encode: (s: string) => Uint8Array; decode: (bytes: Uint8Array, start?: number, end?: number) => string; length: (s: string) => number; native: boolean } = {
+  encode: encodeFallback,
+  decode: decodeFallback,
+  length: utf8LengthFallback,
+  native: false,
+};
+
 /** Bytes the string takes in UTF-8 (lone surrogates count 3, as U+FFFD). */
-export let utf8Length: (s: string) => number = utf8LengthFallback;
+export function utf8Length(s: string): number {
+  return active.length(s);
+}
 
 /** Encodes to UTF-8; lone surrogates become U+FFFD (as TextEncoder does). */
-export let encode: (s: string) => Uint8Array = encodeFallback;
+export function encode(s: string): Uint8Array {
+  return active.encode(s);
+}
 
 /**
  * Decodes UTF-8 the way the WHATWG decoder does (TextDecoder with fatal off
@@ -155,27 +170,25 @@ export let encode: (s: string) => Uint8Array = encodeFallback;
  * one U+FFFD. A leading BOM is kept, not stripped: callers decide. start and
  * end are truncated and clamped to [0, bytes.length]; end below start gives ''.
  */
-export let decode: (bytes: Uint8Array, start?: number, end?: number) => string = decodeFallback;
-
-let nativeInUse = false;
+export function decode(bytes: Uint8Array, start?: number, end?: number): string {
+  return active.decode(bytes, start, end);
+}
 
 /**
  * Points encode, decode and utf8Length at api's functions (the C hotspot,
  * from hal.natives.utf8), or back at the fallbacks with null. Called once at
- * boot: the exports are live bindings, so every importer sees the switch and
- * a call costs nothing more than the implementation. encodeInto stays in
- * TypeScript (it writes into the caller's buffer).
+ * boot. encodeInto stays in TypeScript (it writes into the caller's buffer).
  */
 export function useNativeUtf8(api: Utf8Api | null): void {
-  encode = api ? api.encode : encodeFallback;
-  decode = api ? api.decode : decodeFallback;
-  utf8Length = api ? api.length : utf8LengthFallback;
-  nativeInUse = !!api && api.native;
+  active.encode = api ? api.encode : encodeFallback;
+  active.decode = api ? api.decode : decodeFallback;
+  active.length = api ? api.length : utf8LengthFallback;
+  active.native = !!api && api.native;
 }
 
 /** True when encode, decode and utf8Length run the native implementation. */
 export function nativeUtf8InUse(): boolean {
-  return nativeInUse;
+  return active.native;
 }
 
 /**

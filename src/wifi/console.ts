@@ -12,7 +12,7 @@ import type { SetupPassphrase } from '../auth/passphrase.ts';
 import { SETUP_SSID } from '../auth/passphrase.ts';
 import { CommandError } from '../console/console.ts';
 import type { Context } from '../core/context.ts';
-import { errorMessage } from '../util/json.ts';
+import { errorMessage, stringify } from '../util/json.ts';
 import { KNOWN_MAX, passProblem, ssidProblem } from './known.ts';
 import type { Provisioning } from './provisioning.ts';
 
@@ -25,7 +25,7 @@ function pair(args: string, usage: string): [string, string] {
 }
 
 /** A network name as printed: JSON-quoted, so spaces and odd characters stay unambiguous. */
-const quoted = (ssid: string): string => JSON.stringify(ssid);
+const quoted = (ssid: string): string => stringify(ssid);
 
 export function installWifiConsole(ctx: Context, provisioning: Provisioning, passphrase: SetupPassphrase): void {
   const { known } = provisioning;

@@ -8,6 +8,7 @@
 import type { Store } from '../core/store.ts';
 import type { Redactor } from '../log/redact.ts';
 import { utf8Length } from '../util/utf8.ts';
+import { stringify } from '../util/json.ts';
 
 export const KNOWN_MAX = 8;
 export const SSID_MAX_BYTES = 32;
@@ -80,7 +81,7 @@ export class KnownNetworks {
   /** Throws the store's error (NVS full): the caller reports it, nothing changed. */
   private write(list: KnownNetwork[]): void {
     this.store.setMany([
-      ['known', JSON.stringify(list)],
+      ['known', stringify(list)],
       // The single-network keys of older builds go in the same write.
       ['ssid', undefined],
       ['pass', undefined],

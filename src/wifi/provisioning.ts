@@ -29,9 +29,10 @@ import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
 import { KnownNetworks, passProblem, ssidProblem, type KnownNetwork } from './known.ts';
 import { installWifiRoutes } from './routes.ts';
 import { sentence } from '../util/sentence.ts';
+import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const COLONS = /:/g;
+const COLONS = /:/;
 
 export const OVERLAP_MS = 20_000;
 export const HANDOFF_DROP_MS = 4_000;
@@ -350,7 +351,7 @@ export class Provisioning {
 
 /** The mDNS host name: desk- and the last two bytes of the station MAC. */
 export function mdnsName(mac: string): string {
-  return `desk-${mac.replace(COLONS, '').slice(-4).toLowerCase()}`;
+  return `desk-${replaceEvery(mac, COLONS, '').slice(-4).toLowerCase()}`;
 }
 
 export function installProvisioning(ctx: Context, passphrase: SetupPassphrase): Provisioning {

@@ -4,12 +4,13 @@
 // fallback on the same inputs ON XS and prints the results, which must be
 // identical bit for bit (float32 bit patterns, indices, counts, digests).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRuntime } from '../../tools/build.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const XSIM = join(ROOT, 'build/sim/xsim');
@@ -27,13 +28,8 @@ let lines: Line[] = [];
 let tmp = '';
 
 beforeAll(async () => {
-  if (!existsSync(XSIM)) {
-    execFileSync('node', ['hosts/sim/runtime/fetch-xs.mjs'], { cwd: ROOT, stdio: 'inherit' });
-    execFileSync('make', ['-C', 'hosts/sim/runtime', '-j2', '--no-print-directory'], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
-  }
+  // the simulator's runtime on the XS the suite runs on (tools/build.mjs: the SDK's when it is here)
+  buildRuntime({ quiet: true });
   const result = await build({
     entryPoints: [join(ROOT, 'test/e2e/hotspots.xs.ts')],
     bundle: true,

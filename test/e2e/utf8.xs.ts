@@ -251,13 +251,21 @@ function run(n: NativeUtf8): void {
     encodeNumber: hex(C.encode(12 as unknown as string)),
   });
 
-  // The routed exports of src/util/utf8.ts: fallback by default, the C after the switch.
+  // The routed exports of src/util/utf8.ts: fallback by default, the C after the switch
+  // (each call of encode, decode and utf8Length reaches the C), the fallback again after.
   const before = utf8.nativeUtf8InUse();
-  utf8.useNativeUtf8(C);
-  const routed = utf8.decode === n.utf8Decode && utf8.utf8Length === n.utf8Length && utf8.nativeUtf8InUse();
-  const roundTrip = utf8.decode(utf8.encode('héllo \ud83d 😀')) === 'héllo \ufffd 😀';
+  const calls = { n: 0 };
+  const counted: NativeUtf8 = {
+    utf8Encode: (s) => (calls.n++, n.utf8Encode(s)),
+    utf8Decode: (b, start, end) => (calls.n++, n.utf8Decode(b, start, end)),
+    utf8Length: (s) => (calls.n++, n.utf8Length(s)),
+  };
+  utf8.useNativeUtf8(utf8Native(counted));
+  const roundTrip = utf8.decode(utf8.encode('héllo \ud83d 😀')) === 'héllo \ufffd 😀' && utf8.utf8Length('é') === 2;
+  const routed = utf8.nativeUtf8InUse() && calls.n === 3;
   utf8.useNativeUtf8(null);
-  out({ kind: 'routing', before, routed, roundTrip, after: utf8.nativeUtf8InUse() });
+  utf8.decode(utf8.encode('x'));
+  out({ kind: 'routing', before, routed: routed && calls.n === 3, roundTrip, after: utf8.nativeUtf8InUse() });
 
   out({ kind: 'done' });
 }

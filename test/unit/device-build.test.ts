@@ -1,14 +1,16 @@
 // The device build as far as it runs without the Moddable SDK: the clear
-// refusal without a toolchain, the per-board firmware bundle (release defines
-// only, only the board's drivers, the Notifier's GATT table), the mcconfig command line, and that every
-// host function desk-native.js binds exists in the C the manifests link.
+// refusal without an SDK and the reason ESP-IDF's stage cannot run, the
+// per-board firmware bundle (release defines only, only the board's drivers,
+// the Notifier's GATT table), the mcconfig command line, and that every host
+// function desk-native.js binds exists in the C the manifests link. What the
+// SDK runs of the build is test/unit/device-sdk.test.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundleDevice, checkToolchain, mcconfigArgs } from '../../tools/build-device.mjs';
+import { bundleDevice, checkIdf, mcconfigArgs } from '../../tools/build-device.mjs';
 import { testCaPem } from '../../tools/test-ca.mjs';
 import { buildWebPage, webPageDefine } from '../../tools/web-page.mjs';
 import { ensureTestSigningKey } from '../../tools/test-keys.mjs';
@@ -30,20 +32,18 @@ const DRIVER_MANIFESTS: Record<string, string> = {
 };
 const IMPORT = /^import .* from "([^"]+)";$/gm;
 
-describe('npm run build:device without a toolchain', () => {
-  it('names what is missing', () => {
-    const t = checkToolchain({});
-    expect(t.ok).toBe(false);
-    expect(t.missing.join('\n')).toMatch(/MODDABLE is not set/);
-    expect(t.missing.join('\n')).toMatch(/IDF_PATH is not set/);
-    expect(checkToolchain({ MODDABLE: out, IDF_PATH: out }).missing.join('\n')).toMatch(/is not a Moddable SDK[\s\S]*not an ESP-IDF checkout/);
+describe('npm run build:device without an SDK or ESP-IDF', () => {
+  it('names what the C compile needs', () => {
+    expect(checkIdf({}).reason).toMatch(/^IDF_PATH is not set: ESP-IDF v6\.0 \(with xtensa-esp32s3-elf-gcc\)/);
+    expect(checkIdf({ IDF_PATH: out }).reason).toMatch(/is not an ESP-IDF checkout/);
   });
 
-  it('stops with that message and a non-zero exit, and refuses an unknown board', () => {
-    const env = { ...process.env, MODDABLE: '', IDF_PATH: '' };
+  it('stops before building without an SDK, saying why, and refuses an unknown board', () => {
+    // no MODDABLE, and an archive that is not there: no SDK at all
+    const env = { ...process.env, MODDABLE: '', IDF_PATH: '', DESK_SDK_ARCHIVE: join(out, 'no-such-sdk.tar.xz') };
     const r = spawnSync(process.execPath, ['tools/build-device.mjs', '--board', 'panel-35'], { cwd: ROOT, encoding: 'utf8', env });
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/cannot build the panel-35 image here:\n {2}- MODDABLE is not set/);
+    expect(r.stderr).toMatch(/^build:device: cannot build the panel-35 image here: no Moddable SDK: MODDABLE is not set and no moddable-sdk-8\.2\.3\.tar\.xz was found/);
     const flash = spawnSync(process.execPath, ['tools/build-device.mjs', '--flash', '--board', 'ring-tft'], { cwd: ROOT, encoding: 'utf8', env });
     expect(flash.status).toBe(1);
     expect(flash.stderr).toMatch(/^flash: cannot build the ring-tft image here/);
@@ -52,10 +52,11 @@ describe('npm run build:device without a toolchain', () => {
     expect(bad.stderr).toMatch(/--board must be one of ring-tft, panel-28, panel-35, panel-40/);
   });
 
-  it('runs mcconfig for esp32/esp32s3 on the board manifest (deploy to flash)', () => {
+  it('runs mcconfig for esp32/esp32s3 on the board manifest (the makefile alone, make, deploy to flash)', () => {
     const args = mcconfigArgs('panel-40');
     expect(args.slice(0, 3)).toEqual(['-m', '-p', 'esp32/esp32s3']);
     expect(args.at(-1)).toBe(join(ROOT, 'boards/panel-40/manifest.json'));
+    expect(mcconfigArgs('panel-40', { make: false }).slice(0, 2)).toEqual(['-p', 'esp32/esp32s3']);
     expect(mcconfigArgs('panel-40', { flash: true, port: '/dev/ttyACM0' })).toEqual(expect.arrayContaining(['-t', 'deploy', 'UPLOAD_PORT=/dev/ttyACM0']));
   });
 });
@@ -77,9 +78,10 @@ describe('the device firmware bundle', () => {
       expect(js).not.toContain(testCaPem().trim().split('\n')[1]);
       expect(js).not.toContain(ensureTestSigningKey().publicKeyHex);
       const imports = [...js.matchAll(IMPORT)].map((m) => m[1]!);
-      const manifest = JSON.parse(readFileSync(join(ROOT, 'boards', board, 'manifest.json'), 'utf8')) as { include: string[] };
-      for (const name of imports.filter((i) => i in DRIVER_MANIFESTS)) expect(manifest.include).toContain(DRIVER_MANIFESTS[name]);
-      for (const [name, path] of Object.entries(DRIVER_MANIFESTS)) if (manifest.include.includes(path)) expect(imports).toContain(name);
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'boards', board, 'manifest.json'), 'utf8')) as { platforms?: { esp32?: { include?: string[] } } };
+      const drivers = manifest.platforms?.esp32?.include ?? [];
+      for (const name of imports.filter((i) => i in DRIVER_MANIFESTS)) expect(drivers).toContain(DRIVER_MANIFESTS[name]);
+      for (const [name, path] of Object.entries(DRIVER_MANIFESTS)) if (drivers.includes(path)) expect(imports).toContain(name);
       expect(imports).toContain('desk-native');
       // the owner's page is built in (not the shell that says the build carries none): its chunks and its ETag
       page ??= webPageDefine(await buildWebPage());
@@ -94,7 +96,7 @@ describe('desk-native.js', () => {
   const bindings = [...js.matchAll(/^function (\w+)\([^)]*\) @ "(\w+)";$/gm)].map((m) => ({ name: m[1]!, c: m[2]! }));
   const cFiles = [
     'modules/vecdot/xs_vecdot.c', 'modules/sha256/xs_sha256.c', 'modules/utf8/xs_utf8.c',
-    ...['desk_sd', 'desk_ota', 'desk_sys', 'desk_nvs', 'desk_panel'].map((f) => `hosts/esp32/native/${f}.c`),
+    ...['desk_sd', 'desk_ota', 'desk_sys', 'desk_nvs', 'desk_console', 'desk_panel'].map((f) => `hosts/esp32/native/${f}.c`),
   ].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
 
   it('binds every host function to C that the manifests link', () => {

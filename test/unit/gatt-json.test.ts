@@ -33,7 +33,7 @@ describe('the SDK bleservices JSON', () => {
     expect(service.uuid).toBe(SAMPLE[0]!.uuid);
     expect(Object.keys(service.characteristics)).toEqual(SAMPLE[0]!.characteristics.map((c) => c.uuid));
     const [plain, bonded, notifyOnly] = Object.values(service.characteristics) as Array<Record<string, unknown>>;
-    expect(plain).toMatchObject({ permissions: 'read', properties: 'read,notify', maxBytes: 512, type: 'ArrayBuffer' });
+    expect(plain).toMatchObject({ permissions: 'read', properties: 'read,notify', maxBytes: 512, type: 'Uint8Array' });
     expect(bonded).toMatchObject({ permissions: 'readEncrypted,writeEncrypted', properties: 'read,write' });
     expect(notifyOnly).toMatchObject({ permissions: 'readEncrypted', properties: 'notify' });
   });
@@ -54,8 +54,8 @@ describe('the SDK bleservices JSON', () => {
     expect(gattMismatch(SAMPLE, table)).toBeNull();
     expect(writeBleServices(dir, [])).toEqual([]);
     expect(readdirSync(dir)).toEqual([]);
-    const top = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')) as { ble: Record<string, string[]> };
-    expect(top.ble['*']).toEqual(['$(DESK_FIRMWARE)/bleservices/*']);
+    const top = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')) as { platforms: { esp32: { ble: Record<string, string[]> } } };
+    expect(top.platforms.esp32.ble['*']).toEqual(['$(DESK_FIRMWARE)/bleservices/*']);
   });
 
   it('has the device HAL refuse services that are not the compiled table', () => {
@@ -74,9 +74,9 @@ describe('the SDK bleservices JSON', () => {
     const { service } = serviceJson(services[0]);
     expect(service.uuid).toBe(NOTIFIER_SERVICE_UUID);
     expect(service.characteristics).toEqual({
-      [STATUS_UUID]: { uuid: STATUS_UUID, maxBytes: 512, type: 'ArrayBuffer', permissions: 'read', properties: 'read,notify' },
-      [FRAME_UUID]: { uuid: FRAME_UUID, maxBytes: 512, type: 'ArrayBuffer', permissions: 'writeEncrypted', properties: 'write' },
-      [CONFIG_UUID]: { uuid: CONFIG_UUID, maxBytes: 512, type: 'ArrayBuffer', permissions: 'readEncrypted,writeEncrypted', properties: 'read,write' },
+      [STATUS_UUID]: { uuid: STATUS_UUID, maxBytes: 512, type: 'Uint8Array', permissions: 'read', properties: 'read,notify' },
+      [FRAME_UUID]: { uuid: FRAME_UUID, maxBytes: 512, type: 'Uint8Array', permissions: 'writeEncrypted', properties: 'write' },
+      [CONFIG_UUID]: { uuid: CONFIG_UUID, maxBytes: 512, type: 'Uint8Array', permissions: 'readEncrypted,writeEncrypted', properties: 'read,write' },
     });
   });
 });

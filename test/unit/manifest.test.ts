@@ -1,5 +1,6 @@
 // The Moddable manifests: every file they name exists (SDK paths and build
-// outputs aside), and each board's manifest includes the top-level one.
+// outputs aside), for the device (esp32) and the SDK's desktop runtime (lin),
+// and each board's manifest includes the top-level one.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,15 +63,15 @@ function walk(path: string, vars: Record<string, string>, seen = new Set<string>
     }
   };
   visit(m);
-  for (const [name, p] of Object.entries(m.platforms ?? {})) if (name.startsWith('esp32')) visit(p);
+  for (const [name, p] of Object.entries(m.platforms ?? {})) if (name.startsWith('esp32') || name === 'lin') visit(p);
   return out;
 }
 
 function exists(entry: { file: string; kind: string }): boolean {
   if (entry.kind !== 'module') return existsSync(entry.file);
-  // Module specifiers omit the extension; a trailing * names a folder's files.
+  // Module specifiers omit the extension (or name it, for C beside a .ts of the same name); a trailing * names a folder's files.
   if (entry.file.endsWith('/*')) return existsSync(entry.file.slice(0, -2));
-  return ['.ts', '.js', '.c', '.cpp'].some((ext) => existsSync(entry.file + ext));
+  return existsSync(entry.file) || ['.ts', '.js', '.c', '.cpp'].some((ext) => existsSync(entry.file + ext));
 }
 
 describe('Moddable manifests', () => {
@@ -86,16 +87,18 @@ describe('Moddable manifests', () => {
     });
   }
 
-  it('takes the flash layout from partitions.csv and the firmware from the device build folder', () => {
+  it('takes the flash layout from partitions.csv and the firmware from the device build folder (the lin build\'s for lin)', () => {
     const top = load(join(ROOT, 'manifest.json'));
     expect(top.platforms?.esp32?.build?.PARTITIONS_FILE).toBe('$(DESK_ROOT)/partitions.csv');
     expect(Object.values(top.modules ?? {}).flat().join()).toContain('$(DESK_FIRMWARE)/firmware');
     expect(top.build?.DESK_FIRMWARE).toBe('$(DESK_ROOT)/build/device/$(DESK_BOARD)');
+    expect(top.platforms?.lin?.build?.DESK_FIRMWARE).toBe('$(DESK_ROOT)/build/lin/$(DESK_BOARD)');
+    expect(top.platforms?.lin?.include).toEqual(['$(DESK_ROOT)/hosts/lin/manifest.json']);
   });
 
-  it('refuses platforms other than esp32 with a clear error', () => {
+  it('refuses platforms other than esp32 and lin with a clear error', () => {
     const top = load(join(ROOT, 'manifest.json'));
-    expect(top.platforms?.['...']?.error).toMatch(/esp32/);
+    expect(top.platforms?.['...']?.error).toMatch(/esp32[\s\S]*lin/);
   });
 
   it('gives every manifest one esp32 platform entry, complete on its own (a subplatform entry would replace it, not merge)', () => {
@@ -104,20 +107,20 @@ describe('Moddable manifests', () => {
       const entries = Object.keys(load(join(ROOT, f)).platforms ?? {}).filter((k) => k === 'esp32' || k.startsWith('esp32/'));
       expect(entries.length, f).toBeLessThanOrEqual(1);
     }
-    for (const f of ['manifest.json', ...DEVICE_TYPES.map((b) => `boards/${b}/manifest.json`)]) {
-      const build = load(join(ROOT, f)).platforms?.esp32?.build ?? {};
-      expect(build.PARTITIONS_FILE, f).toBe('$(DESK_ROOT)/partitions.csv');
-      expect(build.SDKCONFIGPATH, f).toMatch(/sdkconfig$/);
-    }
+    const build = load(join(ROOT, 'manifest.json')).platforms?.esp32?.build ?? {};
+    expect(build.PARTITIONS_FILE).toBe('$(DESK_ROOT)/partitions.csv');
+    expect(build.SDKCONFIGPATH).toBe('$(DESK_FIRMWARE)/sdkconfig');
+    // the boards inherit both: one place says where they are
+    for (const b of DEVICE_TYPES) expect(load(join(ROOT, `boards/${b}/manifest.json`)).platforms?.esp32?.build, b).toBeUndefined();
     const host = load(join(ROOT, 'hosts/esp32/manifest.json')) as Manifest & { platforms: Record<string, { defines?: Record<string, Record<string, number>> }> };
     expect(host.platforms['esp32']?.defines?.['sha256']?.['mbedtls']).toBe(1);
   });
 
   it('links the SDK AudioOut on boards with a plain I2S amplifier, its pins the board\'s own', () => {
     for (const board of DEVICE_TYPES) {
-      const m = load(join(ROOT, 'boards', board, 'manifest.json')) as Manifest & { defines?: { audioOut?: { i2s?: Record<string, number>; queueLength?: number } } };
+      const m = (load(join(ROOT, 'boards', board, 'manifest.json')).platforms?.esp32 ?? {}) as Manifest & { defines?: { audioOut?: { i2s?: Record<string, number>; queueLength?: number } } };
       const out = BOARD_DESCRIPTORS[board].audio.out;
-      const linked = (m.include as string[]).includes('$(MODDABLE)/modules/pins/i2s/manifest.json');
+      const linked = ((m.include ?? []) as string[]).includes('$(MODDABLE)/modules/pins/i2s/manifest.json');
       const plain = !!out && I2S_AMPLIFIERS.includes(out.driver);
       expect(linked, board).toBe(plain);
       if (!plain) {
@@ -135,6 +138,6 @@ describe('Moddable manifests', () => {
     expect(top.preload).toContain('firmware');
     expect(top.creation.main).toBe('main');
     expect(top.preload).not.toContain('main');
-    expect(readFileSync(join(ROOT, 'hosts/esp32/main.js'), 'utf8')).toMatch(/import \{ start \} from "firmware";\s+start\(\);/);
+    for (const host of ['esp32', 'lin']) expect(readFileSync(join(ROOT, `hosts/${host}/main.js`), 'utf8')).toMatch(/import \{ start \} from "firmware";\s+try \{\s+start\(\);/);
   });
 });

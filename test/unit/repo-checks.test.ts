@@ -5,6 +5,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+import { typecheckStage } from '../../tools/build-device.mjs';
+import { needSdk, sdk } from '../support/sdk.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -22,8 +24,12 @@ describe('repository checks', () => {
     run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.firmware.json']);
   }, 120_000);
 
-  it('typechecks the device path (hosts/esp32 on our typings of the Moddable SDK) strictly', () => {
-    run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.device.json']);
+  it('typechecks the device path (hosts/esp32, hosts/lin) strictly against the Moddable SDK\'s own typings', (ctx) => {
+    if (!needSdk(ctx, 'the device typecheck')) return;
+    // the build's tsc stage: run once per set of inputs (npm run build:device shares the result)
+    const r = typecheckStage(sdk);
+    expect(r.output).toBe('');
+    expect(r.ok).toBe(true);
   }, 120_000);
 
   it('typechecks the hosts, tools and tests strictly', () => {
@@ -65,6 +71,56 @@ describe('repository checks', () => {
     });
     it('accepts plain host-independent code', async () => {
       expect(await lint('export const add = (a: number, b: number): number => a + b;\n')).toEqual([]);
+    });
+  });
+
+  // The device preloads the firmware module (xsl) and freezes what its top level made: the SDK's
+  // desktop runtime test (test/e2e/sdk-runtime.test.ts) found each of these aborting boot or a turn.
+  describe('the preload rules for code bundled into the firmware', () => {
+    const eslint = new ESLint({ cwd: ROOT });
+    const lint = async (code: string, file = 'src/probe.ts'): Promise<string[]> => {
+      const [result] = await eslint.lintText(code, { filePath: resolve(ROOT, file) });
+      return result!.messages.map((m) => m.message);
+    };
+    it.each([
+      ['let n = 0;\nexport function f(): void { n++; }', /module-level binding/],
+      ['export let impl = 1;\nexport function use(v: number): void { impl = v; }', /set impl: const/],
+      ['const cache = new Map<string, number>();\nexport function f(k: string): void { cache.set(k, 1); }', /Map made at the top level/],
+      ['const seen = new Set<number>();\nexport const f = (n: number): void => void seen.add(n);', /Set made at the top level/],
+      ['const scratch = new Uint8Array(16);\nexport function f(): Uint8Array { scratch[0] = 1; return scratch; }', /Uint8Array made at the top level/],
+      ['const buf = new Uint8Array(8).fill(0);\nexport function f(): void { buf.fill(1); }', /Uint8Array made at the top level/],
+      ["const SPACES = /\\s+/g;\nexport const f = (s: string): string => s.replace(SPACES, ' ');", /g flag/],
+      ['const RULES: RegExp[] = [/a/y];\nexport const f = (s: string): boolean => RULES[0]!.test(s);', /y flag/],
+      ['export const f = (v: unknown): string => JSON.stringify(v);', /stringify\(\) from src\/util\/json\.ts/],
+    ])('refuses %s', async (code, why) => {
+      const messages = await lint(code);
+      expect(messages.some((m) => why.test(m)), messages.join('; ')).toBe(true);
+    });
+    it('applies them to the device and lin hosts too', async () => {
+      expect((await lint('let n = 0;\nexport function f(): void { n++; }\n', 'hosts/esp32/hal/probe.ts')).join()).toMatch(/module-level binding/);
+      expect((await lint('let n = 0;\nexport function f(): void { n++; }\n', 'hosts/lin/hal/probe.ts')).join()).toMatch(/module-level binding/);
+    });
+    it('accepts what preloading allows: top-level setup, state in objects, tables filled at the top level, flagless expressions', async () => {
+      const code = [
+        "import { replaceEvery } from './util/replace.ts';",
+        "import { stringify } from './util/json.ts';",
+        'let total = 0;',
+        'for (const n of [1, 2, 3]) total += n;',
+        'export const TOTAL = total;',
+        'const state = { calls: 0 };',
+        'export function count(): number { return ++state.calls; }',
+        'const TABLE = new Uint8Array(4);',
+        'for (let i = 0; i < 4; i++) TABLE[i] = i * 2;',
+        'export const at = (i: number): number => TABLE[i] ?? 0;',
+        'const NAMES = new Map<number, string>([[1, "one"]]);',
+        'export const name = (n: number): string => NAMES.get(n) ?? "";',
+        'const SPACES = /\\s+/;',
+        "export const squeeze = (s: string): string => replaceEvery(s, SPACES, ' ');",
+        'export const text = (v: unknown): string => stringify(v);',
+        'export function local(): number { let n = 0; const m = new Map<number, number>(); m.set(1, ++n); return /a/g.lastIndex + n; }',
+        '',
+      ].join('\n');
+      expect((await lint(code)).filter((m) => !/module constant/.test(m))).toEqual([]);
     });
   });
 });

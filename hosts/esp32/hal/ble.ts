@@ -13,15 +13,30 @@
 // is the Notifier link's (src/notifier/gatt.ts; docs/device.md, "Bluetooth").
 // The SDK's write callback cannot answer an error: a write the firmware
 // refuses is acknowledged, and STATUS carries the refusal.
+//
+// As modules/network/ble/bleserver.js has it: the server deploys the
+// compiled table itself once the stack is ready (deploy is private: it runs
+// after onReady); characteristics of type Uint8Array (the JSON's "type") are
+// read and written as Uint8Array; onAuthenticated({bonded}) follows pairing;
+// the security parameters' ioCapability defaults to NoInputNoOutput (Just
+// Works), so it is left out (sm's IOCapability is a const enum in the SDK's
+// typings, which isolated modules cannot read). SM.deleteAllBondings is the
+// named export of modules/network/ble/sm.js.
 
-import BLEServer, { type BLECharacteristic, type BLEConnection } from 'bleserver';
-import SM, { IOCapability } from 'sm';
+import BLEServer from 'bleserver';
+import type { Characteristic, Client } from 'gatt';
+import { SM } from 'sm';
 import GAP from 'gap';
 import type { Ble, BleCentral, BleHandlers, GattService } from '../../../src/hal/index.ts';
 import { HalError } from '../../../src/hal/index.ts';
 import { gattMismatch, type CompiledService } from './gatt-table.ts';
 
 declare const __DESK_GATT__: CompiledService[];
+
+/** What bleserver.js passes to onAuthenticated (its callback's "onAuthenticated" case). */
+interface Authenticated {
+  bonded: boolean;
+}
 
 /** 'aa:bb:..' from the stack's little-endian address bytes. */
 function address(bytes: ArrayBuffer): string {
@@ -32,10 +47,10 @@ function address(bytes: ArrayBuffer): string {
 }
 
 export function createBle(bondStore: { list(): string[]; add(a: string): void; clear(): void }): Ble {
-  let server: (BLEServer & { handlers?: BleHandlers }) | null = null;
+  let server: (BLEServer & { onAuthenticated?: (a: Authenticated) => void }) | null = null;
   const centrals = new Map<number, { id: number; address: string; bonded: boolean }>();
   let bondedOnly = new Set<string>();
-  const subscribed = new Map<string, BLECharacteristic>();
+  const subscribed = new Map<string, Characteristic>();
   return {
     present: true,
     start(deviceName: string, services: GattService[], handlers: BleHandlers): void {
@@ -43,12 +58,11 @@ export function createBle(bondStore: { list(): string[]; add(a: string): void; c
       const mismatch = gattMismatch(services, __DESK_GATT__);
       if (mismatch) throw new HalError('ENOTSUP', mismatch);
       bondedOnly = new Set(services.flatMap((s) => s.characteristics.filter((c) => c.bondedOnly).map((c) => c.uuid)));
-      const s = new BLEServer() as BLEServer & { handlers?: BleHandlers };
-      const central = (c: BLEConnection) => centrals.get(c.connection) ?? { id: c.connection, address: address(c.address), bonded: false };
+      const s: BLEServer & { onAuthenticated?: (a: Authenticated) => void } = new BLEServer();
+      const central = (c: Client) => centrals.get(c.connection) ?? { id: c.connection, address: address(c.address), bonded: false };
       s.onReady = () => {
         s.deviceName = deviceName;
-        s.securityParameters = { encryption: true, bonding: true, mitm: false, ioCapability: IOCapability.NoInputNoOutput };
-        s.deploy();
+        s.securityParameters = { encryption: true, bonding: true, mitm: false };
         s.startAdvertising({ advertisingData: { flags: GAP.ADFlag.LE_GENERAL_DISCOVERABLE_MODE | GAP.ADFlag.NO_BR_EDR, completeName: deviceName } });
       };
       s.onConnected = (c) => {
@@ -72,16 +86,15 @@ export function createBle(bondStore: { list(): string[]; add(a: string): void; c
       s.onCharacteristicRead = (c) => {
         const entry = [...centrals.values()][0] as BleCentral | undefined;
         if (!entry || (bondedOnly.has(c.name) && !entry.bonded)) return undefined;
-        const value = handlers.onRead(entry, c.name);
-        return value ? (value.slice().buffer as ArrayBuffer) : undefined;
+        return handlers.onRead(entry, c.name)?.slice() ?? undefined;
       };
       s.onCharacteristicNotifyEnabled = (c) => {
         subscribed.set(c.name, c);
       };
-      s.onCharacteristicWritten = (c, value) => {
+      s.onCharacteristicWritten = (c, value: Uint8Array) => {
         const entry = [...centrals.values()][0] as BleCentral | undefined;
         if (!entry || (bondedOnly.has(c.name) && !entry.bonded)) return;
-        handlers.onWrite(entry, c.name, new Uint8Array(value));
+        handlers.onWrite(entry, c.name, value);
       };
       server = s;
     },
@@ -94,7 +107,7 @@ export function createBle(bondStore: { list(): string[]; add(a: string): void; c
     notify(c: BleCentral, uuid: string, value: Uint8Array): void {
       const characteristic = subscribed.get(uuid);
       if (!server || !centrals.has(c.id) || !characteristic) return;
-      server.notifyValue(characteristic, value.slice().buffer as ArrayBuffer);
+      server.notifyValue(characteristic, value.slice());
     },
     bonds: () => bondStore.list(),
     forgetBonds(): void {

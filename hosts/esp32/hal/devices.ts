@@ -1,14 +1,20 @@
-// Device HAL: the console (USB serial), the LED ring (NeoPixel), the display
-// (Moddable's ili9341 and gc9a01 drivers, our glue for the ST7796S and
-// ST7701S), touch (Moddable's ft6206 and gt911 drivers, polled), the battery
-// gauge (ADC divider, MAX17048 or AXP2101 over ECMA-419 I2C), the speaker
-// (./audio.ts) and the microphone.
+// Device HAL: the console (USB Serial/JTAG, desk_console.c), the LED ring
+// (NeoPixel), the display (Moddable's ili9341 and gc9a01 drivers, our glue
+// for the ST7796S and ST7701S), touch (Moddable's ft6206 and gt911 drivers,
+// polled), the battery gauge (ADC divider, MAX17048 or AXP2101 over ECMA-419
+// I2C), the speaker (./audio.ts) and the microphone.
+//
+// The SDK's display and FT6206 drivers take their pins, sizes and clock from
+// the build's defines (boards/<type>/manifest.json writes them from
+// board.json; test/unit/board-manifests.test.ts holds the two together), not
+// from the constructor; the GT911 driver takes its I2C pins in its
+// dictionary. Touch drivers fill points in read(points) (state 1 down, 2
+// moved, 3 up) in the controller's own orientation.
 
 import Analog from 'embedded:io/analog';
 import I2C from 'embedded:io/i2c';
 import PWM from 'embedded:io/pwm';
-import Serial from 'embedded:io/serial';
-import { panelBegin, panelEnd, panelOpen, panelSend } from '../native/desk-native.js';
+import { consoleOpen, consoleRead, consoleWrite, panelBegin, panelEnd, panelOpen, panelSend } from '../native/desk-native.js';
 import type { BoardDescriptor } from '../../../boards/index.ts';
 import { encode } from '../../../src/util/utf8.ts';
 import { createAudioOut } from './audio.ts';
@@ -17,22 +23,39 @@ import type { AudioOut, Battery, BatteryReading, Clock, Display, LedRing, Microp
 
 /** How often touch controllers are polled (their INT lines are not wired on every board). */
 const TOUCH_POLL_MS = 20;
+/** How often the console is read (the USB Serial/JTAG driver has no callback into XS). */
+const CONSOLE_POLL_MS = 20;
+/** A touch point the driver has not reported: state 0. */
+const TOUCH_UP = 3;
+const TOUCH_NONE = 0;
 
-export function createSerial(): HalSerial {
+/** The serial test console: polled reads, and writes queued for what the driver's buffer does not take at once. */
+export function createSerial(clock: Clock): HalSerial {
+  consoleOpen();
+  const queue: Uint8Array[] = [];
+  const flush = (): void => {
+    while (queue.length) {
+      const head = queue[0]!;
+      const n = consoleWrite(head);
+      if (n >= head.length) queue.shift();
+      else {
+        queue[0] = head.subarray(n);
+        return;
+      }
+    }
+  };
   const serial: HalSerial = {
     onData: null,
     write(text: string) {
-      io.write(encode(text));
+      queue.push(encode(text));
+      flush();
     },
   };
-  const io = new Serial({
-    baud: 115200,
-    format: 'buffer',
-    onReadable(count) {
-      const bytes = this.read(count);
-      if (bytes) serial.onData?.(new Uint8Array(bytes));
-    },
-  });
+  clock.setInterval(() => {
+    flush();
+    const bytes = consoleRead();
+    if (bytes) serial.onData?.(new Uint8Array(bytes));
+  }, CONSOLE_POLL_MS);
   return serial;
 }
 
@@ -66,15 +89,8 @@ export function createDisplay(d: BoardDescriptor): Display {
   const c = d.display.controller;
   const Driver = c === 'ili9341' ? drivers.ili9341 : c === 'gc9a01' ? drivers.gc9a01 : undefined;
   if (Driver) {
-    const screen = new Driver({
-      width: d.display.panelWidth,
-      height: d.display.panelHeight,
-      hz: d.display.spiHz,
-      cs: pin(pins, 'cs'),
-      dc: pin(pins, 'dc'),
-      rst: pin(pins, 'rst'),
-      spi: { sclk: pin(pins, 'sclk'), mosi: pin(pins, 'mosi'), miso: pin(pins, 'miso') },
-    });
+    // pins, size and clock: the board manifest's ili9341 and spi defines
+    const screen = new Driver();
     screen.rotation = d.display.rotation;
     return {
       ...base,
@@ -98,11 +114,11 @@ export function createDisplay(d: BoardDescriptor): Display {
 export function createTouch(d: BoardDescriptor, clock: Clock): Touch {
   if (!d.touch) return { present: false, onTouch: null };
   const t = d.touch;
-  const options = { sda: t.i2c.sda, scl: t.i2c.scl, address: t.i2c.address };
-  const Driver = t.controller === 'gt911' ? drivers.gt911 : drivers.ft6206;
-  if (!Driver) return { present: false, onTouch: null };
-  const driver = new Driver(options);
+  // ft6206: pins and address are the board manifest's ft6206 defines; gt911 takes them here
+  const driver = t.controller === 'gt911' ? (drivers.gt911 ? new drivers.gt911({ sda: t.i2c.sda, scl: t.i2c.scl, address: t.i2c.address }) : null) : drivers.ft6206 ? new drivers.ft6206() : null;
+  if (!driver) return { present: false, onTouch: null };
   const touch: Touch = { present: true, onTouch: null };
+  const points: SdkTouchPoint[] = [{ state: TOUCH_NONE, x: 0, y: 0 }];
   // Raw readings are in the panel's own orientation; rotate to the logical screen.
   const rotate = (x: number, y: number): [number, number] => {
     switch (d.display.rotation) {
@@ -119,8 +135,10 @@ export function createTouch(d: BoardDescriptor, clock: Clock): Touch {
   let down: { x: number; y: number; rawX: number; rawY: number } | null = null;
   clock.setInterval(() => {
     if (!touch.onTouch) return;
-    const p = driver.sample()?.[0];
-    if (!p) {
+    driver.read(points);
+    const p = points[0]!;
+    const state = p.state & 0x7f;
+    if (state === TOUCH_NONE || state === TOUCH_UP) {
       // The lift is where the finger last was, raw reading included (TCAL maps raw points).
       if (down) touch.onTouch({ kind: 'up', x: down.x, y: down.y, rawX: down.rawX, rawY: down.rawY });
       down = null;

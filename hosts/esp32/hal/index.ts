@@ -10,8 +10,10 @@ import { createBle } from './ble.ts';
 import { createClock } from './clock.ts';
 import { createAudio, createBattery, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
 import { createNatives } from './natives.ts';
-import { createMdns, createNet, createWifi } from './net.ts';
-import { createFlash, createNvs, createSd } from './storage.ts';
+import { createNet } from './net.ts';
+import { createMdns, createWifi } from './wifi.ts';
+import { createNvs } from './nvs.ts';
+import { createFlash, createSd, deskKeep } from './storage.ts';
 import { createSystem } from './system.ts';
 
 /** BLE bond addresses are listed by the firmware; the stack keeps the keys. */
@@ -26,7 +28,7 @@ function sdBus(d: BoardDescriptor): SdBusConfig {
 
 export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, log: (line: string) => void): Hal {
   const clock = createClock();
-  const nvs = createNvs();
+  const nvs = createNvs(deskKeep);
   const bondStore = {
     list: () => nvs.keys(BOND_NS).map((k) => String(nvs.get(BOND_NS, k))),
     add(a: string) {
@@ -46,7 +48,7 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     net: createNet(clock),
     wifi: createWifi(),
     mdns: createMdns(),
-    serial: createSerial(),
+    serial: createSerial(clock),
     ring: createRing(descriptor),
     display: createDisplay(descriptor),
     touch: createTouch(descriptor, clock),

@@ -1,7 +1,8 @@
 // Device HAL: sockets over ECMA-419 (the SDK's lwIP TCP, listener and UDP,
 // and its example TLS client embedded:io/socket/tcp/tls over the SDK's own
-// TLS in modules/crypt), the Wi-Fi radio (station, setup access point, scan)
-// and mDNS. The lwIP socket takes an IP address, so a host name is resolved
+// TLS in modules/crypt); the Wi-Fi radio and mDNS are in ./wifi.ts. The same
+// code runs in the SDK's desktop runtime over its lin sockets (hosts/lin),
+// with NetOptions for where sockets go there. The lwIP socket takes an IP address, so a host name is resolved
 // first (Net.resolve). TLS validates against the firmware's CA bundle as the
 // SDK's certificate store: tools/build-device.mjs writes the roots of
 // src/net/ca-roots.ts as the resources ca.ski and ca<n>.der
@@ -10,32 +11,16 @@
 // caller (tlsVerify, or always for the relay); validating needs the wall
 // clock set, as the store's and the chain's validity dates are checked.
 
-import TCP, { type TCPOptions } from 'embedded:io/socket/tcp';
+import TCP, { type Options as TCPOptions } from 'embedded:io/socket/tcp';
 import TLSSocket from 'embedded:io/socket/tcp/tls';
 import Listener from 'embedded:io/socket/listener';
-import MDNS from 'mdns';
 import Net from 'net';
-import WiFi from 'wifi';
-import type {
-  ConnectOptions,
-  Listener as HalListener,
-  Mdns,
-  Net as HalNet,
-  PendingSocket,
-  ScanResult,
-  Socket,
-  StationStatus,
-  UdpSocket,
-  Wifi,
-  Clock,
-} from '../../../src/hal/index.ts';
+import type { Clock, ConnectOptions, Listener as HalListener, Net as HalNet, PendingSocket, Socket, UdpSocket } from '../../../src/hal/index.ts';
 import { HalError } from '../../../src/hal/index.ts';
 import { openUdp } from './udp.ts';
 
 /** A dotted IPv4 address needs no look-up. */
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
-/** mDNS service types arrive as '_http'; the SDK wants 'http'. */
-const LEADING_UNDERSCORE = /^_/;
 /** Below this many queued bytes onDrain fires (the HAL's low-water mark). */
 const LOW_WATER = 2048;
 /**
@@ -45,13 +30,38 @@ const LOW_WATER = 2048;
  */
 const END_LINGER_MS = 30_000;
 
-/** What DeviceSocket needs of an ECMA-419 TCP or TLS socket. */
+/**
+ * What DeviceSocket needs of an ECMA-419 TCP or TLS socket. read: an
+ * ArrayBuffer in the buffer format (TCP's typing also allows a number, for
+ * the number format). write: the lwIP and lin TCP sockets answer the space
+ * left (modules/io/socket/lwip/tcp.c, lin/tcp.c: xs_tcp_write), the TLS socket
+ * the plaintext space left (modules/crypt/ssl/session_419.js: write), though
+ * the SDK's TCP typing says void.
+ */
 interface Stream {
-  read(count?: number): ArrayBuffer | undefined;
-  /** TLS returns the plaintext space left; TCP returns nothing. */
-  write(bytes: Uint8Array): number | void;
+  read(count: number): ArrayBufferLike | number | undefined;
+  /** An ArrayBuffer: the TLS socket's typing takes nothing else. */
+  write(bytes: ArrayBuffer): number | void;
   close(): void;
 }
+
+/** close() of the SDK's listener and UDP socket (lwip/listener.js, lin/listener.js: xs_listener_close_; udp.js: xs_udp_close), which their typings leave out. */
+interface Closable {
+  close(): void;
+}
+
+/** The first n bytes of a queued chunk (its own buffer, from offset 0) as an ArrayBuffer, copied only when part of it goes. */
+function chunk(bytes: Uint8Array, n: number): ArrayBuffer {
+  return n === bytes.length && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice(0, n).buffer as ArrayBuffer);
+}
+
+/**
+ * The TLS socket's options: the SDK's typing (embedded:io/socket/tcp/tls
+ * Options) and the TCP class it runs over, which
+ * examples/io/tcp/tlssocket/tlssocket.js constructs (options.TCP.io) and the
+ * typing leaves out.
+ */
+type TlsSocketOptions = ConstructorParameters<typeof TLSSocket>[0] & { TCP: { io: typeof TCP } };
 
 /** A HAL socket over an ECMA-419 TCP (or TLS) socket: events in, a write queue out. */
 class DeviceSocket implements PendingSocket {
@@ -67,6 +77,8 @@ class DeviceSocket implements PendingSocket {
   private closed = false;
   private connected = false;
   private wantDrain = false;
+  /** What the stack last said may be written without blocking (onWritable's count, then write()'s answer). */
+  private space = 0;
   private timer: { cancel(): void } | null = null;
   io: Stream | null = null;
 
@@ -101,30 +113,38 @@ class DeviceSocket implements PendingSocket {
     if (!this.io || this.closed) return;
     while (count > 0) {
       const buf = this.io.read(count);
-      if (!buf || !buf.byteLength) break;
+      if (typeof buf !== 'object' || !buf.byteLength) break;
       count -= buf.byteLength;
       this.onData?.(new Uint8Array(buf));
     }
   }
 
+  /**
+   * ECMA-419's onWritable reports the space once it changes, not again while
+   * it lasts: the socket keeps the count and writes at once while there is
+   * some (onWritable alone flushing left a reply written after an idle moment
+   * waiting for ever, in the SDK's lin runtime).
+   */
   writable(space: number): void {
     if (!this.connected) {
       this.connected = true;
       this.timer?.cancel();
       this.onConnect?.();
     }
-    this.flush(space);
+    this.space = space;
+    this.flush(true);
   }
 
-  private flush(space: number): void {
+  /** Writes what the space allows; onDrain only from the stack's callback (write() calling it would recurse). */
+  private flush(notify: boolean): void {
     const io = this.io;
     if (!io || this.closed) return;
-    while (space > 0 && this.queue.length) {
+    while (this.space > 0 && this.queue.length) {
       const head = this.queue[0]!;
-      const n = Math.min(space, head.length);
-      const left = io.write(n === head.length ? head : head.subarray(0, n));
-      // A TLS record costs more than its plaintext: trust the space it reports.
-      space = typeof left === 'number' ? left : space - n;
+      const n = Math.min(this.space, head.length);
+      // TCP answers the space left; a TLS record costs more than its plaintext, and the TLS socket answers what is left of that.
+      const left = io.write(chunk(head, n));
+      this.space = typeof left === 'number' ? left : this.space - n;
       this.queued -= n;
       if (n === head.length) this.queue.shift();
       else this.queue[0] = head.subarray(n);
@@ -133,7 +153,7 @@ class DeviceSocket implements PendingSocket {
       this.finish(null);
       return;
     }
-    if (this.wantDrain && this.queued < LOW_WATER) {
+    if (notify && this.wantDrain && this.queued < LOW_WATER) {
       this.wantDrain = false;
       this.onDrain?.();
     }
@@ -144,6 +164,7 @@ class DeviceSocket implements PendingSocket {
     this.queue.push(bytes.slice());
     this.queued += bytes.length;
     this.wantDrain = true;
+    if (this.connected) this.flush(false);
   }
 
   end(): void {
@@ -190,7 +211,7 @@ class DeviceSocket implements PendingSocket {
  */
 function GuardedTCP(options: TCPOptions): TCP {
   const fail = options.onError;
-  const guard = (f: ((this: TCP, n: number) => void) | undefined) =>
+  const guard = (f: ((this: TCP, bytes: number) => void) | undefined) =>
     f &&
     function (this: TCP, n: number): void {
       try {
@@ -202,16 +223,27 @@ function GuardedTCP(options: TCPOptions): TCP {
   return new TCP({ ...options, onReadable: guard(options.onReadable), onWritable: guard(options.onWritable) });
 }
 
-export function createNet(clock: Clock): HalNet {
+/** What a host changes about where sockets go (the SDK's desktop runtime: hosts/lin/hal/net.ts). */
+export interface NetOptions {
+  /** The port a listener binds when the firmware asks for this one. */
+  listenPort?(port: number): number;
+  /** Where a connection to host:port goes instead of resolving the host, or null to resolve it. */
+  route?(host: string, port: number): { address: string; port: number } | null;
+}
+
+export function createNet(clock: Clock, net: NetOptions = {}): HalNet {
   return {
-    listen(port: number, onAccept: (socket: Socket) => void): HalListener {
+    listen(asked: number, onAccept: (socket: Socket) => void): HalListener {
+      const port = net.listenPort?.(asked) ?? asked;
       const listener = new Listener({
         port,
         onReadable(count) {
           for (let i = 0; i < count; i++) {
+            const from = this.read();
+            if (!from) break;
             const s = new DeviceSocket('', clock);
             const io = new TCP({
-              from: this.read(),
+              from,
               onReadable: (n) => s.readable(n),
               onWritable: (n) => s.writable(n),
               onError: () => s.fail('ECONN'),
@@ -222,25 +254,32 @@ export function createNet(clock: Clock): HalNet {
           }
         },
       });
-      return { port, close: () => listener.close() };
+      return { port, close: () => (listener as Listener & Closable).close() };
     },
     connect(options: ConnectOptions): PendingSocket {
       const s = new DeviceSocket(`${options.host}:${options.port}`, clock);
       const tls = options.tls;
-      const open = (address: string): void => {
+      const open = (address: string, port = options.port): void => {
         if (s.isClosed) return; // destroyed, or timed out, while resolving
         const handlers = {
           address,
-          port: options.port,
+          port,
           onReadable: (n: number) => s.readable(n),
           onWritable: (n: number) => s.writable(n),
           onError: () => s.fail(tls ? 'ETLS' : 'ECONN'),
         };
-        s.attach(tls ? new TLSSocket({ ...handlers, host: tls.serverName, TCP: { io: GuardedTCP as unknown as typeof TCP }, secure: { verify: tls.verify } }) : new TCP(handlers), false);
+        if (!tls) {
+          s.attach(new TCP(handlers), false);
+          return;
+        }
+        const secure: TlsSocketOptions = { ...handlers, host: tls.serverName, TCP: { io: GuardedTCP as unknown as typeof TCP }, secure: { verify: tls.verify } };
+        s.attach(new TLSSocket(secure), false);
       };
       s.armTimeout(options.timeoutMs);
+      const routed = net.route?.(options.host, options.port) ?? null;
       try {
-        if (IPV4.test(options.host)) open(options.host);
+        if (routed) open(routed.address, routed.port);
+        else if (IPV4.test(options.host)) open(options.host);
         else
           Net.resolve(options.host, (_name, address) => {
             if (!address) s.fail(`ECONN: ${options.host} does not resolve`);
@@ -259,85 +298,5 @@ export function createNet(clock: Clock): HalNet {
       return s;
     },
     udp: (port: number): UdpSocket => openUdp(port),
-  };
-}
-
-export function createWifi(): Wifi {
-  let enabled = true;
-  let ap = false;
-  let station: StationStatus = { state: 'off', ssid: null, ip: null, rssi: null };
-  let monitor: WiFi | null = null;
-  const set = (next: Partial<StationStatus>): void => {
-    station = { ...station, ...next };
-    wifi.onStation?.({ ...station });
-  };
-  const mode = (): void => {
-    WiFi.mode = !enabled ? WiFi.Mode.none : ap ? WiFi.Mode.station | WiFi.Mode.accessPoint : WiFi.Mode.station;
-  };
-  const wifi: Wifi = {
-    onStation: null,
-    setEnabled(on) {
-      enabled = on;
-      if (!on) {
-        monitor?.close();
-        monitor = null;
-        ap = false;
-        set({ state: 'off', ip: null, rssi: null });
-      }
-      mode();
-    },
-    enabled: () => enabled,
-    stationConnect(ssid, passphrase) {
-      if (!enabled) throw new HalError('EBUSY', 'the radio is off');
-      monitor?.close();
-      set({ state: 'connecting', ssid, ip: null, rssi: null });
-      monitor = new WiFi({ ssid, password: passphrase }, (message) => {
-        if (message === WiFi.gotIP) set({ state: 'connected', ip: String(Net.get('IP', 'station') ?? ''), rssi: Number(Net.get('RSSI') ?? 0) });
-        else if (message === WiFi.disconnected) set({ state: station.state === 'connecting' ? 'failed' : 'disconnected', ip: null, rssi: null });
-      });
-    },
-    stationDisconnect() {
-      monitor?.close();
-      monitor = null;
-      WiFi.disconnect();
-      set({ state: 'off', ip: null, rssi: null });
-    },
-    station: () => ({ ...station }),
-    apStart(ssid, passphrase) {
-      ap = true;
-      mode();
-      WiFi.accessPoint({ ssid, password: passphrase || undefined, station: true });
-    },
-    apStop() {
-      ap = false;
-      mode();
-    },
-    apActive: () => ap,
-    scan() {
-      return new Promise((resolve) => {
-        const found: ScanResult[] = [];
-        WiFi.scan({}, (item) => {
-          if (!item) resolve(found);
-          else found.push({ ssid: item.ssid, rssi: item.rssi, secure: item.authentication !== 'none', channel: item.channel });
-        });
-      });
-    },
-    mac: () => String(Net.get('MAC') ?? '00:00:00:00:00:00').toLowerCase(),
-  };
-  return wifi;
-}
-
-export function createMdns(): Mdns {
-  let mdns: MDNS | null = null;
-  return {
-    advertise(hostname, services) {
-      mdns?.close();
-      mdns = new MDNS({ hostName: hostname });
-      for (const s of services) mdns.add({ name: s.type.replace(LEADING_UNDERSCORE, ''), protocol: s.protocol, port: s.port, txt: s.txt });
-    },
-    stop() {
-      mdns?.close();
-      mdns = null;
-    },
   };
 }

@@ -1,14 +1,10 @@
-// Device HAL: NVS, the SD card and the app flash.
-// - NVS: Moddable's Preference for every namespace (the main "nvs" partition),
-//   except "keep", which lives in the nvs_keep partition factory reset spares
-//   (desk_nvs.c). ESP-IDF writes each key atomically; setMany writes its keys
-//   in order, so "all or nothing" holds per key, not across keys (see
-//   docs/decisions.md, "Device build").
+// Device HAL: the SD card, the app flash, and the nvs_keep partition NVS's
+// "keep" namespace lives in (./nvs.ts has NVS itself).
+// - keep: the nvs_keep partition factory reset spares (desk_nvs.c).
 // - SD card: FAT over SDSPI or SDMMC (desk_sd.c), mounted on first use and
 //   re-probed by probe().
 // - Flash: the two app slots over ESP-IDF's OTA API (desk_ota.c).
 
-import Preference from 'preference';
 import {
   keepDelete,
   keepErase,
@@ -42,97 +38,19 @@ import {
   sdWrite,
   type SdBusConfig,
 } from '../native/desk-native.js';
-import {
-  HalError,
-  NVS_BLOB_MAX,
-  NVS_KEY_MAX,
-  NVS_STR_MAX,
-  type Flash,
-  type Nvs,
-  type NvsValue,
-  type Partition,
-  type SdCard,
-  type SdFile,
-  type SdInfo,
-  type SlotWriter,
-} from '../../../src/hal/index.ts';
-import { utf8Length } from '../../../src/util/utf8.ts';
+import { HalError, type Flash, type Partition, type SdCard, type SdFile, type SdInfo, type SlotWriter } from '../../../src/hal/index.ts';
 import { hal } from './errors.ts';
+import type { KeepStore } from './nvs.ts';
 
-const KEEP = 'keep';
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-
-function checkKey(ns: string, key: string): void {
-  if (!ns || !key || utf8Length(ns) > NVS_KEY_MAX || utf8Length(key) > NVS_KEY_MAX) throw new HalError('EINVAL', 'NVS names are 1-15 bytes');
-}
-
-function checkValue(value: NvsValue): void {
-  if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX) throw new HalError('EINVAL', 'NVS numbers are 32-bit integers');
-  } else if (typeof value === 'string') {
-    if (utf8Length(value) > NVS_STR_MAX) throw new HalError('EINVAL', `NVS strings are at most ${NVS_STR_MAX} bytes`);
-  } else if (value.length > NVS_BLOB_MAX) {
-    throw new HalError('EINVAL', `NVS blobs are at most ${NVS_BLOB_MAX} bytes`);
-  }
-}
-
-/** A copy that owns its bytes (Preference and the glue store whole ArrayBuffers). */
-function ownBuffer(bytes: Uint8Array): ArrayBuffer {
-  return bytes.slice().buffer as ArrayBuffer;
-}
-
-function fromStored(v: boolean | number | string | ArrayBuffer | undefined): NvsValue | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v === 'boolean') return v ? 1 : 0;
-  if (v instanceof ArrayBuffer) return new Uint8Array(v);
-  return v;
-}
-
-export function createNvs(): Nvs {
-  const nvs: Nvs = {
-    get(ns, key) {
-      checkKey(ns, key);
-      return hal(() => fromStored(ns === KEEP ? keepGet(key) : Preference.get(ns, key)));
-    },
-    set(ns, key, value) {
-      nvs.setMany(ns, [[key, value]]);
-    },
-    setMany(ns, entries) {
-      // check everything first: bad input changes nothing
-      for (const [key, value] of entries) {
-        checkKey(ns, key);
-        if (value !== undefined) checkValue(value);
-      }
-      hal(() => {
-        for (const [key, value] of entries) {
-          if (ns === KEEP) {
-            if (value === undefined) keepDelete(key);
-            else keepSet(key, value);
-          } else if (value === undefined) Preference.delete(ns, key);
-          else Preference.set(ns, key, typeof value === 'object' ? ownBuffer(value) : value);
-        }
-      });
-    },
-    delete(ns, key) {
-      nvs.setMany(ns, [[key, undefined]]);
-    },
-    keys(ns) {
-      return hal(() => (ns === KEEP ? keepKeys() : Preference.keys(ns)));
-    },
-    erase(ns) {
-      hal(() => {
-        if (ns === undefined) {
-          // everything: the main partition and the keep partition
-          nvsEraseMain();
-          keepErase();
-        } else if (ns === KEEP) keepErase();
-        else for (const key of Preference.keys(ns)) Preference.delete(ns, key);
-      });
-    },
-  };
-  return nvs;
-}
+/** NVS's "keep" namespace on the nvs_keep partition, and the erase of the main partition. */
+export const deskKeep: KeepStore = {
+  get: keepGet,
+  set: keepSet,
+  delete: keepDelete,
+  keys: keepKeys,
+  erase: keepErase,
+  eraseMain: nvsEraseMain,
+};
 
 export function createSd(bus: SdBusConfig): SdCard {
   let mounted = false;

@@ -39,7 +39,7 @@ export function openUdp(port: number): UdpSocket {
     close() {
       if (closed) return;
       closed = true;
-      io.close();
+      (io as UDP & { close(): void }).close();
     },
   };
   const io = new UDP({

@@ -70,6 +70,13 @@ export declare function keepKeys(): string[];
 export declare function keepErase(): void;
 export declare function nvsEraseMain(): void;
 
+/** Installs the USB Serial/JTAG driver (once). */
+export declare function consoleOpen(): void;
+/** The bytes received since the last call, or undefined. */
+export declare function consoleRead(): ArrayBuffer | undefined;
+/** Queues bytes; returns how many fit (the rest waits for the next call). */
+export declare function consoleWrite(bytes: Uint8Array): number;
+
 export interface PanelConfig {
   controller: 'st7796s' | 'st7701s';
   width: number;

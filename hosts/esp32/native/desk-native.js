@@ -61,6 +61,11 @@ function keepKeys() @ "xs_desk_keep_keys";
 function keepErase() @ "xs_desk_keep_erase";
 function nvsEraseMain() @ "xs_desk_nvs_erase_main";
 
+// the serial test console on USB Serial/JTAG: desk_console.c
+function consoleOpen() @ "xs_desk_console_open";
+function consoleRead() @ "xs_desk_console_read";
+function consoleWrite(bytes) @ "xs_desk_console_write";
+
 // panels without a Moddable driver: desk_panel.c
 function panelOpen(config) @ "xs_desk_panel_open";
 function panelBegin(x, y, width, height) @ "xs_desk_panel_begin";
@@ -114,6 +119,9 @@ export {
 	keepKeys,
 	keepErase,
 	nvsEraseMain,
+	consoleOpen,
+	consoleRead,
+	consoleWrite,
 	panelOpen,
 	panelBegin,
 	panelSend,

@@ -4,9 +4,10 @@
  * and PSRAM heap figures, the XS heap's use and high-water, hardware random
  * bytes, the task watchdog, restart and deep sleep. ESP-IDF only.
  */
+/* xsAll.h (the machine's heap fields) first: after xs.h its declarations conflict */
+#include "xsAll.h"
 #include "xsmc.h"
 #include "xsHost.h"
-#include "xsAll.h"
 
 #include "esp_heap_caps.h"
 #include "esp_random.h"

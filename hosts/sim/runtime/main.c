@@ -211,23 +211,24 @@ static void seedRandom(void)
 
 int main(int argc, char* argv[])
 {
+	/* designated: XS 17 (the SDK's) adds nativeStackSize, which stays 0 (the default) */
 	xsCreation creation = {
-		256 * 1024,          /* initialChunkSize */
-		256 * 1024,          /* incrementalChunkSize */
-		8 * 1024,            /* initialHeapCount (slots of 32 bytes) */
-		64 * 1024,           /* incrementalHeapCount: 2 MB steps. Every collection here marks the
+		.initialChunkSize = 256 * 1024,
+		.incrementalChunkSize = 256 * 1024,
+		.initialHeapCount = 8 * 1024,       /* slots of 32 bytes */
+		.incrementalHeapCount = 64 * 1024,  /* 2 MB steps. Every collection here marks the
 		                        ~2.9 MB of code and module objects a device keeps preloaded in
 		                        flash and never marks; with 256 KB steps the simulator collected
 		                        after every 256 KB allocated and a turn's figure measured that
 		                        (median 11-12 ms against 7-8 ms; docs/decisions.md, Simulator) */
-		32768,               /* stackCount: an esbuild IIFE holds every module-level declaration of the bundle in one function, one stack slot each */
-		4096,                /* initialKeyCount */
-		4096,                /* incrementalKeyCount: keys grow */
-		1993,                /* nameModulo */
-		127,                 /* symbolModulo */
-		4 * 1024 * 1024,     /* parserBufferSize: the longest token (string literal) of a script */
-		1993,                /* parserTableModulo */
-		0,                   /* staticSize */
+		.stackCount = 32768,                /* an esbuild IIFE holds every module-level declaration of the bundle in one function, one stack slot each */
+		.initialKeyCount = 4096,
+		.incrementalKeyCount = 4096,        /* keys grow */
+		.nameModulo = 1993,
+		.symbolModulo = 127,
+		.parserBufferSize = 4 * 1024 * 1024, /* the longest token (string literal) of a script */
+		.parserTableModulo = 1993,
+		.staticSize = 0,
 	};
 	const char* path = NULL;
 	int argi, extra;

@@ -114,13 +114,24 @@ void fxQueuePromiseJobs(txMachine* the)
 	the->promiseJobs = 1;
 }
 
+/* XS 17 (the Moddable SDK's) tells the JavaScript stack's overflow from the native stack's;
+   XS 13 (@agoric/xsnap's) has one status for both. */
+#if XS_MAJOR_VERSION >= 17
+#define SIM_JS_STACK_OVERFLOW XS_JAVASCRIPT_STACK_OVERFLOW_EXIT
+#else
+#define SIM_JS_STACK_OVERFLOW XS_STACK_OVERFLOW_EXIT
+#endif
+
 void fxAbort(txMachine* the, int status)
 {
 	switch (status) {
 	case XS_NOT_ENOUGH_MEMORY_EXIT:
 		fprintf(stderr, "xsim: out of memory (XS heap: %zu bytes reserved, limit %zu)\n", gSimHeapReserved, gSimHeapMax);
 		simExit(SIM_EXIT_MEMORY);
-	case XS_STACK_OVERFLOW_EXIT:
+	case SIM_JS_STACK_OVERFLOW:
+#if XS_MAJOR_VERSION >= 17
+	case XS_NATIVE_STACK_OVERFLOW_EXIT:
+#endif
 		fprintf(stderr, "xsim: stack overflow\n");
 		simExit(SIM_EXIT_STACK);
 	case XS_UNHANDLED_EXCEPTION_EXIT:

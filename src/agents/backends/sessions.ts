@@ -36,7 +36,7 @@
 // longer than the job. Open vaults are remembered in NVS (agents/bVaults)
 // so a job resumed after a restart still archives its own.
 
-import { isPlainObject, parseJson } from '../../util/json.ts';
+import { isPlainObject, parseJson, stringify } from '../../util/json.ts';
 import { CATALOG } from '../../providers/catalog.ts';
 import { ANTHROPIC_VERSION } from '../../providers/anthropic.ts';
 import { contentText } from '../../providers/common.ts';
@@ -228,7 +228,7 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
     const id = idOf(x);
     if (!id) return { error: `creating the agent failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
     const next = Object.entries({ ...agents, [key]: id }).slice(-AGENTS_CACHED);
-    env.store.set(AGENTS_KEY, JSON.stringify(Object.fromEntries(next)));
+    env.store.set(AGENTS_KEY, stringify(Object.fromEntries(next)));
     return { id };
   }
 
@@ -236,7 +236,7 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
     env.store.delete(ENV_KEY);
     const agents = cachedAgents();
     delete agents[key];
-    env.store.set(AGENTS_KEY, JSON.stringify(agents));
+    env.store.set(AGENTS_KEY, stringify(agents));
   }
 
   const openVaults = (): Record<string, string> => {
@@ -247,7 +247,7 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
 
   function rememberVault(session: string, vault: string): void {
     const all = Object.entries({ ...openVaults(), [session]: vault });
-    env.store.set(VAULTS_KEY, JSON.stringify(Object.fromEntries(all.slice(-VAULTS_KEPT))));
+    env.store.set(VAULTS_KEY, stringify(Object.fromEntries(all.slice(-VAULTS_KEPT))));
     // A job the device lost contact with never polls to its end: its vault is archived when it ages out.
     for (const [, old] of all.slice(0, -VAULTS_KEPT)) void archive(old);
   }
@@ -264,7 +264,7 @@ export function sessionsBackend(env: BackendEnv): AgentBackend {
     const vault = vaults[session];
     if (!vault) return;
     delete vaults[session];
-    env.store.set(VAULTS_KEY, JSON.stringify(vaults));
+    env.store.set(VAULTS_KEY, stringify(vaults));
     await archive(vault);
   }
 

@@ -9,10 +9,11 @@ import { encode } from '../../util/utf8.ts';
 import { parseUrl } from '../url.ts';
 import { ChunkedDecoder, findHeadEnd } from './parse.ts';
 import { decode } from '../../util/utf8.ts';
+import { replaceEvery } from '../../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const LINE_BREAK = /[\r\n]/;
-const IPV6_BRACKETS = /^\[|\]$/g;
+const IPV6_BRACKETS = /^\[|\]$/;
 const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})/;
 
 /** Where TLS settings come from: tlsVerify (persisted) and the embedded CA bundle. */
@@ -83,11 +84,11 @@ export class HttpClient {
     wire.set(headBytes);
     wire.set(body, headBytes.length);
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT;
-    const tls = url.scheme === 'https' ? { serverName: url.host.replace(IPV6_BRACKETS, ''), verify: req.alwaysVerify === true || this.tls.verify(), caBundle: this.tls.caBundle() } : undefined;
+    const tls = url.scheme === 'https' ? { serverName: replaceEvery(url.host, IPV6_BRACKETS, ''), verify: req.alwaysVerify === true || this.tls.verify(), caBundle: this.tls.caBundle() } : undefined;
     return new Promise<ClientResult>((resolve) => {
       new Exchange(this.clock, req, wire, timeoutMs, resolve).start(() =>
         this.net.connect({
-          host: url.host.replace(IPV6_BRACKETS, ''),
+          host: replaceEvery(url.host, IPV6_BRACKETS, ''),
           port: url.port,
           ...(tls ? { tls } : {}),
           timeoutMs: Math.min(req.connectTimeoutMs ?? 10_000, timeoutMs),

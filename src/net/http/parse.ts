@@ -3,12 +3,13 @@
 // smuggling (both Content-Length and Transfer-Encoding, conflicting lengths).
 
 import { decode } from '../../util/utf8.ts';
+import { replaceEvery } from '../../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const BAD_VALUE_CHAR = /[\x00-\x08\x0a-\x1f\x7f\ufffd]/;
 const DECIMAL_LENGTH = /^\d{1,15}$/;
 const CHUNK_SIZE_LINE = /^([0-9a-fA-F]{1,8})(;.*)?$/;
-const PLUS_SIGNS = /\+/g;
+const PLUS_SIGNS = /\+/;
 const HEX_PAIR = /^[0-9a-fA-F]{2}$/;
 
 export interface RequestHead {
@@ -151,8 +152,8 @@ export function parseUrlEncoded(text: string): Map<string, string> {
     const eq = pair.indexOf('=');
     const k = eq < 0 ? pair : pair.slice(0, eq);
     const v = eq < 0 ? '' : pair.slice(eq + 1);
-    const key = percentDecode(k.replace(PLUS_SIGNS, ' '));
-    const value = percentDecode(v.replace(PLUS_SIGNS, ' '));
+    const key = percentDecode(replaceEvery(k, PLUS_SIGNS, ' '));
+    const value = percentDecode(replaceEvery(v, PLUS_SIGNS, ' '));
     if (key !== null && value !== null) out.set(key, value);
   }
   return out;

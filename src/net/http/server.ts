@@ -318,23 +318,26 @@ const enum Due {
 const EMPTY = new Uint8Array(0);
 
 /**
- * The connection of each socket. The socket handlers below are shared by
- * every connection (a HAL calls them as methods of the socket): a closure
- * per handler per connection cost XS about 450 bytes each, and a flood keeps
- * dozens of connections at once.
+ * The connection of each socket, kept on the socket under a symbol. The
+ * socket handlers below are shared by every connection (a HAL calls them as
+ * methods of the socket): a closure per handler per connection cost XS about
+ * 450 bytes each, and a flood keeps dozens of connections at once. (Not a
+ * module-level WeakMap: the device preloads this module, which leaves such a
+ * map read-only.)
  */
-const OWNER = new WeakMap<Socket, Connection>();
-function onSocketData(this: Socket, chunk: Uint8Array): void {
-  OWNER.get(this)?.data(chunk);
+const CONNECTION = Symbol('connection');
+type OwnedSocket = Socket & { [CONNECTION]?: Connection };
+function onSocketData(this: OwnedSocket, chunk: Uint8Array): void {
+  this[CONNECTION]?.data(chunk);
 }
-function onSocketEnd(this: Socket): void {
-  OWNER.get(this)?.peerEnded();
+function onSocketEnd(this: OwnedSocket): void {
+  this[CONNECTION]?.peerEnded();
 }
-function onSocketClose(this: Socket): void {
-  OWNER.get(this)?.gone();
+function onSocketClose(this: OwnedSocket): void {
+  this[CONNECTION]?.gone();
 }
-function onSocketDrain(this: Socket): void {
-  OWNER.get(this)?.drained();
+function onSocketDrain(this: OwnedSocket): void {
+  this[CONNECTION]?.drained();
 }
 
 class Connection {
@@ -369,7 +372,7 @@ class Connection {
     readonly socket: Socket,
     readonly acceptedAt: number,
   ) {
-    OWNER.set(socket, this);
+    (socket as OwnedSocket)[CONNECTION] = this;
     socket.onData = onSocketData;
     socket.onEnd = onSocketEnd;
     socket.onClose = onSocketClose;

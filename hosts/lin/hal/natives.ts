@@ -1,0 +1,16 @@
+// lin HAL: the native hotspots, bound by lin-native.js to the same C the
+// device and the simulator link (modules/), wrapped by the modules' adapters.
+
+import * as native from '../native/lin-native.js';
+import type { Natives } from '../../../src/hal/index.ts';
+import { hasNativeSha256, sha256Native } from '../../../modules/sha256/sha256.ts';
+import { hasNativeUtf8, utf8Native } from '../../../modules/utf8/utf8.ts';
+import { hasNativeVecdot, vecdotNative } from '../../../modules/vecdot/vecdot.ts';
+
+export function createNatives(): Natives {
+  const natives: Natives = {};
+  if (hasNativeVecdot(native)) natives.vecdot = vecdotNative(native);
+  if (hasNativeSha256(native)) natives.sha256 = sha256Native(native);
+  if (hasNativeUtf8(native)) natives.utf8 = utf8Native(native);
+  return natives;
+}

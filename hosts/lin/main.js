@@ -1,0 +1,12 @@
+// The main module of the SDK desktop runtime build (not preloaded): boots the
+// preloaded firmware module (hosts/lin/entry.ts, bundled as "firmware").
+import { start } from "firmware";
+
+try {
+	start();
+}
+catch (e) {
+	// Without xsbug nothing else would say why the machine aborts.
+	trace(`start() threw ${e}\n${e?.stack ?? ""}\n`);
+	throw e;
+}

@@ -1,0 +1,107 @@
+// The device build as the Moddable SDK runs it, for every board: `npm run
+// build:device -- --board <type>` (tools/build-device.mjs) runs every stage
+// short of the Xtensa compiler: the bundle, tsc against the SDK's typings,
+// mcconfig's manifest processing for esp32/esp32s3, the makefile's xsc and
+// xsid, the PRELOADING xsl link, mcrez and bles2gatt, and stops at the C
+// compile with one line. A link or preload failure fails the build and this
+// test. docs/device.md records xsl's figures per board and the creation sizes
+// the makefile really passes xsl; this test holds the doc to them (figures
+// within 10%, sizes exactly). After a change that moves the figures:
+//   UPDATE_DEVICE_FIGURES=1 npx vitest run test/unit/device-sdk.test.ts
+// Skipped, saying why, where there is no SDK (test/support/sdk.ts).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { makefileDir, xslFigures, type XslFigures } from '../../tools/build-device.mjs';
+import { DEVICE_TYPES } from '../../src/hal/index.ts';
+import { needSdk } from '../support/sdk.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const DOC = join(ROOT, 'docs/device.md');
+const FIGURES_HEADING = '### What xsl links, per board';
+const ROW = /^\| (ring-tft|panel-28|panel-35|panel-40) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|/;
+const TOLERANCE = 0.1;
+
+const measured = new Map<string, XslFigures>();
+
+/** The figures table of docs/device.md: board to [instances, keys, preloaded heap slots, aliases]. */
+function documentedFigures(): Map<string, number[]> {
+  const doc = readFileSync(DOC, 'utf8');
+  const section = doc.slice(doc.indexOf(FIGURES_HEADING));
+  return new Map(section.split('\n').map((l) => ROW.exec(l)).filter((m) => m !== null).map((m) => [m[1]!, [2, 3, 4, 5].map((i) => Number(m[i]))]));
+}
+
+/** The creation table of docs/device.md (setting to value). */
+function documentedCreation(): Map<string, number> {
+  const doc = readFileSync(DOC, 'utf8');
+  const section = doc.slice(doc.indexOf('### Creation sizes'), doc.indexOf('### Per board'));
+  return new Map(section.split('\n').map((l) => /^\| `([a-z.]+)` \| (\d+)\b/.exec(l)).filter((m) => m !== null).map((m) => [m[1]!, Number(m[2])]));
+}
+
+function flatten(tree: Record<string, unknown>, prefix = ''): Map<string, number | null> {
+  const out = new Map<string, number | null>();
+  for (const [k, v] of Object.entries(tree)) {
+    if (v !== null && typeof v === 'object') for (const [kk, vv] of flatten(v as Record<string, unknown>, `${prefix}${k}.`)) out.set(kk, vv);
+    else out.set(prefix + k, v as number | null);
+  }
+  return out;
+}
+
+describe('npm run build:device with the Moddable SDK (no ESP-IDF)', () => {
+  for (const board of DEVICE_TYPES) {
+    it(`${board}: bundle, tsc, mcconfig, xsc, the preloading xsl link, mcrez and bles2gatt run; it stops at the C compile`, (ctx) => {
+      if (!needSdk(ctx, `the ${board} device build`)) return;
+      const env = { ...process.env, IDF_PATH: '' };
+      const r = spawnSync(process.execPath, ['tools/build-device.mjs', '--board', board], { cwd: ROOT, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
+      expect(r.stderr.split('\n').filter((l) => /failed|error/i.test(l))).toEqual([]);
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      const lines = r.stdout.trim().split('\n');
+      const prefix = `build:device: ${board}: `;
+      expect(lines.map((l) => l.slice(prefix.length).split(/[ :(]/)[0])).toEqual(['bundled', 'tsc', 'mcconfig', 'xsc,', 'stopped']);
+      expect(lines.at(-1)).toBe(`${prefix}stopped before the C compile, no image built: IDF_PATH is not set: ESP-IDF v6.0 (with xtensa-esp32s3-elf-gcc) compiles and links the image; install it and source its export.sh (docs/device.md)`);
+      // what the stages made, in the makefile's own folder
+      const dir = makefileDir(board);
+      for (const out of ['mc.xs.c', 'mc.xs.h', 'mc.resources.c', 'mc.bleservices.c', 'modules/firmware.xsb', 'modules/desk-native.xsb']) expect(existsSync(join(dir, out)), out).toBe(true);
+      const mcXs = readFileSync(join(dir, 'mc.xs.c'), 'utf8').slice(0, 4096);
+      const figures = xslFigures(readFileSync(join(dir, 'xsl-figures.txt'), 'utf8'), mcXs, readFileSync(join(dir, 'makefile'), 'utf8'));
+      expect(r.stdout).toContain(`xsc, xsl (preloaded): ${figures.instances} instances, ${figures.keys} keys, preloaded heap ${figures.heapSlots} slots, ${figures.aliases} aliases`);
+      // preloaded: the firmware is among the preparation's scripts
+      expect(readFileSync(join(dir, 'makefile'), 'utf8')).toMatch(/^PRELOADS =[\s\S]*-p firmware\.xsb/m);
+      // the GATT table was compiled from our JSON, the CA store made into resources
+      expect(readFileSync(join(dir, 'mc.bleservices.c'), 'utf8')).toContain('e9190003');
+      expect(readFileSync(join(dir, 'mc.resources.c'), 'utf8')).toContain('ca.ski');
+      measured.set(board, figures);
+    }, 300_000);
+  }
+
+  it('docs/device.md records xsl\'s figures per board (within 10%) and the creation sizes the makefile passes xsl', (ctx) => {
+    if (!needSdk(ctx, 'the device figures check')) return;
+    expect([...measured.keys()].sort()).toEqual([...DEVICE_TYPES].sort());
+    if (process.env['UPDATE_DEVICE_FIGURES']) {
+      const doc = readFileSync(DOC, 'utf8');
+      const rows = DEVICE_TYPES.map((b) => {
+        const f = measured.get(b)!;
+        return `| ${b} | ${f.instances} | ${f.keys} | ${f.heapSlots} | ${f.aliases} |`;
+      });
+      const lines = doc.split('\n');
+      let at = 0;
+      const updated = lines.map((l) => (ROW.test(l) ? rows[at++]! : l));
+      writeFileSync(DOC, updated.join('\n'));
+    }
+    const documented = documentedFigures();
+    for (const board of DEVICE_TYPES) {
+      const f = measured.get(board)!;
+      const doc = documented.get(board);
+      expect(doc, `docs/device.md has no figures row for ${board}`).toBeDefined();
+      const now = [f.instances!, f.keys!, f.heapSlots!, f.aliases!];
+      now.forEach((v, i) => expect(Math.abs(v - doc![i]!) / v, `${board} column ${i + 1}: measured ${v}, documented ${doc![i]}`).toBeLessThanOrEqual(TOLERANCE));
+    }
+    // the creation sizes: what the makefile's CREATION line really passes xsl, the same for every board
+    const creation = flatten(measured.get('panel-35')!.creation as unknown as Record<string, unknown>);
+    for (const board of DEVICE_TYPES) expect(flatten(measured.get(board)!.creation as unknown as Record<string, unknown>), board).toEqual(creation);
+    const doc = documentedCreation();
+    for (const [k, v] of creation) expect(doc.get(k), `creation.${k}`).toBe(v);
+  });
+});
