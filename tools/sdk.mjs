@@ -21,6 +21,7 @@ import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDebianTools } from './check-device.mjs';
+import { applySdkPatches, missingPatches, SDK_PATCHES_ID } from './sdk-patches.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -106,7 +107,8 @@ export function locateSdk(env = process.env, root = ROOT) {
     return { ok: false, tools: false, source: null, moddable: null, reason: `no Moddable SDK: MODDABLE is not set and no ${SDK_ARCHIVE} was found (DESK_SDK_ARCHIVE, or shared/toolchains/ above ${searchStarts(root).join(', ')})` };
   }
   const stamp = readStamp(moddable);
-  const extracted = stamp?.archive === archiveId(archive) && sdkVersion(moddable) !== null;
+  // Extracted with this project's fixes to the SDK's sources (tools/sdk-patches.mjs); a new fix extracts again.
+  const extracted = stamp?.archive === archiveId(archive) && stamp.patches === SDK_PATCHES_ID && sdkVersion(moddable) !== null;
   const tools = extracted && stamp.tools === true && toolsBuilt(moddable);
   return {
     ok: extracted, source: 'archive', moddable, bin: binDir(moddable), archive, version: extracted ? sdkVersion(moddable) : null, tools,
@@ -150,7 +152,8 @@ function extract(archive, log) {
   rmSync(LOCAL_SDK, { recursive: true, force: true });
   renameSync(join(tmp, 'moddable'), LOCAL_SDK);
   rmSync(tmp, { recursive: true, force: true });
-  writeFileSync(STAMP, JSON.stringify({ archive: archiveId(archive), tools: false }) + '\n');
+  applySdkPatches(LOCAL_SDK, log);
+  writeFileSync(STAMP, JSON.stringify({ archive: archiveId(archive), patches: SDK_PATCHES_ID, tools: false }) + '\n');
   log(`sdk: extracted in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
@@ -180,11 +183,14 @@ function buildTools(moddable, log) {
  */
 export function ensureSdk({ xsOnly = false, log = (l) => console.error(l), env = process.env } = {}) {
   let sdk = locateSdk(env);
+  if (sdk.source === 'MODDABLE' && sdk.ok) {
+    for (const p of missingPatches(sdk.moddable)) log(`sdk: warning: the SDK at MODDABLE=${sdk.moddable} lacks fix ${p.id} to ${p.file} (tools/sdk-patches.mjs says why); the preloaded firmware can crash on it`);
+  }
   if (sdk.source !== 'archive') return sdk;
   if (!sdk.ok) extract(sdk.archive, log);
   if (!xsOnly && (!toolsBuilt(sdk.moddable) || readStamp(sdk.moddable)?.tools !== true)) {
     buildTools(sdk.moddable, log);
-    writeFileSync(STAMP, JSON.stringify({ archive: archiveId(sdk.archive), tools: true }) + '\n');
+    writeFileSync(STAMP, JSON.stringify({ archive: archiveId(sdk.archive), patches: SDK_PATCHES_ID, tools: true }) + '\n');
   }
   sdk = locateSdk(env);
   return sdk;
