@@ -715,7 +715,7 @@ export const PROPERTIES: FuzzProperty[] = [
       router.add({ method: 'GET', path: '/api/x', handler: () => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"x":1,"token":"t"}' }) });
       router.add({ method: 'POST', path: '/api/x', handler: () => ({ status: 200, body: 'ok' }) });
       router.add({ method: 'GET', path: '/api/slow', handler: () => new Promise((r) => clock.setTimeout(() => r({ status: 200, body: 'late' }), 3000)) });
-      const dispatcher = new TunnelDispatcher({ router, token: () => 't'.repeat(24), leaks: (t) => t.includes('t'.repeat(24)) });
+      const dispatcher = new TunnelDispatcher({ router, token: () => 't'.repeat(24), secrets: () => [{ kind: 'token', value: 't'.repeat(24) }] });
       let n = 0;
       const relay = new CloudRelay({
         net,
