@@ -12,8 +12,14 @@
 //
 // Matching ignores ASCII case: a code is accepted back in any case, and a
 // hex token in capitals is still the token. It runs on bytes (a PNG, a file
-// download, a JSON body alike), in one pass: a rolling hash of SCREEN_MIN
-// bytes picks the candidates, which are then compared whole. A body that
+// download, a JSON body alike), in one pass that skips ahead (Wu and Manber's
+// multi-pattern search): a window of SCREEN_MIN bytes moves on by as much as
+// its last two bytes allow (up to 7 at a time), and only a window whose end
+// could end a secret's first SCREEN_MIN bytes has its hash looked up, the
+// candidates then compared whole. On XS (the simulator's, on a PC) a
+// megabyte takes about 70 ms, where a byte-by-byte rolling hash took 550
+// to 700 (npm run bench; docs/decisions.md, "One screen for every secret
+// through the tunnel"). A body that
 // arrives in pieces is screened with a hold-back: the last (longest form - 1)
 // bytes of what has been seen wait for the next piece, so no byte of a secret
 // leaves before the window holding all of it has been checked.
@@ -30,12 +36,13 @@ const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': 
 
 const K = SCREEN_MIN;
 const BASE = 31;
-/** BASE^(K-1) in 32-bit arithmetic: the weight of the byte leaving the window. */
-const POW = ((): number => {
-  let p = 1;
-  for (let i = 1; i < K; i++) p = Math.imul(p, BASE);
-  return p;
-})();
+/** Two-byte blocks are hashed into this many shift entries (a shared entry only shortens a shift). */
+const SHIFT_BITS = 12;
+const SHIFT_MASK = (1 << SHIFT_BITS) - 1;
+
+function block(a: number, b: number): number {
+  return (Math.imul(a, 33) ^ b) & SHIFT_MASK;
+}
 /** ASCII case folding by table (bytes above 0x7f stay as they are). */
 const LOWER = ((): Uint8Array => {
   const t = new Uint8Array(256);
@@ -70,7 +77,10 @@ interface Needle {
 export type ScreenStep = { ok: true; pass: Uint8Array } | { ok: false; kind: SecretKind };
 
 export class SecretScreen {
+  /** Needles by the hash of their first K bytes. */
   private table = new Map<number, Needle[]>();
+  /** How far a window may move on, by its last two bytes (0: it may end a needle's first K bytes). */
+  private shift = new Uint8Array(1 << SHIFT_BITS).fill(K - 1);
   /** The longest form's length in bytes (0: nothing to look for). */
   readonly longest: number = 0;
 
@@ -81,6 +91,10 @@ export class SecretScreen {
         const bytes = encode(form).map((b) => LOWER[b]!);
         if (bytes.length < K) continue;
         const h = hashAt(bytes, 0);
+        for (let j = 1; j < K; j++) {
+          const at = block(bytes[j - 1]!, bytes[j]!);
+          if (K - 1 - j < this.shift[at]!) this.shift[at] = K - 1 - j;
+        }
         const list = this.table.get(h);
         if (list) list.push({ bytes, kind: s.kind });
         else this.table.set(h, [{ bytes, kind: s.kind }]);
@@ -94,13 +108,20 @@ export class SecretScreen {
   find(bytes: Uint8Array): SecretKind | null {
     const n = bytes.length;
     if (n < K || this.longest === 0) return null;
-    let h = hashAt(bytes, 0);
-    for (let i = 0; ; i++) {
-      const hits = this.table.get(h);
-      if (hits) for (const nd of hits) if (matchesAt(bytes, i, nd.bytes)) return nd.kind;
-      if (i + K >= n) return null;
-      h = (Math.imul(h - Math.imul(LOWER[bytes[i]!]!, POW), BASE) + LOWER[bytes[i + K]!]!) | 0;
+    const shift = this.shift;
+    // pos is the last byte of the window [pos - K + 1, pos].
+    for (let pos = K - 1; pos < n; ) {
+      const s = shift[block(LOWER[bytes[pos - 1]!]!, LOWER[bytes[pos]!]!)]!;
+      if (s !== 0) {
+        pos += s;
+        continue;
+      }
+      const start = pos - K + 1;
+      const hits = this.table.get(hashAt(bytes, start));
+      if (hits) for (const nd of hits) if (matchesAt(bytes, start, nd.bytes)) return nd.kind;
+      pos++;
     }
+    return null;
   }
 
   findText(text: string): SecretKind | null {

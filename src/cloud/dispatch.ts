@@ -69,6 +69,8 @@ export interface TunnelStats {
 
 export class TunnelDispatcher {
   readonly stats: TunnelStats = { served: 0, denied: 0, withheld: 0 };
+  /** The screen for the live secrets last seen: built again only when they change (a code minted or expired). */
+  private cached: { key: string; screen: SecretScreen } | null = null;
 
   constructor(private readonly deps: TunnelDeps) {}
 
@@ -126,7 +128,7 @@ export class TunnelDispatcher {
   private async screen(res: HttpResponse, head: boolean): Promise<HttpResponse> {
     let screen: SecretScreen;
     try {
-      screen = new SecretScreen(this.deps.secrets());
+      screen = this.screenFor(this.deps.secrets());
     } catch {
       // An owner of a secret could not say what is live: nothing we can vouch for leaves.
       return this.withheld(403, 'The device could not check this answer for credentials, so it is not sent through the cloud relay.');
@@ -150,6 +152,12 @@ export class TunnelDispatcher {
       return screen.find(body) ? this.carried() : { status: res.status, headers, body };
     }
     return { status: res.status, headers, stream: this.screenedStream(res.stream, screen) };
+  }
+
+  private screenFor(secrets: LiveSecret[]): SecretScreen {
+    const key = secrets.map((s) => `${s.kind}:${s.value}`).join('\n');
+    if (this.cached?.key !== key) this.cached = { key, screen: new SecretScreen(secrets) };
+    return this.cached.screen;
   }
 
   private carried(): HttpResponse {
