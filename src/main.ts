@@ -11,6 +11,7 @@ import { Router } from './api/router.ts';
 import { installAuth, makeGate } from './auth/index.ts';
 import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
 import { AccessToken } from './auth/token.ts';
+import { Secrets } from './auth/secrets.ts';
 import { Console } from './console/console.ts';
 import type { Context, Mode } from './core/context.ts';
 import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
@@ -152,6 +153,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     status: new StatusRegistry(),
     token,
     signin,
+    secrets: new Secrets(),
     tls,
     card,
     client,
