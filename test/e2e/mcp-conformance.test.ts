@@ -12,6 +12,8 @@
 //   evil.example.com and a valid token).
 // - The suite needs Node 22's fs.globSync; on Node 20 its process loads
 //   conformance/node20-bridge.mjs (docs/decisions.md).
+// - A release image (the build without the test flag) serves none of the
+//   fixtures, which the suite's scenarios would need.
 // - The scenarios the device fails on purpose are in ONE file,
 //   conformance/expected-failures.yml, each with the capability it tests
 //   and why the device does not declare it; a listed scenario that passes,
@@ -23,7 +25,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../tools/build.mjs';
+import { buildFirmware, ROOT } from '../../tools/build.mjs';
 import { cleanup, startDevice, tempDir, type Device } from './harness.ts';
 
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
@@ -170,4 +172,32 @@ describe('the MCP conformance suite against /mcp on the simulator', () => {
       expect(run.code, run.stdout.slice(-2000)).toBe(0);
     }, 300_000);
   }
+});
+
+describe('a release image on the simulator', () => {
+  it('carries none of the suite\'s fixtures: no fixture tool, resource or prompt is offered or answers', async () => {
+    const image = await buildFirmware({ outDir: tempDir('mcp-release-'), testBuild: false, force: true });
+    const device = await startDevice({ args: ['--image', image] });
+    // A release image has no test console (WEBTOK?): sign in as an owner does, with the printed code.
+    const code = new URL(device.signIn!).searchParams.get('c')!;
+    const signIn = await device.fetch('/api/signin/exchange', { method: 'POST', body: new URLSearchParams({ code }) });
+    const { token } = (await signIn.json()) as { token: string };
+    let id = 0;
+    const rpc = async (method: string, params: Record<string, unknown> = {}) => {
+      const res = await device.fetch('/mcp', { token, method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
+      return (await res.json()) as { result?: Record<string, Array<Record<string, string>>>; error?: { code: number; message: string } };
+    };
+    const health = await rpc('tools/call', { name: 'system.health', arguments: {} });
+    expect(JSON.stringify(health.result)).toContain('release build');
+    const tools = (await rpc('tools/list')).result!.tools!.map((t) => t.name!);
+    expect(tools).toContain('docs.read');
+    expect(tools.filter((n) => n.startsWith('test_') || n === 'json_schema_2020_12_tool')).toEqual([]);
+    expect((await rpc('tools/call', { name: 'test_simple_text', arguments: {} })).error).toEqual({ code: -32602, message: 'Unknown tool: test_simple_text' });
+    const resources = (await rpc('resources/list')).result!.resources!.map((r) => r.uri!);
+    expect(resources.some((u) => u.startsWith('docs://'))).toBe(true);
+    expect(resources.filter((u) => u.startsWith('test://'))).toEqual([]);
+    expect((await rpc('resources/read', { uri: 'test://static-text' })).error).toMatchObject({ code: -32002 });
+    expect((await rpc('prompts/list')).result!.prompts!.map((p) => p.name)).toEqual(['research', 'summarize', 'compare']);
+    await device.stop();
+  }, 120_000);
 });
