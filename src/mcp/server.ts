@@ -192,9 +192,13 @@ export class McpServer {
       return json(406, rpcError(null, INVALID_REQUEST, 'This server answers with application/json (or, while a tool reports progress or asks a question, text/event-stream); the Accept header must allow JSON.'));
     }
     const headerVersion = req.headers.get('mcp-protocol-version')?.trim();
-    if (headerVersion !== undefined && !has(SUPPORTED_VERSIONS, headerVersion)) return json(400, this.unsupported(null, headerVersion));
-
     const parsed = parseJson(decode(req.body));
+    if (headerVersion !== undefined && !has(SUPPORTED_VERSIONS, headerVersion)) {
+      // The request's id when it can be read (2026-07-28 error responses carry an id or none, never null).
+      const v = parsed.ok ? parsed.value : null;
+      const id = isPlainObject(v) && (typeof v.id === 'string' || (typeof v.id === 'number' && Number.isFinite(v.id))) ? v.id : null;
+      return json(400, this.unsupported(id, headerVersion));
+    }
     if (!parsed.ok) return json(400, rpcError(null, PARSE_ERROR, `Parse error: ${parsed.error}`));
 
     const incoming: Incoming = {

@@ -110,9 +110,11 @@ describe('the legacy handshake', () => {
     expect(res.status).toBe(400);
     expect(res.json).toEqual({
       jsonrpc: '2.0',
-      id: null,
+      id: 1,
       error: { code: -32022, message: 'Unsupported protocol version 1999-01-01.', data: { supported: [...SUPPORTED_VERSIONS], requested: '1999-01-01' } },
     });
+    // Without a readable id, JSON-RPC's null.
+    expect((await post('{not json', { 'MCP-Protocol-Version': '1999-01-01' })).json).toMatchObject({ id: null, error: { code: -32022 } });
   });
 });
 
