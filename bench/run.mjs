@@ -221,6 +221,19 @@ console.log('\nDevice screen on XS (src/ui; the panel\'s own time left out), mil
   row('sign-in QR (version 3-M, best of 8 masks)', `${f(ui['ui-qr'])} ms per encode`);
 }
 
+console.log('\nThe cloud tunnel\'s secret screen on XS (src/auth/secret-screen.ts), milliseconds per MB, best of 3:');
+{
+  const sc = await runXs('bench/xs/screen.ts');
+  for (const name of ['random', 'text']) {
+    const s = sc[`screen-${name}`];
+    row(
+      `1 MB of ${name === 'random' ? 'random bytes' : 'text'}, ${s.secrets} live secrets (${s.forms} forms)`,
+      `whole ${s.whole.toFixed(0)} ms, in 4 KB pieces ${s.pieces.toFixed(0)} ms; a case-folded string searched for each form ${s.naive.toFixed(0)} ms (ratio ${(s.naive / s.whole).toFixed(1)}x)`,
+    );
+  }
+  row('building the screen (again only when the live secrets change)', `${sc['screen-build'].ms.toFixed(1)} ms`);
+}
+
 console.log(`\nSimulator (already built; ${simXs(process.env, () => undefined).label}):`);
 const dir = mkdtempSync(join(tmpdir(), 'bench-sim-'));
 let simRam = null;

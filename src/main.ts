@@ -11,6 +11,7 @@ import { Router } from './api/router.ts';
 import { installAuth, makeGate } from './auth/index.ts';
 import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
 import { AccessToken } from './auth/token.ts';
+import { Secrets } from './auth/secrets.ts';
 import { Console } from './console/console.ts';
 import type { Context, Mode } from './core/context.ts';
 import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
@@ -152,6 +153,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     status: new StatusRegistry(),
     token,
     signin,
+    secrets: new Secrets(),
     tls,
     card,
     client,
@@ -198,16 +200,16 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installWeb(ctx);
   installRoutesCommand(ctx);
   installSystemTools(ctx);
-  installDocs(ctx);
+  const docs = installDocs(ctx);
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
-  installSkills(ctx, agents);
+  const skills = installSkills(ctx, agents);
   const scheduler = installSchedule(ctx, assistant);
   const catalog = installModels(ctx, { assistant, settings: providers, wire });
   installImages(ctx, catalog, () => providers.key('openai'));
   installStt(ctx);
   installWebSearch(ctx);
-  installMcp(ctx);
+  installMcp(ctx, { docs, skills });
   installTimeline(ctx);
   installPower(ctx);
   installOta(ctx);

@@ -33,6 +33,7 @@ function codeField(req: HttpRequest): unknown {
 
 export function installSignInRoutes(ctx: Context, passphrase: SetupPassphrase, addresses: Addresses): void {
   const { signin, token, hal } = ctx;
+  ctx.secrets.register('setup-passphrase', () => [passphrase.reveal()]);
   let wrong = 0;
   let reportedAt = -REPORT_EVERY_MS;
 

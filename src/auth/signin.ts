@@ -57,6 +57,14 @@ export class SignInCodes {
     return { ok: true };
   }
 
+  /** The codes that can still be redeemed (the tunnel's screen looks for each). */
+  live(): string[] {
+    const now = this.clock.monoMs();
+    const out: string[] = [];
+    for (const e of this.codes.values()) if (!e.used && now < e.expiresAtMono) out.push(e.code);
+    return out;
+  }
+
   /** Invalidates every code (token rotation). */
   clear(): void {
     this.codes.clear();

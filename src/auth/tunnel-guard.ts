@@ -1,12 +1,15 @@
 // The tunnel guard (spec, Authentication 8): what a request arriving through
-// the cloud relay may reach, and what of a response may leave through it.
-// Paths are canonicalized before the check (percent-decoded until stable,
-// query dropped, repeated and trailing slashes removed, case folded) so
-// encoded, doubled or decorated variants of a denied route are denied too.
+// the cloud relay may reach, and what of a JSON response's keys may leave
+// through it. Paths are canonicalized before the check (percent-decoded
+// until stable, query dropped, repeated and trailing slashes removed, case
+// folded) so encoded, doubled or decorated variants of a denied route are
+// denied too. What else leaves is the screen's business: every tunnelled
+// answer is screened for every live secret (src/auth/secret-screen.ts).
 
 import { percentDecode } from '../net/http/parse.ts';
 import { replaceEvery } from '../util/replace.ts';
 import { stringify } from '../util/json.ts';
+import type { HttpRequest } from '../net/http/types.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const QUERY_OR_FRAGMENT = /[?#]/;
@@ -14,8 +17,15 @@ const BACKSLASHES = /\\/;
 const REPEATED_SLASHES = /\/{2,}/;
 const JSON_TYPE = /^application\/json\b/i;
 
-/** Routes never reachable through the tunnel: they mint or reveal credentials. */
-export const TUNNEL_DENIED = ['/api/connect', '/api/token/regen', '/api/signin/code', '/api/signin/exchange'];
+/**
+ * Routes never reachable through the tunnel: minting or handing out a
+ * credential is what they are for (the spec's four, and the Wi-Fi handoff,
+ * whose answer is a sign-in link: the wizard on the setup network
+ * acknowledges, never an owner from outside). Refused before they run, so
+ * nothing is minted, rotated or dropped; the screen would only withhold the
+ * answer after the fact.
+ */
+export const TUNNEL_DENIED = ['/api/connect', '/api/token/regen', '/api/signin/code', '/api/signin/exchange', '/api/wifi/handoff'];
 
 /** JSON keys whose values never leave through the tunnel. */
 export const TUNNEL_STRIPPED_KEYS = ['token', 'apPass'];
@@ -54,6 +64,15 @@ export function tunnelAllows(target: string): TunnelVerdict {
   if (path === null) return { allowed: false, reason: 'undecodable path' };
   if (TUNNEL_DENIED.includes(path)) return { allowed: false, reason: `${path} is not available through the relay` };
   return { allowed: true, path };
+}
+
+/**
+ * Whether a request came through the cloud tunnel: a route that mints a
+ * credential in one of its actions (a connector sign-in's launch key)
+ * refuses that action for it.
+ */
+export function viaTunnel(req: HttpRequest): boolean {
+  return req.via === 'tunnel';
 }
 
 /** Removes token and apPass values from a JSON document, at any depth. */

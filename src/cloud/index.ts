@@ -9,7 +9,7 @@ import type { Context } from '../core/context.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { errorMessage } from '../util/json.ts';
-import { decode } from '../util/utf8.ts';
+import { SecretScreen } from '../auth/secret-screen.ts';
 import { TunnelDispatcher } from './dispatch.ts';
 import { CLOUD_NS, CloudRelay, excerptText, RELAY_HOST, RELAY_PORT } from './relay.ts';
 
@@ -26,7 +26,7 @@ export function installCloud(ctx: Context): Cloud {
   const dispatcher = new TunnelDispatcher({
     router: ctx.router,
     token: () => ctx.token.reveal(),
-    leaks: (text) => ctx.log.redactor.containsSecret(text),
+    secrets: () => ctx.secrets.live(),
   });
   const relay = new CloudRelay({
     net: ctx.hal.net,
@@ -126,7 +126,7 @@ export function installCloud(ctx: Context): Cloud {
       } catch (e) {
         throw new CommandError(errorMessage(e));
       }
-      const leaked = ctx.log.redactor.containsSecret(decode(r.excerpt));
+      const leaked = new SecretScreen(ctx.secrets.live()).find(r.excerpt) !== null;
       c.out(`via=${r.via} status=${r.status} bytes=${r.bytes} type=${r.type || '-'} secrets=${leaked ? 'LEAKED' : 'none'}`);
       if (r.excerpt.length) c.out(`body: ${leaked ? '(withheld)' : excerptText(r.excerpt)}`);
       if (leaked) throw new CommandError('a secret came back through the tunnel path');

@@ -74,6 +74,11 @@ export class FlowTable {
     return hit;
   }
 
+  /** The launch keys of the flows still open (the tunnel's screen looks for each). */
+  liveKeys(): string[] {
+    return this.live().map((f) => f.key);
+  }
+
   pending(): Array<{ id: string; expiresInMs: number }> {
     const now = this.now();
     return this.live().map((f) => ({ id: f.connector, expiresInMs: f.deadline - now }));

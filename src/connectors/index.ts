@@ -34,6 +34,7 @@ import type { ToolServer, ToolServerProvider, ToolServerSource } from '../provid
 import { carriedBy, isConnectorId, MAX_CONNECTORS, mergeUpsert, REACHABLE, statusOf, usableStatus, viewOf, type ConnectorRecord, type ConnectorSecrets } from './record.ts';
 import { unchanged } from '../util/sentence.ts';
 import { replaceEachMatch } from '../util/replace.ts';
+import { viaTunnel } from '../auth/tunnel-guard.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const ORIGIN = /^(https?:\/\/[^/?#]+)/i;
@@ -388,6 +389,7 @@ export function installConnectors(ctx: Context, addresses: () => Array<{ label: 
   const c = ctx.connectors;
   c.addresses = addresses;
   ctx.token.onRotate(() => c.flows.clear());
+  ctx.secrets.register('launch-key', () => c.flows.liveKeys());
 
   ctx.router.add({
     method: 'GET',
@@ -419,6 +421,8 @@ export function installConnectors(ctx: Context, addresses: () => Array<{ label: 
           return r.ok ? jsonResponse({ connector: r.view, changed: r.changed }) : errorResponse(r.status, r.error, r.message);
         }
         case 'signin': {
+          // The launch key is carried only on the owner's verify link, the device's own address: never minted for the tunnel.
+          if (viaTunnel(req)) return errorResponse(403, 'forbidden', 'A connector sign-in starts on your home network: its verify link opens this device there. Nothing was changed.');
           const w = f.get('window');
           const windowMs = w === undefined ? CONSENT_WINDOW_MAX_MS : Number(w) * 1000;
           if (w !== undefined && !(Number.isInteger(Number(w)) && Number(w) > 0)) return errorResponse(400, 'bad-request', 'window is a number of seconds (at most 3600).');

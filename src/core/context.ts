@@ -11,6 +11,7 @@ import type { Card } from '../storage/card.ts';
 import type { Router } from '../api/router.ts';
 import type { AccessToken } from '../auth/token.ts';
 import type { SignInCodes } from '../auth/signin.ts';
+import type { Secrets } from '../auth/secrets.ts';
 import type { StatusRegistry } from '../system/status.ts';
 import type { RandomFill } from '../util/ids.ts';
 import type { Outbox } from '../chat/outbox.ts';
@@ -48,6 +49,8 @@ export interface Context {
   status: StatusRegistry;
   token: AccessToken;
   signin: SignInCodes;
+  /** Every live secret by kind, registered by its owner: what the cloud tunnel screens its answers for (src/auth/secrets.ts). */
+  secrets: Secrets;
   /** Outbound HTTP(S), under the device's TLS policy. */
   client: HttpClient;
   tls: DeviceTlsPolicy;

@@ -43,7 +43,7 @@ function count(hay: string, needle: string): number {
 export class Docs {
   private lower: string[] | null = null;
 
-  constructor(private readonly pack: DocsPack) {}
+  constructor(readonly pack: DocsPack) {}
 
   empty(): boolean {
     return this.pack.sections.length === 0;

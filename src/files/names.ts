@@ -7,6 +7,14 @@
 // '_', '.' and spaces with an extension, so '<project>/<name>' fits the
 // spec's 73-byte attach ref. FAT folds case, so two names that differ only
 // in case are one file: lookups compare without case.
+//
+// Where a file lives depends on its owner (docs/decisions.md, "Another
+// person's file is not found, writes included"): the device owner's under
+// /mem/files/<project>/<name> (the spec's path), a person's under their own
+// folder /mem/files/@<person>/<project>/<name>, so two people's files of one
+// name never meet. '@' is not a project character, so the two never mix.
+
+import { decode, encode } from '../util/utf8.ts';
 
 export const FILES_ROOT = '/mem/files';
 export const PROJECT_MAX = 24;
@@ -68,17 +76,47 @@ export function checkName(name: unknown): string | null {
   return null;
 }
 
-export function projectDir(project: string): string {
-  return `${FILES_ROOT}/${project}`;
+/** A person's folder name starts with this (never a project's first character). */
+export const PERSON_MARK = '@';
+const PERSON_SAFE = /^[A-Za-z0-9_-]$/;
+const PERSON_DIR = /^@(?:[A-Za-z0-9_-]|~[0-9a-f]{2}){1,64}$/;
+
+/**
+ * The folder holding one owner's projects: the files root for the device
+ * owner (null), /mem/files/@<person> for a person, the person's id kept
+ * where FAT takes the character and written ~xx (hex) where it does not.
+ */
+export function homeDir(owner: string | null): string {
+  if (owner === null) return FILES_ROOT;
+  let out = '';
+  for (const ch of owner) {
+    if (PERSON_SAFE.test(ch)) out += ch;
+    else for (const b of encode(ch)) out += `~${b < 16 ? '0' : ''}${b.toString(16)}`;
+  }
+  return `${FILES_ROOT}/${PERSON_MARK}${out}`;
 }
 
-export function filePath(project: string, name: string): string {
-  return `${FILES_ROOT}/${project}/${name}`;
+/** The person a folder of the files root belongs to, or null when it is not a person's folder. */
+export function personOfDir(name: string): string | null {
+  if (!PERSON_DIR.test(name)) return null;
+  const bytes: number[] = [];
+  for (let i = 1; i < name.length; i++) {
+    if (name[i] === '~') {
+      bytes.push(parseInt(name.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(name.charCodeAt(i));
+  }
+  return decode(new Uint8Array(bytes));
 }
 
-export function metaPath(project: string, name: string): string {
-  return `${FILES_ROOT}/${project}/${META_DIR}/${name}.json`;
+export function projectDir(project: string, home: string = FILES_ROOT): string {
+  return `${home}/${project}`;
 }
+
+export function filePath(project: string, name: string, home: string = FILES_ROOT): string {
+  return `${home}/${project}/${name}`;
+}
+
 
 /** A safe file name from the last segment of a URL path ('' when none can be made). */
 export function nameFromUrl(path: string): string {

@@ -1,7 +1,9 @@
 // The file routes (the owner's view: the token holder is the device owner
 // and sees every file): GET /api/files/list, GET /api/files/dl (streams one
-// file from the card), POST /api/files/upload (the web page's file upload:
-// a text file saved under artifact.save's rules), and the web page's
+// file from the card; owner=<chat id> picks a person's file of that name,
+// otherwise the device owner's comes first), POST /api/files/upload (the web
+// page's file upload: a text file saved under artifact.save's rules, among
+// the device owner's own files), and the web page's
 // Safety > Downloads: GET and POST /api/downloads (url policy, pending
 // approvals, recent jobs).
 
@@ -93,6 +95,7 @@ export function installFileRoutes(ctx: Context, files: Files): void {
       let project = q.get('project') ?? '';
       let name = q.get('name') ?? '';
       const ref = q.get('ref') ?? q.get('file');
+      const owner = q.get('owner') || undefined;
       if (ref && !project) {
         const slash = ref.indexOf('/');
         project = slash < 0 ? '' : ref.slice(0, slash);
@@ -100,7 +103,7 @@ export function installFileRoutes(ctx: Context, files: Files): void {
       }
       let meta: FileMeta;
       try {
-        meta = files.store.stat(null, project, name);
+        meta = files.store.stat(null, project, name, owner);
       } catch (e) {
         return filesError(e);
       }

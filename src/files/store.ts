@@ -15,8 +15,14 @@
 //
 // Visibility: the device owner (person null) sees every file; anyone else
 // sees their own and shared ones. Another person's file is invisible
-// (answered as not found) and never overwritten by anyone: saving over a
-// name another person holds is refused without saying whose it is.
+// (answered as not found, exactly as a name nobody has) and never
+// overwritten: every owner has their own namespace (names.ts, homeDir), so a
+// save lands among the caller's own files whatever anyone else holds, and
+// neither its success nor its answer says whether the name exists elsewhere
+// (docs/decisions.md, "Another person's file is not found, writes
+// included"). A caller naming project/name gets their own file first, then
+// a visible one of someone else's: the device owner's, then by owner id; an
+// owner argument picks one owner's.
 //
 // An in-RAM index (built by one scan when a live card is first used, and
 // again after every tier change) keeps listing and the quota cheap.
@@ -27,7 +33,7 @@ import type { Log } from '../log/log.ts';
 import type { CardState } from '../storage/card.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
-import { FILES_ROOT, META_DIR, checkName, checkProject, filePath, isText, kindOf, metaPath, projectDir } from './names.ts';
+import { FILES_ROOT, META_DIR, checkName, checkProject, filePath, homeDir, isText, kindOf, personOfDir, projectDir } from './names.ts';
 import type { FilePeople } from './people.ts';
 
 export type FilesErrorCode =
@@ -94,8 +100,38 @@ export const SEARCH_READ_MAX = 64 * 1024;
 const PART = '.part';
 const WORD_SPLIT = /[\s.,;:!?()[\]{}"'`<>|/\\*#=+~^&%$@_-]+/;
 
-function key(project: string, name: string): string {
+function fileKey(project: string, name: string): string {
   return `${project.toLowerCase()}/${name.toLowerCase()}`;
+}
+
+/** One owner's file: owner '' is the device owner (chat ids are never empty). */
+function key(owner: string | null, project: string, name: string): string {
+  return `${owner ?? ''}|${fileKey(project, name)}`;
+}
+
+/** Listing order: project, name, then owner (the device owner's first). */
+function order(a: FileMeta, b: FileMeta): number {
+  const ka = fileKey(a.project, a.name);
+  const kb = fileKey(b.project, b.name);
+  if (ka !== kb) return ka < kb ? -1 : 1;
+  const oa = a.owner ?? '';
+  const ob = b.owner ?? '';
+  return oa === ob ? 0 : oa < ob ? -1 : 1;
+}
+
+/** A file in the index: its metadata and the folder it is in on the card. */
+interface Entry {
+  meta: FileMeta;
+  /** The project folder's path (home folder and project as written on the card). */
+  dir: string;
+}
+
+/** Where a save goes: the project and name as written, the project folder, the file it replaces. */
+interface Target {
+  project: string;
+  name: string;
+  dir: string;
+  existing: FileMeta | null;
 }
 
 /** A writer into a '.part' file that becomes the target only on commit(). */
@@ -109,7 +145,8 @@ export interface PartWriter {
 }
 
 export class ArtifactStore {
-  private index: Map<string, FileMeta> | null = null;
+  private index: Map<string, Entry> | null = null;
+  /** Project folders as written on the card, by home folder and project (case folded). */
   private projects = new Map<string, string>();
   private used = 0;
   /** STORAGE <pct> (test console): pretend this many bytes of the quota are used. */
@@ -145,59 +182,75 @@ export class ArtifactStore {
     return new FilesError('io', `${what} failed: ${errorMessage(e)}`);
   }
 
-  private load(): Map<string, FileMeta> {
+  private load(): Map<string, Entry> {
     this.requireCard();
     if (this.index) return this.index;
     const { sd, log } = this.deps;
-    const index = new Map<string, FileMeta>();
+    const index = new Map<string, Entry>();
     const projects = new Map<string, string>();
     let used = 0;
+    // One project folder: owner is the person whose folder holds it, or undefined in the
+    // files root (the device owner's, and people's files saved before per-person folders:
+    // their metadata names the owner).
+    const scanProject = (home: string, project: string, owner: string | null | undefined): void => {
+      const dir = projectDir(project, home);
+      projects.set(`${home}|${project.toLowerCase()}`, project);
+      const metas = new Map<string, Record<string, unknown>>();
+      const mdir = `${dir}/${META_DIR}`;
+      if (sd.stat(mdir)) {
+        for (const m of sd.list(mdir)) {
+          if (m.isDir) continue;
+          const path = `${mdir}/${m.name}`;
+          if (m.name.endsWith(PART)) {
+            sd.remove(path);
+            continue;
+          }
+          const r = parseJson(decode(sd.read(path, 0, 4096)));
+          if (r.ok && isPlainObject(r.value)) metas.set(m.name.slice(0, -'.json'.length).toLowerCase(), r.value);
+        }
+      }
+      const seen = new Set<string>();
+      for (const f of sd.list(dir)) {
+        if (f.isDir) continue;
+        const path = `${dir}/${f.name}`;
+        if (f.name.endsWith(PART)) {
+          sd.remove(path); // the leftover of an interrupted save
+          continue;
+        }
+        if (checkName(f.name) !== null) continue;
+        const m = metas.get(f.name.toLowerCase()) ?? {};
+        seen.add(f.name.toLowerCase());
+        const meta: FileMeta = {
+          project,
+          name: f.name,
+          kind: typeof m['kind'] === 'string' ? m['kind'] : kindOf(f.name),
+          size: f.size,
+          created: typeof m['created'] === 'number' ? m['created'] : (sd.stat(path)?.mtimeMs ?? 0),
+          providerFileId: typeof m['providerFileId'] === 'string' ? m['providerFileId'] : null,
+          owner: owner !== undefined ? owner : typeof m['owner'] === 'string' ? m['owner'] : null,
+          share: m['share'] === true,
+          ...(typeof m['source'] === 'string' ? { source: m['source'] } : {}),
+        };
+        const k = key(meta.owner, project, f.name);
+        const had = index.get(k);
+        // An owner's file in their own folder wins over one of theirs left in the files root.
+        if (had && owner === undefined) continue;
+        if (had) used -= had.meta.size;
+        index.set(k, { meta, dir });
+        used += f.size;
+      }
+      // Metadata whose data never landed (a save cut between the two): drop it.
+      for (const name of metas.keys()) if (!seen.has(name)) for (const m of sd.list(mdir)) if (m.name.toLowerCase() === `${name}.json`) sd.remove(`${mdir}/${m.name}`);
+    };
     try {
       if (sd.stat(FILES_ROOT)) {
         for (const p of sd.list(FILES_ROOT)) {
-          if (!p.isDir || checkProject(p.name) !== null) continue;
-          projects.set(p.name.toLowerCase(), p.name);
-          const metas = new Map<string, Record<string, unknown>>();
-          const mdir = `${projectDir(p.name)}/${META_DIR}`;
-          if (sd.stat(mdir)) {
-            for (const m of sd.list(mdir)) {
-              if (m.isDir) continue;
-              const path = `${mdir}/${m.name}`;
-              if (m.name.endsWith(PART)) {
-                sd.remove(path);
-                continue;
-              }
-              const r = parseJson(decode(sd.read(path, 0, 4096)));
-              if (r.ok && isPlainObject(r.value)) metas.set(m.name.slice(0, -'.json'.length).toLowerCase(), r.value);
-            }
-          }
-          const seen = new Set<string>();
-          for (const f of sd.list(projectDir(p.name))) {
-            if (f.isDir) continue;
-            const path = `${projectDir(p.name)}/${f.name}`;
-            if (f.name.endsWith(PART)) {
-              sd.remove(path); // the leftover of an interrupted save
-              continue;
-            }
-            if (checkName(f.name) !== null) continue;
-            const m = metas.get(f.name.toLowerCase()) ?? {};
-            seen.add(f.name.toLowerCase());
-            const meta: FileMeta = {
-              project: p.name,
-              name: f.name,
-              kind: typeof m['kind'] === 'string' ? m['kind'] : kindOf(f.name),
-              size: f.size,
-              created: typeof m['created'] === 'number' ? m['created'] : (sd.stat(path)?.mtimeMs ?? 0),
-              providerFileId: typeof m['providerFileId'] === 'string' ? m['providerFileId'] : null,
-              owner: typeof m['owner'] === 'string' ? m['owner'] : null,
-              share: m['share'] === true,
-              ...(typeof m['source'] === 'string' ? { source: m['source'] } : {}),
-            };
-            index.set(key(p.name, f.name), meta);
-            used += f.size;
-          }
-          // Metadata whose data never landed (a save cut between the two): drop it.
-          for (const name of metas.keys()) if (!seen.has(name)) for (const m of sd.list(mdir)) if (m.name.toLowerCase() === `${name}.json`) sd.remove(`${mdir}/${m.name}`);
+          if (!p.isDir) continue;
+          const person = personOfDir(p.name);
+          if (person !== null) {
+            const home = `${FILES_ROOT}/${p.name}`;
+            for (const q of sd.list(home)) if (q.isDir && checkProject(q.name) === null) scanProject(home, q.name, person);
+          } else if (checkProject(p.name) === null) scanProject(FILES_ROOT, p.name, undefined);
         }
       }
     } catch (e) {
@@ -249,36 +302,69 @@ export class ArtifactStore {
     return { project: project as string, name: name as string };
   }
 
-  /** Visible files, sorted by project then name. */
+  /** Visible files, sorted by project, name, then owner. */
   list(person: string | null, project?: string): FileMeta[] {
     const index = this.load();
     const p = project?.toLowerCase();
     return [...index.values()]
+      .map((e) => e.meta)
       .filter((m) => this.visibleTo(m, person) && (p === undefined || m.project.toLowerCase() === p))
-      .sort((a, b) => (key(a.project, a.name) < key(b.project, b.name) ? -1 : 1))
+      .sort(order)
       .map((m) => ({ ...m }));
   }
 
-  /** One visible file's metadata; another person's file is not found. */
-  stat(person: string | null, project: unknown, name: unknown): FileMeta {
+  /**
+   * The entry a person means by project/name: their own, else a visible one
+   * of someone else's (the device owner's, then by owner id); with owner
+   * given, that owner's only (undefined: any). Another person's file that is
+   * not visible is not found, in the same words as a name nobody has.
+   */
+  private resolve(person: string | null, project: unknown, name: unknown, owner?: string | null): Entry {
     const v = this.validate(project, name);
-    const meta = this.load().get(key(v.project, v.name));
-    if (!meta || !this.visibleTo(meta, person)) throw new FilesError('not-found', `No file ${v.project}/${v.name}.`);
-    return { ...meta };
+    const index = this.load();
+    const notFound = (): FilesError => new FilesError('not-found', `No file ${v.project}/${v.name}.`);
+    if (owner !== undefined) {
+      const e = index.get(key(owner, v.project, v.name));
+      if (!e || !this.visibleTo(e.meta, person)) throw notFound();
+      return e;
+    }
+    for (const who of person === null ? [null] : [person, null]) {
+      const e = index.get(key(who, v.project, v.name));
+      if (e && this.visibleTo(e.meta, person)) return e;
+    }
+    const k = fileKey(v.project, v.name);
+    let best: Entry | null = null;
+    for (const e of index.values()) {
+      if (e.meta.owner === null || e.meta.owner === person || fileKey(e.meta.project, e.meta.name) !== k || !this.visibleTo(e.meta, person)) continue;
+      if (!best || order(e.meta, best.meta) < 0) best = e;
+    }
+    if (!best) throw notFound();
+    return best;
+  }
+
+  /** One visible file's metadata; another person's file is not found (owner: pick one owner's file). */
+  stat(person: string | null, project: unknown, name: unknown, owner?: string | null): FileMeta {
+    return { ...this.resolve(person, project, name, owner).meta };
+  }
+
+  /** Where a file is on the card (its entry's folder; its owner's home when it is not indexed). */
+  private pathOf(meta: FileMeta): string {
+    const e = this.index?.get(key(meta.owner, meta.project, meta.name));
+    return e ? `${e.dir}/${e.meta.name}` : filePath(meta.project, meta.name, homeDir(meta.owner));
   }
 
   /** Raw bytes of a visible file (the download route streams through this). */
   readBytes(meta: FileMeta, offset: number, length: number): Uint8Array {
     try {
-      return this.deps.sd.read(filePath(meta.project, meta.name), offset, length);
+      return this.deps.sd.read(this.pathOf(meta), offset, length);
     } catch (e) {
       throw this.cardFailure(e, 'reading the file');
     }
   }
 
   /** A text window of a visible text file, cut on a character boundary; next is the offset to continue from. */
-  readText(person: string | null, project: unknown, name: unknown, offset = 0): { meta: FileMeta; text: string; next: number | null } {
-    const meta = this.stat(person, project, name);
+  readText(person: string | null, project: unknown, name: unknown, offset = 0, owner?: string | null): { meta: FileMeta; text: string; next: number | null } {
+    const meta = this.stat(person, project, name, owner);
     if (!isText(meta.name)) throw new FilesError('not-text', `${meta.project}/${meta.name} is not a text file; files.read reads .md, .txt, .csv, .json and .log files.`);
     if (!Number.isInteger(offset) || offset < 0) throw new FilesError('bad-input', 'offset must be a whole number of bytes, 0 or more');
     if (offset >= meta.size) return { meta, text: '', next: null };
@@ -297,30 +383,41 @@ export class ArtifactStore {
     return { meta, text: decode(bytes), next };
   }
 
-  /** The folder of a project, created with its actual (case-kept) name. */
-  private dirFor(project: string): string {
-    const existing = this.projects.get(project.toLowerCase());
-    return existing ?? project;
+  /** The folder of a project in a home folder, with its actual (case-kept) name. */
+  private dirFor(home: string, project: string): { project: string; dir: string } {
+    const existing = this.projects.get(`${home}|${project.toLowerCase()}`) ?? project;
+    return { project: existing, dir: projectDir(existing, home) };
   }
 
   /**
    * Checks a save of `size` bytes under project/name by person against
-   * names, ownership, quota and free space; returns the target's names.
+   * names, quota and free space; returns where it goes. A person's own file
+   * of that name is replaced where it is; otherwise the file is new in the
+   * person's own home folder, whatever anyone else holds.
    */
-  private prepare(person: string | null, project: unknown, name: unknown, size: number): { project: string; name: string; existing: FileMeta | null } {
+  private prepare(person: string | null, project: unknown, name: unknown, size: number): Target {
     const v = this.validate(project, name);
     const index = this.load();
     if (person !== null && this.deps.people().roleOf(person) === 'unknown') throw new FilesError('forbidden', 'This person may not save files.');
-    const existing = index.get(key(v.project, v.name)) ?? null;
-    if (existing && existing.owner !== person) throw new FilesError('name-taken', `The name ${v.project}/${v.name} is taken; choose another name.`);
+    const existing = index.get(key(person, v.project, v.name)) ?? null;
+    let target: { project: string; dir: string };
+    if (existing) target = { project: existing.meta.project, dir: existing.dir };
+    else {
+      target = this.dirFor(homeDir(person), v.project);
+      // The one place two owners can meet on the card: a person's file from before per-person
+      // folders, in the files root where the device owner's new file would go. Only the device
+      // owner, who sees every file, can meet it, so saying whose it is reveals nothing.
+      const there = [...index.values()].find((e) => e.dir.toLowerCase() === target.dir.toLowerCase() && e.meta.name.toLowerCase() === v.name.toLowerCase());
+      if (there) throw new FilesError('name-taken', `The name ${v.project}/${v.name} is taken by a file of chat ${there.meta.owner ?? 'the owner'} saved before each person had their own folder; choose another name.`);
+    }
     const quota = this.quota();
-    const after = this.usedBytes() - (existing?.size ?? 0) + size;
+    const before = existing?.meta.size ?? 0;
+    const after = this.usedBytes() - before + size;
     if (after > quota)
       throw new FilesError('quota', `The file store is full: ${size} bytes would bring it to ${after} of its ${quota}-byte quota. Remove files or use a larger card.`);
     const free = this.deps.card.get().freeBytes;
-    if (free !== null && size > free + (existing?.size ?? 0)) throw new FilesError('card-full', `The SD card has ${free} bytes free; ${size} bytes do not fit.`);
-    const dir = this.dirFor(v.project);
-    return { project: dir, name: existing ? existing.name : v.name, existing };
+    if (free !== null && size > free + before) throw new FilesError('card-full', `The SD card has ${free} bytes free; ${size} bytes do not fit.`);
+    return { project: target.project, name: existing ? existing.meta.name : v.name, dir: target.dir, existing: existing?.meta ?? null };
   }
 
   /** A part-file writer for path (created with its folder); nothing replaces path until commit(). */
@@ -381,37 +478,37 @@ export class ArtifactStore {
     };
   }
 
-  private writeMeta(meta: FileMeta): void {
-    const w = this.beginPart(metaPath(meta.project, meta.name));
+  private writeMeta(meta: FileMeta, dir: string): void {
+    const w = this.beginPart(`${dir}/${META_DIR}/${meta.name}.json`);
     w.write(encode(stringify({ kind: meta.kind, created: meta.created, providerFileId: meta.providerFileId, owner: meta.owner, share: meta.share, ...(meta.source ? { source: meta.source } : {}) })));
     w.commit();
   }
 
-  private removeMeta(project: string, name: string): void {
+  private removeMeta(dir: string, name: string): void {
     try {
-      this.deps.sd.remove(metaPath(project, name));
+      this.deps.sd.remove(`${dir}/${META_DIR}/${name}.json`);
     } catch {
       // dropped when the store next opens
     }
   }
 
-  /** Saves bytes as project/name for person (overwriting their own file of that name). */
+  /** Saves bytes as project/name for person (overwriting their own file of that name; another's is never touched). */
   save(person: string | null, project: unknown, name: unknown, bytes: Uint8Array, options: { kind?: string; providerFileId?: string | null } = {}): FileMeta {
     const t = this.prepare(person, project, name, bytes.length);
     const meta = this.metaFor(person, t, bytes.length, options);
     const interim = this.interimMeta(meta, t.existing);
-    this.writeMeta(interim);
+    this.writeMeta(interim, t.dir);
     let w: PartWriter | null = null;
     try {
-      w = this.beginPart(filePath(t.project, t.name));
+      w = this.beginPart(`${t.dir}/${t.name}`);
       w.write(bytes);
       w.commit();
     } catch (e) {
       w?.abort();
-      if (!t.existing) this.removeMeta(t.project, t.name);
+      if (!t.existing) this.removeMeta(t.dir, t.name);
       throw this.cardFailure(e, 'the save');
     }
-    this.landed(this.settleMeta(meta, interim), t.existing);
+    this.landed(this.settleMeta(meta, interim, t.dir), t);
     return { ...meta };
   }
 
@@ -429,10 +526,10 @@ export class ArtifactStore {
    * After the data landed: drops the interim mark. If that write fails the
    * new bytes keep the old mark, which only makes reading them more careful.
    */
-  private settleMeta(meta: FileMeta, interim: FileMeta): FileMeta {
+  private settleMeta(meta: FileMeta, interim: FileMeta, dir: string): FileMeta {
     if (interim === meta) return meta;
     try {
-      this.writeMeta(meta);
+      this.writeMeta(meta, dir);
       return meta;
     } catch (e) {
       this.deps.log.warn('files', `${meta.project}/${meta.name} saved; its metadata keeps the replaced download's mark (${errorMessage(e)})`);
@@ -440,7 +537,7 @@ export class ArtifactStore {
     }
   }
 
-  private metaFor(person: string | null, t: { project: string; name: string; existing: FileMeta | null }, size: number, options: { kind?: string; providerFileId?: string | null; source?: string }): FileMeta {
+  private metaFor(person: string | null, t: Target, size: number, options: { kind?: string; providerFileId?: string | null; source?: string }): FileMeta {
     return {
       project: t.project,
       name: t.name,
@@ -455,12 +552,12 @@ export class ArtifactStore {
     };
   }
 
-  private landed(meta: FileMeta, existing: FileMeta | null): void {
+  private landed(meta: FileMeta, t: Target): void {
     const index = this.index;
     if (!index) return;
-    index.set(key(meta.project, meta.name), { ...meta });
-    this.projects.set(meta.project.toLowerCase(), meta.project);
-    this.used += meta.size - (existing?.size ?? 0);
+    index.set(key(meta.owner, meta.project, meta.name), { meta: { ...meta }, dir: t.dir });
+    this.projects.set(`${t.dir.slice(0, t.dir.lastIndexOf('/'))}|${meta.project.toLowerCase()}`, meta.project);
+    this.used += meta.size - (t.existing?.size ?? 0);
   }
 
   /**
@@ -480,15 +577,15 @@ export class ArtifactStore {
     const t = this.prepare(person, project, name, size);
     const meta = this.metaFor(person, t, size, options);
     const interim = this.interimMeta(meta, t.existing);
-    this.writeMeta(interim);
+    this.writeMeta(interim, t.dir);
     try {
-      sd.mkdir(projectDir(t.project));
-      sd.rename(source, filePath(t.project, t.name));
+      sd.mkdir(t.dir);
+      sd.rename(source, `${t.dir}/${t.name}`);
     } catch (e) {
-      if (!t.existing) this.removeMeta(t.project, t.name);
+      if (!t.existing) this.removeMeta(t.dir, t.name);
       throw this.cardFailure(e, 'storing the download');
     }
-    this.landed(this.settleMeta(meta, interim), t.existing);
+    this.landed(this.settleMeta(meta, interim, t.dir), t);
     return { ...meta };
   }
 
@@ -501,17 +598,18 @@ export class ArtifactStore {
   }
 
   /** Sets the share flag: the file's owner only (or the device owner); guests cannot share. */
-  share(person: string | null, project: unknown, name: unknown, share: boolean): FileMeta {
-    const meta = this.stat(person, project, name);
+  share(person: string | null, project: unknown, name: unknown, share: boolean, owner?: string | null): FileMeta {
+    const e = this.resolve(person, project, name, owner);
+    const meta = e.meta;
     if (person !== null && meta.owner !== person) throw new FilesError('forbidden', `Only the owner of ${meta.project}/${meta.name} can change its sharing.`);
     if (person !== null && share && this.deps.people().roleOf(person) === 'guest') throw new FilesError('forbidden', 'Guests cannot share files.');
     const next = { ...meta, share };
     try {
-      this.writeMeta(next);
-    } catch (e) {
-      throw this.cardFailure(e, 'changing the share flag');
+      this.writeMeta(next, e.dir);
+    } catch (e2) {
+      throw this.cardFailure(e2, 'changing the share flag');
     }
-    this.index?.set(key(meta.project, meta.name), next);
+    e.meta = next;
     return { ...next };
   }
 
@@ -543,7 +641,7 @@ export class ArtifactStore {
       const snippet = first < 0 ? '' : text.slice(from, from + 160).split('\n').join(' ').trim();
       hits.push({ meta, score, snippet });
     }
-    hits.sort((a, b) => b.score - a.score || (key(a.meta.project, a.meta.name) < key(b.meta.project, b.meta.name) ? -1 : 1));
+    hits.sort((a, b) => b.score - a.score || order(a.meta, b.meta));
     return hits.slice(0, limit);
   }
 }

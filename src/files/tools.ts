@@ -1,7 +1,9 @@
 // The file tools (spec "Tool server": files.list, files.stat, files.read,
 // files.search, artifact.save, files.share, files.send, files.fetch), one
 // ToolSpec each. Every call runs as ToolCaller.person (null: the device
-// owner): another person's file answers as not found. They stay registered
+// owner): another person's file answers as not found, in the same words as a
+// name nobody has, and a save or a download lands among the caller's own
+// files whatever anyone else holds (src/files/store.ts). They stay registered
 // without a card and answer with the legible reason (spec, Other failure
 // rules 7), rather than vanishing from the model's view.
 
@@ -54,6 +56,10 @@ export function fileLine(m: FileMeta): string {
 
 const PROJECT = { type: 'string', description: `project folder, 1-${PROJECT_MAX} letters, digits, - or _` };
 const NAME = { type: 'string', description: `file name with extension, at most ${NAME_MAX} bytes` };
+const OWNER = { type: 'string', minLength: 1, description: "the chat id of the file's owner, as files.list shows it (default: your own file of that name first, then a shared one)" };
+
+/** The owner argument: a chat id picks that person's file; absent, the caller's own comes first. */
+const ownerArg = (a: Record<string, unknown>): string | undefined => str(a, 'owner');
 
 export function fileTools(files: Files): ToolSpec[] {
   const store = files.store;
@@ -75,15 +81,15 @@ export function fileTools(files: Files): ToolSpec[] {
     {
       name: 'files.stat',
       description: 'Metadata of one file: project, name, kind, size, created, provider file id, owner, share flag.',
-      schema: { type: 'object', properties: { project: PROJECT, name: NAME }, required: ['project', 'name'], additionalProperties: false },
+      schema: { type: 'object', properties: { project: PROJECT, name: NAME, owner: OWNER }, required: ['project', 'name'], additionalProperties: false },
       access: 'open',
       where: 'both',
-      handler: (a, c) => guard(() => ok(stringify(store.stat(c.person, a['project'], a['name'])))),
+      handler: (a, c) => guard(() => ok(stringify(store.stat(c.person, a['project'], a['name'], ownerArg(a))))),
     },
     {
       name: 'files.read',
       description: 'Read a text file (.md .txt .csv .json .log) in windows of 8 KB from a byte offset.',
-      schema: { type: 'object', properties: { project: PROJECT, name: NAME, offset: { type: 'integer', minimum: 0, description: 'byte offset (default 0)' } }, required: ['project', 'name'], additionalProperties: false },
+      schema: { type: 'object', properties: { project: PROJECT, name: NAME, offset: { type: 'integer', minimum: 0, description: 'byte offset (default 0)' }, owner: OWNER }, required: ['project', 'name'], additionalProperties: false },
       access: 'open',
       where: 'both',
       // Allowed in scheduled turns (spec): routines read their notes.
@@ -91,7 +97,7 @@ export function fileTools(files: Files): ToolSpec[] {
       handler: (a, c) =>
         guard(() => {
           const offset = typeof a['offset'] === 'number' ? a['offset'] : 0;
-          const r = store.readText(c.person, a['project'], a['name'], offset);
+          const r = store.readText(c.person, a['project'], a['name'], offset, ownerArg(a));
           // A downloaded file's text is fetched content: the injection screen (owner opt-in) sees it first.
           if (r.meta.source) r.text = files.screenFetched(r.text, c);
           const trailer = r.next === null ? `[end of ${r.meta.project}/${r.meta.name}, ${r.meta.size} bytes]` : `[more: call files.read with offset ${r.next} of ${r.meta.size} bytes]`;
@@ -113,7 +119,7 @@ export function fileTools(files: Files): ToolSpec[] {
     },
     {
       name: 'artifact.save',
-      description: `Save text as a file (.md .txt .csv .json), at most ${SAVE_MAX_BYTES} bytes per call; the same project and name overwrites your earlier save.`,
+      description: `Save text as a file (.md .txt .csv .json), at most ${SAVE_MAX_BYTES} bytes per call; the same project and name overwrites your earlier save (never anyone else's file).`,
       schema: {
         type: 'object',
         properties: { project: PROJECT, name: { ...NAME, description: 'file name ending .md, .txt, .csv or .json' }, text: { type: 'string' } },
@@ -137,25 +143,25 @@ export function fileTools(files: Files): ToolSpec[] {
     {
       name: 'files.share',
       description: 'Share a file you own with everyone on this device (share false stops sharing). Guests cannot share.',
-      schema: { type: 'object', properties: { project: PROJECT, name: NAME, share: { type: 'boolean', default: true } }, required: ['project', 'name'], additionalProperties: false },
+      schema: { type: 'object', properties: { project: PROJECT, name: NAME, share: { type: 'boolean', default: true }, owner: OWNER }, required: ['project', 'name'], additionalProperties: false },
       access: 'open',
       where: 'both',
       handler: (a, c) =>
         guard(() => {
-          const m = store.share(c.person, a['project'], a['name'], a['share'] !== false);
+          const m = store.share(c.person, a['project'], a['name'], a['share'] !== false, ownerArg(a));
           return ok(`${m.project}/${m.name} is ${m.share ? 'shared' : 'no longer shared'}.`);
         }),
     },
     {
       name: 'files.send',
       description: 'Send a saved file to a chat (default: the chat of the person asking).',
-      schema: { type: 'object', properties: { project: PROJECT, name: NAME, chat_id: { type: 'string' } }, required: ['project', 'name'], additionalProperties: false },
+      schema: { type: 'object', properties: { project: PROJECT, name: NAME, chat_id: { type: 'string' }, owner: OWNER }, required: ['project', 'name'], additionalProperties: false },
       access: 'open',
       // Turn-only: refused from /mcp (spec).
       where: 'turn',
       handler: (a, c: ToolCaller) =>
         guard(async () => {
-          const meta = store.stat(c.person, a['project'], a['name']);
+          const meta = store.stat(c.person, a['project'], a['name'], ownerArg(a));
           const sender = files.sender();
           if (!sender) return fail('unavailable', 'No chat messenger is set up on this device, so files cannot be sent.');
           const chat = str(a, 'chat_id') || c.person;

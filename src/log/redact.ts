@@ -18,7 +18,12 @@ export class Redactor {
     if (secret) this.secrets.delete(secret);
   }
 
-  /** Whether text carries a registered secret (the tunnel withholds such answers). */
+  /** The registered secrets (the tunnel's screen looks for each: src/auth/secrets.ts, kind credential). */
+  values(): string[] {
+    return [...this.secrets];
+  }
+
+  /** Whether text carries a registered secret. */
   containsSecret(text: string): boolean {
     for (const s of this.secrets) if (text.includes(s)) return true;
     return false;

@@ -24,7 +24,50 @@ export interface ToolCaller {
   unattended: boolean;
   /** The chat id of the person on whose behalf the call runs (null: the device owner). */
   person: string | null;
+  /**
+   * The MCP client on the other end of a /mcp call (absent in turns): what
+   * a tool may say to it while it runs. Only /mcp calls carry one.
+   */
+  peer?: ToolPeer;
 }
+
+/**
+ * What a running tool may send the /mcp client that called it
+ * (src/mcp/exchange.ts implements it per call).
+ */
+export interface ToolPeer {
+  /** Progress, when the client asked for it (a progress token); otherwise nothing is sent. */
+  progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Asks the client (sampling/createMessage, elicitation/create) and
+   * resolves with its result. Rejects with a PeerRefusal when the client did
+   * not declare the capability the method needs or cannot be asked on this
+   * connection, and with an Error when the client answers with an error or
+   * not in time.
+   */
+  request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+/** Why a client cannot be asked: the capability it lacks (sampling, elicitation), or null for the connection. */
+export class PeerRefusal extends Error {
+  constructor(
+    readonly capability: string | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * MCP content blocks a tool may return besides its text (images, audio,
+ * embedded resources). /mcp sends them as the result's content; turns read
+ * the text output alone.
+ */
+export type McpContent =
+  | { type: 'text'; text: string }
+  | { type: 'image' | 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text?: string; blob?: string } }
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string };
 
 /** Every tool result, uniformly (spec: success, output, error, error_type). */
 export interface ToolResult {
@@ -32,6 +75,8 @@ export interface ToolResult {
   output: string;
   error: string | null;
   error_type: string | null;
+  /** Content blocks for /mcp in place of the text (the output still says what they are). */
+  content?: McpContent[];
 }
 
 export interface ToolSpec {

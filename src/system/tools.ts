@@ -1,12 +1,14 @@
 // The system subsystem's tools: system.health (hardware and subsystem
 // health), device.status (the live state snapshot), device.selftest,
-// device.control (one device action, through the validator and the applier)
+// device.control (one device action, through the validator, the allow-list
+// of the caller's role (src/device/action-roles.ts) and the applier)
 // and ota.status (read from the snapshot's update fields, so it needs no
 // update engine to exist: absent fields read as null).
 
 import type { Context } from '../core/context.ts';
 import { fail, ok, type ToolSpec } from '../mcp/types.ts';
 import { validateAction } from '../turn/actions.ts';
+import { actingRole, actionRefusal } from '../device/action-roles.ts';
 import { isPlainObject, stringify } from '../util/json.ts';
 import { HEAP_FLOOR_BLOCK, HEAP_FLOOR_FREE, formatSelftest, runSelftest } from './selftest.ts';
 
@@ -114,7 +116,7 @@ export function systemTools(ctx: Context): ToolSpec[] {
         'Apply one device action now, the same object as one element of the turn\'s device[] array, e.g. ' +
         '{"led":{"mode":"pulse","color":{"r":0,"g":80,"b":255},"brightness":null}}, {"lights":{"value":"off"}}, ' +
         '{"config":{"sfxVol":30}}, {"orch_model":{"provider":"openai","model":"<id>"}}, {"tts":{"text":"..."}}. ' +
-        'reboot is refused here; protected settings are refused whole.',
+        'reboot is refused here; protected settings are refused whole. config and orch_model change the device for everyone: admins only.',
       schema: {
         type: 'object',
         properties: { action: { type: 'object', description: 'one device action: exactly one kind (led, lights, config, orch_model, tts)' } },
@@ -127,6 +129,8 @@ export function systemTools(ctx: Context): ToolSpec[] {
         const v = validateAction(args.action);
         if (!v.ok) return fail('refused', `refused: ${v.reason}${v.key ? ` (${v.key})` : ''}; nothing was changed.`);
         if (v.action.kind === 'reboot') return fail('refused', 'refused: reboot is not available from device.control; nothing was changed.');
+        const refusal = actionRefusal(v.action.kind, actingRole(caller, (p) => ctx.chat.people.roleOf(p)));
+        if (refusal) return fail('forbidden', `refused: ${refusal}; nothing was changed.`);
         const r = ctx.actions.apply(v.action, { unattended: caller.unattended || caller.scheduled });
         return r.ok ? ok(r.note) : fail(r.reason, r.note);
       },

@@ -1,10 +1,12 @@
 // Applying a parsed turn, after its reply went out: device actions through
-// the validator and the applier, memory writes, the scratchpad and running
+// the validator, the allow-list of the turn's role (src/device/action-roles.ts)
+// and the applier, memory writes, the scratchpad and running
 // memory. What the model should hear about next turn comes back as lines:
 // mem_query results, refused actions, and the plain-text refusal of session
 // ops this device does not run.
 
 import type { Context } from '../core/context.ts';
+import { actingRole, actionRefusal } from '../device/action-roles.ts';
 import { validateActions } from './actions.ts';
 import type { Turn } from './turn-types.ts';
 import type { TurnRequest } from './engine.ts';
@@ -20,7 +22,14 @@ export function makeApplier(ctx: Context, sessionOps: SessionOpsHandler | null) 
 
     const checked = validateActions(turn.device);
     for (const r of checked.refused) lines.push(`[DEVICE] device action ${r.index + 1}${r.kind ? ` (${r.kind})` : ''} was refused: ${r.reason}.`);
+    // Who may apply which kind: one allow-list per role (src/device/action-roles.ts), as device.control.
+    const role = checked.actions.length ? actingRole(req, (p) => ctx.chat.people.roleOf(p)) : 'admin';
     for (const action of checked.actions) {
+      const refusal = actionRefusal(action.kind, role);
+      if (refusal) {
+        lines.push(`[DEVICE] ${refusal}; nothing was changed.`);
+        continue;
+      }
       const result = ctx.actions.apply(action, { unattended });
       if (!result.ok) lines.push(`[DEVICE] ${result.note}`);
     }

@@ -3,7 +3,9 @@
 // opens and replaced SIGNIN_REFRESH_MS before it expires, so a scan never
 // lands on a dead code. The code is a credential (it buys the token): like
 // the setup passphrase it stays on the panel, so no exported frame hands one
-// out (the tunnel refuses to mint codes for the same reason).
+// out. The cloud tunnel keeps codes in too: it refuses the routes that mint
+// them (src/auth/tunnel-guard.ts, TUNNEL_DENIED) and withholds any answer
+// that carries a live one (src/auth/secret-screen.ts).
 
 import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
 import { groupSignInCode } from '../util/ids.ts';

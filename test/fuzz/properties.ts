@@ -1,8 +1,9 @@
 // Fuzz properties of every parser that takes bytes from outside the device
 // (issue 26): the HTTP server's request heads, chunked bodies and the server
 // itself fed raw bytes; urlencoded and multipart forms; JSON-RPC and POST
-// /mcp; the turn contract; the cloud relay's frames and the tunnel guard's
-// canonical paths; the Notifier link's BLE FRAME, CONFIG and STATUS values;
+// /mcp; the turn contract; the cloud relay's frames, the tunnel guard's
+// canonical paths and its secret screen (whatever bytes a route answers);
+// the Notifier link's BLE FRAME, CONFIG and STATUS values;
 // the OTA manifest and image addresses; and the HTTP client's answers.
 //
 // Each property is fast-check over random inputs, half of them near valid
@@ -16,6 +17,8 @@
 import fc from 'fast-check';
 import { Router } from '../../src/api/router.ts';
 import { canonicalPath, TUNNEL_DENIED, tunnelAllows } from '../../src/auth/tunnel-guard.ts';
+import { SecretScreen, secretForms } from '../../src/auth/secret-screen.ts';
+import type { LiveSecret, SecretKind } from '../../src/auth/secrets.ts';
 import { TunnelDispatcher } from '../../src/cloud/dispatch.ts';
 import { F, FrameDecoder, frame, jsonFrame, MAX_PAYLOAD, payloadJson } from '../../src/cloud/frames.ts';
 import { CloudRelay, MAX_STREAMS } from '../../src/cloud/relay.ts';
@@ -715,7 +718,7 @@ export const PROPERTIES: FuzzProperty[] = [
       router.add({ method: 'GET', path: '/api/x', handler: () => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"x":1,"token":"t"}' }) });
       router.add({ method: 'POST', path: '/api/x', handler: () => ({ status: 200, body: 'ok' }) });
       router.add({ method: 'GET', path: '/api/slow', handler: () => new Promise((r) => clock.setTimeout(() => r({ status: 200, body: 'late' }), 3000)) });
-      const dispatcher = new TunnelDispatcher({ router, token: () => 't'.repeat(24), leaks: (t) => t.includes('t'.repeat(24)) });
+      const dispatcher = new TunnelDispatcher({ router, token: () => 't'.repeat(24), secrets: () => [{ kind: 'token', value: 't'.repeat(24) }] });
       let n = 0;
       const relay = new CloudRelay({
         net,
@@ -793,6 +796,63 @@ export const PROPERTIES: FuzzProperty[] = [
     },
     toJson: (v) => v,
     fromJson: (j) => j as [string, string[], number[], string],
+  }),
+  prop({
+    name: 'tunnel screen: a secret in any form anywhere in any bytes is found, whole or in pieces, and nothing of it leaves first; none is found where none is',
+    runs: 200,
+    arb: fc.tuple(
+      // Small alphabets, so near misses and overlaps are common.
+      fc.array(fc.tuple(fc.constantFrom<SecretKind>('token', 'signin-code', 'setup-passphrase', 'launch-key', 'credential'), chars('AB23ab-+ "&', 8, 20)), { minLength: 1, maxLength: 4 }),
+      chars('AB23ab-+ "&%\u00e9', 0, 200),
+      fc.option(fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.boolean()), { nil: null }),
+      fc.array(fc.nat(), { maxLength: 6 }),
+    ),
+    check([list, around, plant, cuts]: [Array<[SecretKind, string]>, string, [number, number, number, boolean] | null, number[]]) {
+      const secrets: LiveSecret[] = list.map(([kind, value]) => ({ kind, value }));
+      let text = around;
+      if (plant) {
+        const forms = secretForms(secrets[plant[0] % secrets.length]!);
+        const form = forms[plant[1] % forms.length]!;
+        const at = plant[2] % (text.length + 1);
+        text = text.slice(0, at) + (plant[3] ? form.toUpperCase() : form) + text.slice(at);
+      }
+      const body = encode(text);
+      const fold = (b: Uint8Array): string => {
+        let s = '';
+        for (const x of b) s += String.fromCharCode(x >= 0x41 && x <= 0x5a ? x + 0x20 : x);
+        return s;
+      };
+      const needles = secrets.flatMap((s) => secretForms(s)).map((f) => fold(encode(f)));
+      const holds = (b: Uint8Array): boolean => {
+        const t = fold(b);
+        return needles.some((n) => t.includes(n));
+      };
+      const screen = new SecretScreen(secrets);
+      const expected = holds(body);
+      if (plant) must(expected, 'a planted secret is in the body');
+      must((screen.find(body) !== null) === expected, `find said ${screen.find(body)} for ${JSON.stringify(text)}`);
+      const points = [...new Set(cuts.map((c) => c % (body.length + 1)))].sort((x, y) => x - y);
+      const stream = screen.stream();
+      const passed: Uint8Array[] = [];
+      let found = false;
+      let from = 0;
+      for (const p of [...points, body.length]) {
+        const step = stream.push(body.subarray(from, Math.max(from, p)));
+        from = Math.max(from, p);
+        if (!step.ok) {
+          found = true;
+          break;
+        }
+        passed.push(step.pass);
+      }
+      if (!found) passed.push(stream.end());
+      must(found === expected, `the stream said ${found}`);
+      const out = concat(passed);
+      must(!holds(out), 'a secret left before it was found');
+      if (!expected) must(sameBytes(out, body), 'a clean body came out changed');
+    },
+    toJson: (v) => v,
+    fromJson: (j) => j as [Array<[SecretKind, string]>, string, [number, number, number, boolean] | null, number[]],
   }),
   prop({
     name: 'BLE: a valid FRAME is read back exactly; any bytes are refused with a code, never a throw; CONFIG and STATUS alike',

@@ -6,73 +6,16 @@
 // with backoff, the credential refused, CLOUDOFF, CLOUDLOOP, the stream and
 // body limits, and the framing both sides speak.
 import { describe, expect, it } from 'vitest';
-import { boot, type Device } from '../../src/main.ts';
+import { boot } from '../../src/main.ts';
 import { FrameDecoder, F, frame, jsonFrame, MAX_PAYLOAD } from '../../src/cloud/frames.ts';
 import { BACKOFF_FIRST_MS, MAX_STREAMS, MAX_TRACKED, RELAY_HOST } from '../../src/cloud/relay.ts';
 import { TUNNEL_DENIED } from '../../src/auth/tunnel-guard.ts';
 import { jsonResponse } from '../../src/net/http/errors.ts';
 import { DEFAULT_ACCOUNT, Decoder, encodeFrame, type RelayResponse } from '../../tools/cloud-relay.mjs';
-import { fakeRelay, serveRelay, type ServedRelay } from '../support/cloud-net.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { serveRelay } from '../support/cloud-net.ts';
+import { cloudState, cmd, header, owner, pair, setup, until, type Rig } from '../support/cloud-rig.ts';
+import { rebootMemHal } from '../support/memhal.ts';
 import { fakeProvider } from '../support/provider-fake.ts';
-
-interface Rig {
-  mem: MemHal;
-  device: Device;
-  relay: ServedRelay;
-}
-
-function setup(options: { wifi?: boolean; trusted?: boolean; tlsVerify?: boolean; pairMs?: number } = {}): Rig {
-  const mem = createMemHal();
-  if (options.wifi !== false) mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
-  if (options.tlsVerify === false) mem.nvs.set('net', 'tlsVerify', 0);
-  const rig = { mem } as Rig;
-  rig.relay = fakeRelay(mem.net, () => rig.mem.clock, { trusted: options.trusted ?? true, ...(options.pairMs ? { pairMs: options.pairMs } : {}) });
-  rig.device = boot(mem.hal);
-  return rig;
-}
-
-async function until(rig: Rig, pred: () => boolean, ms = 30_000): Promise<void> {
-  if (!(await rig.mem.clock.until(pred, ms, 50))) throw new Error(`not within ${ms} ms`);
-}
-
-async function cmd(rig: Rig, line: string): Promise<string> {
-  const serial = rig.mem.serial;
-  serial.take();
-  serial.type(`${line}\r\n`);
-  await until(rig, () => /(^|\n)(OK|ERR[^\n]*)\r?\n$/.test(serial.output), 30_000);
-  return serial.take().replace(/\r/g, '');
-}
-
-/** Pairs the device with the relay as the default account; returns the device id. */
-async function pair(rig: Rig): Promise<string> {
-  const out = await cmd(rig, 'CLOUDPAIR');
-  const code = /code=(\S+)/.exec(out)?.[1];
-  expect(code, out).toBeTruthy();
-  const claimed = rig.relay.claim(DEFAULT_ACCOUNT, code!.toLowerCase());
-  if (!claimed.ok) throw new Error(claimed.error);
-  await until(rig, () => cloudState(rig) === 'online');
-  return claimed.deviceId;
-}
-
-function cloudState(rig: Rig): string {
-  return (rig.device.ctx.status.snapshot()['cloud'] as { state: string }).state;
-}
-
-/** An owner's request through the relay, answered on the virtual clock. */
-async function owner(rig: Rig, id: string, method: string, target: string, options: { headers?: Array<[string, string]>; body?: string; account?: string } = {}): Promise<RelayResponse & { text: string }> {
-  let got: RelayResponse | null = null;
-  void rig.relay
-    .request(options.account ?? DEFAULT_ACCOUNT, id, { method, target, headers: options.headers ?? [], ...(options.body !== undefined ? { body: new TextEncoder().encode(options.body) } : {}) })
-    .then((r) => (got = r));
-  await until(rig, () => got !== null);
-  const r = got as unknown as RelayResponse;
-  return { ...r, text: r.body.toString('utf8') };
-}
-
-function header(r: RelayResponse, name: string): string | undefined {
-  return r.headers.find(([k]) => k.toLowerCase() === name)?.[1];
-}
 
 describe('pairing', () => {
   it('prints a code, links the device when the owner claims it, keeps the credential secret and survives a reboot', async () => {

@@ -155,7 +155,7 @@ describe('the artifact store', () => {
     device.stop();
   });
 
-  it('keeps another person\'s file invisible (not found) and never overwritten; sharing is the owner\'s and not a guest\'s', async () => {
+  it('keeps another person\'s file invisible (not found) and never overwritten (a save of that name is the saver\'s own); sharing is the owner\'s and not a guest\'s', async () => {
     const { device } = start();
     const ana = as('chat:ana');
     const bob = as('chat:bob');
@@ -163,18 +163,21 @@ describe('the artifact store', () => {
     expect((await call(device, 'files.list', {}, bob)).output).toBe('No files yet.');
     expect(await call(device, 'files.read', { project: 'p', name: 'secret.md' }, bob)).toMatchObject({ success: false, error_type: 'not-found' });
     expect(await call(device, 'files.stat', { project: 'p', name: 'secret.md' }, bob)).toMatchObject({ success: false, error_type: 'not-found' });
+    // Bob's save of that name is his own file; Ana's is untouched (test/unit/files-isolation.test.ts: every tool and route).
     const over = await call(device, 'artifact.save', { project: 'p', name: 'SECRET.md', text: 'bob was here' }, bob);
-    expect(over).toMatchObject({ success: false, error_type: 'name-taken' });
-    expect(over.error).not.toContain('ana');
+    expect(over).toMatchObject({ success: true, output: 'Saved p/SECRET.md (12 bytes).' });
     expect((await call(device, 'files.read', { project: 'p', name: 'secret.md' }, ana)).output).toMatch(/^ana only/);
+    expect((await call(device, 'files.read', { project: 'p', name: 'secret.md' }, bob)).output).toMatch(/^bob was here/);
     // The device owner sees every file, with its owner.
     expect((await call(device, 'files.list', {})).output).toContain('owner chat:ana');
+    expect((await call(device, 'files.list', {})).output).toContain('owner chat:bob');
     // Bob cannot share Ana's file; Ana can; then Bob reads it but still cannot overwrite it.
-    expect((await call(device, 'files.share', { project: 'p', name: 'secret.md' }, bob)).error_type).toBe('not-found');
+    expect((await call(device, 'files.share', { project: 'p', name: 'secret.md', owner: 'chat:ana' }, bob)).error_type).toBe('not-found');
     expect((await call(device, 'files.share', { project: 'p', name: 'secret.md' }, ana)).output).toBe('p/secret.md is shared.');
-    expect((await call(device, 'files.read', { project: 'p', name: 'secret.md' }, bob)).output).toMatch(/^ana only/);
-    expect((await call(device, 'files.share', { project: 'p', name: 'secret.md', share: false }, bob)).error_type).toBe('forbidden');
-    expect((await call(device, 'artifact.save', { project: 'p', name: 'secret.md', text: 'x' }, bob)).error_type).toBe('name-taken');
+    expect((await call(device, 'files.read', { project: 'p', name: 'secret.md', owner: 'chat:ana' }, bob)).output).toMatch(/^ana only/);
+    expect((await call(device, 'files.share', { project: 'p', name: 'secret.md', share: false, owner: 'chat:ana' }, bob)).error_type).toBe('forbidden');
+    expect((await call(device, 'artifact.save', { project: 'p', name: 'secret.md', text: 'x' }, bob)).success).toBe(true);
+    expect((await call(device, 'files.read', { project: 'p', name: 'secret.md' }, ana)).output).toMatch(/^ana only/);
     // Guests cannot share; revoked people see nothing.
     device.ctx.files.setPeople({ roleOf: (p) => (p === null ? 'admin' : p === 'chat:gus' ? 'guest' : p === 'chat:rev' ? 'unknown' : 'user') });
     const gus = as('chat:gus');

@@ -52,19 +52,23 @@ describe('POST /mcp: the gate and the transport', () => {
     }
   });
 
-  it('answers JSON only: 415 for another Content-Type, 406 when Accept excludes JSON, and issues no session id', async () => {
+  it('answers JSON: 415 for another Content-Type, 406 when Accept excludes JSON; a session id only from initialize', async () => {
     const { post } = start();
     const wrongType = await post(req(1, 'ping'), { 'Content-Type': 'text/plain' });
     expect(wrongType.status).toBe(415);
     expect(wrongType.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     const wrongAccept = await post(req(1, 'ping'), { Accept: 'text/event-stream' });
     expect(wrongAccept.status).toBe(406);
-    const fine = await post(req(1, 'ping'), { 'Mcp-Session-Id': 'whatever' });
+    const fine = await post(req(1, 'ping'));
     expect(fine.status).toBe(200);
     expect(fine.headers.get('content-type')).toBe('application/json');
     expect(fine.headers.has('mcp-session-id')).toBe(false);
     expect(fine.json).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     expect((await post(req(2, 'ping'), { Accept: '*/*' })).status).toBe(200);
+    // A session id this device never gave out (or forgot at a restart) is 404: the client initializes again.
+    const unknown = await post(req(3, 'ping'), { 'Mcp-Session-Id': 'whatever' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001 } });
   });
 });
 
@@ -76,7 +80,7 @@ describe('the legacy handshake', () => {
       expect(res.status).toBe(200);
       expect(res.json!.result).toMatchObject({
         protocolVersion: v,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
         serverInfo: { name: 'desk-assistant', title: 'Desk assistant', version: 'v0.1.0' },
         instructions: expect.stringContaining('isError'),
       });
@@ -106,9 +110,11 @@ describe('the legacy handshake', () => {
     expect(res.status).toBe(400);
     expect(res.json).toEqual({
       jsonrpc: '2.0',
-      id: null,
+      id: 1,
       error: { code: -32022, message: 'Unsupported protocol version 1999-01-01.', data: { supported: [...SUPPORTED_VERSIONS], requested: '1999-01-01' } },
     });
+    // Without a readable id, JSON-RPC's null.
+    expect((await post('{not json', { 'MCP-Protocol-Version': '1999-01-01' })).json).toMatchObject({ id: null, error: { code: -32022 } });
   });
 });
 
@@ -188,9 +194,11 @@ describe('JSON-RPC errors', () => {
 
   it('-32601 for an unknown method (legacy: HTTP 200)', async () => {
     const { post } = start();
-    const res = await post(req(9, 'resources/list'));
-    expect(res.status).toBe(200);
-    expect(res.json).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32601, message: 'Method not found: resources/list' } });
+    for (const method of ['completion/complete', 'logging/setLevel', 'resources/subscribe']) {
+      const res = await post(req(9, method));
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32601, message: `Method not found: ${method}` } });
+    }
   });
 
   it('-32603 when the server itself fails, without taking the device down', async () => {
@@ -247,7 +255,7 @@ describe('2026-07-28: per-request metadata, server/discover', () => {
     expect(res.status).toBe(200);
     expect(res.json!.result).toEqual({
       supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
       instructions: expect.any(String),
       resultType: 'complete',
       ttlMs: 300000,
@@ -288,7 +296,7 @@ describe('2026-07-28: per-request metadata, server/discover', () => {
 
   it('answers an unknown or removed method with 404 and -32601, and an unsupported _meta version with -32022', async () => {
     const { post } = start();
-    for (const method of ['ping', 'initialize', 'prompts/list']) {
+    for (const method of ['ping', 'initialize', 'completion/complete']) {
       const res = await post(req(1, method, { _meta: modernMeta }), modernHeaders(method));
       expect(res.status).toBe(404);
       expect(res.json!.error).toMatchObject({ code: -32601 });

@@ -2,6 +2,7 @@
 // point lengths, and the same verdict as Ajv on every registered tool's
 // schema and on random schemas of the subset (property tests).
 import Ajv from 'ajv';
+import Ajv2020 from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boot } from '../../src/main.ts';
@@ -13,8 +14,13 @@ import { createMemHal } from '../support/memhal.ts';
 // out type on purpose (a keyword then applies only to values of its kind).
 const ajv = new Ajv({ strict: true, allowUnionTypes: true });
 const lax = new Ajv({ strict: false });
+// Schemas that name JSON Schema 2020-12 ($schema) are judged by Ajv's 2020-12 dialect.
+const ajv2020 = new Ajv2020({ strict: true, allowUnionTypes: true });
+const DIALECT_2020 = 'https://json-schema.org/draft/2020-12/schema';
+const laxAjv2020 = new Ajv2020({ strict: false });
+const judgeOf = (schema: JsonSchema): Ajv | Ajv2020 => (schema.$schema === DIALECT_2020 ? ajv2020 : ajv);
 
-function sameVerdict(schema: JsonSchema, value: unknown, judge = lax): void {
+function sameVerdict(schema: JsonSchema, value: unknown, judge: Ajv | Ajv2020 = lax): void {
   const ours = validate(schema, value);
   const theirs = judge.validate(schema, value);
   if ((ours.length === 0) !== theirs) {
@@ -34,6 +40,22 @@ describe('checkSchema', () => {
     expect(checkSchema({ type: 'object', required: 'a' })[0]).toMatch(/required must be an array/);
     expect(checkSchema({ type: 'object', properties: { a: { enum: [] } } })[0]).toMatch(/enum must be a non-empty array/);
     expect(checkSchema({ type: 'object', properties: { a: { enum: [{ x: 1, y: 2 }, { y: 2, x: 1 }] } } })[0]).toMatch(/enum must not repeat/);
+  });
+
+  it('accepts $schema (2020-12 or draft-07) and $defs at the root, and $ref to a definition', () => {
+    const address = { type: 'object', properties: { street: { type: 'string' } } };
+    expect(checkSchema({ $schema: DIALECT_2020, type: 'object', $defs: { address }, properties: { home: { $ref: '#/$defs/address' } } })).toEqual([]);
+    expect(checkSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' })).toEqual([]);
+    expect(checkSchema({ $schema: 'https://example.com/my-dialect', type: 'object' })[0]).toMatch(/\$schema must be one of/);
+    expect(checkSchema({ type: 'object', properties: { a: { $defs: {} } } })[0]).toMatch(/\$defs is allowed only at the root/);
+    expect(checkSchema({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } })[0]).toMatch(/\$defs does not define/);
+    expect(checkSchema({ type: 'object', properties: { a: { $ref: 'https://example.com/s.json' } } })[0]).toMatch(/\$ref must be/);
+    expect(checkSchema({ type: 'object', $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } } })).toEqual([
+      '(root).$defs.a: refers to itself without descending into a value',
+      '(root).$defs.b: refers to itself without descending into a value',
+    ]);
+    // A definition may refer to itself below a value (a tree), which ends with the value.
+    expect(checkSchema({ type: 'object', $defs: { node: { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/$defs/node' } } } } }, properties: { root: { $ref: '#/$defs/node' } } })).toEqual([]);
   });
 });
 
@@ -81,6 +103,20 @@ describe('validate', () => {
     expect(validate(s, { t: '😀😀' })).toEqual([]);
     expect(validate(s, { t: '😀😀😀' })).toEqual(['t: must be at most 2 characters']);
     expect(validate(s, { t: 'é' })).toEqual(['t: must be at least 2 characters']);
+  });
+
+  it('applies a $ref beside the keywords next to it, with the paths of the value', () => {
+    const s: JsonSchema = {
+      $schema: DIALECT_2020,
+      type: 'object',
+      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string', minLength: 1 } }, required: ['city'] } },
+      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address', required: ['street'] } },
+      additionalProperties: false,
+    };
+    expect(validate(s, { name: 'n', address: { street: 's', city: 'c' } })).toEqual([]);
+    expect(validate(s, { address: { street: 1 } })).toEqual(['address: city is required', 'address.street: expected string, got integer']);
+    expect(validate(s, { address: { city: 'c' } })).toEqual(['address: street is required']);
+    expect(validate(s, { address: 'home' })).toEqual(['address: expected object, got string']);
   });
 
   it('stops at MAX_ERRORS problems', () => {
@@ -148,16 +184,33 @@ describe('validate agrees with Ajv', () => {
     );
   });
 
+  it('on random schemas whose properties refer to $defs', { timeout: 60_000 }, () => {
+    fc.assert(
+      fc.property(schemaArb(1), schemaArb(1), fc.array(value, { minLength: 6, maxLength: 6 }), (a, b, values) => {
+        const root: JsonSchema = { $schema: DIALECT_2020, type: 'object', $defs: { a, b }, properties: { a: { $ref: '#/$defs/a' }, b: { $ref: '#/$defs/b', ...b } } };
+        expect(checkSchema(root)).toEqual([]);
+        for (const v of values) {
+          const arg = { a: v, b: v };
+          const ours = validate(root, arg).length === 0;
+          const theirs = laxAjv2020.validate(root, arg);
+          if (ours !== theirs) throw new Error(`verdicts differ on ${JSON.stringify(arg)} against ${JSON.stringify(root)}: ours ${JSON.stringify(validate(root, arg))}`);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('on every registered tool schema, with values shaped like its arguments', () => {
     const device = boot(createMemHal().hal);
     const tools = device.ctx.tools.all();
     expect(tools.length).toBeGreaterThanOrEqual(10);
     for (const tool of tools) {
-      expect(ajv.validateSchema(tool.schema), tool.name).toBe(true);
+      const judge = judgeOf(tool.schema);
+      expect(judge.validateSchema(tool.schema), tool.name).toBe(true);
       const props = Object.keys((tool.schema.properties ?? {}) as Record<string, unknown>);
       const keys = fc.constantFrom(...props, 'other');
       const args = fc.oneof(value, fc.dictionary(keys, value, { maxKeys: props.length + 1 }));
-      fc.assert(fc.property(args, (v) => sameVerdict(tool.schema, v, ajv)), { numRuns: 300 });
+      fc.assert(fc.property(args, (v) => sameVerdict(tool.schema, v, judge)), { numRuns: 300 });
     }
   }, 60_000);
 });

@@ -11,6 +11,12 @@ export interface HttpRequest {
   body: Uint8Array;
   /** For logs only: no decision may depend on it. */
   remote: string;
+  /**
+   * Set by the cloud tunnel on the requests it replays (src/cloud/dispatch.ts),
+   * never by the HTTP server: a route that mints a credential in one of its
+   * actions refuses it through the tunnel (src/auth/tunnel-guard.ts, viaTunnel).
+   */
+  via?: 'tunnel';
 }
 
 /** Writes a streamed response body; write() returns false when the caller should wait for onDrain. */

@@ -266,7 +266,8 @@ export const memory: Section = {
             {
               label: 'Download',
               run: async (f) => {
-                const path = `/api/files/dl?project=${encodeURIComponent(text(f['project']))}&name=${encodeURIComponent(text(f['name']))}`;
+                const who = typeof f['owner'] === 'string' && f['owner'] ? `&owner=${encodeURIComponent(f['owner'])}` : '';
+                const path = `/api/files/dl?project=${encodeURIComponent(text(f['project']))}&name=${encodeURIComponent(text(f['name']))}${who}`;
                 const res = await download(path, text(f['name']));
                 dmsg.say(res.ok ? `${text(f['name'])} was downloaded.` : res.message, res.ok ? 'ok' : 'bad');
                 return res;
