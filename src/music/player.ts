@@ -116,6 +116,29 @@ export class MusicPlayer {
     return r;
   }
 
+  /**
+   * Decodes one built-in frame (MPEG-1 Layer III, 128 kbit/s, 44.1 kHz, its
+   * payload zero: silence) with the host's decoder: what MEDIATEST and the
+   * self-test report (1152 samples, all 0 from libmad). null when the host has
+   * no MP3 decoder.
+   */
+  decodeCheck(): { samples: number; silent: boolean } | null {
+    if (!this.canMp3()) return null;
+    const frame = new Uint8Array(417 + FRAME_GUARD);
+    frame.set([0xff, 0xfb, 0x90, 0x00]);
+    const out = new Int16Array(FRAME_SAMPLES_MAX);
+    out.fill(1);
+    const d = this.deps.audio.openDecoder!('mp3');
+    try {
+      const samples = d.decode(frame, out);
+      let silent = true;
+      for (let i = 0; i < samples; i++) if (out[i] !== 0) silent = false;
+      return { samples, silent };
+    } finally {
+      d.close();
+    }
+  }
+
   canMp3(): boolean {
     const a = this.deps.audio;
     return !!a.codecs?.includes('mp3') && typeof a.openDecoder === 'function';

@@ -133,9 +133,12 @@ export class MemAudio implements AudioOut {
   get queued(): number {
     return 0;
   }
+  /** Each stream's format and the PCM written to it, in order. */
+  streams: Array<{ format: PcmFormat; pcm: Int16Array[] }> = [];
   start(format: PcmFormat): void {
     this.format = format;
     this.starts++;
+    this.streams.push({ format, pcm: [] });
   }
   openDecoder(): FrameDecoder {
     this.decoders++;
@@ -150,6 +153,7 @@ export class MemAudio implements AudioOut {
     };
   }
   write(pcm: Int16Array): void {
+    this.streams.at(-1)?.pcm.push(pcm.slice());
     this.samples.push(pcm.slice());
   }
   stop(): void {
