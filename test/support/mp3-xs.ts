@@ -4,7 +4,7 @@
 // into frames (src/music/formats.ts) and decodes each with __native.mp3Decode.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,16 @@ import { build } from 'esbuild';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const XSIM = join(ROOT, 'build/sim/xsim');
+
+/**
+ * True when build/sim/xsim was built on the Moddable SDK's XS (build/sim/xsim.xs, the Makefile's link
+ * stamp, says "sdk ..."): then libmad must be in it (xsimHasMp3). Without the SDK the simulator has no
+ * MP3 decoder and these tests skip.
+ */
+export function xsimOnSdk(): boolean {
+  const stamp = join(ROOT, 'build/sim/xsim.xs');
+  return existsSync(XSIM) && existsSync(stamp) && readFileSync(stamp, 'utf8').startsWith('sdk ');
+}
 
 /** True when build/sim/xsim exists and has the SDK's libmad built in. */
 export function xsimHasMp3(): boolean {
