@@ -265,6 +265,12 @@ console.log('\nThe owner while the LAN is hostile (simulator; GET /api/state wit
   await attackBench(row);
 }
 
+console.log('\nMP3 decoding (the SDK decoder the device links, in the simulator runtime):');
+{
+  const { mp3Bench } = await import('./mp3.mjs');
+  await mp3Bench(row);
+}
+
 console.log('\nFirmware update (OTA):');
 await otaBench(row, ok);
 

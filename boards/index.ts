@@ -37,7 +37,8 @@ export interface BoardDescriptor {
   battery: { gauge: string; i2c?: { sda: number; scl: number; address: number }; adcPin?: number; dividerRatio?: number } | null;
   sd: { bus: 'sdspi' | 'sdmmc'; pins: Pins };
   audio: {
-    out: { driver: string; i2s: Pins } | null;
+    /** i2c: where a codec's control port is (the ES8311 of panel-35). */
+    out: { driver: string; i2s: Pins; i2c?: { sda: number; scl: number; address: number } } | null;
     mic: { driver: string; i2s: Pins } | null;
   };
 }

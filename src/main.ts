@@ -141,6 +141,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   log.info('boot', `hotspots: ${describeHotspots(hotspots)}, utf8 ${nativeUtf8InUse() ? 'C' : 'TS'}`);
   const card = new Card(hal.sd);
   const client = new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`);
+  const audio = new Audio(hal, log);
   const ctx: Context = {
     hal,
     log,
@@ -168,10 +169,11 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     memory: new Memory(hal, log, store('mem'), hotspots, random),
     faults,
     files: new Files({ sd: hal.sd, card, clock: hal.clock, log, client, nvs: store('files'), random, notify: (key, text) => void ctx.outbox.post(key, text) }),
-    music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
+    // Music goes through the speaker's mixer (src/audio/speaker.ts), with speech and effects.
+    music: new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log }),
     ring: new RingEngine(hal.ring, hal.clock),
     power: new Power(hal, log),
-    audio: new Audio(hal, log),
+    audio,
     connectors: new Connectors({ store: store(CONN_NS), client, clock: hal.clock, random, sha256: (b) => sha256(hotspots.sha256, b), log, secret: (v) => log.redactor.add(v) }),
     time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
   };

@@ -20,7 +20,8 @@
 // Speech is asked for as WAV and streamed into the speaker's mixer as it
 // arrives (resampled to MIX_RATE when the provider answers at another
 // rate), at most MAX_SPEECH_S seconds per utterance and SPEECH_CAP_BYTES of
-// text (cut at a character). How sounds share the speaker with music:
+// text (cut at a character). How sounds and music share the speaker (one
+// mixer; music ducked under speech, never paused or dropped):
 // src/audio/speaker.ts.
 
 import type { Context } from '../core/context.ts';
@@ -86,7 +87,6 @@ export class Audio {
   attach(ctx: Context, keys: TtsKeys): void {
     this.ctx = ctx;
     this.keys = keys;
-    this.speaker.setHolder(ctx.music);
   }
 
   stop(): void {

@@ -76,21 +76,38 @@ export interface PcmFormat {
   channels: 1 | 2;
 }
 
-/** Compressed streams an output may decode itself (its codec or decoder library). */
+/** Compressed formats a host can decode (its decoder library, through AudioOut.openDecoder). */
 export type EncodedCodec = 'mp3';
+
+/** The room a frame decoder's output needs: the most samples one MP3 frame holds. */
+export const FRAME_SAMPLES_MAX = 1152;
+/** Bytes a frame decoder may read past the frame (libmad's MAD_BUFFER_GUARD): zeros or what follows. */
+export const FRAME_GUARD = 8;
+
+/**
+ * Decodes one compressed stream frame by frame into 16-bit mono PCM (a
+ * stereo frame mixed down as (L + R) >> 1, as the Moddable SDK's mp3/decode
+ * does: every board has one speaker). Frames must come in stream order (an
+ * MP3 frame may use bits of the ones before it); after a seek the first
+ * frames may decode to silence.
+ */
+export interface FrameDecoder {
+  /**
+   * Decodes the frame at the start of input (which holds the whole frame and
+   * FRAME_GUARD more bytes) into out (at least FRAME_SAMPLES_MAX samples);
+   * returns the samples written, 0 when the frame could not be decoded.
+   */
+  decode(input: Uint8Array, out: Int16Array): number;
+  /** Frees the decoder's memory (about 30 KB for MP3). */
+  close(): void;
+}
 
 export interface AudioOut {
   readonly present: boolean;
-  /**
-   * Compressed formats this output decodes itself; absent or empty: 16-bit
-   * PCM only. A stream started with startEncoded() takes whole encoded
-   * frames; queued, onNeed and stop() work as for PCM.
-   */
+  /** Compressed formats openDecoder() decodes; absent or empty: none (MP3 files are skipped). */
   readonly codecs?: readonly EncodedCodec[];
-  /** Starts a stream of encoded frames (a codec listed in codecs); format is what the frames decode to. */
-  startEncoded?(codec: EncodedCodec, format: PcmFormat): void;
-  /** Queues whole encoded frames that decode to `frames` samples per channel. */
-  writeEncoded?(data: Uint8Array, frames: number): void;
+  /** A decoder of a codec listed in codecs; the music player writes what it decodes as PCM. */
+  openDecoder?(codec: EncodedCodec): FrameDecoder;
   /** Starts a stream; write() queues PCM; onNeed asks for more. */
   start(format: PcmFormat): void;
   write(pcm: Int16Array): void;

@@ -19,6 +19,7 @@ export type * from './storage.ts';
 export type * from './system.ts';
 export { HalError, NVS_KEY_MAX, NVS_STR_MAX, NVS_BLOB_MAX } from './storage.ts';
 export { DEVICE_TYPES } from './board.ts';
+export { FRAME_SAMPLES_MAX, FRAME_GUARD } from './devices.ts';
 
 /** Native hot loops a host may provide; src/ falls back to TypeScript without them. */
 export interface Natives {

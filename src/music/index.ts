@@ -65,25 +65,6 @@ function mediaTools(music: MusicPlayer): ToolSpec[] {
   ];
 }
 
-/** A short tone through the PCM output: 0.25 s of 440 Hz at 16 kHz mono. */
-function toneTest(ctx: Context): { frames: number; rate: number } {
-  const rate = 16000;
-  const frames = rate / 4;
-  const pcm = new Int16Array(frames);
-  for (let i = 0; i < frames; i++) pcm[i] = Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000);
-  const audio = ctx.hal.audio;
-  audio.start({ sampleRate: rate, channels: 1 });
-  audio.write(pcm);
-  // The board plays it out in real time; stop() only once it has drained.
-  const t = ctx.hal.clock.setInterval(() => {
-    if (audio.queued === 0) {
-      t.cancel();
-      audio.stop();
-    }
-  }, 50);
-  return { frames, rate };
-}
-
 export function installMusic(ctx: Context): void {
   const music = ctx.music;
   for (const spec of mediaTools(music)) ctx.tools.register(spec);
@@ -161,12 +142,18 @@ export function installMusic(ctx: Context): void {
   ctx.console.register({
     verb: 'MEDIATEST',
     maxArgs: 0,
-    help: 'play a 0.25 s test tone and check the /music folder',
-    run: (c) => {
+    help: 'play a 0.25 s 440 Hz test tone through the speaker (its mixer, at sfxVol) and wait until it has played, decode a test MP3 frame, and check the /music folder',
+    run: async (c) => {
       if (music.state() === 'playing') throw new CommandError('music is playing: PLAY stop first');
-      const t = toneTest(ctx);
-      c.out(`tone=ok frames=${t.frames} rate=${t.rate}`);
-      c.out(`mp3=${music.canMp3() ? 'yes' : 'no'}`);
+      if (!ctx.hal.audio.present) c.out('tone=none (this board has no speaker)');
+      else {
+        const v = ctx.audio.tone(440, 250);
+        if (!v) throw new CommandError('busy: too many sounds at once');
+        await v.played();
+        c.out(`tone=ok frames=${v.taken} rate=${ctx.audio.speaker.streamRate()} peak=${Math.round(v.peak)}`);
+      }
+      const d = music.decodeCheck();
+      c.out(d ? `mp3=yes decoded=${d.samples}${d.silent ? ' silent' : ''}` : 'mp3=no');
       if (!ctx.card.live()) return c.out('music=no-card');
       const tracks = music.tracks();
       const n = (k: string): number => tracks.filter((x) => x.playable && x.kind === k).length;

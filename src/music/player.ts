@@ -1,7 +1,8 @@
 // The music player (spec: the music rules under the console table): tracks
 // from the card's /music folder, 16-bit PCM WAV through hal.audio's PCM
-// stream and MP3 through its encoded stream (the output's codec decodes it),
-// unrecognised files skipped.
+// stream and MP3 decoded frame by frame by the host's decoder
+// (hal.audio.openDecoder: the Moddable SDK's libmad on the device and, by the
+// same C, in the simulator) into mono PCM, unrecognised files skipped.
 //
 //   play(null)            a bare play: resumes when paused, otherwise queues
 //                         the folder's playable tracks in name order
@@ -19,8 +20,8 @@
 // Feeding: about half a second of audio is kept queued in the output; a
 // 50 ms tick (and the output's onNeed) tops it up, at most 32 KB per tick.
 
-import type { AudioOut, Clock, SdCard, Timer } from '../hal/index.ts';
-import { HalError } from '../hal/index.ts';
+import type { AudioOut, Clock, FrameDecoder, SdCard, Timer } from '../hal/index.ts';
+import { FRAME_GUARD, FRAME_SAMPLES_MAX, HalError } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import { frameHeader, recognise, type Mp3Info, type TrackInfo, type WavInfo } from './formats.ts';
 
@@ -30,8 +31,8 @@ export const TICK_MS = 50;
 export const AHEAD_S = 0.5;
 export const CHUNK = 8192;
 const CHUNKS_PER_TICK = 4;
-/** Why an MP3 is skipped on an output without an MP3 decoder (the device today: docs/decisions.md). */
-export const NO_MP3 = "this device's audio output cannot decode MP3";
+/** Why an MP3 is skipped on a host without an MP3 decoder (the simulator on XS without the SDK: docs/decisions.md). */
+export const NO_MP3 = 'this device has no MP3 decoder';
 
 /** ' Skipped (why): names.' for the tracks a play left out, MP3s an output cannot decode told apart. */
 function skippedNote(skipped: TrackEntry[]): string {
@@ -68,6 +69,8 @@ interface Current {
   /** (samples fed before this frame, file offset of the frame) for MP3 frames in flight. */
   marks: Array<[number, number]>;
   done: boolean;
+  /** The MP3 decoder of the current output stream (a new one after every seek). */
+  decoder: FrameDecoder | null;
 }
 
 export interface PlayerDeps {
@@ -113,9 +116,32 @@ export class MusicPlayer {
     return r;
   }
 
+  /**
+   * Decodes one built-in frame (MPEG-1 Layer III, 128 kbit/s, 44.1 kHz, its
+   * payload zero: silence) with the host's decoder: what MEDIATEST and the
+   * self-test report (1152 samples, all 0 from libmad). null when the host has
+   * no MP3 decoder.
+   */
+  decodeCheck(): { samples: number; silent: boolean } | null {
+    if (!this.canMp3()) return null;
+    const frame = new Uint8Array(417 + FRAME_GUARD);
+    frame.set([0xff, 0xfb, 0x90, 0x00]);
+    const out = new Int16Array(FRAME_SAMPLES_MAX);
+    out.fill(1);
+    const d = this.deps.audio.openDecoder!('mp3');
+    try {
+      const samples = d.decode(frame, out);
+      let silent = true;
+      for (let i = 0; i < samples; i++) if (out[i] !== 0) silent = false;
+      return { samples, silent };
+    } finally {
+      d.close();
+    }
+  }
+
   canMp3(): boolean {
     const a = this.deps.audio;
-    return !!a.codecs?.includes('mp3') && typeof a.startEncoded === 'function' && typeof a.writeEncoded === 'function';
+    return !!a.codecs?.includes('mp3') && typeof a.openDecoder === 'function';
   }
 
   state(): PlayerState {
@@ -253,6 +279,11 @@ export class MusicPlayer {
   private halt(): void {
     this.timer?.cancel();
     this.timer = null;
+    const c = this.current;
+    if (c?.decoder) {
+      c.decoder.close();
+      c.decoder = null;
+    }
     if (this.streaming) {
       this.deps.audio.onNeed = null;
       this.deps.audio.stop();
@@ -279,7 +310,7 @@ export class MusicPlayer {
           continue;
         }
         const info = r.info;
-        this.current = { name, size: st.size, info, pos: info.kind === 'wav' ? info.dataStart : info.firstFrame, base: 0, fed: 0, marks: [], done: false };
+        this.current = { name, size: st.size, info, pos: info.kind === 'wav' ? info.dataStart : info.firstFrame, base: 0, fed: 0, marks: [], done: false, decoder: null };
         this.deps.log.info('music', `playing ${name} (${info.kind}, ${info.sampleRate} Hz, ${info.channels} ch)`);
         if (this.holds.size === 0) this.startStream();
         return;
@@ -295,9 +326,12 @@ export class MusicPlayer {
     const c = this.current;
     if (!c) return;
     const { audio, clock } = this.deps;
-    const format = { sampleRate: c.info.sampleRate, channels: c.info.channels };
-    if (c.info.kind === 'wav') audio.start(format);
-    else audio.startEncoded!('mp3', format);
+    if (c.info.kind === 'wav') audio.start({ sampleRate: c.info.sampleRate, channels: c.info.channels });
+    else {
+      // Decoded MP3 is mono (every board has one speaker; the SDK's decoder mixes stereo down).
+      c.decoder = audio.openDecoder!('mp3');
+      audio.start({ sampleRate: c.info.sampleRate, channels: 1 });
+    }
     this.streaming = true;
     c.fed = 0;
     c.marks = [];
@@ -363,6 +397,10 @@ export class MusicPlayer {
     if (c.pos >= end) c.done = true;
   }
 
+  /** Decoded PCM of one chunk's frames, reused (the output keeps what it is given, so writes copy out of it). */
+  private pcm = new Int16Array(0);
+  private frameIn = new Uint8Array(0);
+
   private feedMp3(c: Current, info: Mp3Info): void {
     const want = Math.min(CHUNK, info.end - c.pos);
     if (want <= 0) {
@@ -379,20 +417,42 @@ export class MusicPlayer {
     while (skip < bytes.length && !fits(skip)) skip++;
     let at = skip;
     let samples = 0;
+    const frames: Array<[number, number]> = [];
     for (;;) {
       const f = frameHeader(bytes, at);
       if (!f || f.sampleRate !== info.sampleRate || at + f.length > bytes.length) break;
-      c.marks.push([c.fed + samples, c.pos + at]);
+      frames.push([at, f.length]);
       at += f.length;
       samples += f.samples;
     }
-    if (at > skip) {
-      this.deps.audio.writeEncoded!(bytes.slice(skip, at), samples);
-      c.fed += samples;
+    if (frames.length) {
+      if (this.pcm.length < samples + FRAME_SAMPLES_MAX) this.pcm = new Int16Array(samples + FRAME_SAMPLES_MAX);
+      let n = 0;
+      for (const [start, length] of frames) {
+        c.marks.push([c.fed + n, c.pos + start]);
+        const got = c.decoder!.decode(this.frameInput(bytes, start, length), this.pcm.subarray(n));
+        // A frame that does not decode (a broken one, or the first after a seek) plays as silence, so time stays true.
+        const expect = frameHeader(bytes, start)!.samples;
+        if (got < expect) this.pcm.fill(0, n + got, n + expect);
+        n += Math.max(got, expect);
+      }
+      this.deps.audio.write(this.pcm.slice(0, n));
+      c.fed += n;
     } else if (skip < bytes.length && bytes.length < CHUNK) {
       at = bytes.length; // a cut last frame: dropped
     }
     c.pos += at;
     if (c.pos >= info.end || bytes.length === 0) c.done = true;
+  }
+
+  /** The frame at start with FRAME_GUARD bytes after it: what follows in the chunk, or zeros past its end. */
+  private frameInput(bytes: Uint8Array, start: number, length: number): Uint8Array {
+    const end = start + length + FRAME_GUARD;
+    if (end <= bytes.length) return bytes.subarray(start, end);
+    if (this.frameIn.length < length + FRAME_GUARD) this.frameIn = new Uint8Array(length + FRAME_GUARD);
+    const buf = this.frameIn.subarray(0, length + FRAME_GUARD);
+    buf.fill(0);
+    buf.set(bytes.subarray(start, Math.min(bytes.length, end)));
+    return buf;
   }
 }

@@ -149,6 +149,17 @@ function battery(ctx: Context): SelftestItem {
   });
 }
 
+/** The speaker, silently: an output is there, and the host's MP3 decoder turns a test frame into a frame of samples. */
+function speaker(ctx: Context): SelftestItem {
+  return attempt('speaker', () => {
+    if (!ctx.hal.audio.present) return ['SKIP', 'this board has no speaker'];
+    const d = ctx.music.decodeCheck();
+    if (!d) return ['PASS', `output present (the mixer runs at ${ctx.audio.speaker.streamRate()} Hz); no MP3 decoder on this host`];
+    if (d.samples !== 1152) return ['FAIL', `the MP3 decoder gave ${d.samples} samples for a 1152-sample test frame`];
+    return ['PASS', `output present (the mixer runs at ${ctx.audio.speaker.streamRate()} Hz); the MP3 decoder turned a test frame into 1152 samples`];
+  });
+}
+
 function audio(ctx: Context, audible: boolean): SelftestItem {
   return attempt('audio', () => {
     const out = ctx.hal.audio;
@@ -156,7 +167,7 @@ function audio(ctx: Context, audible: boolean): SelftestItem {
     if (!audible) return ['SKIP', 'audible test not requested (audible: false)'];
     const silent = silentReason(ctx);
     if (silent !== null) return ['SKIP', `refused: the device is silent (${silent})`];
-    // Through the speaker's mixer (src/audio), at the effects' volume: music waits and goes on after.
+    // Through the speaker's mixer (src/audio), at the effects' volume, over any music.
     if (!ctx.audio.tone(TONE_HZ, TONE_MS)) return ['FAIL', 'the speaker is busy with other sounds'];
     return ['PASS', `played a ${TONE_MS} ms ${TONE_HZ} Hz tone`];
   });
@@ -192,6 +203,7 @@ const DEVICE_ITEMS: ReadonlyArray<readonly [string, ItemRun]> = [
   ['ring', ring],
   ['touch', touch],
   ['battery', battery],
+  ['speaker', speaker],
   ['audio', audio],
 ];
 /** Items the test console adds (SELFTEST, TEST): the device's links to the world. */

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, startDevice, type Device } from './harness.ts';
 import { mp3Bytes, wavBytes } from '../support/audio-files.ts';
+import { readWav } from '../../hosts/sim/board/wav.ts';
 
 const GB = 1024 ** 3;
 let server: Server | null = null;
@@ -145,11 +146,16 @@ describe('SD card, files, downloads and music on the simulator', () => {
       const s = (await get('/api/music'))['player'] as { state: string; played: number };
       return s.state === 'idle' && s.played === 2;
     });
-    const files = readdirSync(audioDir).sort().slice(-2);
+    // One file per stream, in play order (bootB-N.wav): the MP3 decoded in the runtime by the SDK's libmad
+    // (modules/mp3) to mono PCM, every frame's 1152 samples (these frames are silent), then the WAV as it is.
+    const streamNo = (f: string): number => Number(/-(\d+)\.wav$/.exec(f)![1]);
+    const files = readdirSync(audioDir).sort((a, b) => streamNo(a) - streamNo(b)).slice(-2);
     expect(readdirSync(audioDir).length).toBe(before + 2);
-    const mp3Out = files.find((f) => f.endsWith('.mp3'))!;
-    const wavOut = files.find((f) => f.endsWith('.wav'))!;
-    expect(Buffer.compare(readFileSync(join(audioDir, mp3Out)), Buffer.from(mp3))).toBe(0);
+    const [mp3Out, wavOut] = files as [string, string];
+    const decoded = readWav(join(audioDir, mp3Out));
+    expect(decoded).toMatchObject({ sampleRate: 44100, channels: 1 });
+    expect(decoded.samples.length).toBe(12 * 1152);
+    expect(decoded.samples.every((v) => v === 0)).toBe(true);
     expect(Buffer.compare(readFileSync(join(audioDir, wavOut)).subarray(44), Buffer.from(wav.subarray(44)))).toBe(0);
 
     // A card pulled in the middle of a download: a clear error, no partial file, nothing else lost.

@@ -18,13 +18,14 @@ import type {
   LedRing,
   Microphone,
   PcmFormat,
+  FrameDecoder,
   ResetReason,
   Serial,
   System,
   Touch,
   TouchEvent,
 } from '../../src/hal/index.ts';
-import { HalError } from '../../src/hal/index.ts';
+import { FRAME_GUARD, HalError } from '../../src/hal/index.ts';
 import { boardInfo } from '../../boards/index.ts';
 import { VirtualClock } from './clock.ts';
 import { MemMdns, MemNet, MemWifi } from './memnet.ts';
@@ -114,39 +115,49 @@ export class MemBattery implements Battery {
 
 export class MemAudio implements AudioOut {
   readonly present = true;
-  /** Decodes MP3 itself, like the simulator's and the device's outputs (AudioOut.codecs). */
+  /** Decodes MP3, like the simulator's and the device's hosts (AudioOut.codecs). */
   codecs: Array<'mp3'> = ['mp3'];
   format: PcmFormat | null = null;
   samples: Int16Array[] = [];
-  /** The codec of the running stream (null: PCM) and the encoded writes with their frame counts. */
-  codec: 'mp3' | null = null;
-  encoded: Array<{ data: Uint8Array; frames: number }> = [];
-  /** Streams started, PCM and encoded. */
+  /**
+   * The frames handed to MP3 decoders (without the guard bytes). The fake
+   * decoder writes 1152 samples per frame, each the frame's running number in
+   * its decoder (1, 2, ...), so tests see where a stream restarted.
+   */
+  decoded: Uint8Array[] = [];
+  decoders = 0;
+  /** Streams started. */
   starts = 0;
   volume = 50;
   onNeed: (() => void) | null = null;
   get queued(): number {
     return 0;
   }
+  /** Each stream's format and the PCM written to it, in order. */
+  streams: Array<{ format: PcmFormat; pcm: Int16Array[] }> = [];
   start(format: PcmFormat): void {
     this.format = format;
-    this.codec = null;
     this.starts++;
+    this.streams.push({ format, pcm: [] });
   }
-  startEncoded(codec: 'mp3', format: PcmFormat): void {
-    this.format = format;
-    this.codec = codec;
-    this.starts++;
-  }
-  writeEncoded(data: Uint8Array, frames: number): void {
-    this.encoded.push({ data: data.slice(), frames });
+  openDecoder(): FrameDecoder {
+    this.decoders++;
+    let n = 0;
+    return {
+      decode: (input, out) => {
+        this.decoded.push(input.slice(0, input.length - FRAME_GUARD));
+        out.fill(++n, 0, 1152);
+        return 1152;
+      },
+      close: () => undefined,
+    };
   }
   write(pcm: Int16Array): void {
+    this.streams.at(-1)?.pcm.push(pcm.slice());
     this.samples.push(pcm.slice());
   }
   stop(): void {
     this.format = null;
-    this.codec = null;
   }
   setVolume(level: number): void {
     this.volume = level;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boot, type Device } from '../../src/main.ts';
 import { Log } from '../../src/log/log.ts';
 import { MIC_RATE } from '../../src/audio/mic.ts';
-import { AHEAD, MAX_EFFECTS, Speaker } from '../../src/audio/speaker.ts';
+import { AHEAD, BLOCK, DUCK_GAIN, MAX_EFFECTS, Speaker } from '../../src/audio/speaker.ts';
 import { MIX_RATE, peakOf, rmsOf, SFX_PEAK, SFX_SLUGS, sfxClip, themeOf, toneClip } from '../../src/audio/synth.ts';
 import { streamSpeech, fetchSpeech, ttsEndpoint, type TtsEndpoint } from '../../src/audio/tts.ts';
 import { Resampler, WavReader } from '../../src/audio/wav.ts';
@@ -83,13 +83,11 @@ describe('the speaker mixer', () => {
     const output = { queued: 0 };
     Object.defineProperty(mem.audio, 'queued', { get: () => output.queued });
     const speaker = new Speaker(mem.audio, mem.clock, log);
-    const holds: string[] = [];
-    speaker.setHolder({ hold: (r) => holds.push(`hold ${r}`), release: (r) => holds.push(`release ${r}`) });
-    return { mem, speaker, holds, output };
+    return { mem, speaker, output };
   }
 
-  it('mixes an effect over speech (summed, clipped), one stream, music held while it plays', async () => {
-    const { mem, speaker, holds, output } = mixer();
+  it('mixes an effect over speech (summed, clipped), one stream', async () => {
+    const { mem, speaker, output } = mixer();
     const speech = speaker.openSpeech(1, 'speech')!;
     expect(mem.audio.starts).toBe(0); // nothing to play yet: the stream waits for samples
     speech.append(new Int16Array(2400).fill(1000));
@@ -107,7 +105,6 @@ describe('the speaker mixer', () => {
     expect(out[0]).toBe(1000); // the speech's first block went out alone
     expect(out.subarray(2400, 2880).every((v) => v === 16000)).toBe(true); // 1000 + 30000 x 0.5
     expect(out[4799]).toBe(1000);
-    expect(holds).toEqual(['hold speaker', 'release speaker']);
     await sfx.played();
     await speech.played();
     // clipping instead of wrapping
@@ -139,6 +136,56 @@ describe('the speaker mixer', () => {
     expect(clips.filter((c) => c === null)).toHaveLength(1);
     speaker.stopAll();
     expect(speaker.busy()).toBe(false);
+  });
+
+  it('music plays through the same stream at its own rate: ducked under speech and back, effects mixed over it, not a sample lost', async () => {
+    const { mem, speaker, output } = mixer();
+    const port = speaker.music;
+    port.start({ sampleRate: 48000, channels: 2 });
+    // Stereo is mixed down as it is written: (L + R) >> 1.
+    const stereo = new Int16Array(2 * 19200);
+    for (let i = 0; i < 19200; i++) [stereo[2 * i], stereo[2 * i + 1]] = [10000, 0];
+    port.write(stereo);
+    expect(mem.audio.format).toEqual({ sampleRate: 48000, channels: 1 });
+    const written = total(mem.audio.samples);
+    expect(written).toBeGreaterThanOrEqual(AHEAD); // the output was filled at once
+    output.queued = AHEAD;
+    expect(port.queued).toBe(19200 - written + AHEAD); // given and not yet heard: still buffered, and in the output
+    // Speech (made at MIX_RATE) comes: resampled to 48 kHz, and the music ducks under it.
+    const speech = speaker.openSpeech(1, 'speech')!;
+    speech.append(new Int16Array(1200).fill(1000)); // 50 ms at 24 kHz
+    speech.end();
+    output.queued = 0;
+    await mem.clock.advance(300);
+    const out = joined(mem.audio.samples);
+    expect(out.length).toBe(19200); // every music sample, once; the speech rode on it
+    expect(mem.audio.starts).toBe(1);
+    expect(out[0]).toBe(5000);
+    const ducked = Math.round(5000 * DUCK_GAIN);
+    // Where the speech sounds: the ducked music plus the speech (after a one-block ramp down).
+    expect(out.subarray(written + BLOCK, written + 2300).every((v) => v === ducked + 1000)).toBe(true);
+    expect(out[written - 1]).toBe(5000); // full level up to where the speech came in
+    expect(port.gain).toBe(1); // back up once the speech is over
+    expect(out[19199]).toBe(5000);
+    await speech.played();
+    // An effect over the music: summed, and the music does not duck.
+    output.queued = AHEAD;
+    port.write(new Int16Array(2 * 960).fill(2000));
+    const beep = speaker.play(new Int16Array(480).fill(3000), 1, 'sfx', 'beep')!;
+    output.queued = 0;
+    await mem.clock.advance(100);
+    expect(port.gain).toBe(1);
+    const after = joined(mem.audio.samples).subarray(19200);
+    expect(after.length).toBe(960);
+    expect(Math.max(...after)).toBe(2000 + 3000);
+    await beep.played();
+    // The track ends: the stream stops; a sound after it plays at MIX_RATE again.
+    port.stop();
+    await mem.clock.advance(100);
+    expect(mem.audio.format).toBeNull();
+    speaker.play(new Int16Array(480).fill(7), 1, 'sfx', 'late');
+    expect(mem.audio.streams.map((s) => s.format.sampleRate)).toEqual([48000, MIX_RATE]);
+    expect(joined(mem.audio.streams[1]!.pcm)).toEqual(new Int16Array(480).fill(7));
   });
 });
 
@@ -326,35 +373,37 @@ describe('SFX and SFXVOL on the device', () => {
     expect(await consoleLine(r, 'SFX notify')).toMatch(/sfxLvlN=0 gain=0\.00 .* silent \(sfxLvlN is 0\): nothing played\nOK\n$/);
   });
 
-  it('music is held while an effect plays and goes on from where it was: no sample lost or repeated', async () => {
+  it('music keeps playing under an effect, in one stream at its rate: no sample lost or repeated', async () => {
     const r = rig();
     const track = wavBytes({ rate: 16000, seconds: 2 });
     r.mem.sd.mkdir('/music');
     const f = r.mem.sd.open('/music/song.wav', 'w');
     f.write(track);
     f.close();
-    const byRate = new Map<number, number>();
-    const heldDuringEffect: boolean[] = [];
-    const write = r.mem.audio.write.bind(r.mem.audio);
-    r.mem.audio.write = (pcm: Int16Array) => {
-      const rate = r.mem.audio.format!.sampleRate;
-      byRate.set(rate, (byRate.get(rate) ?? 0) + pcm.length);
-      if (rate === MIX_RATE) heldDuringEffect.push(r.device.ctx.music.status().held);
-      write(pcm);
-    };
+    // The output plays in real time: 320 samples (16 kHz) each 20 ms.
+    let played = 0;
+    Object.defineProperty(r.mem.audio, 'queued', { get: () => Math.max(0, total(r.mem.audio.samples) - played), configurable: true });
     expect(r.device.ctx.music.play(null).ok).toBe(true);
-    const at = r.device.ctx.music.status().position;
+    const clip = sfxClip('success', 'classic');
+    const before = total(r.mem.audio.samples);
     expect(r.device.ctx.audio.sfx('success')).toMatchObject({ ok: true, played: true });
-    expect(heldDuringEffect.length).toBeGreaterThan(0);
-    expect(heldDuringEffect.every(Boolean)).toBe(true);
     expect(r.device.ctx.music.status()).toMatchObject({ state: 'playing', held: false });
-    expect(r.device.ctx.music.status().position).toBeGreaterThanOrEqual(at);
-    await r.mem.clock.advance(5000);
+    for (let i = 0; i < 400 && r.device.ctx.music.status().state !== 'idle'; i++) {
+      played += 320;
+      await r.mem.clock.advance(20);
+    }
     expect(r.device.ctx.music.status()).toMatchObject({ state: 'idle', held: false });
     expect(r.device.ctx.music.played).toBe(1);
-    expect(byRate.get(16000)).toBe(32000);
-    expect(byRate.get(MIX_RATE)).toBe(sfxClip('success', 'classic').length);
-    expect(r.mem.audio.starts).toBe(3); // music, the effect, music again
+    // One stream at the track's rate, as long as the track (the in-memory output plays at once).
+    expect(r.mem.audio.streams.map((s) => s.format)).toEqual([{ sampleRate: 16000, channels: 1 }]);
+    const out = joined(r.mem.audio.streams[0]!.pcm);
+    expect(out.length).toBe(32000);
+    // Outside the effect (made at 24 kHz, 2/3 as many samples at 16 kHz), the track sample for sample.
+    const song = new Int16Array(track.buffer.slice(44));
+    const effectEnd = before + Math.ceil((clip.length * 16000) / MIX_RATE) + 1;
+    expect(Array.from(out.subarray(0, before))).toEqual(Array.from(song.subarray(0, before)));
+    expect(Array.from(out.subarray(effectEnd))).toEqual(Array.from(song.subarray(effectEnd)));
+    expect(out.subarray(before, effectEnd).some((v, i) => v !== song[before + i])).toBe(true); // the effect was mixed in
   });
 });
 

@@ -317,7 +317,7 @@ describe('SELFTEST and TEST', () => {
     expect(await cmd('TEST audio')).toContain('PASS audio: played');
     mem.system.heapFigures.freeInternal = 10 * 1024;
     expect(await cmd('TEST heap')).toMatch(/^FAIL heap: free 10 KB.*\nERR heap failed\n$/);
-    expect(await cmd('TEST')).toMatch(/^ERR usage: TEST <name> \(names: nvs, sd, flash, heap, display, ring, touch, battery, audio, clock, wifi\)\n$/);
+    expect(await cmd('TEST')).toMatch(/^ERR usage: TEST <name> \(names: nvs, sd, flash, heap, display, ring, touch, battery, speaker, audio, clock, wifi\)\n$/);
     expect(await cmd('TEST gremlins')).toMatch(/^ERR unknown test gremlins \(names: /);
   });
 

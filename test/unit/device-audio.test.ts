@@ -3,12 +3,14 @@
 // a fixed queue of elements per stream, RawSamples buffers played by
 // reference and non-relocatable, Callback ids after the samples before
 // them, Flush, Volume): chunks wait for queue room, callbacks count what was
-// heard and ask for more, stop forgets everything; boards without a plain
-// I2S amplifier have no speaker; and the music player on it plays a WAV to
-// the last sample and skips MP3 (no decoder on the device), saying why.
+// heard and ask for more, stop forgets everything; panel-35 speaks through its
+// ES8311 (clock set per rate, DAC on while a stream plays, the codec's volume);
+// the SDK's MP3 decoder (a stand-in keeping mp3.c's contract) gives the player
+// mono PCM; the music player plays a WAV to the last sample and, where the
+// decoder is not linked, skips MP3 saying why.
 import { describe, expect, it } from 'vitest';
 import { BOARD_DESCRIPTORS } from '../../boards/index.ts';
-import { createAudioOut } from '../../hosts/esp32/hal/audio.ts';
+import { createAudioOut, type OutputCodec, type SdkMp3 } from '../../hosts/esp32/hal/audio.ts';
 import type { AudioOut } from '../../src/hal/index.ts';
 import { boot, HTTP_PORT } from '../../src/main.ts';
 import { NO_MP3 } from '../../src/music/player.ts';
@@ -98,6 +100,42 @@ class SdkAudioOut {
 
 const ringTft = BOARD_DESCRIPTORS['ring-tft'];
 
+/** The SDK's mp3/decode as modules/data/mp3/mp3.c behaves: needs 1152 samples of room; returns bytes used and sets output.samples. */
+class SdkMp3Fake implements SdkMp3 {
+  static opened = 0;
+  closed = false;
+  frames = 0;
+  constructor() {
+    SdkMp3Fake.opened++;
+  }
+  decode(input: ArrayBufferView, output: Int16Array & { samples?: number }): number | undefined {
+    if (this.closed) throw new Error('closed');
+    if (output.length < 1152) throw new Error('output too small');
+    const b = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    if (b[0] !== 0xff || (b[1]! & 0xe0) !== 0xe0) return undefined;
+    this.frames++;
+    output.fill(this.frames * 10, 0, 1152);
+    output.samples = 1152;
+    return b.length - 8;
+  }
+  close(): void {
+    this.closed = true;
+  }
+}
+
+class CodecFake implements OutputCodec {
+  log: string[] = [];
+  setRate(fs: number): void {
+    this.log.push(`rate ${fs}`);
+  }
+  enableDac(on: boolean): void {
+    this.log.push(`dac ${on}`);
+  }
+  setVolume(level: number): void {
+    this.log.push(`volume ${level}`);
+  }
+}
+
 function fresh(): AudioOut {
   SdkAudioOut.made = [];
   SdkAudioOut.QUEUE = 16;
@@ -107,16 +145,47 @@ function fresh(): AudioOut {
 const pcm = (n: number, from: number): Int16Array => Int16Array.from({ length: n }, (_, i) => from + i);
 
 describe('the device speaker on the SDK AudioOut', () => {
-  it('is absent on a board whose amplifier needs a codec set up (panel-35, ES8311) or without the module, and never lists MP3', () => {
-    const panel35 = createAudioOut(BOARD_DESCRIPTORS['panel-35'], SdkAudioOut);
-    expect(panel35.present).toBe(false);
+  it('is present on every board: the amplifier boards as they are, panel-35 through its codec (absent when the codec did not answer); MP3 where the decoder is linked', () => {
+    expect(createAudioOut(BOARD_DESCRIPTORS['panel-35'], SdkAudioOut).present).toBe(false);
+    expect(createAudioOut(BOARD_DESCRIPTORS['panel-35'], SdkAudioOut, { codec: new CodecFake() }).present).toBe(true);
     expect(createAudioOut(ringTft, undefined).present).toBe(false);
     for (const board of ['ring-tft', 'panel-28', 'panel-40'] as const) {
       const a = createAudioOut(BOARD_DESCRIPTORS[board], SdkAudioOut);
       expect(a.present, board).toBe(true);
       expect(a.codecs).toEqual([]);
-      expect(a.startEncoded).toBeUndefined();
+      expect(a.openDecoder).toBeUndefined();
+      const m = createAudioOut(BOARD_DESCRIPTORS[board], SdkAudioOut, { Mp3: SdkMp3Fake });
+      expect(m.codecs).toEqual(['mp3']);
     }
+  });
+
+  it('panel-35: the codec takes the stream\'s rate before the bit clock starts, its DAC plays while a stream is open, and the volume is the codec\'s', () => {
+    SdkAudioOut.made = [];
+    const codec = new CodecFake();
+    const audio = createAudioOut(BOARD_DESCRIPTORS['panel-35'], SdkAudioOut, { codec });
+    audio.setVolume(70);
+    audio.start({ sampleRate: 24000, channels: 1 });
+    const out = SdkAudioOut.made[0]!;
+    expect(out.volume).toBe(256); // the samples pass at full scale; the codec attenuates
+    audio.write(Int16Array.of(1000, -1000));
+    out.play(10);
+    expect(out.heard).toEqual([1000, -1000]);
+    audio.stop();
+    expect(codec.log).toEqual(['volume 70', 'rate 24000', 'dac true', 'dac false']);
+  });
+
+  it('decodes MP3 frames with the SDK decoder into mono PCM, one decoder per stream, closed after', () => {
+    const audio = createAudioOut(ringTft, SdkAudioOut, { Mp3: SdkMp3Fake });
+    const d = audio.openDecoder!('mp3');
+    const frame = new Uint8Array(417 + 8);
+    frame.set([0xff, 0xfb, 0x90, 0x00]);
+    const out = new Int16Array(1152 * 2);
+    expect(d.decode(frame, out)).toBe(1152);
+    expect(d.decode(frame, out.subarray(1152))).toBe(1152);
+    expect([out[0], out[1151], out[1152], out[2303]]).toEqual([10, 10, 20, 20]);
+    expect(d.decode(new Uint8Array(425), out)).toBe(0); // no frame there
+    d.close();
+    expect(() => d.decode(frame, out)).toThrow(/closed/);
   });
 
   it('makes an output of the stream\'s format, queues chunks while the SDK queue has room, and counts what was heard', () => {

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BOARD_DESCRIPTORS } from '../../boards/index.ts';
-import { I2S_AMPLIFIERS } from '../../hosts/esp32/hal/audio.ts';
+import { I2S_AMPLIFIERS, I2S_CODECS } from '../../hosts/esp32/hal/audio.ts';
 import { DEVICE_TYPES } from '../../src/hal/index.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -116,12 +116,12 @@ describe('Moddable manifests', () => {
     expect(host.platforms['esp32']?.defines?.['sha256']?.['mbedtls']).toBe(1);
   });
 
-  it('links the SDK AudioOut on boards with a plain I2S amplifier, its pins the board\'s own', () => {
+  it('links the SDK AudioOut on every board with an I2S amplifier or codec, its pins the board\'s own', () => {
     for (const board of DEVICE_TYPES) {
       const m = (load(join(ROOT, 'boards', board, 'manifest.json')).platforms?.esp32 ?? {}) as Manifest & { defines?: { audioOut?: { i2s?: Record<string, number>; queueLength?: number } } };
       const out = BOARD_DESCRIPTORS[board].audio.out;
       const linked = ((m.include ?? []) as string[]).includes('$(MODDABLE)/modules/pins/i2s/manifest.json');
-      const plain = !!out && I2S_AMPLIFIERS.includes(out.driver);
+      const plain = !!out && (I2S_AMPLIFIERS.includes(out.driver) || I2S_CODECS.includes(out.driver));
       expect(linked, board).toBe(plain);
       if (!plain) {
         expect(m.defines?.audioOut, board).toBeUndefined();
@@ -131,6 +131,9 @@ describe('Moddable manifests', () => {
       // a chunk takes two queue elements (samples and its callback): room for 8 in flight
       expect(m.defines?.audioOut?.queueLength, board).toBe(16);
     }
+    expect(DEVICE_TYPES.every((b) => ((load(join(ROOT, 'boards', b, 'manifest.json')).platforms?.esp32?.include ?? []) as string[]).includes('$(MODDABLE)/modules/pins/i2s/manifest.json'))).toBe(true);
+    // Every board links the SDK's MP3 decoder (through the device host's manifest).
+    expect((load(join(ROOT, 'hosts/esp32/manifest.json')).include ?? []) as string[]).toContain('$(MODDABLE)/modules/data/mp3/manifest.json');
   });
 
   it('preloads the firmware module and boots it from a main that is not preloaded', () => {

@@ -94,13 +94,20 @@ describe('the music player', () => {
     const r = device.ctx.music.command('');
     expect(r.ok).toBe(true);
     expect(r.message).toBe('Playing a-song.mp3. Then 1 more. Skipped (not 16-bit PCM WAV or MP3): c-eight.wav, notes.txt.');
-    expect(mem.audio.codec).toBe('mp3');
+    expect(mem.audio.format).toEqual({ sampleRate: 44100, channels: 1 });
     await mem.clock.advance(200);
-    // MP3: whole frames went to the output's decoder, with their sample counts.
-    expect(mem.audio.encoded.reduce((n, e) => n + e.frames, 0)).toBe(30 * 1152);
-    expect(mem.audio.encoded.reduce((n, e) => n + e.data.length, 0)).toBe(mp3Bytes(30).length);
+    // MP3: every whole frame went through the host's decoder, in order, and its PCM (mono) to the output.
+    expect(mem.audio.decoded.length).toBe(30);
+    expect(mem.audio.decoded.reduce((n, f) => n + f.length, 0)).toBe(mp3Bytes(30).length);
+    // Through the speaker's mixer: one stream per track, at the track's rate.
+    const [mp3Stream, wavStream] = mem.audio.streams as [{ format: unknown; pcm: Int16Array[] }, { format: unknown; pcm: Int16Array[] }];
+    expect(mem.audio.streams.map((s) => s.format)).toEqual([{ sampleRate: 44100, channels: 1 }, { sampleRate: 16000, channels: 1 }]);
+    const mp3Pcm = mp3Stream.pcm.flatMap((s) => Array.from(s));
+    expect(mp3Pcm.length).toBe(30 * 1152);
+    expect(mp3Pcm.every((v, i) => v === Math.floor(i / 1152) + 1)).toBe(true);
     // Then the WAV, sample for sample.
-    expect(pcmFrames(mem)).toBe(4000);
+    const tone = wavBytes({ seconds: 0.25 });
+    expect(wavStream.pcm.flatMap((s) => Array.from(s))).toEqual(Array.from(new Int16Array(tone.buffer.slice(44))));
     expect(mem.audio.format).toBeNull();
     expect(device.ctx.music.status()).toMatchObject({ state: 'idle', played: 2 });
     device.stop();
@@ -172,23 +179,27 @@ describe('the music player', () => {
     const music = device.ctx.music;
     let queued = 0;
     Object.defineProperty(mem.audio, 'queued', { get: () => queued, configurable: true });
-    const write = mem.audio.writeEncoded.bind(mem.audio);
-    mem.audio.writeEncoded = (d, f) => {
-      queued += f;
-      write(d, f);
+    const write = mem.audio.write.bind(mem.audio);
+    mem.audio.write = (pcm) => {
+      queued += pcm.length;
+      write(pcm);
     };
     music.play('x');
     const fed = queued;
     queued = fed - 1152 * 3 - 100; // three frames and a bit heard
     music.pause();
     expect(music.status().position).toBe(Math.round(((1152 * 3) / 44100) * 10) / 10);
-    mem.audio.encoded = [];
+    const decodedBefore = mem.audio.decoded.length;
+    mem.audio.samples = [];
     queued = 0;
     music.play(null);
-    // Resumes at the start of the fourth frame (30-byte ID3-less file: frame offsets 0, 417, 834, 1252).
-    expect(mem.audio.encoded[0]!.data.subarray(0, 3)).toEqual(new Uint8Array([0xff, 0xfb, 0x90]));
-    const total = mem.audio.encoded.reduce((n, e) => n + e.frames, 0);
-    expect(total).toBe(queued);
+    // Resumes at the start of the fourth frame (frame offsets 0, 417, 834, 1252), with a fresh decoder.
+    expect(mem.audio.decoders).toBe(2);
+    const resumed = mem.audio.decoded.slice(decodedBefore);
+    expect(resumed[0]).toEqual(mp3Bytes(40).subarray(1252, 1252 + 417));
+    expect(resumed.length).toBe(40 - 3);
+    expect(mem.audio.samples[0]![0]).toBe(1);
+    expect(pcmFrames(mem)).toBe(queued);
     device.stop();
   });
 
@@ -205,7 +216,7 @@ describe('the music player', () => {
     expect(await consoleLine(mem, 'PLAY pause')).toMatch(/^Paused a\.wav at [\d.]+ s\.\r\nOK/);
     expect(await consoleLine(mem, 'PLAY stop')).toBe('Stopped; the queue is cleared.\r\nOK\r\n');
     expect(await consoleLine(mem, 'PLAY zzz')).toBe('ERR No track in /music matches "zzz".\r\n');
-    expect(await consoleLine(mem, 'MEDIATEST')).toBe('tone=ok frames=4000 rate=16000\r\nmp3=yes\r\nmusic=1 wav=1 mp3=0 skipped=0\r\nOK\r\n');
+    expect(await consoleLine(mem, 'MEDIATEST')).toBe('tone=ok frames=6000 rate=24000 peak=13000\r\nmp3=yes decoded=1152\r\nmusic=1 wav=1 mp3=0 skipped=0\r\nOK\r\n');
     device.stop();
   });
 

@@ -1,6 +1,8 @@
 // Device HAL: the speaker, through the Moddable SDK's AudioOut
 // (pins/audioout, $(MODDABLE)/modules/pins/i2s) on an I2S amplifier that
-// needs no setup (the MAX98357A of ring-tft, panel-28 and panel-40). The I2S
+// needs no setup (the MAX98357A of ring-tft, panel-28 and panel-40) or on
+// the ES8311 codec of panel-35, set up over I2C by ./es8311.ts (its DAC
+// clocked from the I2S bit clock: the SDK's AudioOut drives no MCLK). The I2S
 // pins are build-time defines in each board's manifest (audioOut.i2s.*).
 //
 // The SDK's AudioOut plays buffers it is handed, by reference, from a fixed
@@ -17,16 +19,17 @@
 //                  (onNeed), as the HAL's AudioOut promises;
 //   stop()         flushes, stops and closes, and forgets every chunk.
 //
-// MP3: the SDK's only MP3 decoder (modules/data/mp3) is libmad under the GPL,
-// which this firmware does not link; the output lists no codecs, so the
-// music player skips MP3 files here and says why (docs/decisions.md).
+// MP3: openDecoder('mp3') is the SDK's decoder (mp3/decode,
+// $(MODDABLE)/modules/data/mp3: libmad, GPL; docs/decisions.md says what that
+// means for the image), one frame per decode() into mono PCM; the music
+// player writes that PCM here like a WAV's. The simulator links the same C
+// (modules/mp3), so both decode alike.
 //
-// The ES8311 codec of panel-35 needs its registers set over I2C and a master
-// clock the SDK's AudioOut does not drive: that board reports no speaker
-// until our glue does both.
+// Volume: on a codec board the codec's DAC volume (REG32), so the samples keep
+// their full 16 bits; on an amplifier board the SDK's Volume element.
 
 import type { BoardDescriptor } from '../../../boards/index.ts';
-import type { AudioOut, PcmFormat } from '../../../src/hal/index.ts';
+import type { AudioOut, EncodedCodec, FrameDecoder, PcmFormat } from '../../../src/hal/index.ts';
 
 /** The SDK's AudioOut as this module uses it (the class comes from ./drivers.ts). */
 export interface SdkAudioOut {
@@ -47,8 +50,24 @@ export interface SdkAudioOutClass {
   readonly Volume: number;
 }
 
+/** The SDK's MP3 decoder (modules/data/mp3/mp3.js): decode() returns the bytes used (0 or undefined: none) and sets output.samples. */
+export interface SdkMp3 {
+  decode(input: ArrayBufferView, output: Int16Array & { samples?: number }): number | undefined;
+  close(): void;
+}
+export type SdkMp3Class = new () => SdkMp3;
+
+/** What the speaker needs of a codec (./es8311.ts's Es8311). */
+export interface OutputCodec {
+  setRate(fs: number): void;
+  enableDac(on: boolean): void;
+  setVolume(level0to100: number): void;
+}
+
 /** Amplifiers driven by plain I2S (no codec registers to set). */
 export const I2S_AMPLIFIERS: readonly string[] = ['max98357a'];
+/** Codecs set up over I2C by our drivers before their I2S stream plays. */
+export const I2S_CODECS: readonly string[] = ['es8311'];
 
 const STREAM = 0;
 
@@ -58,12 +77,36 @@ interface Chunk {
   frames: number;
 }
 
-/** The HAL's AudioOut on the SDK's; a board without a plain I2S amplifier (or without the module) has none. */
-export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undefined): AudioOut {
+/** The SDK decoder as the HAL's FrameDecoder. */
+export function frameDecoder(Mp3: SdkMp3Class): FrameDecoder {
+  let m: SdkMp3 | null = new Mp3();
+  return {
+    decode(input, out) {
+      if (!m) throw new Error('mp3: the decoder is closed');
+      const o = out as Int16Array & { samples?: number };
+      o.samples = 0;
+      const used = m.decode(input, o);
+      return used ? (o.samples ?? 0) : 0;
+    },
+    close() {
+      m?.close();
+      m = null;
+    },
+  };
+}
+
+/**
+ * The HAL's AudioOut on the SDK's. A board has a speaker when its output is a
+ * plain I2S amplifier, or a codec whose driver is given (codec), and the SDK
+ * module is linked; Mp3, the SDK's decoder when linked, adds MP3.
+ */
+export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undefined, extras: { codec?: OutputCodec | null; Mp3?: SdkMp3Class } = {}): AudioOut {
   const amp = d.audio.out?.driver;
-  if (!Sdk || !amp || !I2S_AMPLIFIERS.includes(amp)) {
+  const codec = amp && I2S_CODECS.includes(amp) ? (extras.codec ?? null) : null;
+  if (!Sdk || !amp || !(I2S_AMPLIFIERS.includes(amp) || codec)) {
     return { present: false, codecs: [], queued: 0, onNeed: null, start: () => undefined, write: () => undefined, stop: () => undefined, setVolume: () => undefined };
   }
+  const Mp3 = extras.Mp3;
   let out: SdkAudioOut | null = null;
   let channels: 1 | 2 = 1;
   let volume = 256;
@@ -93,11 +136,12 @@ export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undef
     o.enqueue(STREAM, Sdk.Flush);
     o.stop();
     o.close();
+    codec?.enableDac(false);
   };
 
   const audio: AudioOut = {
     present: true,
-    codecs: [],
+    codecs: Mp3 ? (['mp3'] as const) : [],
     onNeed: null,
     get queued() {
       return queued;
@@ -105,8 +149,10 @@ export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undef
     start(format: PcmFormat) {
       close();
       channels = format.channels === 2 ? 2 : 1;
+      // The codec's clock dividers follow the rate (its MCLK is the bit clock) before the bit clock starts.
+      codec?.setRate(format.sampleRate);
       const o = new Sdk({ sampleRate: format.sampleRate, bitsPerSample: 16, numChannels: channels, streams: 1 });
-      o.enqueue(STREAM, Sdk.Volume, volume);
+      o.enqueue(STREAM, Sdk.Volume, codec ? 256 : volume);
       o.callback = (id: number) => {
         if (out !== o) return;
         const c = playing.get(id);
@@ -118,6 +164,7 @@ export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undef
       };
       out = o;
       o.start();
+      codec?.enableDac(true);
     },
     write(pcm: Int16Array) {
       if (!out) return;
@@ -133,10 +180,20 @@ export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undef
       close();
     },
     setVolume(level: number) {
+      if (codec) {
+        codec.setVolume(Math.max(0, Math.min(100, level)));
+        return;
+      }
       volume = Math.round((Math.max(0, Math.min(100, level)) / 100) * 256);
       // Applies after what is already queued (at most half a second of music).
       if (out && out.length(STREAM) >= 1) out.enqueue(STREAM, Sdk.Volume, volume);
     },
   };
+  if (Mp3) {
+    audio.openDecoder = (codecName: EncodedCodec): FrameDecoder => {
+      if (codecName !== 'mp3') throw new Error(`no ${String(codecName)} decoder`);
+      return frameDecoder(Mp3);
+    };
+  }
   return audio;
 }

@@ -17,7 +17,9 @@ import PWM from 'embedded:io/pwm';
 import { consoleOpen, consoleRead, consoleWrite, panelBegin, panelEnd, panelOpen, panelSend } from '../native/desk-native.js';
 import type { BoardDescriptor } from '../../../boards/index.ts';
 import { encode } from '../../../src/util/utf8.ts';
+import Mp3 from 'mp3/decode';
 import { createAudioOut } from './audio.ts';
+import { Es8311 } from './es8311.ts';
 import { drivers } from './drivers.ts';
 import type { AudioOut, Battery, BatteryReading, Clock, Display, LedRing, Microphone, Serial as HalSerial, Touch, TouchEvent } from '../../../src/hal/index.ts';
 
@@ -207,9 +209,29 @@ export function createBattery(d: BoardDescriptor): Battery {
   return { read: () => ({ ...NO_BATTERY }) };
 }
 
-/** The speaker: the SDK's AudioOut on a plain I2S amplifier (./audio.ts). */
-export function createAudio(d: BoardDescriptor): AudioOut {
-  return createAudioOut(d, drivers.audioOut);
+/**
+ * The board's audio codec (the ES8311 of panel-35), reset and set up over
+ * I2C once at boot, or null (no codec, or it did not answer: then the board
+ * has no speaker). The speaker and the microphone share it: the microphone
+ * calls enableAdc/setMicGain on the same instance.
+ */
+export function createCodec(d: BoardDescriptor): Es8311 | null {
+  const out = d.audio.out;
+  if (out?.driver !== 'es8311' || !out.i2c) return null;
+  let codec: Es8311 | null = null;
+  try {
+    codec = new Es8311({ sda: out.i2c.sda, scl: out.i2c.scl, address: out.i2c.address, open: (o) => new I2C(o) });
+    codec.init();
+    return codec;
+  } catch {
+    codec?.close();
+    return null;
+  }
+}
+
+/** The speaker: the SDK's AudioOut on a plain I2S amplifier or the board's codec, with the SDK's MP3 decoder (./audio.ts). */
+export function createAudio(d: BoardDescriptor, codec: Es8311 | null): AudioOut {
+  return createAudioOut(d, drivers.audioOut, { codec, Mp3 });
 }
 
 /** The microphone is not driven yet on the device (see docs/device.md). */

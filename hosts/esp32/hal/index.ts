@@ -8,7 +8,7 @@ import type { BuildInfo, Hal } from '../../../src/hal/index.ts';
 import type { SdBusConfig } from '../native/desk-native.js';
 import { createBle } from './ble.ts';
 import { createClock } from './clock.ts';
-import { createAudio, createBattery, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
+import { createAudio, createBattery, createCodec, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
 import { createNatives } from './natives.ts';
 import { createNet } from './net.ts';
 import { createMdns, createWifi } from './wifi.ts';
@@ -37,6 +37,7 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     },
     clear: () => nvs.erase(BOND_NS),
   };
+  const codec = createCodec(descriptor);
   return {
     board: toBoardInfo(descriptor),
     build,
@@ -53,7 +54,7 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     display: createDisplay(descriptor),
     touch: createTouch(descriptor, clock),
     battery: createBattery(descriptor),
-    audio: createAudio(descriptor),
+    audio: createAudio(descriptor, codec),
     mic: createMic(),
     ble: createBle(bondStore),
     natives: createNatives(),

@@ -1,13 +1,12 @@
 // Audio out and the microphone. Each output stream becomes a WAV file under
 // <device>/audio/ and is "played" in real time: audio.played {samples} (frames
-// per channel) events at the sample rate while queued PCM lasts. An encoded
-// stream (audio.startEncoded, codec mp3) is recorded as it comes, as
-// <device>/audio/bootB-N.mp3, and paced by the frame counts the firmware
-// gives with each write (the board decodes nothing: the device's codec does). The
+// per channel) events at the sample rate while queued PCM lasts. MP3 comes as
+// PCM: the firmware decodes it in the runtime with the SDK's libmad
+// (modules/mp3), as the device does. The
 // microphone delivers mic.samples at real-time pace from the WAV file set with
 // mic.feed (converted to the requested format), then silence.
 
-import { closeSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeviceFolder } from './device.ts';
 import type { Json, Service, Session } from './service.ts';
@@ -23,27 +22,8 @@ function format(args: Json): { sampleRate: number; channels: 1 | 2 } {
   return { sampleRate, channels };
 }
 
-/** An encoded stream's file: the bytes as the firmware sent them. */
-class RawWriter {
-  private fd: number;
-  constructor(
-    readonly path: string,
-    readonly sampleRate: number,
-    readonly channels: number,
-  ) {
-    this.fd = openSync(path, 'w');
-  }
-  write(bytes: Buffer): void {
-    if (this.fd >= 0) writeSync(this.fd, bytes);
-  }
-  close(): void {
-    if (this.fd >= 0) closeSync(this.fd);
-    this.fd = -1;
-  }
-}
-
 export class AudioOut implements Service {
-  private stream: { wav: WavWriter | RawWriter; queued: number; last: number; session: Session; codec: string | null } | null = null;
+  private stream: { wav: WavWriter; queued: number; last: number; session: Session } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private counter = 0;
   volume = 100;
@@ -53,7 +33,7 @@ export class AudioOut implements Service {
 
   status(): Json {
     const s = this.stream;
-    return { playing: s !== null, volume: this.volume, file: s?.wav.path ?? this.files.at(-1) ?? null, queuedFrames: s?.queued ?? 0, codec: s ? (s.codec ?? 'pcm') : null };
+    return { playing: s !== null, volume: this.volume, file: s?.wav.path ?? this.files.at(-1) ?? null, queuedFrames: s?.queued ?? 0 };
   }
 
   private tick(): void {
@@ -83,7 +63,7 @@ export class AudioOut implements Service {
   private prune(): void {
     const dir = this.device.path('audio');
     const wavs = readdirSync(dir)
-      .filter((f) => f.endsWith('.wav') || f.endsWith('.mp3'))
+      .filter((f) => f.endsWith('.wav'))
       .map((f) => ({ f, t: statSync(join(dir, f)).mtimeMs }))
       .sort((a, b) => a.t - b.t);
     for (const old of wavs.slice(0, Math.max(0, wavs.length - KEEP_FILES))) unlinkSync(join(dir, old.f));
@@ -102,32 +82,14 @@ export class AudioOut implements Service {
       const f = format(args);
       this.end();
       const path = this.device.path('audio', `boot${session.boot}-${++this.counter}.wav`);
-      this.stream = { wav: new WavWriter(path, f.sampleRate, f.channels), queued: 0, last: performance.now(), session, codec: null };
+      this.stream = { wav: new WavWriter(path, f.sampleRate, f.channels), queued: 0, last: performance.now(), session };
       this.files.push(path);
       this.prune();
       this.timer = setInterval(() => this.tick(), TICK_MS);
-    },
-    'audio.startEncoded': (args: Json, _bin: Buffer, session: Session) => {
-      const f = format(args);
-      const codec = args['codec'];
-      if (codec !== 'mp3') return;
-      this.end();
-      const path = this.device.path('audio', `boot${session.boot}-${++this.counter}.mp3`);
-      this.stream = { wav: new RawWriter(path, f.sampleRate, f.channels), queued: 0, last: performance.now(), session, codec };
-      this.files.push(path);
-      this.prune();
-      this.timer = setInterval(() => this.tick(), TICK_MS);
-    },
-    'audio.writeEncoded': (args: Json, bin: Buffer) => {
-      const s = this.stream;
-      if (!s || !(s.wav instanceof RawWriter)) return;
-      if (s.queued === 0) s.last = performance.now();
-      s.wav.write(bin);
-      s.queued += int(args, 'frames', 0, 1 << 24);
     },
     'audio.write': (_args: Json, bin: Buffer) => {
       const s = this.stream;
-      if (!s || !(s.wav instanceof WavWriter)) return;
+      if (!s) return;
       const frameBytes = 2 * s.wav.channels;
       const usable = bin.subarray(0, bin.length - (bin.length % frameBytes));
       if (s.queued === 0) s.last = performance.now();

@@ -28,7 +28,7 @@ export const SEND_OPS = [
   'serial.write',
   'ring.show',
   'display.begin', 'display.send', 'display.end', 'display.brightness',
-  'audio.start', 'audio.write', 'audio.startEncoded', 'audio.writeEncoded', 'audio.stop', 'audio.volume',
+  'audio.start', 'audio.write', 'audio.stop', 'audio.volume',
   'mic.start', 'mic.stop',
   'ble.notify', 'ble.readReply', 'ble.writeReply',
   'system.feed', 'system.reboot', 'system.sleep',

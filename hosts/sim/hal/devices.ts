@@ -4,6 +4,7 @@
 import type {
   AudioOut,
   EncodedCodec,
+  FrameDecoder,
   Battery,
   BatteryReading,
   Ble,
@@ -20,6 +21,7 @@ import type {
   TouchEvent,
 } from '../../../src/hal/index.ts';
 import { encode } from '../../../src/util/utf8.ts';
+import { hasNativeMp3, mp3Native } from '../../../modules/mp3/mp3.ts';
 import { call, on, send } from './bridge.ts';
 
 export function createSerial(): Serial {
@@ -87,10 +89,11 @@ export function createAudio(): AudioOut {
   // queued and audio.played count frames (samples per channel), as AudioOut.queued says
   let queued = 0;
   let channels = 1;
+  // MP3 frames are decoded here, in the runtime, by the SDK's libmad (modules/mp3): the board gets PCM.
+  const openMp3 = typeof __native !== 'undefined' && hasNativeMp3(__native) ? mp3Native(__native) : null;
   const audio: AudioOut = {
     present: true,
-    // The board records encoded streams as they are and paces them by their frames (docs/sim-protocol.md).
-    codecs: ['mp3'],
+    codecs: openMp3 ? ['mp3'] : [],
     onNeed: null,
     get queued() {
       return queued;
@@ -104,15 +107,6 @@ export function createAudio(): AudioOut {
       queued += Math.floor(pcm.length / channels);
       send('audio.write', {}, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
     },
-    startEncoded(codec: EncodedCodec, format: PcmFormat) {
-      queued = 0;
-      channels = format.channels === 2 ? 2 : 1;
-      send('audio.startEncoded', { codec, ...format });
-    },
-    writeEncoded(data: Uint8Array, frames: number) {
-      queued += frames;
-      send('audio.writeEncoded', { frames }, data);
-    },
     stop() {
       queued = 0;
       send('audio.stop');
@@ -120,6 +114,10 @@ export function createAudio(): AudioOut {
     setVolume(level) {
       send('audio.volume', { level });
     },
+  };
+  if (openMp3) audio.openDecoder = (codec: EncodedCodec): FrameDecoder => {
+    if (codec !== 'mp3') throw new Error(`no ${String(codec)} decoder`);
+    return openMp3();
   };
   on('audio.played', (e) => {
     queued = Math.max(0, queued - (e['samples'] as number));

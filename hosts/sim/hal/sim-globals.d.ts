@@ -41,5 +41,6 @@ declare const __sim: SimApi;
 declare const __native:
   | (import('../../../modules/vecdot/vecdot.ts').NativeVecdot &
       import('../../../modules/sha256/sha256.ts').NativeSha256 &
-      import('../../../modules/utf8/utf8.ts').NativeUtf8)
+      import('../../../modules/utf8/utf8.ts').NativeUtf8 &
+      Partial<import('../../../modules/mp3/mp3.ts').NativeMp3>)
   | undefined;

@@ -21,6 +21,7 @@
 void xs_vecdot_install(xsMachine* the);
 void xs_sha256_install(xsMachine* the);
 void xs_utf8_install(xsMachine* the);
+void xs_mp3_install(xsMachine* the);
 
 __attribute__((weak)) void xs_vecdot_install(xsMachine* the)
 {
@@ -37,9 +38,15 @@ __attribute__((weak)) void xs_utf8_install(xsMachine* the)
 	(void)the;
 }
 
+/* modules/mp3/xs_mp3.c defines it only when the SDK's libmad was built in (DESK_HAVE_MAD). */
+__attribute__((weak)) void xs_mp3_install(xsMachine* the)
+{
+	(void)the;
+}
+
 void simInstallNatives(txMachine* machine)
 {
-	void (*installs[])(xsMachine*) = { xs_vecdot_install, xs_sha256_install, xs_utf8_install };
+	void (*installs[])(xsMachine*) = { xs_vecdot_install, xs_sha256_install, xs_utf8_install, xs_mp3_install };
 	size_t i;
 	{
 		txMachine* the = machine;
