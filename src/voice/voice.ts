@@ -37,6 +37,7 @@ const ANIM_THINKING = 1;
 const ANIM_LISTENING = 2;
 const ANIM_SPEAKING = 3;
 const WATCH_MS = 10;
+const STOPPED = Symbol('stopped');
 
 export type VoiceState = 'idle' | 'listening' | 'thinking' | 'speaking';
 
@@ -109,6 +110,9 @@ export class VoiceSession {
   private endListen: ((why: Ending) => void) | null = null;
   private cancelStt: { onCancel: (() => void) | null } | null = null;
   private speaking: { abort(): void } | null = null;
+  /** Resolves when stop() ends the current turn: every wait races it, so a stopped turn answers at once. */
+  private stopped: Promise<typeof STOPPED> = new Promise(() => {});
+  private fireStop: (() => void) | null = null;
   /** The last turn's figures (status, bench). */
   last: { outcome: string; times: VoiceTimes; heardMs: number } | null = null;
   turns = 0;
@@ -145,9 +149,21 @@ export class VoiceSession {
     this.cancelStt?.onCancel?.();
     this.speaking?.abort();
     this.speaking = null;
+    this.fireStop?.();
     this.enter('idle', null);
     this.o.log.info('voice', 'stopped');
     return true;
+  }
+
+  /** A new turn: a fresh stop signal. */
+  private begin(): number {
+    this.stopped = new Promise((resolve) => (this.fireStop = () => resolve(STOPPED)));
+    return ++this.gen;
+  }
+
+  /** Waits for p, or for stop(), whichever comes first. */
+  private until<T>(p: Promise<T>): Promise<T | typeof STOPPED> {
+    return Promise.race([p, this.stopped]);
   }
 
   /** Push-to-talk released: the utterance ends now. */
@@ -164,7 +180,7 @@ export class VoiceSession {
     if (refused) return { ok: false, reason: refused };
     const ep = sttEndpoint(this.o.keys, this.o.config('sttProv'));
     if (!ep.ok) return { ok: false, reason: ep.reason };
-    const gen = ++this.gen;
+    const gen = this.begin();
     this.turns++;
     const times: VoiceTimes = { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null };
     let sink: UtteranceSink;
@@ -215,10 +231,10 @@ export class VoiceSession {
     const upload: AudioUpload = { filename: 'speech.wav', mime: 'audio/wav', source: sink.upload() };
     const cancel = { onCancel: null as (() => void) | null };
     this.cancelStt = cancel;
-    const t = await transcribe(this.o.client, ep.endpoint, upload, this.o.random, cancel);
+    const t = await this.until(transcribe(this.o.client, ep.endpoint, upload, this.o.random, cancel));
     this.cancelStt = null;
     times.transcribed = this.o.clock.monoMs();
-    if (gen !== this.gen) return { ok: false, reason: 'stopped', cancelled: true };
+    if (t === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', cancelled: true };
     if (!t.ok) return this.finish(gen, { ok: false, reason: t.reason });
     if (!t.text) return this.finish(gen, { ok: false, reason: 'no-speech: the transcription came back empty' });
     return this.turn(gen, t.text, { provider: t.provider, heardMs, where: sink.where, times });
@@ -228,7 +244,7 @@ export class VoiceSession {
   async say(text: string): Promise<VoiceOutcome> {
     if (this.st !== 'idle') return { ok: false, reason: `busy: the voice turn is ${this.st}` };
     if (this.o.installing()) return { ok: false, reason: 'busy: an update is installing; voice is refused until it is done' };
-    const gen = ++this.gen;
+    const gen = this.begin();
     this.turns++;
     const times: VoiceTimes = { endOfSpeech: this.o.clock.monoMs(), transcribed: null, replied: null, firstAudio: null };
     return this.turn(gen, text, { provider: null, heardMs: 0, where: 'ram', times });
@@ -250,9 +266,9 @@ export class VoiceSession {
       }
       this.o.log.info('voice', `heard: ${capBytes(text, 60)}`);
     }
-    const out = await this.o.turns.ownerTurn(VOICE_CHAT, text, 'voice');
+    const out = await this.until(this.o.turns.ownerTurn(VOICE_CHAT, text, 'voice'));
     times.replied = this.o.clock.monoMs();
-    if (gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
+    if (out === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
     if (out.status !== 'ok') return this.finish(gen, { ok: false, transcript: text, reply: out.reply, ask: out.ask, reason: out.status === 'deferred' ? 'deferred (heap below the turn floor)' : (out.error ?? 'turn failed') });
     const said = [out.reply, out.ask].filter((s) => s.trim()).join(' ');
     const base = { ok: true as const, transcript: text, reply: out.reply, ask: out.ask, heardMs: at.heardMs, where: at.where, times };
@@ -264,11 +280,11 @@ export class VoiceSession {
     const watch = this.o.clock.setInterval(() => {
       if (times.firstAudio === null && ticket.voice.taken > 0) times.firstAudio = this.o.clock.monoMs();
     }, WATCH_MS);
-    const f = await ticket.fetched;
-    if (f.ok && gen === this.gen) await ticket.played;
+    const f = await this.until(ticket.fetched);
+    if (f !== STOPPED && f.ok && gen === this.gen) await this.until(ticket.played);
     watch.cancel();
     if (times.firstAudio === null && ticket.voice.taken > 0) times.firstAudio = this.o.clock.monoMs();
-    if (gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
+    if (f === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
     this.speaking = null;
     if (!f.ok) return this.finish(gen, { ...base, spoken: null, notSpoken: { reason: f.reason, error: true } });
     return this.finish(gen, { ...base, spoken: { text: said, samples: f.samples }, notSpoken: null });
