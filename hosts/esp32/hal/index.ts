@@ -8,6 +8,7 @@ import type { BuildInfo, Hal } from '../../../src/hal/index.ts';
 import type { SdBusConfig } from '../native/desk-native.js';
 import { createBle } from './ble.ts';
 import { createClock } from './clock.ts';
+import { drivers } from './drivers.ts';
 import { createAudio, createBattery, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
 import { createNatives } from './natives.ts';
 import { createNet } from './net.ts';
@@ -54,7 +55,8 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     touch: createTouch(descriptor, clock),
     battery: createBattery(descriptor),
     audio: createAudio(descriptor),
-    mic: createMic(),
+    // panel-35: the lead passes { codec } (the ES8311 driver's enableAdc) once es8311.ts lands
+    mic: createMic(descriptor, drivers.audioIn, { log }),
     ble: createBle(bondStore),
     natives: createNatives(),
   };

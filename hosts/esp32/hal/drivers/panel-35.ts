@@ -1,6 +1,7 @@
 // The SDK drivers the panel-35 image links (boards/panel-35/manifest.json); see ../drivers.ts.
 
 import FT6206 from 'ft6206';
+import AudioIn from 'embedded:io/audio/in';
 import type { Drivers } from '../drivers.ts';
 
-export const drivers: Drivers = { ft6206: FT6206 };
+export const drivers: Drivers = { audioIn: AudioIn, ft6206: FT6206 };
