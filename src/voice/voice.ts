@@ -74,6 +74,8 @@ export interface VoiceOptions {
   episodic: { append(row: { session: string; role: 'creator'; kind: 'transcript'; text: string; tags: string[] }): unknown };
   turns: { ownerTurn(chat: string, text: string, origin: 'voice'): Promise<TurnLike> };
   speak(text: string): SpeakLike;
+  /** The XS heap now and its code part (VOICE?'s high-water during a turn). */
+  heap(): { xsNow: number; xsStatic: number };
 }
 
 export interface VoiceTimes {
@@ -83,6 +85,8 @@ export interface VoiceTimes {
   replied: number | null;
   /** monoMs when the first sample of the reply went to the speaker. */
   firstAudio: number | null;
+  /** The most XS heap in use seen during the turn (sampled as sound arrives, at each step, and while speaking). */
+  xsPeak: number;
 }
 
 export type VoiceOutcome =
@@ -122,6 +126,10 @@ export class VoiceSession {
 
   state(): VoiceState {
     return this.st;
+  }
+
+  xsStatic(): number {
+    return this.o.heap().xsStatic;
   }
 
   /** Why listening cannot start now, or null. */
@@ -182,7 +190,7 @@ export class VoiceSession {
     if (!ep.ok) return { ok: false, reason: ep.reason };
     const gen = this.begin();
     this.turns++;
-    const times: VoiceTimes = { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null };
+    const times: VoiceTimes = { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null, xsPeak: 0 };
     let sink: UtteranceSink;
     try {
       sink = new UtteranceSink(this.o.cardLive() ? this.o.sd : null, VAD_RATE, MAX_UTTERANCE_MS);
@@ -202,6 +210,7 @@ export class VoiceSession {
     });
     const mic = this.o.openMic((pcm) => {
       if (ending) return;
+      this.sampleHeap(times);
       sink.write(pcm);
       const ev = vad.push(pcm);
       if (ev === 'max' || (!opts.ptt && (ev === 'end' || ev === 'no-speech'))) this.endListen?.(ev);
@@ -228,6 +237,7 @@ export class VoiceSession {
     if (why === 'mic-stopped') this.o.log.warn('voice', 'the microphone stopped delivering; sending what arrived');
 
     this.enter('thinking', ANIM_THINKING);
+    this.sampleHeap(times);
     const upload: AudioUpload = { filename: 'speech.wav', mime: 'audio/wav', source: sink.upload() };
     const cancel = { onCancel: null as (() => void) | null };
     this.cancelStt = cancel;
@@ -246,7 +256,7 @@ export class VoiceSession {
     if (this.o.installing()) return { ok: false, reason: 'busy: an update is installing; voice is refused until it is done' };
     const gen = this.begin();
     this.turns++;
-    const times: VoiceTimes = { endOfSpeech: this.o.clock.monoMs(), transcribed: null, replied: null, firstAudio: null };
+    const times: VoiceTimes = { endOfSpeech: this.o.clock.monoMs(), transcribed: null, replied: null, firstAudio: null, xsPeak: 0 };
     return this.turn(gen, text, { provider: null, heardMs: 0, where: 'ram', times });
   }
 
@@ -268,6 +278,7 @@ export class VoiceSession {
     }
     const out = await this.until(this.o.turns.ownerTurn(VOICE_CHAT, text, 'voice'));
     times.replied = this.o.clock.monoMs();
+    this.sampleHeap(times);
     if (out === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
     if (out.status !== 'ok') return this.finish(gen, { ok: false, transcript: text, reply: out.reply, ask: out.ask, reason: out.status === 'deferred' ? 'deferred (heap below the turn floor)' : (out.error ?? 'turn failed') });
     const said = [out.reply, out.ask].filter((s) => s.trim()).join(' ');
@@ -279,6 +290,7 @@ export class VoiceSession {
     this.speaking = ticket.voice;
     const watch = this.o.clock.setInterval(() => {
       if (times.firstAudio === null && ticket.voice.taken > 0) times.firstAudio = this.o.clock.monoMs();
+      this.sampleHeap(times);
     }, WATCH_MS);
     const f = await this.until(ticket.fetched);
     if (f !== STOPPED && f.ok && gen === this.gen) await this.until(ticket.played);
@@ -290,9 +302,14 @@ export class VoiceSession {
     return this.finish(gen, { ...base, spoken: { text: said, samples: f.samples }, notSpoken: null });
   }
 
+  private sampleHeap(times: VoiceTimes): void {
+    const now = this.o.heap().xsNow;
+    if (now > times.xsPeak) times.xsPeak = now;
+  }
+
   private finish(gen: number, out: VoiceOutcome): VoiceOutcome {
     if (gen === this.gen) this.enter('idle', null);
-    const times = out.ok ? out.times : { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null };
+    const times = out.ok ? out.times : { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null, xsPeak: 0 };
     this.last = { outcome: out.ok ? 'ok' : out.reason, times, heardMs: out.ok ? out.heardMs : 0 };
     return out;
   }

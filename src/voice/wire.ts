@@ -27,6 +27,7 @@ export function installVoice(ctx: Context, audio: Audio, assistant: Assistant, k
     episodic: ctx.memory.episodic,
     turns: assistant,
     speak: (text) => audio.speak(text, { voiceReply: true }),
+    heap: () => ctx.hal.system.heap(),
     record: (ms) => audio.record(ms),
     rmsOf,
     mixRate: MIX_RATE,
