@@ -79,7 +79,7 @@ export function voiceCommands(n: VoiceConsoleNeeds): Command[] {
         const l = s.last;
         if (!l) return c.out('last: none');
         const since = (t: number | null): string => (t === null || l.times.endOfSpeech === null ? '-' : String(Math.round(t - l.times.endOfSpeech)));
-        c.out(`last: ${l.outcome} heard=${l.heardMs}ms transcript=${since(l.times.transcribed)} reply=${since(l.times.replied)} firstAudio=${since(l.times.firstAudio)} xsPeak=${l.times.xsPeak} xsStatic=${n.session.xsStatic()}`);
+        c.out(`last: ${l.outcome} heard=${Math.round(l.heardMs)}ms transcript=${since(l.times.transcribed)} reply=${since(l.times.replied)} firstAudio=${since(l.times.firstAudio)} xsPeak=${l.times.xsPeak} xsStatic=${n.session.xsStatic()}`);
       },
     },
   ];

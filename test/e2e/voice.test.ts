@@ -40,6 +40,7 @@ let emu: Emulator;
 beforeAll(async () => {
   rig = await startProviderRig();
   emu = rig.emu;
+  await rig.orch({ priority: 'anthropic,openai,mistral,zai,router' });
   // sttProv and ttsOn are benign config keys a turn may set
   emu.script({ match: { path: '/v1/messages' }, turn: turnObject('Voice is set up.', { device: [{ config: { sttProv: 'openai', ttsOn: true } }] }) });
   expect(await rig.device.command('TURN set up voice', 30_000)).toMatch(/Voice is set up\./);
