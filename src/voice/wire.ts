@@ -10,6 +10,9 @@ import type { Assistant } from '../turn/index.ts';
 import type { SttKeys } from '../stt/index.ts';
 import { startVoice, type VoiceFace } from './index.ts';
 
+/** The button that talks (board.json buttons). */
+export const PTT_BUTTON = 'main';
+
 export function installVoice(ctx: Context, audio: Audio, assistant: Assistant, keys: SttKeys): VoiceFace {
   const face = startVoice({
     mic: ctx.hal.mic,
@@ -36,5 +39,8 @@ export function installVoice(ctx: Context, audio: Audio, assistant: Assistant, k
   ctx.status.section(face.status);
   ctx.ota.addBusyProbe(face.busy);
   ctx.chat.setVoiceNotes(face.notes);
+  // Push to talk on a board button named main (ring-tft's; the panels' boot button is left alone).
+  const buttons = ctx.hal.buttons;
+  if (buttons?.names.includes(PTT_BUTTON)) buttons.onButton = (name, down) => name === PTT_BUTTON && face.ptt.button(down);
   return face;
 }

@@ -227,8 +227,8 @@ interface Rig {
   bot: BotApiFake | null;
 }
 
-function rig(options: { stt?: string; chat?: boolean } = {}): Rig {
-  const mem = createMemHal();
+function rig(options: { stt?: string; chat?: boolean; board?: 'ring-tft' } = {}): Rig {
+  const mem = createMemHal(options.board ? { board: options.board } : {});
   mem.nvs.set('orch', 'key.anthropic', 'sk-anthropic-secret');
   mem.nvs.set('orch', 'priority', 'anthropic');
   mem.nvs.set('orch', 'key.openai', 'sk-openai-secret');
@@ -311,6 +311,27 @@ describe('a spoken turn on the device', () => {
     expect(serial.take()).toMatch(/^state=idle turns=1 stops=1\r\n/);
     // the turn never ran
     expect(r.wire.seen).toHaveLength(0);
+  });
+
+  it("ring-tft's main button: held, it listens; released, the turn runs; pressed again while it speaks, it stops", async () => {
+    const r = rig({ stt: 'openai', board: 'ring-tft' });
+    expect(r.mem.buttons.names).toEqual(['main']);
+    await config(r, { ttsOn: true });
+    r.mem.buttons.press('main', true);
+    await r.mem.clock.advance(10);
+    expect(r.mem.mic.running).toBe(true);
+    expect(r.device.ctx.ring.view().name).toBe('listening');
+    await feed(r, tone(600));
+    r.mem.buttons.press('main', false);
+    expect(await r.mem.clock.until(() => r.device.ctx.ring.view().name === 'success', 10_000, 5)).toBe(true); // speaking
+    expect(r.wire.seen).toHaveLength(1);
+    r.mem.buttons.press('main', true);
+    expect(r.device.ctx.ring.view().name).toBe('off');
+    r.mem.buttons.press('main', false);
+    await r.mem.clock.advance(50);
+    expect(r.mem.mic.running).toBe(false);
+    const rows = r.device.ctx.memory.episodic.query({ session: 'voice', kind: 'transcript', limit: 5 }).rows;
+    expect(rows).toHaveLength(1);
   });
 
   it('a tap while the provider call of the turn is in flight stops it at once, and its late reply is not spoken', async () => {

@@ -7,6 +7,7 @@ import { toBoardInfo } from '../../../boards/index.ts';
 import type { BuildInfo, Hal } from '../../../src/hal/index.ts';
 import type { SdBusConfig } from '../native/desk-native.js';
 import { createBle } from './ble.ts';
+import { createButtons } from './buttons.ts';
 import { createClock } from './clock.ts';
 import { drivers } from './drivers.ts';
 import { createAudio, createBattery, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
@@ -57,6 +58,7 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     audio: createAudio(descriptor),
     // panel-35: the lead passes { codec } (the ES8311 driver's enableAdc) once es8311.ts lands
     mic: createMic(descriptor, drivers.audioIn, { log }),
+    buttons: createButtons(descriptor, () => clock.monoMs(), log),
     ble: createBle(bondStore),
     natives: createNatives(),
   };

@@ -531,6 +531,7 @@ export class Board implements BoardContext {
     return {
       json: {
         board: toBoardInfo(this.descriptor()),
+        buttons: this.descriptor().buttons.map((b) => b.name),
         build: { version: h.version, buildId: h.buildId, testBuild: h.testBuild },
         resetReason: session.resetReason,
         rtcMs: this.rtcOffset === null ? null : this.worldNow() + this.rtcOffset,
