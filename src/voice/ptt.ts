@@ -2,7 +2,8 @@
 // speaks in presses and releases, such as a board's button):
 //
 //   hold on the home (status) screen while idle   listen until the release
-//   release after such a hold                     the utterance ends; the turn goes on
+//   release after such a hold                     the utterance ends; the turn goes on (the
+//                                                 screen also sees the release: it forgets the press)
 //   tap (or a press) while a voice turn runs      stop it at once (stop())
 //
 // Everything else goes to the screen as before. A press while a turn runs is
@@ -28,7 +29,7 @@ export class PushToTalk {
     if (this.talking && (kind === 'release' || kind === 'cancel')) {
       this.talking = false;
       s.releaseTalk();
-      return true;
+      return false; // the screen sees the finger lift too (it forgets the press)
     }
     if (kind === 'press' && s.state() !== 'idle') {
       this.swallowing = true;

@@ -104,7 +104,7 @@ export type VoiceOutcome =
     }
   | { ok: false; reason: string; transcript?: string; reply?: string; ask?: string; cancelled?: boolean };
 
-type Ending = 'end' | 'no-speech' | 'max' | 'release' | 'mic-stopped' | 'stopped';
+type Ending = 'end' | 'no-speech' | 'max' | 'release' | 'mic-stopped' | 'stopped' | 'card-failed';
 
 export class VoiceSession {
   private st: VoiceState = 'idle';
@@ -211,7 +211,12 @@ export class VoiceSession {
     const mic = this.o.openMic((pcm) => {
       if (ending) return;
       this.sampleHeap(times);
-      sink.write(pcm);
+      try {
+        sink.write(pcm);
+      } catch (e) {
+        this.o.log.warn('voice', `the recording could not be written (${String(e)})`);
+        return this.endListen?.('card-failed');
+      }
       const ev = vad.push(pcm);
       if (ev === 'max' || (!opts.ptt && (ev === 'end' || ev === 'no-speech'))) this.endListen?.(ev);
     });
@@ -234,6 +239,7 @@ export class VoiceSession {
     const heardMs = times.endOfSpeech - startedAt;
     const spoke = vad.speaking || (opts.ptt && heardMs >= PTT_MIN_MS);
     if (!spoke || why === 'no-speech') return this.finish(gen, { ok: false, reason: `no-speech: nothing was heard in ${Math.round(heardMs / 100) / 10} s` });
+    if (why === 'card-failed') return this.finish(gen, { ok: false, reason: 'card: the recording could not be written to the card (pulled or full?)' });
     if (why === 'mic-stopped') this.o.log.warn('voice', 'the microphone stopped delivering; sending what arrived');
 
     this.enter('thinking', ANIM_THINKING);
