@@ -67,6 +67,8 @@ export interface VoiceOptions {
   config(key: 'sttProv'): unknown;
   /** An update installs: voice capture is refused (spec, OTA table). */
   installing(): boolean;
+  /** The device mode: Notifier mode (0) keeps Wi-Fi off, so no transcription and no turn. */
+  mode(): 0 | 1;
   cardLive(): boolean;
   /** The microphone's lock (src/audio/mic.ts Recorder.open). */
   openMic(onSamples: (pcm: Int16Array) => void): { ok: true; close: () => void } | { ok: false; reason: string };
@@ -137,6 +139,7 @@ export class VoiceSession {
     if (this.st !== 'idle') return `busy: the voice turn is ${this.st}`;
     if (!this.o.mic.present) return 'no-mic: this board has no microphone';
     if (this.o.installing()) return 'busy: an update is installing; voice capture is refused until it is done';
+    if (this.o.mode() === 0) return 'notifier: voice turns run in Orchestrator mode (Notifier mode keeps Wi-Fi off)';
     const ep = sttEndpoint(this.o.keys, this.o.config('sttProv'));
     return ep.ok ? null : ep.reason;
   }

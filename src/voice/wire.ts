@@ -24,6 +24,7 @@ export function installVoice(ctx: Context, audio: Audio, assistant: Assistant, k
     keys,
     config: (key) => ctx.actions.config(key),
     installing: () => ctx.ota.installing(),
+    mode: () => ctx.mode,
     cardLive: () => ctx.card.live(),
     openMic: (onSamples) => audio.recorder.open(onSamples),
     ring: ctx.ring,
