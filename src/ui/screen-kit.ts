@@ -33,7 +33,7 @@ export interface UiDeps {
   round?: boolean;
   renderer?: RendererOptions;
   /** Push to talk (src/voice): sees each gesture first; true when it took it. */
-  voice?: { gesture(kind: 'press' | 'hold' | 'tap' | 'release' | 'cancel', screen: ScreenName): boolean };
+  voice?: { gesture(kind: 'press' | 'hold' | 'tap' | 'release' | 'cancel', screen: ScreenName): boolean; state(): 'idle' | 'listening' | 'thinking' | 'speaking' };
 }
 
 /** The device services the screens read: named, so the subsystem's dependencies can be declared. */

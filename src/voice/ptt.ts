@@ -23,6 +23,11 @@ export class PushToTalk {
     private readonly onOutcome: (out: VoiceOutcome) => void,
   ) {}
 
+  /** The voice turn's state (the screen's state line shows it). */
+  state(): 'idle' | 'listening' | 'thinking' | 'speaking' {
+    return this.session.state();
+  }
+
   /** One gesture; true when voice took it. */
   gesture(kind: GestureKind, screen: string): boolean {
     const s = this.session;

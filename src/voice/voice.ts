@@ -17,8 +17,8 @@
 // provider call finishes in the background and its reply is recorded, but it
 // is neither spoken nor reported (a generation number tells a stale answer
 // from the current one). The ring shows listening (anim 2), thinking
-// (anim 1) and speaking (anim 3) through hold(); the screen's indicator
-// follows the ring. Voice capture is refused while an update installs.
+// (anim 1) and speaking (anim 3) through hold(); the home screen's state
+// line says it too (src/ui/status-screen.ts asks state()). Voice capture is refused while an update installs.
 
 import type { Clock, Microphone, SdCard } from '../hal/index.ts';
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';

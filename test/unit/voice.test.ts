@@ -307,16 +307,24 @@ describe('a spoken turn on the device', () => {
     ui.touch.onGesture({ kind: 'hold', x: 10, y: 10 });
     await r.mem.clock.advance(10);
     expect(r.mem.mic.running).toBe(true);
+    // panel-35 has no ring: the screen's state line says what voice does
+    const stateLine = (): string => {
+      r.device.ui.tick();
+      return r.device.ui.frame()!.list.items.map((i) => (i.kind === 'text' ? i.text : '')).join('|');
+    };
+    expect(stateLine()).toContain('Listening...');
     r.answer.hold = true;
     await feed(r, tone(800));
     ui.touch.onGesture({ kind: 'release', x: 10, y: 10 });
     await r.mem.clock.until(() => r.seen.length > 0, 2000, 10);
     expect(r.mem.mic.running).toBe(false);
     expect(r.device.ctx.ring.view().name).toBe('thinking');
+    expect(stateLine()).toContain('Thinking...');
     ui.touch.onGesture({ kind: 'press', x: 10, y: 10 });
     ui.touch.onGesture({ kind: 'tap', x: 10, y: 10 });
     ui.touch.onGesture({ kind: 'release', x: 10, y: 10 });
     expect(r.device.ctx.ring.view().name).toBe('off');
+    expect(stateLine()).not.toContain('Thinking...');
     const serial = r.mem.serial;
     serial.take();
     serial.type('VOICE?\r\n');
