@@ -11,33 +11,13 @@ import { connect } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EMULATOR_NAMES, routeArgs, start, turnObject } from '../tools/provider-emulator.mjs';
+import { EMULATOR_NAMES, routeArgs, start, turnObject, wavBytes } from '../tools/provider-emulator.mjs';
 import { boardWith } from './turn.mjs';
 
-function speechWav(path) {
-  const parts = [
-    [300, 0],
-    [1200, 4000],
-    [1500, 0],
-  ];
-  const samples = [];
-  for (const [ms, amp] of parts) for (let i = 0; i < (16000 * ms) / 1000; i++) samples.push(Math.round(amp * Math.sin((2 * Math.PI * 220 * i) / 16000)));
-  const pcm = Buffer.alloc(samples.length * 2);
-  samples.forEach((s, i) => pcm.writeInt16LE(s, i * 2));
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0, 'latin1');
-  head.writeUInt32LE(36 + pcm.length, 4);
-  head.write('WAVEfmt ', 8, 'latin1');
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22);
-  head.writeUInt32LE(16000, 24);
-  head.writeUInt32LE(32000, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write('data', 36, 'latin1');
-  head.writeUInt32LE(pcm.length, 40);
-  writeFileSync(path, Buffer.concat([head, pcm]));
+/** A 16 kHz mono WAV of a spoken question: silence, a voiced tone, silence (ms, amplitude); test/e2e/voice.test.ts uses it too. */
+export function speechWav(path, parts = [[300, 0], [1200, 4000], [1500, 0]]) {
+  const pcm = Int16Array.from(parts.flatMap(([ms, amp]) => Array.from({ length: (16000 * ms) / 1000 }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * 220 * i) / 16000)))));
+  writeFileSync(path, wavBytes(pcm, 16000, 1));
 }
 
 /** One board control op over the device folder's socket (hosts/sim/board/control.ts: JSON lines). */

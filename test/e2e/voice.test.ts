@@ -5,34 +5,12 @@
 // body: tools/provider-rules.mjs checkTranscription), writes the transcript
 // to the episodic log, runs the turn and speaks the reply (ttsOn); VOICE?
 // gives the timings from the end of speech (npm run bench reports them).
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { speechWav } from '../../bench/voice.mjs';
 import { turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
 import { tempDir } from './harness.ts';
 import { startProviderRig, type ProviderRig } from './fixtures/provider-rig.ts';
-
-/** A 16 kHz mono WAV: silence, a voiced tone, silence (ms each). */
-export function speechWav(path: string, parts: Array<[ms: number, amplitude: number]>): void {
-  const samples: number[] = [];
-  for (const [ms, amp] of parts) for (let i = 0; i < (16000 * ms) / 1000; i++) samples.push(Math.round(amp * Math.sin((2 * Math.PI * 220 * i) / 16000)));
-  const pcm = Buffer.alloc(samples.length * 2);
-  samples.forEach((s, i) => pcm.writeInt16LE(s, i * 2));
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0, 'latin1');
-  head.writeUInt32LE(36 + pcm.length, 4);
-  head.write('WAVEfmt ', 8, 'latin1');
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22);
-  head.writeUInt32LE(16000, 24);
-  head.writeUInt32LE(32000, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write('data', 36, 'latin1');
-  head.writeUInt32LE(pcm.length, 40);
-  writeFileSync(path, Buffer.concat([head, pcm]));
-}
 
 let rig: ProviderRig;
 let emu: Emulator;
@@ -53,11 +31,7 @@ afterAll(async () => {
 describe('voice in on the simulator', () => {
   it('the owner speaks (the board mic plays a WAV): heard, transcribed by the emulator, answered and spoken', async () => {
     const wav = join(tempDir('voice-e2e-'), 'ask.wav');
-    speechWav(wav, [
-      [300, 0],
-      [1200, 4000],
-      [1500, 0],
-    ]);
+    speechWav(wav); // 300 ms of silence, 1.2 s of a voiced tone, 1.5 s of silence
     await rig.device.board.request('mic.feed', { wav });
     emu.script([
       { match: { path: '/v1/audio/transcriptions' }, transcript: 'what is the battery level' },
