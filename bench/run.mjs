@@ -296,6 +296,22 @@ console.log('\nAssistant turn (simulator against the provider emulator on loopba
   );
 }
 
+console.log('\nVoice (a spoken turn on the simulator against the provider emulator):');
+{
+  const { voiceBench } = await import('./voice.mjs');
+  try {
+    const v = await voiceBench();
+    const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
+    row(
+      `end of speech to the first spoken audio, device side (median of ${v.turns} VOICE turns)`,
+      `${v.firstAudioMs} ms (transcript at ${v.transcriptMs} ms, reply at ${v.replyMs} ms; the emulator answers at once, so this is what the device adds)`,
+    );
+    row('XS heap high-water during a voice turn (not collected: what XS let the heap reach)', `${kb(v.xsPeak - v.xsStatic)} = ${kb(v.xsPeak)} minus ${kb(v.xsStatic)} of code and module objects`);
+  } catch (e) {
+    row('a spoken turn on the simulator', `FAILED: ${e.message.split('\n')[0]}`);
+  }
+}
+
 console.log("\nThe Moddable SDK's desktop runtime (lin platform, the firmware preloaded with the device's creation sizes):");
 {
   const { linBench } = await import('./lin.mjs');

@@ -78,6 +78,7 @@ import { installModels } from './models/index.ts';
 import { installWebSearch } from './search/index.ts';
 import { installImages } from './images/index.ts';
 import { installStt } from './stt/index.ts';
+import { installVoice } from './voice/wire.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
@@ -220,10 +221,11 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installSelftestConsole(ctx);
   installRing(ctx);
   installAudio(ctx, { assistant, providers });
+  const voice = installVoice(ctx, ctx.audio, assistant, providers);
   installFaultConsole(ctx);
   const cloud = installCloud(ctx);
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
-  const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase });
+  const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase, voice: voice.ptt });
   const notifier = installNotifier(ctx, ui);
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   installUnavailable(ctx.console);
@@ -276,6 +278,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       scheduler.stop();
       ctx.ota.stop();
       ctx.power.stop();
+      voice.stop();
       ctx.audio.stop();
       ctx.chat.stop();
       cloud.relay.stop();

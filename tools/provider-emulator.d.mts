@@ -14,6 +14,8 @@ type Rule = string | RegExp;
 /** One scripted answer, consumed by the first request it matches (without match.method: the first POST). */
 export interface Behaviour {
   match?: { host?: Rule; path?: Rule; method?: Rule };
+  /** A transcription's text (POST /v1/audio/transcriptions; default DEMO_TRANSCRIPT). */
+  transcript?: string;
   /** Answer with the turn object (structured output, or the orch_turn tool call, as the request asks). */
   turn?: Record<string, unknown> | string;
   /** Answer with these tool calls (args as an object or raw JSON text; id chosen when absent). */
@@ -81,6 +83,8 @@ export interface RecordedRequest {
   refused?: { status: number; message: string; code?: string };
   /** A sub-agent backend's request (answered by tools/agent-emulator.mjs). */
   agent?: boolean;
+  /** A transcription request's form (POST /v1/audio/transcriptions), as parsed and judged. */
+  form?: import('./provider-rules.mjs').TranscriptionForm;
 }
 
 export interface Emulator {
@@ -125,3 +129,5 @@ export function oggOpusBytes(ms: number): Buffer;
 export function speechAnswer(body: unknown, options?: SpeechOptions): { contentType: string; bytes: Buffer } | null;
 
 export function moderationBody(family: 'openai' | 'mistral' | string, verdict?: { categories?: string[] }): Record<string, unknown>;
+export const DEMO_TRANSCRIPT: string;
+export function transcriptionBody(family: string, model: string, text: string, seconds: number): Record<string, unknown>;

@@ -15,6 +15,9 @@
 //   POST /v1/moderations                      content moderation (OpenAI's and Mistral's shapes)
 //   POST /v1/audio/speech                     text-to-speech (OpenAI's): a short synthesized voice-like
 //                                             sound as WAV (default), raw PCM, or Ogg Opus (silence frames)
+//   POST /v1/audio/transcriptions             speech to text (OpenAI's, Mistral's, a custom endpoint's):
+//                                             multipart/form-data judged by checkTranscription (provider-rules.mjs);
+//                                             the text is the behaviour's transcript (default DEMO_TRANSCRIPT)
 //   POST /v1/images/generations               image generation (tools/image-fake.mjs)
 //   GET  api.search.brave.com/res/v1/web/search  web search (tools/search-fake.mjs)
 //   sub-agent backends (provider B sessions, provider A background responses,
@@ -59,7 +62,7 @@ import { agentKind, createAgentJobs } from './agent-emulator.mjs';
 import { modelListBody } from './model-lists.mjs';
 import { BRAVE_HOST, createSearchApi } from './search-fake.mjs';
 import { createImageApi, IMAGE_PATH } from './image-fake.mjs';
-import { checkHeaders, checkOther, checkRound, MESSAGE_STOP_REASONS, REASONING_MODEL } from './provider-rules.mjs';
+import { checkHeaders, checkOther, checkRound, checkTranscription, MESSAGE_STOP_REASONS, REASONING_MODEL } from './provider-rules.mjs';
 
 export const DEMO_HOST = 'demo.emulator.test';
 export const ROUTER_HOST = 'router.desk-assistant.invalid';
@@ -87,10 +90,31 @@ function dialectOf(method, path) {
   if (path === '/v1/responses') return 'responses';
   if (path === '/v1/moderations') return 'moderations';
   if (path === '/v1/audio/speech') return 'speech';
+  if (path === '/v1/audio/transcriptions') return 'transcription';
   if (path === '/v1/messages') return 'messages';
   if (path === '/v1/conversations') return 'conversations';
   if (path === '/v1/chat/completions' || path === '/api/paas/v4/chat/completions' || /^\/router\/[^/]+\/v1\/chat\/completions$/.test(path)) return 'chat';
   return null;
+}
+
+/** What the emulator hears when nothing is scripted. */
+export const DEMO_TRANSCRIPT = 'How is the device doing?';
+
+/**
+ * A transcription's answer: OpenAI's Transcription (text, usage of type
+ * duration) or Mistral's TranscriptionResponse (model, text, language,
+ * segments, usage). seconds: the audio's length when known.
+ */
+export function transcriptionBody(family, model, text, seconds) {
+  if (family === 'mistral') return { model, text, language: null, segments: [], usage: { prompt_audio_seconds: Math.ceil(seconds), prompt_tokens: 4, completion_tokens: text.split(' ').length, total_tokens: 4 + text.split(' ').length } };
+  return { text, usage: { type: 'duration', seconds: Math.ceil(seconds) } };
+}
+
+/** The seconds of audio in a WAV's bytes (16-bit PCM), or 1 for other formats. */
+function audioSeconds(file) {
+  if (!file || !file.name.toLowerCase().endsWith('.wav')) return 1;
+  const b = Buffer.from(file.bytes);
+  return (b.length - 44) / (b.readUInt32LE(28) || 1);
 }
 
 /** A moderation verdict: categories flagged (none: clean), in OpenAI's or Mistral's answer shape. */
@@ -534,6 +558,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     if (b.overflow) return send(res, 400, overflowBody(dialect, family), b);
     if (b.status && b.status !== 200) return send(res, b.status, errorBody(dialect, family, b.status, b.message ?? `emulated HTTP ${b.status}`, b.code), b);
     if (dialect === 'models') return send(res, 200, modelListBody(rec.host, rec.path), b);
+    if (dialect === 'transcription') return send(res, 200, transcriptionBody(family, rec.form.fields.model, b.transcript ?? DEMO_TRANSCRIPT, audioSeconds(rec.form.file)), b);
     if (dialect === 'moderations') return send(res, 200, moderationBody(family, b.moderation ?? { categories: [] }), b);
     if (dialect === 'speech') {
       const input = rec.body?.input;
@@ -555,8 +580,10 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       size += c.length;
       if (size <= MAX_BODY) chunks.push(c);
     });
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
+    req.on('end', () => void received());
+    const received = async () => {
+      const raw = Buffer.concat(chunks);
+      const text = raw.toString('utf8');
       let body = null;
       try {
         body = text ? JSON.parse(text) : null;
@@ -586,6 +613,17 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       const dialect = dialectOf(rec.method, rec.path);
       if (!dialect) return send(res, 404, { error: { message: `no such endpoint ${rec.method} ${rec.path}`, type: 'not_found' } });
       const family = familyOf(host, dialect);
+      if (dialect === 'transcription') {
+        rec.body = null;
+        rec.text = '';
+        const judged = checkHeaders(rec) ? null : await checkTranscription(rec, raw, family);
+        if (judged?.form) rec.form = { fields: judged.form.fields, file: judged.form.file && { name: judged.form.file.name, type: judged.form.file.type, size: judged.form.file.size, bytes: judged.form.file.bytes } };
+        else if (judged?.refused) {
+          rec.refused = judged.refused;
+          log(`refused ${rec.method} ${host}${rec.path}: ${judged.refused.status} ${judged.refused.message}`);
+          return send(res, judged.refused.status, errorBody('chat', family, judged.refused.status, judged.refused.message));
+        }
+      }
       const shape = dialect === 'models' || dialect === 'moderations' || dialect === 'speech' ? (family === 'anthropic' ? 'messages' : 'chat') : dialect;
       const refused = checkHeaders(rec) ?? (['responses', 'messages', 'chat', 'conversations'].includes(dialect) ? checkRound(dialect, rec, { family, followers }) : checkOther(dialect, rec, family));
       if (refused) {
@@ -602,7 +640,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
       const b = i >= 0 ? queue.splice(i, 1)[0] : dialect === 'models' ? {} : { demo: true };
       rec.behaviour = b;
       perform(res, rec, dialect, b);
-    });
+    };
   };
 
   let creds = null;

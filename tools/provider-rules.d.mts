@@ -27,3 +27,12 @@ export function mcpServersProblem(servers: unknown, tools: unknown, options?: { 
 export function responsesMcpProblem(tools: unknown): string | null;
 export function checkManaged(kind: string, rec: RuleRequest): Refusal | null;
 export function checkOther(dialect: 'moderations' | 'speech' | 'models', rec: RuleRequest, family: string): Refusal | null;
+export const TRANSCRIPTION_FIELDS: { openai: string[]; mistral: string[] };
+export const TRANSCRIPTION_FORMATS: string[];
+export const TRANSCRIPTION_MAX_BYTES: number;
+export interface TranscriptionForm {
+  fields: Record<string, string>;
+  file: { name: string; type: string; size: number; bytes: Uint8Array } | null;
+}
+export function wavProblem(bytes: Uint8Array): string | null;
+export function checkTranscription(rec: { headers: Record<string, string | string[] | undefined> }, raw: Buffer, family: string): Promise<{ refused: Refusal; form?: undefined } | { form: TranscriptionForm; refused?: undefined }>;

@@ -381,3 +381,101 @@ export const VAULT_CREDENTIALS_MAX = 20;
  */
 export const MESSAGE_STOP_REASONS = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'model_context_window_exceeded'];
 export const SESSION_STOP_REASONS = ['end_turn', 'requires_action', 'retries_exhausted', 'budget_reached', 'refusal'];
+
+// ---------------------------------------------------------------------------
+// Speech to text: POST /v1/audio/transcriptions (OpenAI's, Mistral's, and a
+// custom endpoint's OpenAI-compatible route), multipart/form-data.
+
+/**
+ * The form fields each service's SDK may send. OpenAI: TranscriptionCreateParams
+ * (openai 6.49 resources/audio/transcriptions.d.ts); its API answers an unknown
+ * field "Unrecognized request argument supplied". Mistral:
+ * AudioTranscriptionRequest$Outbound (@mistralai/mistralai 2.7
+ * models/components/audiotranscriptionrequest.ts, appended in that order by
+ * funcs/audioTranscriptionsComplete.ts).
+ */
+export const TRANSCRIPTION_FIELDS = {
+  openai: ['file', 'model', 'chunking_strategy', 'include', 'include[]', 'known_speaker_names', 'known_speaker_names[]', 'known_speaker_references', 'known_speaker_references[]', 'language', 'prompt', 'response_format', 'stream', 'temperature', 'timestamp_granularities', 'timestamp_granularities[]'],
+  mistral: ['model', 'file', 'file_url', 'file_id', 'language', 'temperature', 'stream', 'diarize', 'context_bias', 'timestamp_granularities'],
+};
+/** OpenAI's speech-to-text guide: "File uploads are currently limited to 25 MB, and the following input file types are supported: mp3, mp4, mpeg, mpga, m4a, wav, and webm" (ogg and flac accepted by the API: its error lists them). */
+export const TRANSCRIPTION_FORMATS = ['flac', 'm4a', 'mp3', 'mp4', 'mpeg', 'mpga', 'oga', 'ogg', 'wav', 'webm'];
+export const TRANSCRIPTION_MAX_BYTES = 25 * 1024 * 1024;
+/** OpenAI's response formats; the gpt-4o transcribe models take json and text only (API reference, response_format). */
+const OPENAI_RESPONSE_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'];
+
+/** A WAV file's shape: RIFF/WAVE, a PCM fmt chunk, a data chunk that fits the file. Null or what is wrong. */
+export function wavProblem(bytes) {
+  const b = Buffer.from(bytes);
+  if (b.length < 44 || b.toString('latin1', 0, 4) !== 'RIFF' || b.toString('latin1', 8, 12) !== 'WAVE') return 'not a RIFF/WAVE file';
+  if (b.readUInt32LE(4) !== b.length - 8) return `the RIFF size ${b.readUInt32LE(4)} does not match the file (${b.length - 8})`;
+  let at = 12;
+  let fmt = null;
+  while (at + 8 <= b.length) {
+    const id = b.toString('latin1', at, at + 4);
+    const size = b.readUInt32LE(at + 4);
+    if (id === 'fmt ') fmt = { format: b.readUInt16LE(at + 8), channels: b.readUInt16LE(at + 10), rate: b.readUInt32LE(at + 12), bits: b.readUInt16LE(at + 22) };
+    if (id === 'data') {
+      if (!fmt) return 'the data chunk comes before fmt';
+      if (at + 8 + size !== b.length) return `the data chunk says ${size} bytes, the file holds ${b.length - at - 8}`;
+      if (fmt.format !== 1 || fmt.bits !== 16) return 'not 16-bit PCM';
+      return null;
+    }
+    at += 8 + size + (size & 1);
+  }
+  return 'no data chunk';
+}
+
+/**
+ * Parses and judges a transcription request. rec: the recorded request
+ * (headers); raw: its body bytes. Resolves with { refused } or { form:
+ * { fields: {name: value}, file: { name, type, size, bytes } } }. The body
+ * is parsed by undici's multipart parser (Node's Response.formData), which
+ * refuses a malformed body as the services' parsers do.
+ */
+export async function checkTranscription(rec, raw, family) {
+  const mistral = family === 'mistral';
+  const bad = (message, status = mistral ? 422 : 400) => ({ refused: { status, message } });
+  const type = String(rec.headers['content-type'] ?? '');
+  if (!/^multipart\/form-data;\s*boundary=/i.test(type)) return bad("Invalid Content-Type header (expected multipart/form-data with a boundary)", 400);
+  if (raw.length > TRANSCRIPTION_MAX_BYTES) return bad(`Maximum content size limit (${TRANSCRIPTION_MAX_BYTES}) exceeded`, 413);
+  let form;
+  try {
+    form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+  } catch (e) {
+    return bad(`Could not parse multipart form (${e instanceof Error ? e.message : String(e)})`, 400);
+  }
+  const fields = {};
+  let file = null;
+  const allowed = TRANSCRIPTION_FIELDS[mistral ? 'mistral' : 'openai'];
+  for (const [name, value] of form.entries()) {
+    if (!allowed.includes(name)) return bad(mistral ? `${name}: Extra inputs are not permitted` : `Unrecognized request argument supplied: ${name}`);
+    if (name === 'file') {
+      if (typeof value === 'string') return bad(mistral ? 'file: Expected UploadFile, received: <class \'str\'>' : "Invalid file: expected a file upload, got a text field");
+      if (file) return bad('file: more than one file');
+      file = value;
+      continue;
+    }
+    if (typeof value !== 'string') return bad(`${name}: expected a text field, got a file`);
+    if (name in fields) return bad(`${name}: sent twice`);
+    fields[name] = value;
+  }
+  if (!fields.model) return bad(mistral ? 'model: Field required' : "Missing required parameter: 'model'.");
+  if (!file && !(mistral && (fields.file_url || fields.file_id))) return bad(mistral ? 'file: Field required' : "Missing required parameter: 'file'.");
+  if (mistral && fields.stream !== undefined && fields.stream !== 'false') return bad('stream: this endpoint answers stream=false only (true is /v1/audio/transcriptions#stream)');
+  if (!mistral && fields.response_format !== undefined) {
+    if (!OPENAI_RESPONSE_FORMATS.includes(fields.response_format)) return bad(`Invalid value: '${fields.response_format}'. Supported values are: ${OPENAI_RESPONSE_FORMATS.map((f) => `'${f}'`).join(', ')}.`);
+    if (/^gpt-4o/.test(fields.model) && !['json', 'text'].includes(fields.response_format)) return bad(`response_format '${fields.response_format}' is not compatible with ${fields.model}; use 'json' or 'text'.`);
+  }
+  const name = file?.name ?? '';
+  const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
+  if (file && !TRANSCRIPTION_FORMATS.includes(ext)) return bad(`Invalid file format. Supported formats: ${JSON.stringify(TRANSCRIPTION_FORMATS)}`);
+  const bytes = file ? new Uint8Array(await file.arrayBuffer()) : new Uint8Array(0);
+  if (file && bytes.length === 0) return bad('Audio file is empty.');
+  if (ext === 'wav') {
+    const p = wavProblem(bytes);
+    if (p) return bad(`Audio file might be corrupted or unsupported (${p}).`);
+  }
+  if ((ext === 'ogg' || ext === 'oga') && Buffer.from(bytes.subarray(0, 4)).toString('latin1') !== 'OggS') return bad('Audio file might be corrupted or unsupported (no Ogg page).');
+  return { form: { fields, file: file ? { name, type: file.type, size: bytes.length, bytes } : null } };
+}

@@ -1,37 +1,17 @@
-// The console's Audio group (test builds) and VOICE: MICREC [ms], SPKSAY
-// <text>, TTSTG <text>, SFX <slug>, SFXVOL <0-100>, and VOICE <text> (the
-// Assistant group: a turn with origin 'voice', its reply spoken while voice
-// replies are on). PLAY and MEDIATEST are the music player's, TGSEND the
-// chat messenger's.
+// The console's Audio group (test builds): SPKSAY <text>, TTSTG <text>,
+// SFX <slug>, SFXVOL <0-100>. MICREC and VOICE are voice's (src/voice/
+// console.ts), PLAY and MEDIATEST the music player's, TGSEND the chat
+// messenger's.
 
 import { CommandError } from '../console/console.ts';
 import type { Context } from '../core/context.ts';
-import type { Assistant } from '../turn/index.ts';
 import { DEFAULT_SFX_VOL, type Audio } from './index.ts';
-import { DEFAULT_RECORD_MS, MAX_RECORD_MS, MIN_RECORD_MS } from './mic.ts';
-import { rmsOf, SFX_SLUGS, MIX_RATE } from './synth.ts';
+import { SFX_SLUGS, MIX_RATE } from './synth.ts';
 
 const DECIMAL = /^[0-9]{1,6}$/;
-/** The voice conversation's chat id (the owner's, spoken). */
-export const VOICE_CHAT = 'voice';
 
-export function installAudioConsole(ctx: Context, audio: Audio, assistant: Assistant): void {
-  ctx.console.register({
-    verb: 'MICREC',
-    usage: '[ms]',
-    help: `record ${DEFAULT_RECORD_MS / 1000} s (or ms, ${MIN_RECORD_MS}-${MAX_RECORD_MS}) from the microphone; saved to the card as /mem/rec/micrec.wav; refused while an update installs`,
-    run: async (c) => {
-      const arg = c.argv[0];
-      if (c.argv.length > 1 || (arg !== undefined && (!DECIMAL.test(arg) || Number(arg) < MIN_RECORD_MS || Number(arg) > MAX_RECORD_MS))) {
-        throw new CommandError(`usage: MICREC [ms] (${MIN_RECORD_MS}-${MAX_RECORD_MS})`);
-      }
-      const r = await audio.record(arg === undefined ? DEFAULT_RECORD_MS : Number(arg));
-      if (!r.ok) throw new CommandError(r.reason);
-      c.out(`recorded ${(r.pcm.length / r.rate).toFixed(2)} s at ${r.rate} Hz: samples=${r.pcm.length} peak=${r.peak} rms=${rmsOf(r.pcm)}${r.complete ? '' : ' (the microphone stopped early)'}`);
-      c.out(r.saved ? `saved ${r.saved}` : `not saved: ${r.why}`);
-    },
-  });
-
+/** assistant: no longer used here (VOICE moved to src/voice); kept until src/audio/index.ts stops passing it. */
+export function installAudioConsole(ctx: Context, audio: Audio, _assistant: unknown): void {
   ctx.console.register({
     verb: 'SPKSAY',
     usage: '<text>',
@@ -84,36 +64,6 @@ export function installAudioConsole(ctx: Context, audio: Audio, assistant: Assis
       const r = ctx.actions.apply({ kind: 'config', values: { sfxVol: Number(v) } });
       if (!r.ok) throw new CommandError(r.note);
       c.out(`sfxVol=${audio.volume()}${audio.volume() === 0 ? ' (silent)' : ''}`);
-    },
-  });
-
-  ctx.console.register({
-    verb: 'VOICE',
-    usage: '<text>',
-    help: 'run a turn as if the owner said text (origin voice) and speak the reply while voice replies (ttsOn) are on',
-    run: async (c) => {
-      if (!c.args.trim()) throw new CommandError('usage: VOICE <text>');
-      if (ctx.ota.installing()) throw new CommandError('busy: an update is installing; voice is refused until it is done');
-      const release = ctx.ring.hold(1);
-      let out;
-      try {
-        out = await assistant.ownerTurn(VOICE_CHAT, c.args, 'voice');
-      } finally {
-        release();
-      }
-      for (const line of out.reply.split('\n')) c.out(line);
-      if (out.ask) c.out(`ASK: ${out.ask}`);
-      if (out.status !== 'ok') throw new CommandError(out.status === 'deferred' ? 'deferred (heap below the turn floor)' : (out.error ?? 'turn failed'));
-      const said = [out.reply, out.ask].filter((s) => s.trim()).join(' ');
-      if (!said) return c.out('not spoken: the reply is empty');
-      const t = audio.speak(said, { voiceReply: true });
-      if (!t.ok) {
-        if (t.degraded) return c.out(`not spoken: ${t.reason}`);
-        throw new CommandError(t.reason);
-      }
-      const f = await t.fetched;
-      if (!f.ok) throw new CommandError(f.reason);
-      c.out(`spoken: ${(f.samples / MIX_RATE).toFixed(2)} s`);
     },
   });
 }

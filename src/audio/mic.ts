@@ -3,6 +3,8 @@
 // refused then), while another capture runs, and on boards without a
 // microphone. A capture ends when it has its samples, or after its length
 // plus MIC_GRACE_MS with what arrived (a microphone that stopped delivering).
+// A voice turn (src/voice) takes the same microphone through open(), under
+// the same lock.
 
 import type { Clock, Microphone } from '../hal/index.ts';
 
@@ -35,30 +37,59 @@ export class Recorder {
     return null;
   }
 
-  capture(ms: number): Promise<CaptureResult> {
+  /**
+   * Opens the microphone for a caller that takes the sound as it comes (a
+   * voice turn): the same lock as capture(), so MICREC and a voice turn never
+   * share it. close() stops the microphone; it is safe to call twice.
+   */
+  open(onSamples: (pcm: Int16Array) => void): { ok: true; close: () => void } | { ok: false; reason: string } {
     const refused = this.refusal();
-    if (refused) return Promise.resolve({ ok: false, reason: refused });
+    if (refused) return { ok: false, reason: refused };
+    this.running = true;
+    this.mic.onSamples = (pcm) => {
+      if (this.running) onSamples(pcm);
+    };
+    this.mic.start({ sampleRate: MIC_RATE, channels: 1 });
+    let open = true;
+    return {
+      ok: true,
+      close: () => {
+        if (!open) return;
+        open = false;
+        this.running = false;
+        this.mic.onSamples = null;
+        this.mic.stop();
+      },
+    };
+  }
+
+  capture(ms: number): Promise<CaptureResult> {
     const want = Math.round((MIC_RATE * ms) / 1000);
     const pcm = new Int16Array(want);
     let got = 0;
-    this.running = true;
     return new Promise((resolve) => {
+      let done = false;
+      let guard: { cancel(): void } | null = null;
       const finish = (): void => {
-        if (!this.running) return;
-        this.running = false;
-        guard.cancel();
-        this.mic.onSamples = null;
-        this.mic.stop();
+        if (done) return;
+        done = true;
+        guard?.cancel();
+        if (opened?.ok) opened.close();
         resolve({ ok: true, pcm: got === want ? pcm : pcm.slice(0, got), rate: MIC_RATE, complete: got === want });
       };
-      const guard = this.clock.setTimeout(finish, ms + MIC_GRACE_MS);
-      this.mic.onSamples = (samples) => {
+      let opened: ReturnType<Recorder['open']> | null = null;
+      opened = this.open((samples) => {
         const n = Math.min(samples.length, want - got);
         pcm.set(samples.subarray(0, n), got);
         got += n;
         if (got >= want) finish();
-      };
-      this.mic.start({ sampleRate: MIC_RATE, channels: 1 });
+      });
+      if (!opened.ok) {
+        done = true;
+        return resolve({ ok: false, reason: opened.reason });
+      }
+      if (done) opened.close(); // it filled up while starting
+      else guard = this.clock.setTimeout(finish, ms + MIC_GRACE_MS);
     });
   }
 }

@@ -26,12 +26,12 @@ import { PEOPLE_NS, PeopleRegistry } from './people.ts';
 import { OUTBOX_MAX, type Outbox } from './outbox.ts';
 import { ChatQueue } from './queue.ts';
 import { installChatRoutes } from './routes.ts';
-import { ChatService, type DeviceMessage, type InboundFiles, type NotifyOutcome } from './service.ts';
+import { ChatService, type DeviceMessage, type InboundFiles, type NotifyOutcome, type VoiceNoteSink } from './service.ts';
 import { CHAT_NS, ChatSettings } from './settings.ts';
 import { BotApi, type BotResult, type Upload } from './telegram.ts';
 import { registerChatTools } from './tools.ts';
 
-export type { DeviceMessage, InboundFiles, InboundWriter, NotifyOutcome } from './service.ts';
+export type { DeviceMessage, InboundFiles, InboundWriter, NotifyOutcome, VoiceNoteSink } from './service.ts';
 export type { ChatCommand, ChatCommandCall } from './commands.ts';
 
 export type SendResult = { ok: true } | { ok: false; error: string };
@@ -47,6 +47,7 @@ export class Chat {
   private api: BotApi | null = null;
   private service: ChatService | null = null;
   private files: InboundFiles | null = null;
+  private notes: VoiceNoteSink | null = null;
   private outbox: Outbox | null = null;
   private log: Log;
 
@@ -61,6 +62,11 @@ export class Chat {
       switches: () => this.settings.moderation(),
       key: (p) => this.providers?.key(p) ?? null,
     });
+  }
+
+  /** Voice notes are transcribed through this (src/voice). */
+  setVoiceNotes(sink: VoiceNoteSink | null): void {
+    this.notes = sink;
   }
 
   /** The file store receives inbound photos and documents through this. */
@@ -139,6 +145,7 @@ export class Chat {
       moderation: this.moderation,
       queue: this.queue,
       files: () => this.files,
+      voiceNotes: () => this.notes,
     }));
     ctx.memory.setPeople(this.people);
     this.outbox = ctx.outbox;

@@ -5,6 +5,7 @@
 // on guest traffic, the durable send queue, and the owner notices of the
 // outbox (update available, provider switches, job results).
 
+import { concatBytes } from '../util/bytes.ts';
 import type { Context } from '../core/context.ts';
 import type { Timer } from '../hal/index.ts';
 import type { Role } from '../memory/quotas.ts';
@@ -70,7 +71,19 @@ export interface ServiceDeps {
   moderation: Moderation;
   queue: ChatQueue;
   files: () => InboundFiles | null;
+  /** Voice notes to text (src/voice's VoiceNotes); null: not wired, notes are declined. */
+  voiceNotes: () => VoiceNoteSink | null;
 }
+
+/** What the chat needs to hear a voice note. */
+export interface VoiceNoteSink {
+  /** Why a note of this type and size cannot be heard now (a sentence for the sender), or null. */
+  refusal(mime: string | null, name: string | null, size: number | null): string | null;
+  transcribe(note: { bytes: Uint8Array; mime: string | null; name: string | null; chat: string }): Promise<{ ok: true; text: string } | { ok: false; reason: string }>;
+}
+
+/** The largest voice note downloaded (the transcription takes it from this buffer). */
+const VOICE_NOTE_MAX = 1024 * 1024;
 
 type Reply = { chat: string; text: string };
 
@@ -305,7 +318,10 @@ export class ChatService {
       return this.turn(e, person, role, e.t);
     }
     if (e.k === 'voice' || e.k === 'audio') {
-      return this.finish(e, [{ chat: e.c, text: "I can't listen to voice or audio messages yet. Please type your message instead." }]);
+      const heard = await this.hearVoice(e);
+      if (!heard.ok) return this.finish(e, [{ chat: e.c, text: heard.reply }]);
+      ctx.log.info('chat', `chat ${e.c} sent a voice message, transcribed (${heard.text.length} characters)`);
+      return this.turn(e, person, role, heard.text);
     }
     if (e.k === 'photo' || e.k === 'document') {
       const saved = await this.receiveFile(e, person);
@@ -409,6 +425,30 @@ export class ChatService {
     this.held.push({ chat, atMono: ctx.hal.clock.monoMs(), categories, excerpt: capBytes(text, 300) });
     if (this.held.length > HELD_KEPT) this.held.shift();
     ctx.outbox.post(`held:${chat}:${ctx.hal.clock.monoMs()}`, `A reply to chat ${chat} (${this.d.people.nameOf(chat) ?? 'a guest'}) was held back by the content check (${categories.join(', ') || 'flagged'}). The web page shows it.`);
+  }
+
+  /** A voice or audio message: declined with a reason, or downloaded into a bounded buffer and transcribed. */
+  private async hearVoice(e: InEntry): Promise<{ ok: true; text: string } | { ok: false; reply: string }> {
+    const notes = this.d.voiceNotes();
+    if (!notes) return { ok: false, reply: "I can't listen to voice or audio messages on this device. Please type your message instead." };
+    const mime = e.f?.mime ?? (e.k === 'voice' ? 'audio/ogg' : null);
+    const name = e.f?.name ?? null;
+    const refused = notes.refusal(mime, name, e.f?.size ?? null);
+    if (refused) return { ok: false, reply: refused };
+    if (!e.f) return { ok: false, reply: 'That voice message did not come through. Please send it again.' };
+    const meta = await this.d.api.getFile(e.f.id);
+    if (!meta.ok || !meta.value.path) return { ok: false, reply: `I could not fetch that voice message from the chat service${meta.ok ? '' : ` (${meta.message})`}. Please send it again.` };
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const got = await this.d.api.download(meta.value.path, (chunk) => {
+      size += chunk.length;
+      if (size > VOICE_NOTE_MAX) return false;
+      chunks.push(chunk.slice());
+      return true;
+    }, VOICE_NOTE_MAX);
+    if (!got.ok || size > VOICE_NOTE_MAX) return { ok: false, reply: size > VOICE_NOTE_MAX ? 'That voice message is longer than I can take. Please send a shorter one.' : `I could not download that voice message (${got.ok ? 'refused' : got.message}). Please send it again.` };
+    const heard = await notes.transcribe({ bytes: concatBytes(chunks), mime, name, chat: e.c });
+    return heard.ok ? heard : { ok: false, reply: heard.reason };
   }
 
   private async receiveFile(e: InEntry, person: string | null): Promise<{ ok: true; ref: string; bytes: number } | { ok: false; reply: string }> {

@@ -119,6 +119,13 @@ export interface AudioOut {
   setVolume(level: number): void;
 }
 
+/** The board's push buttons (board.json buttons), by name: ring-tft's 'main', the panels' 'boot'. */
+export interface Buttons {
+  readonly names: readonly string[];
+  /** A button went down (true) or up (false). */
+  onButton: ((name: string, down: boolean) => void) | null;
+}
+
 export interface Microphone {
   readonly present: boolean;
   start(format: PcmFormat): void;

@@ -5,7 +5,7 @@
 import type { Ble } from './ble.ts';
 import type { BoardInfo } from './board.ts';
 import type { Clock } from './clock.ts';
-import type { AudioOut, Battery, Display, LedRing, Microphone, Serial, Touch } from './devices.ts';
+import type { AudioOut, Battery, Buttons, Display, LedRing, Microphone, Serial, Touch } from './devices.ts';
 import type { Mdns, Net, Wifi } from './net.ts';
 import type { Flash, Nvs, SdCard } from './storage.ts';
 import type { System } from './system.ts';
@@ -56,6 +56,8 @@ export interface Hal {
   battery: Battery;
   audio: AudioOut;
   mic: Microphone;
+  /** Push buttons; absent on a host that reads none. */
+  buttons?: Buttons;
   ble: Ble;
   natives: Natives;
 }

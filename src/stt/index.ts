@@ -1,21 +1,27 @@
-// Speech to text: the sttProv setting and the audio.transcribe tool, which
-// the spec lists as planned only. "Planned only" shows as:
+// Speech to text (its one face): the sttProv setting, the transcription
+// client (transcribe.ts: OpenAI's, Mistral's and the custom endpoint's
+// /v1/audio/transcriptions, the audio streamed as multipart/form-data), and
+// the audio.transcribe tool, which the spec still lists as planned only, so
+// it stays planned (docs/decisions.md "Voice in": voice turns and chat voice
+// notes transcribe through this client; a model-callable tool that takes
+// audio has no audio to take: a turn carries text, and the recordings it
+// could name are the device's own). "Planned only" shows as:
 //   - the tool is registered, so the tool panel (GET /api/tools) lists it
 //     with the where-it-runs tag Unavailable and /mcp's tools/list omits it;
 //     its available() is always false, so the registry refuses every call
 //     (error_type unavailable) before any handler runs: it is never callable;
 //   - sttProv (a benign config key, set by the owner or a config device
-//     action) is narrowed to off, openai or mistral: the providers whose
-//     catalog has a transcribe model; the state snapshot shows the choice
-//     with transcribe: planned.
-// When transcription is built, it replaces this module's handler and
-// available() and keeps the setting.
+//     action) is narrowed to off, openai, mistral or custom; the state
+//     snapshot shows the choice with transcribe: planned (the tool's state).
+
+export { acceptsFormat, sttEndpoint, transcribe, STT_TIMEOUT_MS, TRANSCRIBE_PATH, type AudioUpload, type SttEndpoint, type SttKeys, type SttProvider, type TranscribeResult } from './transcribe.ts';
+export { bytesSource } from './multipart.ts';
 
 import type { Context } from '../core/context.ts';
 import { fail, type ToolSpec } from '../mcp/types.ts';
 import { STT_PROVIDERS } from '../turn/device-contract.ts';
 
-export const TRANSCRIBE_PLANNED = 'audio.transcribe is planned: speech-to-text is not built on this firmware yet.';
+export const TRANSCRIBE_PLANNED = 'audio.transcribe is planned: the spec lists it as planned only; speak to the device (push to talk) or send a voice note in the chat instead.';
 
 export function transcribeTool(): ToolSpec {
   return {

@@ -2,6 +2,7 @@
 // item, each with a short reason. It leaves no trace: the NVS and SD probes
 // erase what they write, and the ring shows the LED state it already had.
 //
+// The microphone item opens and closes the input (no sound recorded).
 // Audible items (today: the speaker's test tone) run only when asked
 // (audible: true) and are refused while the device is silent. Silent
 // (decision): the sfxVol setting is 0, or the sound-effect level of the
@@ -173,6 +174,21 @@ function audio(ctx: Context, audible: boolean): SelftestItem {
   });
 }
 
+/**
+ * The microphone: opened and closed at 16 kHz mono through the recorder's
+ * lock (so it is never taken from a recording or a voice turn). No sound is
+ * recorded: the self-test is instant and silent, and MICREC records.
+ */
+function mic(ctx: Context): SelftestItem {
+  return attempt('mic', () => {
+    if (!ctx.hal.mic.present) return ['SKIP', 'this board has no microphone'];
+    const opened = ctx.audio.recorder.open(() => undefined);
+    if (!opened.ok) return ['SKIP', `not tested: ${opened.reason}`];
+    opened.close();
+    return ['PASS', 'opened and closed the 16 kHz mono input (MICREC records a clip)'];
+  });
+}
+
 function clockItem(ctx: Context): SelftestItem {
   return attempt('clock', () => {
     if (ctx.hal.clock.synced()) return ['PASS', `synced (${Math.floor(ctx.hal.clock.wallMs() / 1000)} s since 1970)`];
@@ -205,6 +221,7 @@ const DEVICE_ITEMS: ReadonlyArray<readonly [string, ItemRun]> = [
   ['battery', battery],
   ['speaker', speaker],
   ['audio', audio],
+  ['mic', mic],
 ];
 /** Items the test console adds (SELFTEST, TEST): the device's links to the world. */
 const CONSOLE_ITEMS: ReadonlyArray<readonly [string, ItemRun]> = [

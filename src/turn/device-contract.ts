@@ -33,8 +33,8 @@ export type LightValue = (typeof LIGHT_VALUES)[number];
 export const ACTION_KINDS = ['led', 'lights', 'config', 'orch_model', 'reboot', 'tts'] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
-/** Speech-to-text providers sttProv may name (src/stt: the providers with a transcribe model in the catalog; off: none). */
-export const STT_PROVIDERS = ['off', 'openai', 'mistral'] as const;
+/** Speech-to-text providers sttProv may name (src/stt: the hosted transcription APIs; custom: the custom endpoint's OpenAI-compatible route; off: none). */
+export const STT_PROVIDERS = ['off', 'openai', 'mistral', 'custom'] as const;
 
 /** Longest tts text spoken; longer text is cut at a character boundary. */
 export const TTS_CAP_BYTES = 1024;
@@ -62,7 +62,7 @@ export const CONFIG_KEYS = {
   sfxLvlO: int(0, 100, 'sound-effect level in Orchestrator mode'),
   sfxVol: int(0, 100, 'sound-effect volume'),
   sfxTheme: token(23, 'sound-effect theme name'),
-  sttProv: { ...token(15, 'speech-to-text provider (transcription is planned)'), enum: STT_PROVIDERS },
+  sttProv: { ...token(15, 'speech-to-text provider for voice turns and chat voice notes'), enum: STT_PROVIDERS },
   ttsProv: token(15, 'text-to-speech provider id'),
   ttsVoice: token(39, 'text-to-speech voice id'),
   ttsOn: bool('spoken replies on'),

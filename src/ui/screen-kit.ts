@@ -32,6 +32,8 @@ export interface UiDeps {
   /** The panel is round (boards/<type>/board.json display.round). */
   round?: boolean;
   renderer?: RendererOptions;
+  /** Push to talk (src/voice): sees each gesture first; true when it took it. */
+  voice?: { gesture(kind: 'press' | 'hold' | 'tap' | 'release' | 'cancel', screen: ScreenName): boolean; state(): 'idle' | 'listening' | 'thinking' | 'speaking' };
 }
 
 /** The device services the screens read: named, so the subsystem's dependencies can be declared. */

@@ -14,6 +14,9 @@ import { stringify } from '../util/json.ts';
 /** The reply box shows a few lines: more would only cost memory and key length. */
 const REPLY_CAP_BYTES = 600;
 
+/** What the state line says while a voice turn runs (src/voice). */
+const VOICE_STATES = { listening: 'Listening...', thinking: 'Thinking...', speaking: 'Speaking...' } as const;
+
 export class StatusScreen implements Screen {
   private reply: string | null = null;
   private lastError: string | null = null;
@@ -96,6 +99,8 @@ export class StatusScreen implements Screen {
     if (ctx.mode === 0) return { net: this.phones > 0 ? 'Phone connected' : 'Bluetooth', state: 'Notifier mode', tone: 'dim' };
     if (!v) return { net: 'no Wi-Fi', state: 'Ready', tone: 'ok' };
     const net = v.station.state === 'connected' && v.station.ip ? v.station.ip : v.setup.state === 'up' ? 'Wi-Fi setup' : 'no Wi-Fi';
+    const voice = deps.voice?.state() ?? 'idle';
+    if (voice !== 'idle') return { net, state: VOICE_STATES[voice], tone: 'busy' };
     if (deps.turns?.busy) return { net, state: 'Thinking...', tone: 'busy' };
     if (!v.provisioned) return { net, state: 'Set up Wi-Fi', tone: 'warn' };
     if (v.station.state !== 'connected') return { net, state: 'Offline', tone: 'warn' };

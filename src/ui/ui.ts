@@ -90,7 +90,7 @@ export class Ui {
     this.settings = new UiSettings(ctx.store(UI_NS), ctx.store(KEEP_NS));
     this.renderer = new Renderer(hal.display, hal.clock, deps.renderer);
     this.panel = new Panel(ctx, this.settings, this.renderer, deps.round === true);
-    this.touch = new TouchInput(hal.clock, hal.display.width, hal.display.height, (g) => this.gestures.handle(g));
+    this.touch = new TouchInput(hal.clock, hal.display.width, hal.display.height, (g) => deps.voice?.gesture(g.kind, this.screenNow) === true || this.gestures.handle(g));
     this.touch.calibration = this.settings.calibration();
     this.nav = new Navigation(hal.clock, { wake: () => this.wake(), enter: (n) => this.screens[n].enter?.(), leave: (n) => this.screens[n].leave?.() });
     this.redraw = new Redraw(hal.clock, this.renderer, {

@@ -8,6 +8,7 @@ import type {
   Battery,
   BatteryReading,
   Ble,
+  Buttons,
   BleCentral,
   BleHandlers,
   DeviceType,
@@ -26,7 +27,7 @@ import type {
   TouchEvent,
 } from '../../src/hal/index.ts';
 import { FRAME_GUARD, HalError } from '../../src/hal/index.ts';
-import { boardInfo } from '../../boards/index.ts';
+import { BOARD_DESCRIPTORS, boardInfo } from '../../boards/index.ts';
 import { VirtualClock } from './clock.ts';
 import { MemMdns, MemNet, MemWifi } from './memnet.ts';
 import { MemFlash, MemNvs, MemSd } from './memstorage.ts';
@@ -173,6 +174,15 @@ export class MemMic implements Microphone {
   }
   stop(): void {
     this.running = false;
+  }
+}
+
+/** Push buttons a test presses (press(name, down)). */
+export class MemButtons implements Buttons {
+  onButton: ((name: string, down: boolean) => void) | null = null;
+  constructor(readonly names: readonly string[]) {}
+  press(name: string, down: boolean): void {
+    this.onButton?.(name, down);
   }
 }
 
@@ -354,6 +364,7 @@ export interface MemHal {
   battery: MemBattery;
   audio: MemAudio;
   mic: MemMic;
+  buttons: MemButtons;
   ble: MemBle;
   system: MemSystem;
 }
@@ -381,6 +392,7 @@ export function createMemHal(options: MemHalOptions = {}): MemHal {
     battery: new MemBattery(board.battery !== null),
     audio: new MemAudio(),
     mic: new MemMic(true),
+    buttons: new MemButtons(BOARD_DESCRIPTORS[board.type].buttons.map((b) => b.name)),
     ble: new MemBle(),
     system: new MemSystem(options.seed === undefined ? 'memhal' : options.seed),
   };

@@ -466,7 +466,8 @@ describe('speech on the device', () => {
     await config(r, { ttsOn: true });
     expect(await consoleLine(r, 'VOICE and now')).toBe(`It is time for tea.\nspoken: ${(speechMs('It is time for tea.') / 1000).toFixed(2)} s\nOK\n`);
     expect(r.speech.map((s) => s.doc['input'])).toEqual(['It is time for tea.']);
-    expect(await consoleLine(r, 'VOICE')).toBe('ERR usage: VOICE <text>\n');
+    // bare VOICE listens on the microphone, which needs speech to text (sttProv; off by default)
+    expect(await consoleLine(r, 'VOICE')).toBe('ERR stt-off: speech to text is off; set sttProv to openai, mistral or custom\n');
   });
 
   it("TTSTG sends the speech to the owner's chat as an Ogg Opus voice message", async () => {

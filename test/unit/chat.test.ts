@@ -626,7 +626,7 @@ describe('device messages (ctx.chat.notify): durable, keyed, split, screened', (
 });
 
 describe('inbound media and uploads', () => {
-  it('declines photos and documents without a card, with a suggestion to describe them; voice is not understood yet', async () => {
+  it('declines photos and documents without a card, with a suggestion to describe them; voice while speech to text is off', async () => {
     const rig = setup({ sd: false });
     rig.bot.say(OWNER, 'look', { photo: new Uint8Array([0xff, 0xd8, 1, 2]) });
     rig.bot.say(OWNER, '', { document: { name: 'notes.txt', bytes: new TextEncoder().encode('hello') } });
@@ -636,7 +636,7 @@ describe('inbound media and uploads', () => {
     const out = rig.bot.to(OWNER).map((m) => m.text);
     expect(out[0]).toBe("I can't keep photos right now: there is no SD card in the device. Could you describe it in a message instead?");
     expect(out[1]).toBe("I can't keep documents right now: there is no SD card in the device. Could you describe it in a message instead?");
-    expect(out[2]).toMatch(/^I can't listen to voice or audio messages yet/);
+    expect(out[2]).toMatch(/^I can't listen to voice messages: speech to text is off on this device/);
     expect(out[3]).toMatch(/^I can only read text messages/);
     expect(rig.wire.seen).toHaveLength(0);
     // Nothing was downloaded.

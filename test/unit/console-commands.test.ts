@@ -300,7 +300,7 @@ describe('SELFTEST and TEST', () => {
     const { cmd, mem } = start();
     const out = await cmd('SELFTEST');
     expect(out).toMatch(/^selftest: \d+ PASS, 0 FAIL, \d+ SKIP\n/);
-    for (const item of ['nvs', 'sd', 'flash', 'heap', 'display', 'ring', 'touch', 'battery', 'audio', 'clock', 'wifi']) expect(out).toMatch(new RegExp(`\\n(PASS|SKIP) ${item}: `));
+    for (const item of ['nvs', 'sd', 'flash', 'heap', 'display', 'ring', 'touch', 'battery', 'audio', 'mic', 'clock', 'wifi']) expect(out).toMatch(new RegExp(`\\n(PASS|SKIP) ${item}: `));
     expect(out.endsWith('\nOK\n')).toBe(true);
     expect(mem.audio.samples).toHaveLength(0);
     expect(await cmd('selftest full')).toContain('PASS audio: played a 200 ms 880 Hz tone');
@@ -315,9 +315,10 @@ describe('SELFTEST and TEST', () => {
     expect(await cmd('TEST RING')).toMatch(/^PASS ring: 24 LEDs took a frame/);
     expect(await cmd('TEST touch')).toBe('SKIP touch: this board has no touch panel\nOK\n');
     expect(await cmd('TEST audio')).toContain('PASS audio: played');
+    expect(await cmd('TEST mic')).toBe('PASS mic: opened and closed the 16 kHz mono input (MICREC records a clip)\nOK\n');
     mem.system.heapFigures.freeInternal = 10 * 1024;
     expect(await cmd('TEST heap')).toMatch(/^FAIL heap: free 10 KB.*\nERR heap failed\n$/);
-    expect(await cmd('TEST')).toMatch(/^ERR usage: TEST <name> \(names: nvs, sd, flash, heap, display, ring, touch, battery, speaker, audio, clock, wifi\)\n$/);
+    expect(await cmd('TEST')).toMatch(/^ERR usage: TEST <name> \(names: nvs, sd, flash, heap, display, ring, touch, battery, speaker, audio, mic, clock, wifi\)\n$/);
     expect(await cmd('TEST gremlins')).toMatch(/^ERR unknown test gremlins \(names: /);
   });
 

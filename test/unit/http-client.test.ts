@@ -126,3 +126,49 @@ describe('URLs', () => {
     expect(joinUrl('https://h', 'v1/x')).toBe('https://h/v1/x');
   });
 });
+
+describe('a streamed request body (BodySource)', () => {
+  it('is pulled only while the socket queue is under the high-water mark, resumes on drain, and sends Content-Length', async () => {
+    const clock = new VirtualClock();
+    const written: Uint8Array[] = [];
+    const sock = {
+      remote: 'x',
+      buffered: 0,
+      onData: null as ((c: Uint8Array) => void) | null,
+      onDrain: null as (() => void) | null,
+      onEnd: null as (() => void) | null,
+      onClose: null as ((e: string | null) => void) | null,
+      onConnect: null as (() => void) | null,
+      write(b: Uint8Array) {
+        written.push(b.slice());
+        this.buffered += b.length;
+      },
+      end() {},
+      destroy() {},
+    };
+    const net = { connect: () => sock, listen: () => ({ port: 0, close() {} }), udp: () => ({ port: 0, onMessage: null, send() {}, close() {} }) };
+    const client = new HttpClient(net as never, clock, { verify: () => true, caBundle: () => '' });
+    let pulls = 0;
+    const total = 100 * 1024;
+    const source = { length: total, next: () => (pulls * 4096 >= total ? null : (pulls++, new Uint8Array(Math.min(4096, total - (pulls - 1) * 4096)).fill(7))) };
+    const done = client.request({ method: 'POST', url: 'http://up.example/v1/x', headers: { 'Content-Type': 'application/octet-stream' }, bodySource: source });
+    sock.onConnect!();
+    expect(decode(written[0]!)).toContain(`Content-Length: ${total}\r\n`);
+    // the head plus chunks until the queue passed 8 KB: then it waits
+    expect(pulls).toBe(2);
+    for (let i = 0; i < 100 && pulls * 4096 < total; i++) {
+      sock.buffered = 0;
+      sock.onDrain!();
+    }
+    expect(written.slice(1).reduce((n, c) => n + c.length, 0)).toBe(total);
+    sock.onData!(new TextEncoder().encode('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
+    const r = await done;
+    expect(r.ok && decode(r.response.body)).toBe('ok');
+    // a source that gives fewer bytes than it promised fails the request
+    const short = client.request({ method: 'POST', url: 'http://up.example/', bodySource: { length: 10, next: () => null } });
+    sock.buffered = 0;
+    sock.onConnect!();
+    expect(await short).toMatchObject({ ok: false, error: 'aborted', message: 'the request body gave 0 of 10 bytes' });
+    expect(await client.request({ method: 'POST', url: 'http://up.example/', body: 'x', bodySource: source })).toMatchObject({ ok: false });
+  });
+});

@@ -56,9 +56,10 @@ describe('device.selftest', () => {
     const lines = r.output.split('\n');
     expect(lines[0]).toMatch(/^selftest: \d PASS, 0 FAIL, \d SKIP$/);
     const items = Object.fromEntries(lines.slice(1).map((l) => [l.split(' ')[1]!.replace(':', ''), l.split(' ')[0]]));
-    expect(items).toEqual({ nvs: 'PASS', sd: 'SKIP', flash: 'PASS', heap: 'PASS', display: 'PASS', ring: 'SKIP', touch: 'PASS', battery: expect.any(String), speaker: 'PASS', audio: 'SKIP' });
+    expect(items).toEqual({ nvs: 'PASS', sd: 'SKIP', flash: 'PASS', heap: 'PASS', display: 'PASS', ring: 'SKIP', touch: 'PASS', battery: expect.any(String), speaker: 'PASS', audio: 'SKIP', mic: 'PASS' });
     expect(r.output).toContain('PASS speaker: output present (the mixer runs at 24000 Hz); the MP3 decoder turned a test frame into 1152 samples');
     expect(r.output).toContain('SKIP audio: audible test not requested (audible: false)');
+    expect(r.output).toContain('PASS mic: opened and closed the 16 kHz mono input');
   });
 
   it('tests the card, the ring and the battery where present, and leaves no trace', async () => {

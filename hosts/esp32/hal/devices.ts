@@ -2,7 +2,7 @@
 // (NeoPixel), the display (Moddable's ili9341 and gc9a01 drivers, our glue
 // for the ST7796S and ST7701S), touch (Moddable's ft6206 and gt911 drivers,
 // polled), the battery gauge (ADC divider, MAX17048 or AXP2101 over ECMA-419
-// I2C), the speaker (./audio.ts) and the microphone.
+// I2C), the speaker (./audio.ts) and the microphone (./mic.ts).
 //
 // The SDK's display and FT6206 drivers take their pins, sizes and clock from
 // the build's defines (boards/<type>/manifest.json writes them from
@@ -21,7 +21,7 @@ import Mp3 from 'mp3/decode';
 import { createAudioOut } from './audio.ts';
 import { Es8311 } from './es8311.ts';
 import { drivers } from './drivers.ts';
-import type { AudioOut, Battery, BatteryReading, Clock, Display, LedRing, Microphone, Serial as HalSerial, Touch, TouchEvent } from '../../../src/hal/index.ts';
+import type { AudioOut, Battery, BatteryReading, Clock, Display, LedRing, Serial as HalSerial, Touch, TouchEvent } from '../../../src/hal/index.ts';
 
 /** How often touch controllers are polled (their INT lines are not wired on every board). */
 const TOUCH_POLL_MS = 20;
@@ -234,8 +234,5 @@ export function createAudio(d: BoardDescriptor, codec: Es8311 | null): AudioOut 
   return createAudioOut(d, drivers.audioOut, { codec, Mp3 });
 }
 
-/** The microphone is not driven yet on the device (see docs/device.md). */
-
-export function createMic(): Microphone {
-  return { present: false, onSamples: null, start: () => undefined, stop: () => undefined };
-}
+/** The microphone: ./mic.ts (the SDK's ECMA-419 audio input). */
+export { createMic } from './mic.ts';

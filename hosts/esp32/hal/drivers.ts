@@ -8,8 +8,10 @@ import GC9A01 from 'gc9a01';
 import GT911 from 'gt911';
 import ILI9341 from 'ili9341';
 import NeoPixel from 'neopixel';
+import AudioIn from 'embedded:io/audio/in';
 import AudioOut from 'pins/audioout';
 import type { SdkAudioOutClass } from './audio.ts';
+import type { SdkAudioInClass } from './mic.ts';
 
 export interface Drivers {
   ili9341?: typeof ILI9341;
@@ -19,6 +21,8 @@ export interface Drivers {
   neopixel?: typeof NeoPixel;
   /** pins/audioout: boards with a plain I2S amplifier ($(MODDABLE)/modules/pins/i2s). */
   audioOut?: SdkAudioOutClass;
+  /** embedded:io/audio/in: boards with a microphone ($(MODDABLE)/modules/io/audioin). */
+  audioIn?: SdkAudioInClass;
 }
 
-export const drivers: Drivers = { ili9341: ILI9341, gc9a01: GC9A01, ft6206: FT6206, gt911: GT911, neopixel: NeoPixel, audioOut: AudioOut };
+export const drivers: Drivers = { ili9341: ILI9341, gc9a01: GC9A01, ft6206: FT6206, gt911: GT911, neopixel: NeoPixel, audioOut: AudioOut, audioIn: AudioIn };

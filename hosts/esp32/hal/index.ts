@@ -7,7 +7,9 @@ import { toBoardInfo } from '../../../boards/index.ts';
 import type { BuildInfo, Hal } from '../../../src/hal/index.ts';
 import type { SdBusConfig } from '../native/desk-native.js';
 import { createBle } from './ble.ts';
+import { createButtons } from './buttons.ts';
 import { createClock } from './clock.ts';
+import { drivers } from './drivers.ts';
 import { createAudio, createBattery, createCodec, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
 import { createNatives } from './natives.ts';
 import { createNet } from './net.ts';
@@ -55,7 +57,9 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     touch: createTouch(descriptor, clock),
     battery: createBattery(descriptor),
     audio: createAudio(descriptor, codec),
-    mic: createMic(),
+    // panel-35: the one ES8311 is both the speaker's DAC and the microphone's ADC
+    mic: createMic(descriptor, drivers.audioIn, { log, ...(codec ? { codec } : {}) }),
+    buttons: createButtons(descriptor, () => clock.monoMs(), log),
     ble: createBle(bondStore),
     natives: createNatives(),
   };

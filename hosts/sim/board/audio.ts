@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { DeviceFolder } from './device.ts';
 import type { Json, Service, Session } from './service.ts';
 import { int } from './service.ts';
-import { readWav, WavWriter, type WavData } from './wav.ts';
+import { WavWriter } from './wav.ts';
 
 const TICK_MS = 20;
 const KEEP_FILES = 32;
@@ -101,98 +101,6 @@ export class AudioOut implements Service {
     },
     'audio.volume': (args: Json) => {
       this.volume = int(args, 'level', 0, 100);
-    },
-  };
-}
-
-/** Converts interleaved PCM to another rate and channel count (nearest sample; enough for tests). */
-function convert(src: WavData, rate: number, channels: number): Int16Array {
-  const srcFrames = Math.floor(src.samples.length / src.channels);
-  const frames = Math.floor((srcFrames * rate) / src.sampleRate);
-  const out = new Int16Array(frames * channels);
-  for (let i = 0; i < frames; i++) {
-    const j = Math.min(srcFrames - 1, Math.floor((i * src.sampleRate) / rate));
-    for (let c = 0; c < channels; c++) {
-      let v: number;
-      if (src.channels === channels) v = src.samples[j * src.channels + c]!;
-      else if (channels === 1) v = Math.round((src.samples[j * 2]! + src.samples[j * 2 + 1]!) / 2);
-      else v = src.samples[j]!;
-      out[i * channels + c] = v;
-    }
-  }
-  return out;
-}
-
-export class MicIn implements Service {
-  private run: { session: Session; rate: number; channels: number; pcm: Int16Array; at: number; started: number; sent: number } | null = null;
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(private readonly device: DeviceFolder) {}
-
-  status(): Json {
-    return { listening: this.run !== null, wav: this.device.config.mic.wav };
-  }
-
-  /** Sets the file the microphone hears next (null: silence); applies to a running capture at once. */
-  feed(wav: string | null): void {
-    if (wav !== null) readWav(wav); // fail now, not on the next start
-    this.device.update((c) => (c.mic.wav = wav));
-    const r = this.run;
-    if (r) {
-      r.pcm = this.source(r.rate, r.channels);
-      r.at = 0;
-    }
-  }
-
-  private source(rate: number, channels: number): Int16Array {
-    const wav = this.device.config.mic.wav;
-    if (!wav) return new Int16Array(0);
-    try {
-      return convert(readWav(wav), rate, channels);
-    } catch {
-      return new Int16Array(0);
-    }
-  }
-
-  private tick(): void {
-    const r = this.run;
-    if (!r) return;
-    const due = Math.floor(((performance.now() - r.started) * r.rate) / 1000) - r.sent;
-    if (due <= 0) return;
-    const out = new Int16Array(due * r.channels);
-    const left = r.pcm.length - r.at;
-    if (left > 0) {
-      const n = Math.min(left, out.length);
-      out.set(r.pcm.subarray(r.at, r.at + n));
-      r.at += n;
-    }
-    r.sent += due;
-    r.session.emit('mic.samples', {}, new Uint8Array(out.buffer));
-  }
-
-  private end(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    this.run = null;
-  }
-
-  stop(): void {
-    this.end();
-  }
-
-  shutdown(): void {
-    this.end();
-  }
-
-  readonly ops = {
-    'mic.start': (args: Json, _bin: Buffer, session: Session) => {
-      const f = format(args);
-      this.end();
-      this.run = { session, rate: f.sampleRate, channels: f.channels, pcm: this.source(f.sampleRate, f.channels), at: 0, started: performance.now(), sent: 0 };
-      this.timer = setInterval(() => this.tick(), TICK_MS);
-    },
-    'mic.stop': () => {
-      this.end();
     },
   };
 }

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants as fsc } from 'node:fs';
 import { BOARD_DESCRIPTORS, toBoardInfo, type BoardDescriptor } from '../../../boards/index.ts';
 import type { DeviceType, ResetReason } from '../../../src/hal/index.ts';
-import { AudioOut, MicIn } from './audio.ts';
+import { AudioOut } from './audio.ts';
+import { MicIn } from './mic.ts';
 import { BatteryGauge } from './battery.ts';
 import { BleRadio } from './ble.ts';
 import type { SerialConsole } from './console.ts';
@@ -530,6 +531,7 @@ export class Board implements BoardContext {
     return {
       json: {
         board: toBoardInfo(this.descriptor()),
+        buttons: this.descriptor().buttons.map((b) => b.name),
         build: { version: h.version, buildId: h.buildId, testBuild: h.testBuild },
         resetReason: session.resetReason,
         rtcMs: this.rtcOffset === null ? null : this.worldNow() + this.rtcOffset,

@@ -68,6 +68,13 @@ export const CONTROL_OPS: Record<string, ControlOp> = {
     if (!b.emit('touch', { event })) fail('EINVAL', 'the runtime is not running');
     return { event };
   },
+  button: (b, args) => {
+    const name = str(args, 'name');
+    if (!b.descriptor().buttons.some((x) => x.name === name)) fail('EINVAL', `${b.descriptor().type} has no button '${name}'`);
+    const down = args['down'] === true;
+    if (!b.emit('button', { name, down })) fail('EINVAL', 'the runtime is not running');
+    return { name, down };
+  },
   'display.snapshot': (b, args) => {
     const p = args['path'] === undefined ? b.device.path('display.png') : str(args, 'path');
     const path = b.display.snapshot(isAbsolute(p) ? p : b.device.path(p));

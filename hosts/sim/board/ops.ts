@@ -42,7 +42,7 @@ export const EVENT_TYPES = [
   'udp.message',
   'wifi.station', 'wifi.scan',
   'serial.data',
-  'touch',
+  'touch', 'button',
   'audio.played', 'mic.samples',
   'ble.connect', 'ble.disconnect', 'ble.bond', 'ble.read', 'ble.write',
   'system.heap', 'battery.reading',

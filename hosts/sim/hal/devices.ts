@@ -8,6 +8,7 @@ import type {
   Battery,
   BatteryReading,
   Ble,
+  Buttons,
   BleCentral,
   BleHandlers,
   BoardInfo,
@@ -67,6 +68,12 @@ export function createDisplay(board: BoardInfo): Display {
       return { path: String(r['path']), sha256: String(r['sha256']) };
     },
   };
+}
+
+export function createButtons(names: readonly string[]): Buttons {
+  const buttons: Buttons = { names, onButton: null };
+  on('button', (e) => buttons.onButton?.(String(e['name']), e['down'] === true));
+  return buttons;
 }
 
 export function createTouch(present: boolean): Touch {

@@ -3,13 +3,15 @@
 
 import type { BoardInfo, BuildInfo, Clock, Hal, HeapFigures, ResetReason, System, Timer } from '../../../src/hal/index.ts';
 import { call, installEventDispatch, on, send } from './bridge.ts';
-import { createAudio, createBattery, createBle, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
+import { createAudio, createBattery, createBle, createButtons, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
 import { createNatives } from './natives.ts';
 import { createMdns, createNet, createWifi } from './net.ts';
 import { createFlash, createNvs, createSd } from './storage.ts';
 
 interface BootInfo {
   board: BoardInfo;
+  /** The board's button names (board.json buttons). */
+  buttons?: string[];
   build: BuildInfo;
   resetReason: ResetReason;
   /** The wall clock the RTC kept across this reset (Unix ms), or null after a power-on. */
@@ -143,6 +145,7 @@ export function createSimHal(staticHeap = 0, staticKeys = 0): Hal {
     battery: createBattery(),
     audio: createAudio(),
     mic: createMic(true),
+    buttons: createButtons(info.buttons ?? []),
     ble: createBle(),
     natives: createNatives(),
   };

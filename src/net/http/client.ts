@@ -1,7 +1,11 @@
 // The outbound HTTP/1.1 client over HAL sockets: one connection per request
 // (Connection: close), the request serialized into one buffer and written
 // once, TLS under the device's tlsVerify policy and CA bundle, deadlines,
-// a body cap, and an optional streaming body. Failures are typed results,
+// a body cap, and an optional streaming body. A large request body (a voice
+// recording read from the card) comes from a BodySource instead: its length
+// is known up front (Content-Length), and it is pulled a chunk at a time
+// while the socket's queue is below SEND_HIGH_WATER, resuming on onDrain,
+// so the XS heap holds one chunk of it at a time. Failures are typed results,
 // so callers can tell a timeout from a refused connection.
 
 import type { Clock, Net, PendingSocket, Timer } from '../../hal/index.ts';
@@ -27,6 +31,8 @@ export interface ClientRequest {
   url: string;
   headers?: Record<string, string>;
   body?: Uint8Array | string;
+  /** A body pulled chunk by chunk instead of body (which must then be absent). */
+  bodySource?: BodySource;
   /** Deadline for the whole exchange (default 30 s). */
   timeoutMs?: number;
   /** Deadline for connecting and the TLS handshake (default min(timeoutMs, 10 s)). */
@@ -43,6 +49,13 @@ export interface ClientRequest {
   cancel?: { onCancel: (() => void) | null };
 }
 
+/** A request body of known length, read a chunk at a time as the socket takes it. */
+export interface BodySource {
+  readonly length: number;
+  /** The next chunk (at most about 4 KB), or null at the end; a throw fails the request. */
+  next(): Uint8Array | null;
+}
+
 export interface ClientResponse {
   status: number;
   headers: Map<string, string>;
@@ -57,6 +70,8 @@ export type ClientResult = { ok: true; response: ClientResponse } | { ok: false;
 const DEFAULT_TIMEOUT = 30_000;
 const DEFAULT_MAX_BODY = 1024 * 1024;
 const MAX_HEAD = 16 * 1024;
+/** A streamed request body is pulled while fewer bytes than this wait in the socket's queue. */
+export const SEND_HIGH_WATER = 8 * 1024;
 
 export class HttpClient {
   constructor(
@@ -72,8 +87,10 @@ export class HttpClient {
     if (!parsed.ok) return Promise.resolve({ ok: false, error: 'bad-url', message: parsed.error });
     const url = parsed.url;
     const body = req.body === undefined ? new Uint8Array(0) : typeof req.body === 'string' ? encode(req.body) : req.body;
+    if (req.bodySource && req.body !== undefined) return Promise.resolve({ ok: false, error: 'bad-url', message: 'a request has body or bodySource, not both' });
+    const length = req.bodySource ? req.bodySource.length : body.length;
     const headers: Record<string, string> = { Host: url.authority, 'User-Agent': this.agent, Connection: 'close', ...req.headers };
-    if (body.length || !['GET', 'HEAD', 'DELETE'].includes(req.method)) headers['Content-Length'] = String(body.length);
+    if (length || !['GET', 'HEAD', 'DELETE'].includes(req.method)) headers['Content-Length'] = String(length);
     let head = `${req.method} ${url.target} HTTP/1.1\r\n`;
     for (const [k, v] of Object.entries(headers)) {
       if (LINE_BREAK.test(k + v)) return Promise.resolve({ ok: false, error: 'bad-url', message: `header ${k} contains a line break` });
@@ -127,10 +144,39 @@ class Exchange {
     s.onConnect = () => {
       this.connected = true;
       s.write(this.wire);
+      this.pump();
     };
+    if (this.req.bodySource) s.onDrain = () => this.pump();
     s.onData = (chunk) => this.data(chunk);
     s.onEnd = () => this.closed(null);
     s.onClose = (error) => this.closed(error);
+  }
+
+  private sent = 0;
+  private sourceDone = false;
+
+  /** Feeds a streamed body while the socket's queue has room; onDrain calls it again. */
+  private pump(): void {
+    const src = this.req.bodySource;
+    const s = this.socket;
+    if (!src || !s || this.sourceDone || this.done) return;
+    while (s.buffered < SEND_HIGH_WATER) {
+      let chunk: Uint8Array | null;
+      try {
+        chunk = src.next();
+      } catch (e) {
+        return this.fail('aborted', `the request body failed: ${String(e)}`);
+      }
+      if (this.done) return;
+      if (!chunk) {
+        this.sourceDone = true;
+        if (this.sent !== src.length) this.fail('aborted', `the request body gave ${this.sent} of ${src.length} bytes`);
+        return;
+      }
+      if (this.sent + chunk.length > src.length) return this.fail('aborted', `the request body is longer than its ${src.length} bytes`);
+      this.sent += chunk.length;
+      if (chunk.length) s.write(chunk);
+    }
   }
 
   private finish(result: ClientResult): void {

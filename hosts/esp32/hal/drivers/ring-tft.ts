@@ -3,6 +3,7 @@
 import GC9A01 from 'gc9a01';
 import NeoPixel from 'neopixel';
 import AudioOut from 'pins/audioout';
+import AudioIn from 'embedded:io/audio/in';
 import type { Drivers } from '../drivers.ts';
 
-export const drivers: Drivers = { gc9a01: GC9A01, neopixel: NeoPixel, audioOut: AudioOut };
+export const drivers: Drivers = { audioIn: AudioIn, gc9a01: GC9A01, neopixel: NeoPixel, audioOut: AudioOut };

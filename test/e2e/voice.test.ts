@@ -1,0 +1,55 @@
+// Voice in on the simulator, the real firmware on XS: the board's
+// microphone plays a WAV file (mic.feed) and the owner speaks to the device.
+// Bare VOICE listens until the end of speech, sends the recording to the
+// transcription API (the provider emulator, which judges the multipart
+// body: tools/provider-rules.mjs checkTranscription), writes the transcript
+// to the episodic log, runs the turn and speaks the reply (ttsOn); VOICE?
+// gives the timings from the end of speech (npm run bench reports them).
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { speechWav } from '../../bench/voice.mjs';
+import { turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
+import { tempDir } from './harness.ts';
+import { startProviderRig, type ProviderRig } from './fixtures/provider-rig.ts';
+
+let rig: ProviderRig;
+let emu: Emulator;
+
+beforeAll(async () => {
+  rig = await startProviderRig();
+  emu = rig.emu;
+  await rig.orch({ priority: 'anthropic,openai,mistral,zai,router' });
+  // sttProv and ttsOn are benign config keys a turn may set
+  emu.script({ match: { path: '/v1/messages' }, turn: turnObject('Voice is set up.', { device: [{ config: { sttProv: 'openai', ttsOn: true } }] }) });
+  expect(await rig.device.command('TURN set up voice', 30_000)).toMatch(/Voice is set up\./);
+}, 120_000);
+
+afterAll(async () => {
+  await rig?.close();
+});
+
+describe('voice in on the simulator', () => {
+  it('the owner speaks (the board mic plays a WAV): heard, transcribed by the emulator, answered and spoken', async () => {
+    const wav = join(tempDir('voice-e2e-'), 'ask.wav');
+    speechWav(wav); // 300 ms of silence, 1.2 s of a voiced tone, 1.5 s of silence
+    await rig.device.board.request('mic.feed', { wav });
+    emu.script([
+      { match: { path: '/v1/audio/transcriptions' }, transcript: 'what is the battery level' },
+      { match: { path: '/v1/messages' }, turn: turnObject('The battery is fine.') },
+    ]);
+    const out = await rig.device.command('VOICE', 60_000);
+    expect(out).toMatch(/^heard: what is the battery level\nThe battery is fine\.\nspoken: \d+\.\d\d s\nOK$/);
+    const req = emu.requests.find((r) => r.path === '/v1/audio/transcriptions')!;
+    expect(req.refused).toBeUndefined();
+    expect(req.host).toBe('api.openai.com');
+    expect(req.form!.fields).toEqual({ model: 'gpt-4o-mini-transcribe', response_format: 'json' });
+    // the recording up to the end of speech: 300 ms + 1.2 s of sound + at least the 700 ms of silence that ends it
+    const seconds = (req.form!.file!.size - 44) / 32000;
+    expect(seconds).toBeGreaterThan(2.1);
+    expect(seconds).toBeLessThan(3.5);
+    const stats = await rig.device.command('VOICE?');
+    expect(stats).toMatch(/^state=idle turns=1 stops=0\nlast: ok heard=\d+ms transcript=\d+ reply=\d+ firstAudio=\d+ xsPeak=\d+ xsStatic=\d+\nOK$/);
+    const epi = await rig.device.command('EPIQ what is the battery level');
+    expect(epi).toMatch(/transcript/);
+  }, 120_000);
+});
