@@ -7,12 +7,12 @@
 // screen (and the console).
 
 import { installRoutesCommand } from './api/routes-command.ts';
-import { Router } from './api/router.ts';
+import { Router } from './core/router.ts';
 import { installAuth, makeGate } from './auth/index.ts';
 import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
 import { AccessToken } from './auth/token.ts';
 import { Secrets } from './auth/secrets.ts';
-import { Console } from './console/console.ts';
+import { Console } from './core/console.ts';
 import type { Context, Mode } from './core/context.ts';
 import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
 import { CachedNvs } from './core/nvs-cache.ts';
@@ -38,9 +38,9 @@ import { embeddingKeys } from './memory/keys.ts';
 import { installDangerZone } from './system/danger.ts';
 import { installSystem } from './system/index.ts';
 import { installProvisioning } from './wifi/provisioning.ts';
-import { StatusRegistry } from './system/status.ts';
+import { StatusRegistry } from './core/status.ts';
 import { installWeb } from './web/index.ts';
-import { ToolRegistry } from './mcp/registry.ts';
+import { ToolRegistry } from './core/tools/registry.ts';
 import { installMcp } from './mcp/index.ts';
 import { DeviceActions } from './device/actions.ts';
 import { installSystemTools } from './system/tools.ts';
@@ -143,6 +143,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const client = new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`);
   const ctx: Context = {
     hal,
+    clock: hal.clock,
     log,
     store,
     random,

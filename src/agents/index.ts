@@ -16,7 +16,7 @@
 //   agents.setSkills(s)     skill capsules and a connector-matching skill's provider
 
 import type { Context } from '../core/context.ts';
-import type { ToolCaller } from '../mcp/types.ts';
+import type { ToolCaller } from '../core/tools/types.ts';
 import { CATALOG } from '../providers/catalog.ts';
 import { DEMO_ENDPOINT } from '../providers/demo.ts';
 import type { CustomEndpoint } from '../providers/custom.ts';

@@ -4,7 +4,7 @@
 // replies are on). PLAY and MEDIATEST are the music player's, TGSEND the
 // chat messenger's.
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import type { Assistant } from '../turn/index.ts';
 import { DEFAULT_SFX_VOL, type Audio } from './index.ts';

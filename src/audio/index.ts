@@ -28,7 +28,7 @@ import type { Hal } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { ApplyOptions, ApplyResult } from '../device/actions.ts';
 import type { Assistant } from '../turn/index.ts';
-import { TTS_CAP_BYTES } from '../turn/device-contract.ts';
+import { TTS_CAP_BYTES } from '../contracts/device-contract.ts';
 import { capBytes } from '../util/cap.ts';
 import { installAudioConsole } from './console.ts';
 import { MIC_RATE, Recorder } from './mic.ts';

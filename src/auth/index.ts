@@ -2,7 +2,7 @@
 // field, compared in constant time, failing closed. Never from the query
 // string, and nothing about Host, Origin, Referer or the client address.
 
-import type { Gate } from '../api/router.ts';
+import type { Gate } from '../core/router.ts';
 import type { Context } from '../core/context.ts';
 import { parseForm } from '../net/http/body.ts';
 import type { AccessToken } from './token.ts';

@@ -4,7 +4,7 @@
 // no network, so the clock is whatever the RTC kept (synced after a restart
 // from a set clock, unset after a power cut).
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import type { StationStatus } from '../hal/index.ts';
 import { utcStamp, type ClockSync } from './sync.ts';

@@ -27,7 +27,7 @@
 //      resets it). JSON bodies are buffered up to JSON_MAX bytes to be
 //      stripped; a larger one is withheld (502).
 
-import type { Router } from '../api/router.ts';
+import type { Router } from '../core/router.ts';
 import { TOKEN_HEADER } from '../auth/index.ts';
 import { SecretScreen } from '../auth/secret-screen.ts';
 import type { LiveSecret } from '../auth/secrets.ts';

@@ -4,7 +4,7 @@
 // Cloud group), the state snapshot's `cloud` field and the console's Cloud
 // group: CLOUD?, CLOUDPAIR, CLOUDOFF, CLOUDLOOP [path].
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';

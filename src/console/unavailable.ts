@@ -7,7 +7,7 @@
 // The issue that builds a subsystem registers its real commands (from the
 // subsystem's own folder) and deletes its rows here.
 
-import { CommandError, type Console } from './console.ts';
+import { CommandError, type Console } from '../core/console.ts';
 
 export interface Missing {
   /** What the command needs, as the reply names it. */

@@ -4,7 +4,7 @@
 // again) and RINGANIM <0-4> (a built-in animation as an attention cue for
 // attnHoldMs; 'off' ends it).
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { toHex } from '../util/encoding.ts';
 import { ANIMATIONS, parseAnim } from './ring-anim.ts';

@@ -2,7 +2,7 @@
 // documentation pack embedded in this firmware image (src/docs/pack.ts).
 
 import type { Context } from '../core/context.ts';
-import { fail, ok, type ToolResult, type ToolSpec } from '../mcp/types.ts';
+import { fail, ok, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import { Docs, type DocsAnswer } from './docs.ts';
 import { builtInPack, type DocsPack } from './pack.ts';
 

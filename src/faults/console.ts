@@ -4,7 +4,7 @@
 // probed again when an SD fault changes, so the storage tier (and everyone
 // following it) notices at once, as after a card pull.
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { FAULTS, findFault } from './faults.ts';
 

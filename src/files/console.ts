@@ -2,7 +2,7 @@
 // pretends the file store's quota is pct % used, so quota exhaustion can be
 // tested without writing gigabytes; off returns to the real figure.
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import type { Files } from './index.ts';
 

@@ -14,7 +14,7 @@
 
 import type { ResourceInfo, ResourceProvider, ResourceRead } from '../mcp/resources.ts';
 import { ResourceError } from '../mcp/resources.ts';
-import type { ToolCaller } from '../mcp/types.ts';
+import type { ToolCaller } from '../core/tools/types.ts';
 import { errorMessage } from '../util/json.ts';
 import { utf8Length } from '../util/utf8.ts';
 import type { Files } from './index.ts';

@@ -18,7 +18,7 @@ import type { Context } from '../core/context.ts';
 import { INCOMING } from '../files/fetch.ts';
 import { checkName, checkProject, extensionOf, NAME_MAX } from '../files/names.ts';
 import { FilesError, type PartWriter } from '../files/store.ts';
-import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../mcp/types.ts';
+import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import type { ModelCatalog } from '../models/catalog.ts';
 import { CATALOG } from '../providers/catalog.ts';
 import { isPlainHttp } from '../providers/common.ts';

@@ -19,7 +19,7 @@ import { fixturePrompts, fixtureResources, fixtureTools } from './fixtures.ts';
 import { PromptRegistry } from './prompts.ts';
 import { ResourceRegistry } from './resources.ts';
 import { McpServer } from './server.ts';
-import type { ToolCaller, ToolRunsOn } from './types.ts';
+import type { ToolCaller, ToolRunsOn } from '../core/tools/types.ts';
 
 /** Tool arguments may carry a document (artifact.save takes about 24 KB of text). */
 export const MCP_BODY_LIMIT = 32 * 1024;

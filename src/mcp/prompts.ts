@@ -6,7 +6,7 @@
 // no provider repeats the rule.
 
 import { errorMessage } from '../util/json.ts';
-import type { McpContent, ToolCaller } from './types.ts';
+import type { McpContent, ToolCaller } from '../core/tools/types.ts';
 
 export interface PromptArgument {
   name: string;

@@ -11,7 +11,7 @@
 // skip one, which MCP allows (cursors promise no snapshot).
 
 import { isPlainObject } from '../util/json.ts';
-import type { ToolCaller } from './types.ts';
+import type { ToolCaller } from '../core/tools/types.ts';
 
 export const PAGE_SIZE = 50;
 

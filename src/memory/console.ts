@@ -4,7 +4,7 @@
 // chat into memory) is the turn engine's: src/turn/compact.ts.
 
 import type { Context } from '../core/context.ts';
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import { randomId } from '../util/ids.ts';
 import { stamp } from './time.ts';
 import type { Memory } from './index.ts';

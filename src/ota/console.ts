@@ -3,7 +3,7 @@
 // <armed|flipped|off> (stops the next real install at that stage, so tests
 // can cut the power there).
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { resolveDeviceType, TYPE_NS } from './device-type.ts';
 

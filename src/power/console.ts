@@ -2,7 +2,7 @@
 // BATTRESET, SLEEPMV [mv], SLEEP, DRAIN on|off [deep]. (STORAGE, listed in
 // the same group, is the file store's: src/files/console.ts.)
 
-import { CommandError, type CommandCall } from '../console/console.ts';
+import { CommandError, type CommandCall } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import type { BatteryReading } from '../hal/index.ts';
 import { DRAIN_MS_PER_PCT } from './battery.ts';

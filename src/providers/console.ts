@@ -11,7 +11,7 @@
 //                 Z.ai host and the router host
 //   USAGE?        tokens per provider today and this month, and the budgets
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { parseTurn } from '../turn/parse.ts';
 import { turnPromptDoc } from '../turn/promptdoc.ts';

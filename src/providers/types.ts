@@ -4,7 +4,7 @@
 // body (serialized once, into one buffer) and a response into a RoundResult;
 // the engine (src/turn/engine.ts) never sees a dialect.
 
-import type { JsonSchema } from '../mcp/types.ts';
+import type { JsonSchema } from '../core/tools/types.ts';
 import type { ProviderId } from './settings.ts';
 
 /** One item of the conversation as the engine keeps it across rounds. */

@@ -8,7 +8,7 @@
 // that person's chat (the owner's chat for the owner).
 
 import type { Context } from '../core/context.ts';
-import { fail, ok, type ToolCaller, type ToolResult } from '../mcp/types.ts';
+import { fail, ok, type ToolCaller, type ToolResult } from '../core/tools/types.ts';
 import { parseSchedule } from './calendar.ts';
 import { INTERVAL_MAX_S, INTERVAL_MIN_S, ROUTINE_NAME_MAX_BYTES, WAKE_MAX_MINUTES, WAKE_MIN_MINUTES } from './limits.ts';
 import type { FailCode, Outcome, Scheduler } from './scheduler.ts';

@@ -18,7 +18,7 @@ import type { Store } from '../core/store.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import { fail, ok, type ToolResult, type ToolSpec } from '../mcp/types.ts';
+import { fail, ok, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import { capBytes } from '../util/cap.ts';
 import { civilFromDays } from '../util/civil.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';

@@ -13,7 +13,7 @@
 
 import type { Agents } from '../agents/index.ts';
 import type { Context } from '../core/context.ts';
-import { fail, ok, type ToolResult } from '../mcp/types.ts';
+import { fail, ok, type ToolResult } from '../core/tools/types.ts';
 import { parseForm, queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { SKILL_MD_MAX_BYTES } from './capsule.ts';

@@ -5,7 +5,7 @@
 // CARD_PROBE_MS), a device timeline row per tier change, and the console's
 // SDCHECK (ends ERR when the write/read check fails).
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { jsonResponse } from '../net/http/errors.ts';
 import { encode, decode } from '../util/utf8.ts';

@@ -12,8 +12,8 @@
 // available() and keeps the setting.
 
 import type { Context } from '../core/context.ts';
-import { fail, type ToolSpec } from '../mcp/types.ts';
-import { STT_PROVIDERS } from '../turn/device-contract.ts';
+import { fail, type ToolSpec } from '../core/tools/types.ts';
+import { STT_PROVIDERS } from '../contracts/device-contract.ts';
 
 export const TRANSCRIBE_PLANNED = 'audio.transcribe is planned: speech-to-text is not built on this firmware yet.';
 

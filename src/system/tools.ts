@@ -6,8 +6,8 @@
 // update engine to exist: absent fields read as null).
 
 import type { Context } from '../core/context.ts';
-import { fail, ok, type ToolSpec } from '../mcp/types.ts';
-import { validateAction } from '../turn/actions.ts';
+import { fail, ok, type ToolSpec } from '../core/tools/types.ts';
+import { validateAction } from '../contracts/device-actions.ts';
 import { actingRole, actionRefusal } from '../device/action-roles.ts';
 import { isPlainObject, stringify } from '../util/json.ts';
 import { HEAP_FLOOR_BLOCK, HEAP_FLOOR_FREE, formatSelftest, runSelftest } from './selftest.ts';

@@ -7,7 +7,7 @@
 
 import type { Context } from '../core/context.ts';
 import { actingRole, actionRefusal } from '../device/action-roles.ts';
-import { validateActions } from './actions.ts';
+import { validateActions } from '../contracts/device-actions.ts';
 import type { Turn } from './turn-types.ts';
 import type { TurnRequest } from './engine.ts';
 import { stringify } from '../util/json.ts';

@@ -16,8 +16,8 @@
 // - Strings in items are trimmed before capping; a blank value counts as
 //   absent (so a default applies).
 
-import type { ArrayField, Field, ObjectField, StringField } from './contract-types.ts';
-import { DEVICE_ACTION, MODEL_CAP_BYTES } from './device-contract.ts';
+import type { ArrayField, Field, ObjectField, StringField } from '../contracts/contract-types.ts';
+import { DEVICE_ACTION, MODEL_CAP_BYTES } from '../contracts/device-contract.ts';
 
 export const MEMORY_CAP_BYTES = 1200;
 export const TASK_CAP_BYTES = 4095;

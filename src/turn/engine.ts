@@ -13,8 +13,8 @@
 
 import type { Log } from '../log/log.ts';
 import type { Hal } from '../hal/index.ts';
-import type { ToolCaller, ToolResult } from '../mcp/types.ts';
-import type { ToolRegistry } from '../mcp/registry.ts';
+import type { ToolCaller, ToolResult } from '../core/tools/types.ts';
+import type { ToolRegistry } from '../core/tools/registry.ts';
 import type { ProviderErrorKind, RoundRequest, RoundResult, ToolDef, TranscriptItem } from '../providers/types.ts';
 import type { ProviderId } from '../providers/settings.ts';
 import type { CustomEndpoint } from '../providers/custom.ts';

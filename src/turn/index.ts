@@ -4,7 +4,7 @@
 // the web page's conversations (GET /api/conversation, POST
 // /api/conversation/clear), and the console's TURN, PROMPT? and CTX?.
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';

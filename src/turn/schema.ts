@@ -13,7 +13,7 @@
 // and Ajv's strict mode accept. Caps and ranges live in the prompt's field
 // documentation and are enforced by the parser and the action validator.
 
-import type { Field, ObjectField } from './contract-types.ts';
+import type { Field, ObjectField } from '../contracts/contract-types.ts';
 import { TURN, onWire } from './contract.ts';
 import { stringify } from '../util/json.ts';
 

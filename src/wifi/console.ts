@@ -10,7 +10,7 @@
 
 import type { SetupPassphrase } from '../auth/passphrase.ts';
 import { SETUP_SSID } from '../auth/passphrase.ts';
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { errorMessage, stringify } from '../util/json.ts';
 import { KNOWN_MAX, passProblem, ssidProblem } from './known.ts';

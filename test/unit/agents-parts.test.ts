@@ -9,7 +9,7 @@ import { chooseProvider, DEEP_RESEARCH_MODEL } from '../../src/agents/choose.ts'
 import { POLL_MS, PUMP_MS } from '../../src/agents/limits.ts';
 import { NO_DOCS, NO_SKILLS, type AgentDocs, type AgentSkills } from '../../src/agents/ports.ts';
 import { HTTP_PORT } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import type { ProviderId } from '../../src/providers/settings.ts';
 import { utf8Length } from '../../src/util/utf8.ts';
 import { rig, spawnOp, turn, turnResult } from '../support/agent-rig.ts';

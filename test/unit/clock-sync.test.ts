@@ -10,7 +10,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { QUERY_TIMEOUT_MS, RESYNC_MS, RETRY_FIRST_MS, TLS_CLOCK_WAIT_MS } from '../../src/clock/sync.ts';
 import { buildBrief, type BriefDeps } from '../../src/agents/brief.ts';
 import { NO_DOCS, NO_SKILLS } from '../../src/agents/ports.ts';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { REBOOT_DELAY_MS } from '../../src/device/actions.ts';
 import { boot } from '../../src/main.ts';
-import { validateAction } from '../../src/turn/actions.ts';
+import { validateAction } from '../../src/contracts/device-actions.ts';
 import { RebootSignal, createMemHal } from '../support/memhal.ts';
 
 function action(raw: unknown) {

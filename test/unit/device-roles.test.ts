@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_ROLES, actingRole, actionRefusal } from '../../src/device/action-roles.ts';
 import { boot, type Device } from '../../src/main.ts';
 import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/providers/types.ts';
-import { ACTION_KINDS } from '../../src/turn/device-contract.ts';
+import { ACTION_KINDS } from '../../src/contracts/device-contract.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { createMemHal, type MemHal } from '../support/memhal.ts';
 import { fakeModeration, fakeTelegram } from '../support/telegram-net.ts';

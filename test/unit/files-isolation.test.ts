@@ -10,7 +10,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller, ToolResult } from '../../src/mcp/types.ts';
+import type { ToolCaller, ToolResult } from '../../src/core/tools/types.ts';
 import { DEFAULT_FILE_PEOPLE } from '../../src/files/people.ts';
 import { homeDir, personOfDir } from '../../src/files/names.ts';
 import type { FileMeta } from '../../src/files/store.ts';

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { DEFAULT_FILE_PEOPLE } from '../../src/files/people.ts';
 import { judgeCard } from '../../src/storage/card.ts';
 import { CARD_PROBE_MS } from '../../src/storage/index.ts';

@@ -5,9 +5,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boot } from '../../src/main.ts';
-import { PROVIDER_BUILTIN_NAMES, PROVIDER_NAME_RE, sanitizeToolName } from '../../src/mcp/names.ts';
-import { ToolRegistry } from '../../src/mcp/registry.ts';
-import { fail, ok, type ToolCaller, type ToolSpec } from '../../src/mcp/types.ts';
+import { PROVIDER_BUILTIN_NAMES, PROVIDER_NAME_RE, sanitizeToolName } from '../../src/core/tools/names.ts';
+import { ToolRegistry } from '../../src/core/tools/registry.ts';
+import { fail, ok, type ToolCaller, type ToolSpec } from '../../src/core/tools/types.ts';
 import { createMemHal } from '../support/memhal.ts';
 
 const OWNER_TURN: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };

@@ -16,7 +16,7 @@ import { MCP_CALLER } from '../../src/mcp/index.ts';
 import { PromptRegistry } from '../../src/mcp/prompts.ts';
 import { PAGE_SIZE, paginate, ResourceError, ResourceRegistry } from '../../src/mcp/resources.ts';
 import { McpServer } from '../../src/mcp/server.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { docsPack } from '../../tools/docs-pack.mjs';
 import { ROOT } from '../../tools/build.mjs';
 import { encode } from '../../src/util/utf8.ts';

@@ -3,7 +3,7 @@
 // /api/mem routes, the console commands and the status line.
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { RemoteEmbedder, type EmbeddingKeys } from '../../src/memory/embed-remote.ts';
 import { DEFAULT_PEOPLE } from '../../src/memory/quotas.ts';
 import { HttpClient } from '../../src/net/http/client.ts';

@@ -4,7 +4,7 @@
 // torn tails, retention, the route, the tool and the console.
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { sha256Fallback } from '../../modules/sha256/sha256.ts';
 import { Log } from '../../src/log/log.ts';
 import { EpisodicLog } from '../../src/memory/episodic.ts';

@@ -4,7 +4,7 @@
 // reboots and power cuts, and the memory tools.
 import { describe, expect, it } from 'vitest';
 import { boot, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { fillerText } from '../../src/memory/console.ts';
 import { DEFAULT_PEOPLE, quotaFor, type People } from '../../src/memory/quotas.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';

@@ -8,7 +8,7 @@
 // across reboots.
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { request } from '../support/http.ts';

@@ -6,7 +6,7 @@
 // to the content, persistence across a reboot, and an approved capsule with
 // inject spawn reaching a sub-agent's brief through the fabric.
 import { describe, expect, it } from 'vitest';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { HTTP_PORT } from '../../src/main.ts';
 import { SKILLS_DIR } from '../../src/skills/store.ts';
 import { request } from '../support/http.ts';

@@ -16,7 +16,7 @@ import { SecretScreen, secretForms } from '../../src/auth/secret-screen.ts';
 import { SECRET_KINDS, type LiveSecret, type SecretKind } from '../../src/auth/secrets.ts';
 import { HAND_LIFETIME_MS } from '../../src/auth/signin.ts';
 import { TunnelDispatcher } from '../../src/cloud/dispatch.ts';
-import { Router } from '../../src/api/router.ts';
+import { Router } from '../../src/core/router.ts';
 import { HTTP_PORT } from '../../src/main.ts';
 import type { BodyWriter, HttpResponse } from '../../src/net/http/types.ts';
 import { groupSignInCode } from '../../src/util/ids.ts';

@@ -3,7 +3,9 @@
 // neither registry knows any one subsystem.
 
 
-import { replaceEvery } from '../util/replace.ts';// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+import { replaceEvery } from '../util/replace.ts';
+
+// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const WHITESPACE_RUNS = /\s+/;
 
 export type StatusField = () => string | number | boolean | null;

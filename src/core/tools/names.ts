@@ -8,7 +8,7 @@
 // registry refuses the second at registration.
 
 
-import { replaceEvery } from '../util/replace.ts';// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
+import { replaceEvery } from '../../util/replace.ts';// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const DOTS = /\./;
 const NOT_PROVIDER_SAFE = /[^a-zA-Z0-9_-]/;
 

@@ -22,7 +22,7 @@
 // - Keywords apply only to values of their kind (minimum to numbers, ...), as
 //   in JSON Schema; type is what restricts the kind.
 
-import { isPlainObject, stringify } from '../util/json.ts';
+import { isPlainObject, stringify } from '../../util/json.ts';
 import type { JsonSchema } from './types.ts';
 
 const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'] as const;

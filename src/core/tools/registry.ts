@@ -22,7 +22,7 @@
 // error_type values set here: unknown-tool, not-here, forbidden, unattended,
 // unavailable, bad-arguments, internal. Handlers add their own.
 
-import { errorMessage, isPlainObject, stringify } from '../util/json.ts';
+import { errorMessage, isPlainObject, stringify } from '../../util/json.ts';
 import { PROVIDER_NAME_RE, TOOL_NAME_RE, sanitizeToolName } from './names.ts';
 import { fail, type ToolCaller, type ToolInfo, type ToolPanelEntry, type ToolResult, type ToolSpec } from './types.ts';
 import { checkSchema, validate } from './validate.ts';

@@ -1,0 +1,7 @@
+// Shared contracts: what both sides of a boundary import, so neither depends
+// on the other. The device actions (kinds, config keys, their validator) that
+// the assistant proposes and the device applies. Types and pure validators
+// only; no state.
+export * from './contract-types.ts';
+export * from './device-contract.ts';
+export * from './device-actions.ts';
