@@ -6,13 +6,12 @@
 // setup network; Notifier mode only the Bluetooth link, the ring and the
 // screen (and the console).
 
+import { createKernel, storesOn } from './core/kernel.ts';
 import { installRoutesCommand } from './api/routes-command.ts';
-import { Router } from './core/router.ts';
 import { installAuth, makeGate } from './auth/index.ts';
 import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
 import { AccessToken } from './auth/token.ts';
 import { Secrets } from './auth/secrets.ts';
-import { Console } from './core/console.ts';
 import type { Context, Mode } from './core/context.ts';
 import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
 import { CachedNvs } from './core/nvs-cache.ts';
@@ -38,9 +37,7 @@ import { embeddingKeys } from './memory/keys.ts';
 import { installDangerZone } from './system/danger.ts';
 import { installSystem } from './system/index.ts';
 import { installProvisioning } from './wifi/provisioning.ts';
-import { StatusRegistry } from './core/status.ts';
 import { installWeb } from './web/index.ts';
-import { ToolRegistry } from './core/tools/registry.ts';
 import { installMcp } from './mcp/index.ts';
 import { DeviceActions } from './device/actions.ts';
 import { installSystemTools } from './system/tools.ts';
@@ -125,12 +122,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // Network time, and every certificate-checking connection held until it is set (src/clock/).
   const clockSync = new ClockSync({ net: faulted.net, clock: faulted.clock, random, log });
   const hal: Hal = { ...faulted, net: gateTlsOnClock(faulted.net, faulted.clock, clockSync) };
-  const stores = new Map<string, Store>();
-  const store = (ns: string): Store => {
-    let s = stores.get(ns);
-    if (!s) stores.set(ns, (s = new Store(hal.nvs, ns)));
-    return s;
-  };
+  const store = storesOn(hal.nvs);
   // First thing: the update guard counts this boot and may roll back (src/ota/guard.ts).
   const otaVerdict = runBootGuard(hal, store('ota'), log);
   const token = new AccessToken(store('auth'), random, log.redactor);
@@ -141,26 +133,18 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   log.info('boot', `hotspots: ${describeHotspots(hotspots)}, utf8 ${nativeUtf8InUse() ? 'C' : 'TS'}`);
   const card = new Card(hal.sd);
   const client = new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`);
+  // Before any subsystem installs, so each can register its routes, commands, tools and status.
+  const kernel = createKernel(hal, log, { gate: makeGate(token), mode: readMode(store('sys')), store });
   const ctx: Context = {
-    hal,
-    clock: hal.clock,
-    log,
-    store,
+    ...kernel,
     random,
     hotspots,
-    mode: readMode(store('sys')),
-    router: new Router(makeGate(token)),
-    console: new Console(hal.serial, hal.build.testBuild, (m) => log.error('console', m)),
-    status: new StatusRegistry(),
     token,
     signin,
     secrets: new Secrets(),
     tls,
     card,
     client,
-    defer: (task) => void hal.clock.setTimeout(task, 0),
-    // Before any subsystem installs, so each can register its tools.
-    tools: new ToolRegistry((m) => log.error('tools', m)),
     actions: new DeviceActions(hal, store('cfg'), store('orch'), log),
     ota: new Updates(otaVerdict),
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),

@@ -7,11 +7,11 @@
 
 import type { Clock, Hal } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import type { Console } from './console.ts';
-import type { Router } from './router.ts';
-import type { StatusRegistry } from './status.ts';
-import type { Store } from './store.ts';
-import type { ToolRegistry } from './tools/registry.ts';
+import { Console } from './console.ts';
+import { Router, type Gate } from './router.ts';
+import { StatusRegistry } from './status.ts';
+import { Store } from './store.ts';
+import { ToolRegistry } from './tools/registry.ts';
 
 /** Console MODE values: 0 Notifier (BLE only), 1 Orchestrator (Wi-Fi, HTTP, assistant). */
 export type Mode = 0 | 1;
@@ -30,4 +30,30 @@ export interface Kernel {
   /** Runs work on the main loop after the current request or command has answered. */
   defer(task: () => void): void;
   mode: Mode;
+}
+
+/** Per-namespace stores over one NVS, each made once. */
+export function storesOn(nvs: Hal['nvs']): (ns: string) => Store {
+  const stores = new Map<string, Store>();
+  return (ns) => {
+    let s = stores.get(ns);
+    if (!s) stores.set(ns, (s = new Store(nvs, ns)));
+    return s;
+  };
+}
+
+/** The kernel over a HAL: the device's at boot (src/main.ts), a test's on the in-memory HAL. */
+export function createKernel(hal: Hal, log: Log, options: { gate: Gate; mode: Mode; store?: (ns: string) => Store }): Kernel {
+  return {
+    hal,
+    log,
+    store: options.store ?? storesOn(hal.nvs),
+    clock: hal.clock,
+    router: new Router(options.gate),
+    console: new Console(hal.serial, hal.build.testBuild, (m) => log.error('console', m)),
+    tools: new ToolRegistry((m) => log.error('tools', m)),
+    status: new StatusRegistry(),
+    defer: (task) => void hal.clock.setTimeout(task, 0),
+    mode: options.mode,
+  };
 }
