@@ -15,7 +15,7 @@ import { Secrets } from './auth/secrets.ts';
 import type { Context, Mode } from './core/context.ts';
 import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
 import { CachedNvs } from './core/nvs-cache.ts';
-import { Store } from './core/store.ts';
+import type { Store } from './core/store.ts';
 import type { Hal } from './hal/index.ts';
 import { Log } from './log/log.ts';
 import { HttpClient } from './net/http/client.ts';
