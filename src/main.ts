@@ -7,7 +7,8 @@
 // screen (and the console).
 
 import { createKernel, storesOn } from './core/kernel.ts';
-import { installRoutesCommand } from './api/routes-command.ts';
+import { mount } from './core/subsystem.ts';
+import { api } from './api/index.ts';
 import { installAuth, makeGate } from './auth/index.ts';
 import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
 import { AccessToken } from './auth/token.ts';
@@ -38,10 +39,10 @@ import { installDangerZone } from './system/danger.ts';
 import { installSystem } from './system/index.ts';
 import { installProvisioning } from './wifi/provisioning.ts';
 import { installWeb } from './web/index.ts';
-import { installMcp } from './mcp/index.ts';
+import { mcp } from './mcp/index.ts';
 import { DeviceActions } from './device/actions.ts';
 import { installSystemTools } from './system/tools.ts';
-import { installDocs } from './docs/index.ts';
+import { docs as docsSubsystem } from './docs/index.ts';
 import { installSessionTools } from './agents/session-tools.ts';
 import { installAgents, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
@@ -64,15 +65,17 @@ import { installWifiConsole } from './wifi/console.ts';
 import { installMdns } from './wifi/mdns.ts';
 import { installCaptive } from './wifi/captive.ts';
 import { installNotifier, type NotifierLink } from './notifier/index.ts';
-import { installUnavailable } from './console/unavailable.ts';
+import { unavailable } from './console/index.ts';
 import { installSchedule } from './schedule/index.ts';
 import type { Scheduler } from './schedule/scheduler.ts';
 import { installSkills } from './skills/index.ts';
+import { skillPrompts } from './skills/prompts.ts';
+import { fileResources } from './files/resources.ts';
 import { installCloud } from './cloud/index.ts';
 import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
 import { installConnectorCommands } from './connectors/commands.ts';
 import { installModels } from './models/index.ts';
-import { installWebSearch } from './search/index.ts';
+import { search } from './search/index.ts';
 import { installImages } from './images/index.ts';
 import { installStt } from './stt/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
@@ -183,9 +186,9 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installMemory(ctx, { keys: embeddingKeys(providers) });
   installDangerZone(ctx);
   installWeb(ctx);
-  installRoutesCommand(ctx);
+  mount(kernel, api, {});
   installSystemTools(ctx);
-  const docs = installDocs(ctx);
+  const docs = mount(kernel, docsSubsystem, {});
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
   const skills = installSkills(ctx, agents);
@@ -193,8 +196,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const catalog = installModels(ctx, { assistant, settings: providers, wire });
   installImages(ctx, catalog, () => providers.key('openai'));
   installStt(ctx);
-  installWebSearch(ctx);
-  installMcp(ctx, { docs, skills });
+  mount(kernel, search, { client: ctx.client, screen: (text, caller) => ctx.files.screenFetched(text, caller) });
+  mount(kernel, mcp, { resources: [...docs.resources, fileResources(ctx.files)], prompts: [skillPrompts(skills)] });
   installTimeline(ctx);
   installPower(ctx);
   installOta(ctx);
@@ -209,7 +212,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase });
   const notifier = installNotifier(ctx, ui);
   // Last: the spec's commands no subsystem has registered answer "unavailable".
-  installUnavailable(ctx.console);
+  mount(kernel, unavailable, {});
   ctx.console.start();
 
   const feed = hal.clock.setInterval(() => {

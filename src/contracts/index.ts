@@ -1,7 +1,9 @@
 // Shared contracts: what both sides of a boundary import, so neither depends
 // on the other. The device actions (kinds, config keys, their validator) that
-// the assistant proposes and the device applies. Types and pure validators
+// the assistant proposes and the device applies; the resource and prompt
+// providers /mcp serves. Types and pure validators
 // only; no state.
 export * from './contract-types.ts';
 export * from './device-contract.ts';
 export * from './device-actions.ts';
+export * from './mcp-sources.ts';

@@ -5,10 +5,10 @@ import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import type { JsonSchema } from '../../src/core/tools/types.ts';
-import { MAX_ERRORS, checkSchema, jsonEqual, validate } from '../../src/core/tools/validate.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { boot } from '../../../src/main.ts';
+import type { JsonSchema } from '../../../src/core/tools/types.ts';
+import { MAX_ERRORS, checkSchema, jsonEqual, validate } from '../../../src/core/tools/validate.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 // Registered tool schemas must pass Ajv's strict mode; random schemas leave
 // out type on purpose (a keyword then applies only to values of its kind).

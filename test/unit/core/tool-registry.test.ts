@@ -4,11 +4,11 @@
 // lookup) and the tool panel.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { PROVIDER_BUILTIN_NAMES, PROVIDER_NAME_RE, sanitizeToolName } from '../../src/core/tools/names.ts';
-import { ToolRegistry } from '../../src/core/tools/registry.ts';
-import { fail, ok, type ToolCaller, type ToolSpec } from '../../src/core/tools/types.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { boot } from '../../../src/main.ts';
+import { PROVIDER_BUILTIN_NAMES, PROVIDER_NAME_RE, sanitizeToolName } from '../../../src/core/tools/names.ts';
+import { ToolRegistry } from '../../../src/core/tools/registry.ts';
+import { fail, ok, type ToolCaller, type ToolSpec } from '../../../src/core/tools/types.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 const OWNER_TURN: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 const GUEST_TURN: ToolCaller = { via: 'turn', admin: false, scheduled: false, unattended: false, person: '42' };

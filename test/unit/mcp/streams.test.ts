@@ -9,15 +9,15 @@
 // changed for other routes, through the cloud relay too); and which builds
 // carry the conformance fixtures.
 import { describe, expect, it } from 'vitest';
-import { TunnelDispatcher } from '../../src/cloud/dispatch.ts';
-import { boot, HTTP_PORT } from '../../src/main.ts';
-import { ANSWER_MS } from '../../src/mcp/exchange.ts';
-import { originRefusal } from '../../src/mcp/origin.ts';
-import { IDLE_MS, MAX_SESSIONS } from '../../src/mcp/sessions.ts';
-import { flushJobs } from '../support/clock.ts';
-import { parseResponses, request } from '../support/http.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import type { MemSocket } from '../support/memnet.ts';
+import { TunnelDispatcher } from '../../../src/cloud/dispatch.ts';
+import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { ANSWER_MS } from '../../../src/mcp/exchange.ts';
+import { originRefusal } from '../../../src/mcp/origin.ts';
+import { IDLE_MS, MAX_SESSIONS } from '../../../src/mcp/sessions.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { parseResponses, request } from '../../support/http.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import type { MemSocket } from '../../support/memnet.ts';
 
 type Json = Record<string, unknown>;
 

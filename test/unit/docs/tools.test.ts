@@ -3,22 +3,22 @@
 // docs.search (keyword AND-match) and docs.read (near-miss ids for an
 // unknown one) over the pack generated from this repository's docs.
 import { describe, expect, it } from 'vitest';
-import { Docs } from '../../src/docs/docs.ts';
-import { installDocs } from '../../src/docs/index.ts';
-import { EMPTY_PACK, builtInPack } from '../../src/docs/pack.ts';
-import { ToolRegistry } from '../../src/core/tools/registry.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import type { Context } from '../../src/core/context.ts';
-import { ROOT } from '../../tools/build.mjs';
-import { docsFiles, docsPack, parseMarkdown, slugify } from '../../tools/docs-pack.mjs';
+import { Docs } from '../../../src/docs/docs.ts';
+import { docs } from '../../../src/docs/index.ts';
+import { EMPTY_PACK, builtInPack } from '../../../src/docs/pack.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { testKernel } from '../../support/kernel.ts';
+import { ROOT } from '../../../tools/build.mjs';
+import { docsFiles, docsPack, parseMarkdown, slugify } from '../../../tools/docs-pack.mjs';
 
 const TURN: ToolCaller = { via: 'turn', admin: false, scheduled: true, unattended: true, person: 'guest' };
 const pack = docsPack(ROOT);
 
 function tools(p = pack) {
-  const reg = new ToolRegistry();
-  installDocs({ tools: reg } as unknown as Context, p);
-  return (name: string, args: unknown) => reg.call(name, args, TURN);
+  const { kernel } = testKernel();
+  mount(kernel, docs, { pack: p });
+  return (name: string, args: unknown) => kernel.tools.call(name, args, TURN);
 }
 
 describe('the pack, built from README.md and docs/*.md', () => {

@@ -7,21 +7,21 @@
 // prompts and missing arguments; and what a release build serves (no
 // conformance fixtures).
 import { describe, expect, it } from 'vitest';
-import { Docs } from '../../src/docs/docs.ts';
-import { docsResources, DOCS_TTL_MS } from '../../src/docs/resources.ts';
-import { DEFAULT_FILE_PEOPLE } from '../../src/files/people.ts';
-import { artifactUri, fileResources, TEXT_MAX } from '../../src/files/resources.ts';
-import { boot, HTTP_PORT } from '../../src/main.ts';
-import { MCP_CALLER } from '../../src/mcp/index.ts';
-import { PromptRegistry } from '../../src/mcp/prompts.ts';
-import { PAGE_SIZE, paginate, ResourceError, ResourceRegistry } from '../../src/mcp/resources.ts';
-import { McpServer } from '../../src/mcp/server.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { docsPack } from '../../tools/docs-pack.mjs';
-import { ROOT } from '../../tools/build.mjs';
-import { encode } from '../../src/util/utf8.ts';
-import { request } from '../support/http.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { Docs } from '../../../src/docs/docs.ts';
+import { docsResources, DOCS_TTL_MS } from '../../../src/docs/resources.ts';
+import { DEFAULT_FILE_PEOPLE } from '../../../src/files/people.ts';
+import { artifactUri, fileResources, TEXT_MAX } from '../../../src/files/resources.ts';
+import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { PromptRegistry } from '../../../src/mcp/prompts.ts';
+import { PAGE_SIZE, paginate, ResourceError, ResourceRegistry } from '../../../src/mcp/resources.ts';
+import { McpServer } from '../../../src/mcp/server.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { docsPack } from '../../../tools/docs-pack.mjs';
+import { ROOT } from '../../../tools/build.mjs';
+import { encode } from '../../../src/util/utf8.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 type Json = Record<string, unknown>;
 

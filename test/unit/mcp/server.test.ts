@@ -4,14 +4,14 @@
 // era (server/discover, header checks), the transport's refusals, and
 // GET /api/tools.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../src/main.ts';
-import type { ToolRegistry } from '../../src/core/tools/registry.ts';
-import { McpServer, SUPPORTED_VERSIONS } from '../../src/mcp/server.ts';
-import { MCP_CALLER } from '../../src/mcp/index.ts';
-import { ok } from '../../src/core/tools/types.ts';
-import { encode } from '../../src/util/utf8.ts';
-import { request } from '../support/http.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT } from '../../../src/main.ts';
+import type { ToolRegistry } from '../../../src/core/tools/registry.ts';
+import { McpServer, SUPPORTED_VERSIONS } from '../../../src/mcp/server.ts';
+import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { ok } from '../../../src/core/tools/types.ts';
+import { encode } from '../../../src/util/utf8.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 type Json = Record<string, unknown>;
 
