@@ -29,7 +29,7 @@ import { installProviderSettings } from './providers/settings.ts';
 import { installWireConsole } from './providers/console.ts';
 import { installAssistant, type Assistant, type TurnWire } from './turn/index.ts';
 import { installStorage } from './storage/index.ts';
-import { Files, installFiles } from './files/index.ts';
+import { files as filesSubsystem, type Files } from './files/index.ts';
 import { installMusic } from './music/index.ts';
 import { MusicPlayer } from './music/player.ts';
 import { Memory } from './memory/index.ts';
@@ -38,7 +38,7 @@ import { embeddingKeys } from './memory/keys.ts';
 import { installDangerZone } from './system/danger.ts';
 import { installSystem } from './system/index.ts';
 import { installProvisioning } from './wifi/provisioning.ts';
-import { installWeb } from './web/index.ts';
+import { web } from './web/index.ts';
 import { mcp } from './mcp/index.ts';
 import { DeviceActions } from './device/actions.ts';
 import { installSystemTools } from './system/tools.ts';
@@ -70,7 +70,6 @@ import { installSchedule } from './schedule/index.ts';
 import type { Scheduler } from './schedule/scheduler.ts';
 import { installSkills } from './skills/index.ts';
 import { skillPrompts } from './skills/prompts.ts';
-import { fileResources } from './files/resources.ts';
 import { installCloud } from './cloud/index.ts';
 import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
 import { installConnectorCommands } from './connectors/commands.ts';
@@ -89,6 +88,8 @@ export const WATCHDOG_FEED_MS = 1000;
 
 export interface Device {
   ctx: Context;
+  /** The artifact store, downloads and the chat's hooks (src/files/). */
+  files: Files;
   assistant: Assistant;
   /** The sub-agent fabric (src/agents/). */
   agents: Agents;
@@ -155,7 +156,6 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     timeline: new Timeline(hal.clock, log),
     memory: new Memory(hal, log, store('mem'), hotspots, random),
     faults,
-    files: new Files({ sd: hal.sd, card, clock: hal.clock, log, client, nvs: store('files'), random, notify: (key, text) => void ctx.outbox.post(key, text) }),
     music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
     ring: new RingEngine(hal.ring, hal.clock),
     power: new Power(hal, log),
@@ -178,26 +178,27 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const assistant = installAssistant(ctx, providers, options.wire ?? wire);
   // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
   const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));
-  ctx.chat.install(ctx, assistant, compactor, providers);
+  // Files before the chat, which plugs its people, sender and fetched-content screen into it.
+  const { files, resources: fileResources } = mount(kernel, filesSubsystem, { card, client, notify: (key, text) => void ctx.outbox.post(key, text) });
+  ctx.chat.install(ctx, assistant, compactor, providers, files);
   installConnectorCommands(ctx);
-  installStorage(ctx);
-  installFiles(ctx);
+  installStorage(ctx, files);
   installMusic(ctx);
   installMemory(ctx, { keys: embeddingKeys(providers) });
   installDangerZone(ctx);
-  installWeb(ctx);
+  mount(kernel, web, {});
   mount(kernel, api, {});
   installSystemTools(ctx);
   const docs = mount(kernel, docsSubsystem, {});
   installSessionTools(ctx);
-  const agents = installAgents(ctx, { assistant, providers, wire });
+  const agents = installAgents(ctx, { assistant, providers, wire, files: files.store });
   const skills = installSkills(ctx, agents);
   const scheduler = installSchedule(ctx, assistant);
   const catalog = installModels(ctx, { assistant, settings: providers, wire });
-  installImages(ctx, catalog, () => providers.key('openai'));
+  installImages(ctx, catalog, () => providers.key('openai'), files.store);
   installStt(ctx);
-  mount(kernel, search, { client: ctx.client, screen: (text, caller) => ctx.files.screenFetched(text, caller) });
-  mount(kernel, mcp, { resources: [...docs.resources, fileResources(ctx.files)], prompts: [skillPrompts(skills)] });
+  mount(kernel, search, { client: ctx.client, screen: (text, caller) => files.screenFetched(text, caller) });
+  mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
   installTimeline(ctx);
   installPower(ctx);
   installOta(ctx);
@@ -247,6 +248,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
 
   return {
     ctx,
+    files,
     assistant,
     agents,
     scheduler,

@@ -20,6 +20,7 @@ import { errorMessage } from '../util/json.ts';
 import { ChatCommands } from './commands.ts';
 import { installChatConsole } from './console.ts';
 import { connectFiles } from './files-bridge.ts';
+import type { Files } from '../files/index.ts';
 import { Moderation, type FetchedDecision, type Provenance } from './moderation.ts';
 import { registerOwnerCommands } from './owner-commands.ts';
 import { PEOPLE_NS, PeopleRegistry } from './people.ts';
@@ -125,7 +126,7 @@ export class Chat {
   }
 
   /** Wires the client, the assistant and the rest of the device; starts polling in Orchestrator mode. */
-  install(ctx: Context, assistant: Assistant, compactor: Compactor, providers: ProviderSettings): void {
+  install(ctx: Context, assistant: Assistant, compactor: Compactor, providers: ProviderSettings, files: Files): void {
     this.client = ctx.client;
     this.providers = providers;
     const api = (this.api = new BotApi(ctx.client));
@@ -147,6 +148,7 @@ export class Chat {
     ctx.ota.addBusyProbe(() => service.busy());
     registerOwnerCommands(this.commands, { ctx, assistant, compactor, later: (chat, text) => void service.sendText(chat, service.sign(text), 'device') });
     connectFiles(ctx, {
+      files,
       people: this.people,
       commands: this.commands,
       setInbound: (sink) => this.setInboundFiles(sink),

@@ -16,7 +16,7 @@ import { ResourceError, type ResourceInfo, type ResourceProvider, type ResourceR
 import type { ToolCaller } from '../core/tools/types.ts';
 import { errorMessage } from '../util/json.ts';
 import { utf8Length } from '../util/utf8.ts';
-import type { Files } from './index.ts';
+import type { Files } from './files.ts';
 import { extensionOf, isText } from './names.ts';
 import type { FileMeta } from './store.ts';
 

@@ -17,6 +17,7 @@
 import type { Context } from '../core/context.ts';
 import { INCOMING } from '../files/fetch.ts';
 import { checkName, checkProject, extensionOf, NAME_MAX } from '../files/names.ts';
+import type { ArtifactStore } from '../files/index.ts';
 import { FilesError, type PartWriter } from '../files/store.ts';
 import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import type { ModelCatalog } from '../models/catalog.ts';
@@ -47,6 +48,8 @@ const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 export interface ImageDeps {
   ctx: Context;
+  /** The file store (src/files/) images are saved in. */
+  store: ArtifactStore;
   catalog: ModelCatalog;
   key(): string | null;
 }
@@ -67,7 +70,7 @@ function apiError(status: number, body: Uint8Array): ToolResult {
 
 export async function generate(d: ImageDeps, a: Record<string, unknown>, caller: ToolCaller): Promise<ToolResult> {
   const { ctx } = d;
-  const store = ctx.files.store;
+  const { store } = d;
   const key = d.key();
   if (!key) return fail('unavailable', 'No image-capable provider key is set (an OpenAI key, on the web page).');
   if (isPlainHttp(IMAGE_URL)) return fail('config', 'refusing to send the key over plain http');
@@ -243,6 +246,6 @@ export function imageTool(d: ImageDeps): ToolSpec {
   };
 }
 
-export function installImages(ctx: Context, catalog: ModelCatalog, key: () => string | null): void {
-  ctx.tools.register(imageTool({ ctx, catalog, key }));
+export function installImages(ctx: Context, catalog: ModelCatalog, key: () => string | null, store: ArtifactStore): void {
+  ctx.tools.register(imageTool({ ctx, store, catalog, key }));
 }

@@ -21,11 +21,11 @@ function describe(c: CardState): string {
   return c.totalBytes === null ? 'a card of unknown size (512 MB default quota)' : `a card of ${c.totalBytes} bytes`;
 }
 
-export function installStorage(ctx: Context): void {
+export function installStorage(ctx: Context, files: { store: { summary(): { count: number; bytes: number } } }): void {
   const { card } = ctx;
   const summary = (): Record<string, unknown> => {
     const c = card.get();
-    const s = c.tier === 'present' ? ctx.files.store.summary() : { count: 0, bytes: 0 };
+    const s = c.tier === 'present' ? files.store.summary() : { count: 0, bytes: 0 };
     return {
       present: c.tier === 'present',
       unsupported: c.tier === 'unsupported',

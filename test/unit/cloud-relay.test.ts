@@ -126,13 +126,13 @@ describe('the tunnel', () => {
     expect(handout.status).toBe(403);
     expect(JSON.stringify(handout.headers) + handout.text).not.toContain(token);
     // A JSON document carrying token and apPass keys loses them at any depth.
-    rig.device.ctx.files.store.save(null, 'notes', 'data.json', new TextEncoder().encode(JSON.stringify({ token: 'abc', keep: 1, nested: { apPass: 'p4ss', list: [{ Token: 'x', y: 2 }] } })));
+    rig.device.files.store.save(null, 'notes', 'data.json', new TextEncoder().encode(JSON.stringify({ token: 'abc', keep: 1, nested: { apPass: 'p4ss', list: [{ Token: 'x', y: 2 }] } })));
     const r = await owner(rig, id, 'GET', '/api/files/dl?project=notes&name=data.json');
     expect(r.status).toBe(200);
     expect(header(r, 'content-type')).toMatch(/application\/json/);
     expect(JSON.parse(r.text)).toEqual({ keep: 1, nested: { list: [{ y: 2 }] } });
     // A text file streams through as it is.
-    rig.device.ctx.files.store.save(null, 'notes', 'a.txt', new TextEncoder().encode('x'.repeat(20_000)));
+    rig.device.files.store.save(null, 'notes', 'a.txt', new TextEncoder().encode('x'.repeat(20_000)));
     const t = await owner(rig, id, 'GET', '/api/files/dl?project=notes&name=a.txt');
     expect(t.status).toBe(200);
     expect(t.body.length).toBe(20_000);

@@ -90,7 +90,7 @@ describe('image.generate', () => {
     expect(name, r.output).toBeTruthy();
     expect(Number(name![2])).toBe(rig.api.image.length);
     expect(fileBytes(rig, `/mem/files/images/${name![1]}`)).toEqual(new Uint8Array(rig.api.image));
-    const meta = rig.device.ctx.files.store.stat(null, 'images', name![1]);
+    const meta = rig.device.files.store.stat(null, 'images', name![1]);
     expect(meta).toMatchObject({ kind: 'image', owner: null, size: rig.api.image.length });
     // Nothing is left in the waiting room.
     expect(rig.mem.hal.sd.list('/mem/incoming').filter((e) => !e.isDir)).toEqual([]);
@@ -131,7 +131,7 @@ describe('image.generate', () => {
     expect(await generate(rig, { prompt: 'x', name: 'pic.jpg' })).toMatchObject({ success: false, error_type: 'bad-arguments' });
     const refused = await generate(rig, { prompt: 'something forbidden' });
     expect(refused).toMatchObject({ success: false, error_type: 'refused' });
-    expect(rig.device.ctx.files.store.list(null, 'images')).toEqual([]);
+    expect(rig.device.files.store.list(null, 'images')).toEqual([]);
     expect(rig.mem.hal.sd.list('/mem/incoming').filter((e) => !e.isDir)).toEqual([]);
   });
 

@@ -309,8 +309,8 @@ async function walkRig(): Promise<{ rig: Rig; id: string }> {
   expect((await lan('POST', '/api/connectors', oauth)).status).toBe(201);
   expect((await lan('POST', '/api/connectors', { action: 'signin', id: 'calendar' })).status).toBe(200);
   // Files and memory for the file and memory routes to return.
-  ctx.files.store.save(null, 'notes', 'plan.md', bytes('# Plan\nWalk every route.\n'));
-  ctx.files.store.save(null, 'notes', 'data.json', bytes(JSON.stringify({ a: 1, list: [1, 2, 3] })));
+  rig.device.files.store.save(null, 'notes', 'plan.md', bytes('# Plan\nWalk every route.\n'));
+  rig.device.files.store.save(null, 'notes', 'data.json', bytes(JSON.stringify({ a: 1, list: [1, 2, 3] })));
   await ctx.memory.applyMemWrites([{ content: 'The plan is to walk every route.', importance: 0.6, permanent: false, ttl: 'weeks' }], null);
   return { rig, id };
 }
@@ -369,7 +369,7 @@ describe('every registered route through the real tunnel', () => {
     const code = [...live.codes][0]!;
     const key = [...live.keys][0]!;
     const pass = rig.mem.nvs.get('auth', 'apPass') as string;
-    const store = ctx.files.store;
+    const store = rig.device.files.store;
     store.save(null, 'leak', 'code.md', bytes(`Sign in: ${groupSignInCode(code).toLowerCase()}\n`));
     store.save(null, 'leak', 'link.json', bytes(JSON.stringify({ note: { link: `http://10.0.0.9/oauth/go?k=${key}` } })));
     store.save(null, 'leak', 'token.txt', bytes(`${'x'.repeat(9000)}${ctx.token.reveal().toUpperCase()}${'y'.repeat(40_000)}`));

@@ -31,7 +31,7 @@ const modernMeta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'i
 function start(options: Parameters<typeof createMemHal>[0] = {}) {
   const mem = createMemHal(options);
   const device = boot(mem.hal);
-  device.ctx.files.setPeople(DEFAULT_FILE_PEOPLE);
+  device.files.setPeople(DEFAULT_FILE_PEOPLE);
   const token = device.ctx.token.reveal();
   const post = async (body: unknown, headers: Record<string, string> = {}) => {
     const res = await request(mem.net, HTTP_PORT, 'POST', '/mcp', {
@@ -124,7 +124,7 @@ describe('the documentation pack as resources', () => {
 describe('saved text files as resources', () => {
   it('lists the owner\'s text files (not images) and reads one, with the store\'s own visibility for other people', async () => {
     const { device, post } = start({ testBuild: false });
-    const store = device.ctx.files.store;
+    const store = device.files.store;
     store.save(null, 'notes', 'plan.md', encode('# Plan\nbuy milk'));
     store.save('chat:ann', 'ann', 'diary.txt', encode('dear diary'));
     store.save('chat:bob', 'bob', 'shared.csv', encode('a,b\n1,2'));
@@ -142,7 +142,7 @@ describe('saved text files as resources', () => {
     expect((await post(req(4, 'resources/read', { uri: 'artifact://notes/none.md' }))).json.error).toMatchObject({ code: -32002, message: 'No file notes/none.md.' });
 
     // Another person (a provider asked for another caller, as a turn would): their own and shared files only.
-    const provider = fileResources(device.ctx.files);
+    const provider = fileResources(device.files);
     const ann: ToolCaller = { via: 'turn', admin: false, scheduled: false, unattended: false, person: 'chat:ann' };
     expect(provider.list(ann).map((r) => r.uri)).toEqual(['artifact://ann/diary.txt', 'artifact://bob/shared.csv']);
     expect(() => provider.read('artifact://notes/plan.md', ann)).toThrow(ResourceError);
@@ -152,7 +152,7 @@ describe('saved text files as resources', () => {
 
   it('names files with spaces in a URI, cuts a long file with where files.read goes on, and lists nothing without a card', async () => {
     const { mem, device, post } = start({ testBuild: false });
-    const store = device.ctx.files.store;
+    const store = device.files.store;
     store.save(null, 'web', 'long notes.txt', encode('x'.repeat(TEXT_MAX + 5000)));
     const uri = artifactUri({ project: 'web', name: 'long notes.txt' });
     expect(uri).toBe('artifact://web/long%20notes.txt');

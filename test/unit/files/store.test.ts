@@ -6,15 +6,15 @@
 // STORAGE.
 
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { DEFAULT_FILE_PEOPLE } from '../../src/files/people.ts';
-import { judgeCard } from '../../src/storage/card.ts';
-import { CARD_PROBE_MS } from '../../src/storage/index.ts';
-import { HalError } from '../../src/hal/index.ts';
-import { flushJobs } from '../support/clock.ts';
-import { exchange, request } from '../support/http.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { DEFAULT_FILE_PEOPLE } from '../../../src/files/people.ts';
+import { judgeCard } from '../../../src/storage/card.ts';
+import { CARD_PROBE_MS } from '../../../src/storage/index.ts';
+import { HalError } from '../../../src/hal/index.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { exchange, request } from '../../support/http.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
 
 const GB = 1024 ** 3;
 const MB = 1024 ** 2;
@@ -27,8 +27,8 @@ const as = (person: string, extra: Partial<ToolCaller> = {}): ToolCaller => ({ v
 function start(options: Parameters<typeof createMemHal>[0] = {}): { mem: MemHal; device: Device } {
   const mem = createMemHal(options);
   const device = boot(mem.hal);
-  device.ctx.files.setPeople(DEFAULT_FILE_PEOPLE);
-  device.ctx.files.setSender(null);
+  device.files.setPeople(DEFAULT_FILE_PEOPLE);
+  device.files.setSender(null);
   return { mem, device };
 }
 
@@ -71,7 +71,7 @@ describe('card tiers', () => {
     const r = await call(device, 'artifact.save', { project: 'notes', name: 'a.md', text: 'hello' });
     expect(r).toMatchObject({ success: false, error_type: 'no-card' });
     expect(r.error).toMatch(/No SD card/);
-    expect(device.ctx.files.inbound('photo')).toEqual({ ok: false, reply: expect.stringMatching(/no SD card.*describe it/) });
+    expect(device.files.inbound('photo')).toEqual({ ok: false, reply: expect.stringMatching(/no SD card.*describe it/) });
     expect((await call(device, 'files.list', {})).error_type).toBe('no-card');
     const state = await api(mem, device, 'GET', '/api/state');
     expect(state.json['files']).toMatchObject({ present: false, count: 0 });
@@ -85,7 +85,7 @@ describe('card tiers', () => {
     const r = await call(device, 'artifact.save', { project: 'notes', name: 'a.md', text: 'hello' });
     expect(r).toMatchObject({ success: false, error_type: 'unsupported' });
     expect((await api(mem, device, 'GET', '/api/state')).json['files']).toMatchObject({ present: false, unsupported: true, quota: 0 });
-    expect(device.ctx.files.inbound('document').ok).toBe(false);
+    expect(device.files.inbound('document').ok).toBe(false);
     device.stop();
   });
 
@@ -179,7 +179,7 @@ describe('the artifact store', () => {
     expect((await call(device, 'artifact.save', { project: 'p', name: 'secret.md', text: 'x' }, bob)).success).toBe(true);
     expect((await call(device, 'files.read', { project: 'p', name: 'secret.md' }, ana)).output).toMatch(/^ana only/);
     // Guests cannot share; revoked people see nothing.
-    device.ctx.files.setPeople({ roleOf: (p) => (p === null ? 'admin' : p === 'chat:gus' ? 'guest' : p === 'chat:rev' ? 'unknown' : 'user') });
+    device.files.setPeople({ roleOf: (p) => (p === null ? 'admin' : p === 'chat:gus' ? 'guest' : p === 'chat:rev' ? 'unknown' : 'user') });
     const gus = as('chat:gus');
     expect((await call(device, 'artifact.save', { project: 'g', name: 'g.md', text: 'guest note' }, gus)).success).toBe(true);
     expect(await call(device, 'files.share', { project: 'g', name: 'g.md' }, gus)).toMatchObject({ success: false, error_type: 'forbidden', error: 'Guests cannot share files.' });
@@ -245,7 +245,7 @@ describe('the artifact store', () => {
 
   it('keeps a download\'s fetched mark when the card is pulled in the middle of overwriting it, and drops it once new bytes land', async () => {
     const { mem, device } = start();
-    const store = device.ctx.files.store;
+    const store = device.files.store;
     const fetched = (text: string): void => {
       mem.sd.mkdir('/mem/incoming');
       const f = mem.sd.open('/mem/incoming/dl.part', 'w');
@@ -282,7 +282,7 @@ describe('the artifact store', () => {
     const kept = store.stat(null, 'web', 'notes.md');
     expect(kept).toMatchObject({ size: 29 * 300, source: 'https://example.org/notes.md' });
     const screened: string[] = [];
-    device.ctx.files.setFetchedScreen((text) => {
+    device.files.setFetchedScreen((text) => {
       screened.push(text.slice(0, 6));
       return text;
     });
@@ -290,7 +290,7 @@ describe('the artifact store', () => {
     expect(screened).toEqual(['ignore']);
     // A save that lands: the bytes are the owner's own now, the mark goes.
     expect((await call(device, 'artifact.save', { project: 'web', name: 'notes.md', text: 'my own notes' })).success).toBe(true);
-    device.ctx.files.store.reset();
+    device.files.store.reset();
     expect(store.stat(null, 'web', 'notes.md').source).toBeUndefined();
     await call(device, 'files.read', { project: 'web', name: 'notes.md' });
     expect(screened).toEqual(['ignore']);
@@ -306,7 +306,7 @@ describe('the artifact store', () => {
     f.sync();
     mem.sd.open('/mem/files/logs/pic.png', 'w').write(new Uint8Array([0x89, 0x50]));
     await api(mem, device, 'GET', '/api/sdprobe');
-    device.ctx.files.cardChanged();
+    device.files.cardChanged();
     const scheduled: ToolCaller = { ...OWNER, scheduled: true, unattended: true };
     const first = await call(device, 'files.read', { project: 'logs', name: 'run.log' }, scheduled);
     expect(first.success).toBe(true);
@@ -339,7 +339,7 @@ describe('the artifact store', () => {
     expect((await call(device, 'files.send', { project: 'p', name: 'a.md' }, { ...OWNER, via: 'mcp' })).error_type).toBe('not-here');
     expect((await call(device, 'files.send', { project: 'p', name: 'a.md' })).error_type).toBe('unavailable');
     const sent: Array<{ chat: string | null; text: string }> = [];
-    device.ctx.files.setSender({
+    device.files.setSender({
       send: async (chat, meta, read) => {
         sent.push({ chat, text: new TextDecoder().decode(read(0, meta.size)) });
         return { ok: true, message: `Sent ${meta.name}.` };

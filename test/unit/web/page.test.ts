@@ -4,13 +4,13 @@
 // in chunks under back-pressure; and the small routes the page added (the
 // auto-install switch, the conversations it can clear).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import { servePage } from '../../src/web/index.ts';
-import { builtInPage, type WebPage } from '../../src/web/built.ts';
-import type { BodyWriter, HttpRequest } from '../../src/net/http/types.ts';
-import { buildWebPage, webPageDefine, webPageSizes, WEB_PAGE_GZIP_BUDGET } from '../../tools/web-page.mjs';
-import { request, type ParsedResponse } from '../support/http.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { servePage } from '../../../src/web/index.ts';
+import { builtInPage, type WebPage } from '../../../src/web/built.ts';
+import type { BodyWriter, HttpRequest } from '../../../src/net/http/types.ts';
+import { buildWebPage, webPageDefine, webPageSizes, WEB_PAGE_GZIP_BUDGET } from '../../../tools/web-page.mjs';
+import { request, type ParsedResponse } from '../../support/http.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 let html = '';
 let define: WebPage;

@@ -3,12 +3,12 @@
 // max_results default 5, the monthly budget gate and its reset when the
 // month changes (virtual wall clock), the key's secrecy, refusals.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import { monthKey, nextMonthStart } from '../../src/search/index.ts';
-import { BRAVE_HOST, createSearchApi, type SearchApi } from '../../tools/search-fake.mjs';
-import { request } from '../support/http.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import { serveHttp } from '../support/telegram-net.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { monthKey, nextMonthStart } from '../../../src/search/index.ts';
+import { BRAVE_HOST, createSearchApi, type SearchApi } from '../../../tools/search-fake.mjs';
+import { request } from '../../support/http.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import { serveHttp } from '../../support/telegram-net.ts';
 
 const KEY = 'BSA-test-subscription-key-0123';
 const JAN_31_LATE = Date.UTC(2026, 0, 31, 23, 58);

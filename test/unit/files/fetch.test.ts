@@ -5,12 +5,12 @@
 // notices.
 
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { flushJobs } from '../support/clock.ts';
-import { request } from '../support/http.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import { DEFAULT_FILE_PEOPLE } from '../../src/files/people.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import { DEFAULT_FILE_PEOPLE } from '../../../src/files/people.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 
@@ -39,7 +39,7 @@ function start(): { mem: MemHal; device: Device } {
   const mem = createMemHal();
   const device = boot(mem.hal);
   // Made-up persons are on no chat allowlist (the chat's registry would read them as revoked).
-  device.ctx.files.setPeople(DEFAULT_FILE_PEOPLE);
+  device.files.setPeople(DEFAULT_FILE_PEOPLE);
   serve(mem, {
     '/notes.md': { status: 200, body: '# Notes\nplain and safe' },
     '/evil.md': { status: 200, body: 'hello <script>alert(1)</script>' },
@@ -62,7 +62,7 @@ async function fetchTool(device: Device, args: Record<string, unknown>, caller: 
 }
 
 async function settle(device: Device, mem: MemHal): Promise<void> {
-  for (const j of device.ctx.files.downloads.jobs()) await device.ctx.files.downloads.settled(j.id);
+  for (const j of device.files.downloads.jobs()) await device.files.downloads.settled(j.id);
   await mem.clock.advance(1);
   await flushJobs();
 }
@@ -89,9 +89,9 @@ describe('files.fetch under the url policy', () => {
     expect(device.ctx.outbox.pending().some((n) => n.text.startsWith('Downloaded http://files.test/notes.md to web/notes.md (22 bytes)'))).toBe(true);
     // The chat's /fetch approve path: the same API; unknown ids and denials.
     const second = idOf((await fetchTool(device, { url: 'http://files.test/big.txt' })).output);
-    expect(device.ctx.files.downloads.approve('nope')).toMatchObject({ ok: false, code: 'not-found' });
-    expect(device.ctx.files.downloads.deny(second)).toMatchObject({ ok: true });
-    expect(device.ctx.files.downloads.pending()).toEqual([]);
+    expect(device.files.downloads.approve('nope')).toMatchObject({ ok: false, code: 'not-found' });
+    expect(device.files.downloads.deny(second)).toMatchObject({ ok: true });
+    expect(device.files.downloads.pending()).toEqual([]);
     expect((await api(mem, device, 'POST', '/api/downloads', `action=approve&id=${second}`)).status).toBe(404);
     device.stop();
   });
@@ -115,7 +115,7 @@ describe('files.fetch under the url policy', () => {
     const exe = await fetchTool(device, { url: 'http://files.test/tool.txt', project: 'web' });
     expect(evil.success && exe.success).toBe(true);
     await settle(device, mem);
-    const jobs = device.ctx.files.downloads.jobs();
+    const jobs = device.files.downloads.jobs();
     expect(jobs.map((j) => [j.name, j.state, j.verdict?.verdict])).toEqual([
       ['good.md', 'done', 'SAFE'],
       ['evil.md', 'rejected', 'UNSAFE'],
@@ -135,7 +135,7 @@ describe('files.fetch under the url policy', () => {
     expect((await fetchTool(device, { url: 'http://files.test/moved', name: 'moved.md' }, ana)).success).toBe(true);
     expect((await fetchTool(device, { url: 'http://files.test/missing.txt' })).success).toBe(true);
     await settle(device, mem);
-    const [moved, missing] = device.ctx.files.downloads.jobs();
+    const [moved, missing] = device.files.downloads.jobs();
     expect(moved).toMatchObject({ state: 'done', project: 'downloads', name: 'moved.md', bytes: 22 });
     expect(missing).toMatchObject({ state: 'failed', message: 'The server answered 404 for http://files.test/missing.txt.' });
     expect((await device.ctx.tools.call('files.list', {}, ana)).output).toMatch(/downloads\/moved\.md/);
@@ -151,7 +151,7 @@ describe('files.fetch under the url policy', () => {
     await mem.clock.advance(1);
     expect((await fetchTool(device, { url: 'http://files.test/big.txt' })).success).toBe(true);
     await settle(device, mem);
-    expect(device.ctx.files.downloads.jobs()[0]).toMatchObject({ state: 'failed', message: 'The file (5000 bytes) does not fit: 0 bytes are left in the file store.' });
+    expect(device.files.downloads.jobs()[0]).toMatchObject({ state: 'failed', message: 'The file (5000 bytes) does not fit: 0 bytes are left in the file store.' });
     expect(mem.sd.list('/mem/incoming')).toEqual([]);
     expect((await fetchTool(device, { url: 'ftp://x/y' })).error_type).toBe('bad-input');
     expect((await fetchTool(device, { url: 'http://files.test/' })).error).toBe('no file name can be made from the url; give a name');

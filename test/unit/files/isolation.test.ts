@@ -9,14 +9,14 @@
 // files saved before per-person folders are read where they are.
 
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller, ToolResult } from '../../src/core/tools/types.ts';
-import { DEFAULT_FILE_PEOPLE } from '../../src/files/people.ts';
-import { homeDir, personOfDir } from '../../src/files/names.ts';
-import type { FileMeta } from '../../src/files/store.ts';
-import { flushJobs } from '../support/clock.ts';
-import { request } from '../support/http.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { ToolCaller, ToolResult } from '../../../src/core/tools/types.ts';
+import { DEFAULT_FILE_PEOPLE } from '../../../src/files/people.ts';
+import { homeDir, personOfDir } from '../../../src/files/names.ts';
+import type { FileMeta } from '../../../src/files/store.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 const as = (person: string): ToolCaller => ({ via: 'turn', admin: false, scheduled: false, unattended: false, person });
@@ -32,9 +32,9 @@ interface Rig {
 
 function bootOn(mem: MemHal): Rig {
   const device = boot(mem.hal);
-  device.ctx.files.setPeople(DEFAULT_FILE_PEOPLE);
+  device.files.setPeople(DEFAULT_FILE_PEOPLE);
   const rig: Rig = { mem, device, sent: [] };
-  device.ctx.files.setSender({
+  device.files.setSender({
     send: async (chat, meta) => {
       rig.sent.push({ chat, file: `${meta.project}/${meta.name}`, owner: meta.owner });
       return { ok: true, message: `Sent ${meta.project}/${meta.name} to chat ${chat ?? 'owner'}.` };
@@ -61,7 +61,7 @@ function start(): Rig {
 const call = (rig: Rig, name: string, args: Record<string, unknown>, caller: ToolCaller = OWNER): Promise<ToolResult> => rig.device.ctx.tools.call(name, args, caller);
 
 async function settle(rig: Rig): Promise<void> {
-  for (const j of rig.device.ctx.files.downloads.jobs()) await rig.device.ctx.files.downloads.settled(j.id);
+  for (const j of rig.device.files.downloads.jobs()) await rig.device.files.downloads.settled(j.id);
   await rig.mem.clock.advance(1);
   await flushJobs();
 }
@@ -127,13 +127,13 @@ describe("another person's file is not found, for every tool, writes included", 
     expect(rig.sent).toEqual([{ chat: BOB, file: 'p/taken.md', owner: BOB }]);
 
     // files.fetch's target: a download to a held name and to a free one start alike and land among Bob's files.
-    await rig.device.ctx.files.downloads.setPolicy('trust');
+    await rig.device.files.downloads.setPolicy('trust');
     const fetchHeld = await call(rig, 'files.fetch', { url: 'http://files.test/a.md', project: 'p', name: 'owners.md' }, as(ANA));
     const fetchNone = await call(rig, 'files.fetch', { url: 'http://files.test/a.md', project: 'p', name: 'fresh.md' }, as(ANA));
     expect(fetchHeld.success).toBe(true);
     expect(shape(fetchHeld, 'owners.md')).toBe(shape(fetchNone, 'fresh.md'));
     await settle(rig);
-    expect(rig.device.ctx.files.downloads.jobs().map((j) => [j.name, j.state])).toEqual([
+    expect(rig.device.files.downloads.jobs().map((j) => [j.name, j.state])).toEqual([
       ['owners.md', 'done'],
       ['fresh.md', 'done'],
     ]);
