@@ -32,8 +32,7 @@ import { installStorage } from './storage/index.ts';
 import { files as filesSubsystem, type Files } from './files/index.ts';
 import { installMusic } from './music/index.ts';
 import { MusicPlayer } from './music/player.ts';
-import { Memory } from './memory/index.ts';
-import { installMemory } from './memory/install.ts';
+import { memory as memorySubsystem, type Memory } from './memory/index.ts';
 import { embeddingKeys } from './memory/keys.ts';
 import { installDangerZone } from './system/danger.ts';
 import { installSystem } from './system/index.ts';
@@ -139,6 +138,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const client = new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`);
   // Before any subsystem installs, so each can register its routes, commands, tools and status.
   const kernel = createKernel(hal, log, { gate: makeGate(token), mode: readMode(store('sys')), store });
+  let memory: Memory | null = null;
   const ctx: Context = {
     ...kernel,
     random,
@@ -154,7 +154,11 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     chat: new Chat(hal.nvs, store, log),
     timeline: new Timeline(hal.clock, log),
-    memory: new Memory(hal, log, store('mem'), hotspots, random),
+    // The turn, the prompt, the chat and the agents still read memory here until they take it in their options (issue 25).
+    get memory(): Memory {
+      if (!memory) throw new Error('memory is read before it is mounted');
+      return memory;
+    },
     faults,
     music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
     ring: new RingEngine(hal.ring, hal.clock),
@@ -184,7 +188,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installConnectorCommands(ctx);
   installStorage(ctx, files);
   installMusic(ctx);
-  installMemory(ctx, { keys: embeddingKeys(providers) });
+  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline: ctx.timeline, keys: embeddingKeys(providers), people: ctx.chat.people });
   installDangerZone(ctx);
   mount(kernel, web, {});
   mount(kernel, api, {});

@@ -141,7 +141,6 @@ export class Chat {
       queue: this.queue,
       files: () => this.files,
     }));
-    ctx.memory.setPeople(this.people);
     this.outbox = ctx.outbox;
     ctx.outbox.onPost = () => service.drainNotices();
     ctx.outbox.onDrop = (n) => ctx.log.warn('chat', `owner notice ${n.key} dropped: the outbox is full (at most ${OUTBOX_MAX} wait); the next delivery says so`);

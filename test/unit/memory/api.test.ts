@@ -2,15 +2,15 @@
 // and a remote OpenAI-compatible endpoint on the in-memory network), the
 // /api/mem routes, the console commands and the status line.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { RemoteEmbedder, type EmbeddingKeys } from '../../src/memory/embed-remote.ts';
-import { DEFAULT_PEOPLE } from '../../src/memory/quotas.ts';
-import { HttpClient } from '../../src/net/http/client.ts';
-import { flushJobs } from '../support/clock.ts';
-import { request } from '../support/http.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
-import type { MemNet } from '../support/memnet.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { RemoteEmbedder, type EmbeddingKeys } from '../../../src/memory/embed-remote.ts';
+import { DEFAULT_PEOPLE } from '../../../src/memory/quotas.ts';
+import { HttpClient } from '../../../src/net/http/client.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import type { MemNet } from '../../support/memnet.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 const USER: ToolCaller = { ...OWNER, admin: false, person: 'chat:u' };

@@ -6,9 +6,9 @@
 // may trade a hit or two, but falling below that means paraphrases sharing
 // a word no longer find their memory, which a person would notice.
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { createMemHal } from '../support/memhal.ts';
-import { MEMORIES, QUERIES } from '../fixtures/memory-recall.ts';
+import { boot } from '../../../src/main.ts';
+import { createMemHal } from '../../support/memhal.ts';
+import { MEMORIES, QUERIES } from '../../fixtures/memory-recall.ts';
 
 describe('offline embedder retrieval quality', () => {
   it('finds the labelled memory in the top 5 for at least 85% of the queries', async () => {

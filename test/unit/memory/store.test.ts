@@ -3,11 +3,11 @@
 // degraded mode without a card, namespaces and quotas, persistence across
 // reboots and power cuts, and the memory tools.
 import { describe, expect, it } from 'vitest';
-import { boot, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { fillerText } from '../../src/memory/console.ts';
-import { DEFAULT_PEOPLE, quotaFor, type People } from '../../src/memory/quotas.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { boot, type Device } from '../../../src/main.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { fillerText } from '../../../src/memory/console.ts';
+import { DEFAULT_PEOPLE, quotaFor, type People } from '../../../src/memory/quotas.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 const MCP_OWNER: ToolCaller = { ...OWNER, via: 'mcp' };

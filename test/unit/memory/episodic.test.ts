@@ -3,15 +3,15 @@
 // continue cursor, the rings without a card and after the card is pulled,
 // torn tails, retention, the route, the tool and the console.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { sha256Fallback } from '../../modules/sha256/sha256.ts';
-import { Log } from '../../src/log/log.ts';
-import { EpisodicLog } from '../../src/memory/episodic.ts';
-import { readForward } from '../../src/memory/frames.ts';
-import { flushJobs } from '../support/clock.ts';
-import { request } from '../support/http.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { sha256Fallback } from '../../../modules/sha256/sha256.ts';
+import { Log } from '../../../src/log/log.ts';
+import { EpisodicLog } from '../../../src/memory/episodic.ts';
+import { readForward } from '../../../src/memory/frames.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 const HOUR = 3600_000;
