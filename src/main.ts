@@ -70,7 +70,7 @@ import type { Scheduler } from './schedule/scheduler.ts';
 import { installSkills } from './skills/index.ts';
 import { skillPrompts } from './skills/prompts.ts';
 import { installCloud } from './cloud/index.ts';
-import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
+import { connectors as connectorsSubsystem, type Connectors } from './connectors/index.ts';
 import { installConnectorCommands } from './connectors/commands.ts';
 import { installModels } from './models/index.ts';
 import { search } from './search/index.ts';
@@ -139,6 +139,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // Before any subsystem installs, so each can register its routes, commands, tools and status.
   const kernel = createKernel(hal, log, { gate: makeGate(token), mode: readMode(store('sys')), store });
   let memory: Memory | null = null;
+  let connectors: Connectors | null = null;
   const ctx: Context = {
     ...kernel,
     random,
@@ -164,7 +165,11 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     ring: new RingEngine(hal.ring, hal.clock),
     power: new Power(hal, log),
     audio: new Audio(hal, log),
-    connectors: new Connectors({ store: store(CONN_NS), client, clock: hal.clock, random, sha256: (b) => sha256(hotspots.sha256, b), log, secret: (v) => log.redactor.add(v) }),
+    // The agents, the provider wire and the prompt still read connectors here until they take them in their options (issue 25).
+    get connectors(): Connectors {
+      if (!connectors) throw new Error('connectors are read before they are mounted');
+      return connectors;
+    },
     time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
   };
 
@@ -176,7 +181,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installCaptive(ctx, provisioning);
   installClock(ctx, clockSync, provisioning);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
-  installConnectors(ctx, () => provisioning.addresses());
+  connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets: ctx.secrets, addresses: () => provisioning.addresses() });
   const providers = installProviderSettings(ctx);
   const wire = installWireConsole(ctx, providers);
   const assistant = installAssistant(ctx, providers, options.wire ?? wire);

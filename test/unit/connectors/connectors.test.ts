@@ -5,12 +5,12 @@
 // the consent window of at most one hour, the callback's state check, PKCE,
 // refresh, and the prompt's connector line.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import { CONSENT_WINDOW_MAX_MS, FlowTable } from '../../src/connectors/flows.ts';
-import { createOAuthProvider, DEFAULT_CLIENT, OAUTH_HOST, type OAuthProvider } from '../../tools/oauth-fake.mjs';
-import { request, type ParsedResponse } from '../support/http.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import { serveHttp } from '../support/telegram-net.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { CONSENT_WINDOW_MAX_MS, FlowTable } from '../../../src/connectors/flows.ts';
+import { createOAuthProvider, DEFAULT_CLIENT, OAUTH_HOST, type OAuthProvider } from '../../../tools/oauth-fake.mjs';
+import { request, type ParsedResponse } from '../../support/http.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import { serveHttp } from '../../support/telegram-net.ts';
 
 interface Rig {
   mem: MemHal;
