@@ -28,7 +28,7 @@ import { installSignInRoutes } from './auth/routes.ts';
 import { installProviderSettings } from './providers/settings.ts';
 import { installWireConsole } from './providers/console.ts';
 import { installAssistant, type Assistant, type TurnWire } from './turn/index.ts';
-import { installStorage } from './storage/index.ts';
+import { storage } from './storage/index.ts';
 import { files as filesSubsystem, type Files } from './files/index.ts';
 import { installMusic } from './music/index.ts';
 import { MusicPlayer } from './music/player.ts';
@@ -191,7 +191,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const { files, resources: fileResources } = mount(kernel, filesSubsystem, { card, client, notify: (key, text) => void ctx.outbox.post(key, text) });
   ctx.chat.install(ctx, assistant, compactor, providers, files);
   installConnectorCommands(ctx);
-  installStorage(ctx, files);
+  mount(kernel, storage, { card, timeline: ctx.timeline, files });
   installMusic(ctx);
   memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline: ctx.timeline, keys: embeddingKeys(providers), people: ctx.chat.people });
   installDangerZone(ctx);

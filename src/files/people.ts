@@ -4,7 +4,7 @@
 // is an admin and everyone else a user. Rules that follow from the role:
 // 'unknown' (revoked) sees and saves nothing, 'guest' cannot share.
 
-import type { Role } from '../memory/quotas.ts';
+import type { Role } from '../memory/index.ts';
 
 export type { Role };
 
