@@ -21,7 +21,10 @@ import { fileRoutes } from './routes.ts';
 import type { CardState, CardView } from './store.ts';
 import { fileTools } from './tools.ts';
 
-export type { ArtifactStore } from './store.ts';
+// What other folders use of files besides the face (the chat's bridge, images, the agents' documents).
+export { FilesError, type ArtifactStore, type FileMeta, type PartWriter } from './store.ts';
+export { checkName, checkProject, extensionOf, NAME_MAX, nameFromUrl } from './names.ts';
+export { INCOMING } from './fetch.ts';
 export { Files, type FetchedScreen, type FileSender, type FilesDeps, type InboundKind } from './files.ts';
 
 /** The card as files needs it: its tier, a probe, and word of a change (src/storage). */

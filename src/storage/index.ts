@@ -14,6 +14,7 @@ import { encode, decode } from '../util/utf8.ts';
 import type { Card, CardState } from './card.ts';
 
 export { Card, type CardState } from './card.ts';
+export { removeTree } from './tree.ts';
 
 /** How often the card is probed (a card-detect read on the device). */
 export const CARD_PROBE_MS = 10_000;
