@@ -7,6 +7,7 @@
 // screen (and the console).
 
 import { createKernel, storesOn } from './core/kernel.ts';
+import { mount } from './core/subsystem.ts';
 import { installRoutesCommand } from './api/routes-command.ts';
 import { installAuth, makeGate } from './auth/index.ts';
 import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
@@ -24,9 +25,8 @@ import { DeviceTlsPolicy } from './net/tls.ts';
 import { Card } from './storage/card.ts';
 import { SetupPassphrase } from './auth/passphrase.ts';
 import { installSignInRoutes } from './auth/routes.ts';
-import { installProviderSettings } from './providers/settings.ts';
-import { installWireConsole } from './providers/console.ts';
-import { installAssistant, type Assistant, type TurnWire } from './turn/index.ts';
+import { providers as providerSubsystem } from './providers/index.ts';
+import { installAssistant, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
 import { installStorage } from './storage/index.ts';
 import { Files, installFiles } from './files/index.ts';
 import { installMusic } from './music/index.ts';
@@ -170,8 +170,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installClock(ctx, clockSync, provisioning);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
   installConnectors(ctx, () => provisioning.addresses());
-  const providers = installProviderSettings(ctx);
-  const wire = installWireConsole(ctx, providers);
+  const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: ctx.connectors, turn: turnCodec });
   const assistant = installAssistant(ctx, providers, options.wire ?? wire);
   // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
   const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));

@@ -4,7 +4,7 @@
 // turn that saw them can mark them seen once it is applied.
 
 import type { PromptBlocks, PromptInput } from '../prompt/blocks.ts';
-import type { ProviderId } from '../providers/settings.ts';
+import type { ProviderId } from '../contracts/index.ts';
 import { DEEP_RESEARCH_MODEL } from './choose.ts';
 import type { Fabric } from './fabric.ts';
 import { FRESH_CHARS, IN_FLIGHT, POLL_MS, QUEUE_DEPTH } from './limits.ts';

@@ -17,11 +17,12 @@
 
 import type { Context } from '../core/context.ts';
 import type { ToolCaller } from '../core/tools/types.ts';
-import { CATALOG } from '../providers/catalog.ts';
-import { DEMO_ENDPOINT } from '../providers/demo.ts';
-import type { CustomEndpoint } from '../providers/custom.ts';
-import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
-import type { ProviderWire } from '../providers/wire.ts';
+import { CATALOG } from '../providers/index.ts';
+import { DEMO_ENDPOINT } from '../providers/index.ts';
+import type { CustomEndpoint } from '../contracts/index.ts';
+import type { ProviderId } from '../contracts/index.ts';
+import type { ProviderSettings } from '../providers/index.ts';
+import type { ProviderWire } from '../providers/index.ts';
 import type { Assistant } from '../turn/index.ts';
 import type { SessionOpsHandler } from '../turn/apply.ts';
 import { backendFor, resumable } from './backends/index.ts';

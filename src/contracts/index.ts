@@ -1,7 +1,10 @@
 // Shared contracts: what both sides of a boundary import, so neither depends
 // on the other. The device actions (kinds, config keys, their validator) that
-// the assistant proposes and the device applies. Types and pure validators
-// only; no state.
+// the assistant proposes and the device applies; the turn contract and what
+// the device sees of a turn (turn.ts); the provider wire's types
+// (provider-wire.ts). Types and pure validators only; no state.
 export * from './contract-types.ts';
 export * from './device-contract.ts';
 export * from './device-actions.ts';
+export * from './provider-wire.ts';
+export * from './turn.ts';

@@ -20,9 +20,9 @@ import { checkName, checkProject, extensionOf, NAME_MAX } from '../files/names.t
 import { FilesError, type PartWriter } from '../files/store.ts';
 import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import type { ModelCatalog } from '../models/catalog.ts';
-import { CATALOG } from '../providers/catalog.ts';
-import { isPlainHttp } from '../providers/common.ts';
-import type { ProviderId } from '../providers/settings.ts';
+import { CATALOG } from '../providers/index.ts';
+import { isPlainHttp } from '../providers/index.ts';
+import type { ProviderId } from '../contracts/index.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { toHex } from '../util/encoding.ts';
 import { randomBytes } from '../util/ids.ts';

@@ -3,7 +3,7 @@
 // OpenAI-compatible /v1/embeddings: openai, mistral, and the custom endpoint
 // (its base URL; plain http runs keyless, see embed-remote.ts).
 
-import type { ProviderSettings } from '../providers/settings.ts';
+import type { ProviderSettings } from '../providers/index.ts';
 import type { EmbeddingKeys } from './embed-remote.ts';
 
 const BASES: Record<string, string> = {

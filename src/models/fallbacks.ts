@@ -12,7 +12,8 @@
 
 import type { Assistant } from '../turn/index.ts';
 import { MAX_SWITCHES, TRANSPORTISH } from '../turn/engine.ts';
-import { PROVIDERS, type ProviderId, type ProviderSettings } from '../providers/settings.ts';
+import { PROVIDERS, type ProviderId } from '../contracts/index.ts';
+import { type ProviderSettings } from '../providers/index.ts';
 import type { ModelCatalog } from './catalog.ts';
 import { ROLE_DEFAULTS } from './known.ts';
 

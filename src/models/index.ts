@@ -13,7 +13,7 @@
 import type { Context } from '../core/context.ts';
 import { queryParams } from '../net/http/body.ts';
 import { jsonResponse } from '../net/http/errors.ts';
-import type { ProviderSettings } from '../providers/settings.ts';
+import type { ProviderSettings } from '../providers/index.ts';
 import type { Assistant } from '../turn/index.ts';
 import { FIRST_REFRESH_MS, ModelCatalog, REFRESH_EVERY_MS, type CatalogWire } from './catalog.ts';
 import { fallbackRules } from './fallbacks.ts';

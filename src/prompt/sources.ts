@@ -7,7 +7,7 @@
 // [SUB-AGENT CAPABILITIES]) are registered by the fabric when it runs.
 
 import type { Context } from '../core/context.ts';
-import type { ProviderSettings } from '../providers/settings.ts';
+import type { ProviderSettings } from '../providers/index.ts';
 import { capBytes } from '../util/cap.ts';
 import type { PromptBlocks, PromptInput } from './blocks.ts';
 import { replaceEvery } from '../util/replace.ts';

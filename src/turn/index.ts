@@ -10,23 +10,22 @@ import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { PromptBlocks } from '../prompt/blocks.ts';
 import { registerCoreBlocks } from '../prompt/sources.ts';
-import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
+import type { ProviderId } from '../contracts/index.ts';
+import type { ProviderSettings } from '../providers/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { makeApplier, type SessionOpsHandler } from './apply.ts';
-import { TurnEngine, type ProviderChoice, type RoundSender, type TurnOutcome } from './engine.ts';
-import type { CustomEndpoint } from '../providers/custom.ts';
-import { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from '../providers/demo.ts';
-import { CATALOG } from '../providers/catalog.ts';
+import { TurnEngine } from './engine.ts';
+import type { ProviderChoice, TurnCodec, TurnOutcome, TurnWire } from '../contracts/index.ts';
+import { parseTurn } from './parse.ts';
+import { turnPromptDoc } from './promptdoc.ts';
+import { buildTurnSchema } from './schema.ts';
+import { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from '../providers/index.ts';
+import { CATALOG } from '../providers/index.ts';
 
-/** What the assistant needs of the provider wire (src/providers/wire.ts). */
-export interface TurnWire extends RoundSender {
-  keyed(provider: ProviderId): boolean;
-  loops(provider: ProviderId, endpoint?: CustomEndpoint): boolean;
-  /** The model to send: the requested one when the backend accepts it, else its default. */
-  modelFor(provider: ProviderId, requested: string | null | undefined, endpoint?: CustomEndpoint): string;
-  /** Whether the provider is past the owner's monthly token budget (absent: no budgets). */
-  overBudget?(provider: ProviderId): boolean;
-}
+export type { TurnWire } from '../contracts/index.ts';
+
+/** The turn's schema, field documentation and parser, for those that send a turn round without the engine. */
+export const turnCodec: TurnCodec = { schema: () => buildTurnSchema(), doc: turnPromptDoc, parse: parseTurn };
 
 const CONV_NS = 'conv';
 const MODEL_LABEL_MAX = 39;

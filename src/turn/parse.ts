@@ -17,8 +17,8 @@ import {
   TURN,
   type SessionOpKind,
   type TtlClass,
-} from './contract.ts';
-import type { DropCounts, MemWrite, ParseResult, ScratchpadPatch, SessionOp, SpawnRequest, Turn } from './turn-types.ts';
+} from '../contracts/index.ts';
+import type { DropCounts, MemWrite, ParseResult, ScratchpadPatch, SessionOp, SpawnRequest, Turn } from '../contracts/index.ts';
 
 // The contract fields the parser reads, looked up once. A contract edit that
 // changes a field's kind fails here, at load, not silently at parse time.

@@ -4,7 +4,7 @@
 // sent with every turn. Retired fields are not documented.
 
 import type { Field } from '../contracts/contract-types.ts';
-import { TURN, onWire } from './contract.ts';
+import { TURN, onWire } from '../contracts/index.ts';
 import { stringify } from '../util/json.ts';
 
 const HEADER =

@@ -14,7 +14,7 @@
 // documentation and are enforced by the parser and the action validator.
 
 import type { Field, ObjectField } from '../contracts/contract-types.ts';
-import { TURN, onWire } from './contract.ts';
+import { TURN, onWire } from '../contracts/index.ts';
 import { stringify } from '../util/json.ts';
 
 export type JsonSchema = { [key: string]: unknown };

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
 import { B64ValueStream } from '../../src/images/b64-stream.ts';
-import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
+import type { RoundRequest, RoundResult } from '../../src/contracts/index.ts';
 import { createImageApi, IMAGE_PATH, png, type ImageApi } from '../../tools/image-fake.mjs';
 import { request } from '../support/http.ts';
 import { createMemHal, type MemHal } from '../support/memhal.ts';

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
 import type { ToolCaller } from '../../src/core/tools/types.ts';
-import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
+import type { RoundRequest, RoundResult } from '../../src/contracts/index.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { request } from '../support/http.ts';
 import { lastUserText, TestWire, turnResult } from '../support/test-wire.ts';
