@@ -26,6 +26,7 @@ import { Card } from './storage/card.ts';
 import { SetupPassphrase } from './auth/passphrase.ts';
 import { installSignInRoutes } from './auth/routes.ts';
 import { providers as providerSubsystem } from './providers/index.ts';
+import { prompt } from './prompt/index.ts';
 import { installAssistant, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
 import { installStorage } from './storage/index.ts';
 import { Files, installFiles } from './files/index.ts';
@@ -171,7 +172,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
   installConnectors(ctx, () => provisioning.addresses());
   const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: ctx.connectors, turn: turnCodec });
-  const assistant = installAssistant(ctx, providers, options.wire ?? wire);
+  const { blocks } = mount(kernel, prompt, { settings: providers, memory: ctx.memory, connectors: ctx.connectors, time: ctx.time });
+  const assistant = installAssistant(ctx, providers, options.wire ?? wire, blocks);
   // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
   const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));
   ctx.chat.install(ctx, assistant, compactor, providers);

@@ -3,7 +3,7 @@
 // [FRESH RESULTS] remembers which results it showed to which chat, so the
 // turn that saw them can mark them seen once it is applied.
 
-import type { PromptBlocks, PromptInput } from '../prompt/blocks.ts';
+import type { PromptBlocks, PromptInput } from '../prompt/index.ts';
 import type { ProviderId } from '../contracts/index.ts';
 import { DEEP_RESEARCH_MODEL } from './choose.ts';
 import type { Fabric } from './fabric.ts';

@@ -22,8 +22,7 @@ import { parseTurn } from './parse.ts';
 import type { Turn } from '../contracts/index.ts';
 
 export type { CapName, ProviderChoice, RoundSender, TurnOrigin, TurnOutcome, TurnRequest } from '../contracts/index.ts';
-import type { PromptBlocks, Assembled } from '../prompt/blocks.ts';
-import { DEFAULT_BUDGET } from '../prompt/blocks.ts';
+import { DEFAULT_BUDGET, type Assembled, type PromptBlocks } from '../prompt/index.ts';
 import { utf8Length } from '../util/utf8.ts';
 import { errorMessage, stringify } from '../util/json.ts';
 

@@ -8,8 +8,8 @@ import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import { PromptBlocks } from '../prompt/blocks.ts';
-import { registerCoreBlocks } from '../prompt/sources.ts';
+import type { PromptBlocks } from '../prompt/index.ts';
+import { registerConversationBlock } from './conversation.ts';
 import type { ProviderId } from '../contracts/index.ts';
 import type { ProviderSettings } from '../providers/index.ts';
 import { capBytes } from '../util/cap.ts';
@@ -44,7 +44,6 @@ function chatKey(chat: string): string {
 }
 
 export class Assistant {
-  readonly blocks = new PromptBlocks();
   readonly engine: TurnEngine;
   private sessionOps: SessionOpsHandler | null = null;
   /** The model an alternate provider runs on (the model catalog's choice; null: the wire's default). */
@@ -56,9 +55,11 @@ export class Assistant {
     private readonly ctx: Context,
     private readonly settings: ProviderSettings,
     private readonly wire: TurnWire,
+    /** The prompt blocks (src/prompt/): the assistant adds the recent conversation. */
+    readonly blocks: PromptBlocks,
   ) {
     const conv = ctx.store(CONV_NS);
-    registerCoreBlocks(ctx, this.blocks, settings, (chat) => this.clearedAt(chat));
+    registerConversationBlock(blocks, ctx.memory.episodic, (chat) => this.clearedAt(chat));
     const applier = makeApplier(ctx, null);
     this.engine = new TurnEngine({
       hal: ctx.hal,
@@ -153,8 +154,8 @@ function spentReply(spent: readonly ProviderId[], s: ProviderSettings): string {
   return `I cannot take this: the monthly token budget is used up for ${list}. The owner can raise a budget on the web page (Assistant); budgets start again on the first of next month.`;
 }
 
-export function installAssistant(ctx: Context, settings: ProviderSettings, wire: TurnWire): Assistant {
-  const a = new Assistant(ctx, settings, wire);
+export function installAssistant(ctx: Context, settings: ProviderSettings, wire: TurnWire, blocks: PromptBlocks): Assistant {
+  const a = new Assistant(ctx, settings, wire, blocks);
 
   ctx.router.add({
     method: 'GET',
