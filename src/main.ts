@@ -66,8 +66,7 @@ import { installMdns } from './wifi/mdns.ts';
 import { installCaptive } from './wifi/captive.ts';
 import { installNotifier, type NotifierLink } from './notifier/index.ts';
 import { installUnavailable } from './console/unavailable.ts';
-import { installSchedule } from './schedule/index.ts';
-import type { Scheduler } from './schedule/scheduler.ts';
+import { schedule, type Scheduler } from './schedule/index.ts';
 import { installSkills } from './skills/index.ts';
 import { installCloud } from './cloud/index.ts';
 import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
@@ -190,7 +189,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
   const skills = installSkills(ctx, agents);
-  const scheduler = installSchedule(ctx, assistant);
+  const scheduler = mount(kernel, schedule, { engine: assistant.engine, time: ctx.time, chat: ctx.chat });
   const { catalog } = mount(kernel, models, { assistant, settings: providers, wire });
   mount(kernel, images, { store: ctx.files.store, client, catalog, key: () => providers.key('openai') });
   installStt(ctx);

@@ -32,6 +32,8 @@ import { BotApi, type BotResult, type Upload } from './telegram.ts';
 import { registerChatTools } from './tools.ts';
 
 export type { DeviceMessage, InboundFiles, InboundWriter, NotifyOutcome } from './service.ts';
+export type { ChatCommands } from './commands.ts';
+export { parseSpan } from './span.ts';
 export type { ChatCommand, ChatCommandCall } from './commands.ts';
 
 export type SendResult = { ok: true } | { ok: false; error: string };
