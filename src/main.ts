@@ -67,7 +67,7 @@ import { installCaptive } from './wifi/captive.ts';
 import { installNotifier, type NotifierLink } from './notifier/index.ts';
 import { installUnavailable } from './console/unavailable.ts';
 import { schedule, type Scheduler } from './schedule/index.ts';
-import { installSkills } from './skills/index.ts';
+import { skills as skillsSubsystem } from './skills/index.ts';
 import { installCloud } from './cloud/index.ts';
 import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
 import { installConnectorCommands } from './connectors/commands.ts';
@@ -188,7 +188,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const docs = installDocs(ctx);
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
-  const skills = installSkills(ctx, agents);
+  const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox: ctx.outbox, chat: ctx.chat.commands });
   const scheduler = mount(kernel, schedule, { engine: assistant.engine, time: ctx.time, chat: ctx.chat });
   const { catalog } = mount(kernel, models, { assistant, settings: providers, wire });
   mount(kernel, images, { store: ctx.files.store, client, catalog, key: () => providers.key('openai') });

@@ -42,6 +42,8 @@ import { Synthesis } from './synthesis.ts';
 import { fabricTools } from './tools.ts';
 import { displayName, type JobOrigin } from './types.ts';
 
+export type { AgentSkills, SkillCapsule } from './ports.ts';
+
 export interface AgentsDeps {
   assistant: Assistant;
   providers: ProviderSettings;
