@@ -57,7 +57,6 @@ import {
   WAKEUPS_PENDING_MAX,
 } from './limits.ts';
 import type { CreatedBy, Routine, ScheduleStore, Wake } from './store.ts';
-import type { LocalTime } from '../system/local-time.ts';
 import type { TimeZone } from '../util/tz.ts';
 
 export type FailCode = 'not-found' | 'limit' | 'bad-input' | 'state' | 'storage';
@@ -66,7 +65,7 @@ export type Outcome<T> = { ok: true; value: T; message: string } | { ok: false; 
 export interface SchedulerDeps {
   clock: Clock;
   /** The owner's time zone (ctx.time): daily and weekly runs are in it; a change moves them at once. */
-  time: Pick<LocalTime, 'zone' | 'format' | 'onChange'>;
+  time: { zone(): TimeZone; format(ms: number): string; onChange(listener: (zone: TimeZone) => void): void };
   log: Log;
   store: ScheduleStore;
   random: RandomFill;

@@ -7,7 +7,7 @@
 
 import type { Context } from '../core/context.ts';
 import { actingRole, actionRefusal } from '../device/action-roles.ts';
-import { validateActions } from '../contracts/device-actions.ts';
+import { validateActions } from '../contracts/index.ts';
 import type { Turn, TurnRequest } from '../contracts/index.ts';
 import { stringify } from '../util/json.ts';
 

@@ -23,6 +23,7 @@ import { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from '../providers/index.ts';
 import { CATALOG } from '../providers/index.ts';
 
 export type { TurnWire } from '../contracts/index.ts';
+export type { SessionOpsHandler } from './apply.ts';
 export { MAX_SWITCHES, TRANSPORTISH } from './engine.ts';
 
 /** The turn's schema, field documentation and parser, for those that send a turn round without the engine. */

@@ -6,7 +6,7 @@
 
 import { capBytes } from '../util/cap.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
-import type { ArrayField, BooleanField, Field, NumberField, ObjectField, StringField } from '../contracts/contract-types.ts';
+import type { ArrayField, BooleanField, Field, NumberField, ObjectField, StringField } from '../contracts/index.ts';
 import {
   MEM_WRITE_ITEM,
   REQUIRED_TURN_FIELDS,

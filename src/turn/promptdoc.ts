@@ -3,7 +3,7 @@
 // order. Deterministic (same contract, same text) and compact, since it is
 // sent with every turn. Retired fields are not documented.
 
-import type { Field } from '../contracts/contract-types.ts';
+import type { Field } from '../contracts/index.ts';
 import { TURN, onWire } from '../contracts/index.ts';
 import { stringify } from '../util/json.ts';
 
