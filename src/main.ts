@@ -25,9 +25,9 @@ import { DeviceTlsPolicy } from './net/tls.ts';
 import { Card } from './storage/card.ts';
 import { SetupPassphrase } from './auth/passphrase.ts';
 import { installSignInRoutes } from './auth/routes.ts';
-import { installProviderSettings } from './providers/settings.ts';
-import { installWireConsole } from './providers/console.ts';
-import { installAssistant, type Assistant, type TurnWire } from './turn/index.ts';
+import { providers as providerSubsystem } from './providers/index.ts';
+import { prompt } from './prompt/index.ts';
+import { installAssistant, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
 import { storage } from './storage/index.ts';
 import { files as filesSubsystem, type Files } from './files/index.ts';
 import { installMusic } from './music/index.ts';
@@ -65,16 +65,14 @@ import { installMdns } from './wifi/mdns.ts';
 import { installCaptive } from './wifi/captive.ts';
 import { installNotifier, type NotifierLink } from './notifier/index.ts';
 import { unavailable } from './console/index.ts';
-import { installSchedule } from './schedule/index.ts';
-import type { Scheduler } from './schedule/scheduler.ts';
-import { installSkills } from './skills/index.ts';
-import { skillPrompts } from './skills/prompts.ts';
+import { schedule, type Scheduler } from './schedule/index.ts';
+import { skills as skillsSubsystem, skillPrompts } from './skills/index.ts';
 import { installCloud } from './cloud/index.ts';
 import { connectors as connectorsSubsystem, type Connectors } from './connectors/index.ts';
 import { installConnectorCommands } from './connectors/commands.ts';
-import { installModels } from './models/index.ts';
+import { models } from './models/index.ts';
 import { search } from './search/index.ts';
-import { installImages } from './images/index.ts';
+import { images } from './images/index.ts';
 import { installStt } from './stt/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
@@ -182,9 +180,15 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installClock(ctx, clockSync, provisioning);
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
   connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets: ctx.secrets, addresses: () => provisioning.addresses() });
-  const providers = installProviderSettings(ctx);
-  const wire = installWireConsole(ctx, providers);
-  const assistant = installAssistant(ctx, providers, options.wire ?? wire);
+  const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: connectors, turn: turnCodec });
+  // Memory mounts later (its status fields keep their place): the prompt reads it only when a turn runs.
+  const memoryView = {
+    scratchpadBlock: () => ctx.memory.scratchpadBlock(),
+    runningMemory: () => ctx.memory.runningMemory(),
+    relevantMemories: (text: string, queries: readonly string[], person: string | null) => ctx.memory.relevantMemories(text, queries, person),
+  };
+  const { blocks } = mount(kernel, prompt, { settings: providers, memory: memoryView, connectors, time: ctx.time });
+  const assistant = installAssistant(ctx, providers, options.wire ?? wire, blocks);
   // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
   const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));
   // Files before the chat, which plugs its people, sender and fetched-content screen into it.
@@ -201,10 +205,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const docs = mount(kernel, docsSubsystem, {});
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire, files: files.store });
-  const skills = installSkills(ctx, agents);
-  const scheduler = installSchedule(ctx, assistant);
-  const catalog = installModels(ctx, { assistant, settings: providers, wire });
-  installImages(ctx, catalog, () => providers.key('openai'), files.store);
+  const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox: ctx.outbox, chat: ctx.chat.commands });
+  const scheduler = mount(kernel, schedule, { engine: assistant.engine, time: ctx.time, chat: ctx.chat });
+  const { catalog } = mount(kernel, models, { assistant, settings: providers, wire });
+  mount(kernel, images, { store: files.store, client, catalog, key: () => providers.key('openai') });
   installStt(ctx);
   mount(kernel, search, { client: ctx.client, screen: (text, caller) => files.screenFetched(text, caller) });
   mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });

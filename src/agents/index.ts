@@ -18,13 +18,13 @@
 import type { Context } from '../core/context.ts';
 import type { ArtifactStore } from '../files/index.ts';
 import type { ToolCaller } from '../core/tools/types.ts';
-import { CATALOG } from '../providers/catalog.ts';
-import { DEMO_ENDPOINT } from '../providers/demo.ts';
-import type { CustomEndpoint } from '../providers/custom.ts';
-import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
-import type { ProviderWire } from '../providers/wire.ts';
-import type { Assistant } from '../turn/index.ts';
-import type { SessionOpsHandler } from '../turn/apply.ts';
+import { CATALOG } from '../providers/index.ts';
+import { DEMO_ENDPOINT } from '../providers/index.ts';
+import type { CustomEndpoint } from '../contracts/index.ts';
+import type { ProviderId } from '../contracts/index.ts';
+import type { ProviderSettings } from '../providers/index.ts';
+import type { ProviderWire } from '../providers/index.ts';
+import type { Assistant, SessionOpsHandler } from '../turn/index.ts';
 import { backendFor, resumable } from './backends/index.ts';
 import type { BackendEnv } from './backends/types.ts';
 import { FabricBlocks } from './blocks.ts';
@@ -41,6 +41,8 @@ import { installSessionRoutes } from './routes.ts';
 import { Synthesis } from './synthesis.ts';
 import { fabricTools } from './tools.ts';
 import { displayName, type JobOrigin } from './types.ts';
+
+export type { AgentSkills, SkillCapsule } from './ports.ts';
 
 export interface AgentsDeps {
   /** The file store (src/files/) for [ATTACHED] documents and project saves. */

@@ -13,7 +13,7 @@ import type { Store } from '../core/store.ts';
 import type { Nvs } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
-import type { ProviderSettings } from '../providers/settings.ts';
+import type { ProviderSettings } from '../providers/index.ts';
 import type { Compactor } from '../turn/compact.ts';
 import type { Assistant } from '../turn/index.ts';
 import { errorMessage } from '../util/json.ts';
@@ -33,6 +33,8 @@ import { BotApi, type BotResult, type Upload } from './telegram.ts';
 import { registerChatTools } from './tools.ts';
 
 export type { DeviceMessage, InboundFiles, InboundWriter, NotifyOutcome } from './service.ts';
+export type { ChatCommands } from './commands.ts';
+export { parseSpan } from './span.ts';
 export type { ChatCommand, ChatCommandCall } from './commands.ts';
 
 export type SendResult = { ok: true } | { ok: false; error: string };

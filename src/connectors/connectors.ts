@@ -14,7 +14,7 @@ import type { RandomFill } from '../util/ids.ts';
 import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode } from '../util/utf8.ts';
 import { CONSENT_WINDOW_MAX_MS, FlowTable, pkceChallenge, q, type Flow } from './flows.ts';
-import type { ToolServer, ToolServerProvider, ToolServerSource } from '../providers/tool-servers.ts';
+import type { ToolServer, ToolServerProvider, ToolServerSource } from '../contracts/index.ts';
 import { carriedBy, isConnectorId, MAX_CONNECTORS, mergeUpsert, REACHABLE, statusOf, usableStatus, viewOf, type ConnectorRecord, type ConnectorSecrets } from './record.ts';
 import { unchanged } from '../util/sentence.ts';
 

@@ -15,7 +15,7 @@ import type { Hotspots } from '../core/hotspots.ts';
 import type { Hal } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
-import type { MemWrite, ScratchpadPatch } from '../turn/turn-types.ts';
+import type { MemWrite, ScratchpadPatch } from '../contracts/index.ts';
 import type { RandomFill } from '../util/ids.ts';
 import { ConfigStore } from './config.ts';
 import {

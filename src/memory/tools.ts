@@ -10,7 +10,7 @@
 // - memory.archive is registered always but available only with a live card.
 
 import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
-import { TTL_CLASSES, type TtlClass } from '../turn/contract.ts';
+import { TTL_CLASSES, type TtlClass } from '../contracts/index.ts';
 import { CONFIG_KEYS, parseConfigPatch } from './config.ts';
 import { EPI_LIMIT_MAX } from './limits.ts';
 import type { Memory } from './memory.ts';

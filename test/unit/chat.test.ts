@@ -5,7 +5,7 @@
 // the token's secrecy, and a reboot in the middle of a conversation.
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
+import type { RoundRequest, RoundResult } from '../../src/contracts/index.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { DEVICE_QUEUE_MAX, splitMessage } from '../../src/chat/queue.ts';
 import type { DeviceMessage } from '../../src/chat/index.ts';

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_ROLES, actingRole, actionRefusal } from '../../src/device/action-roles.ts';
 import { boot, type Device } from '../../src/main.ts';
-import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/providers/types.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/contracts/index.ts';
 import { ACTION_KINDS } from '../../src/contracts/device-contract.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { createMemHal, type MemHal } from '../support/memhal.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseTurn, parseTurnValue } from '../../src/turn/parse.ts';
 import { validateAction, validateActions } from '../../src/contracts/device-actions.ts';
-import type { ParseResult } from '../../src/turn/turn-types.ts';
+import type { ParseResult } from '../../src/contracts/index.ts';
 
 const CODES = ['Ok', 'JsonError', 'NotObject', 'MissingField', 'WrongType'];
 

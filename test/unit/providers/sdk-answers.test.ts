@@ -11,12 +11,12 @@ import type { Response, ResponseOutputItem } from 'openai/resources/responses/re
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { ChatCompletionResponse$inboundSchema, ConversationResponse$inboundSchema } from '@mistralai/mistralai/models/components';
 import { describe, expect, it } from 'vitest';
-import { anthropicBackend } from '../../src/providers/anthropic.ts';
-import { mistralBackend } from '../../src/providers/mistral.ts';
-import { openaiBackend } from '../../src/providers/openai.ts';
-import { routerBackend } from '../../src/providers/router.ts';
-import type { RoundResult } from '../../src/providers/types.ts';
-import { roundRequest } from '../support/provider-fake.ts';
+import { anthropicBackend } from '../../../src/providers/anthropic.ts';
+import { mistralBackend } from '../../../src/providers/mistral.ts';
+import { openaiBackend } from '../../../src/providers/openai.ts';
+import { routerBackend } from '../../../src/providers/router.ts';
+import type { RoundResult } from '../../../src/contracts/index.ts';
+import { roundRequest } from '../../support/provider-fake.ts';
 
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
 const TURN = { reply: 'ok', memory: '', ask: '', device: null, mem_write: null, mem_query: null, session_ops: null, scratchpad: null };

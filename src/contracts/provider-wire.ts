@@ -1,11 +1,52 @@
-// The provider wire's contract with the turn engine: a dialect-neutral
-// transcript, one round's request, and one round's result. Each backend
+// The provider wire's contract with the turn engine and the other users of
+// the wire (sub-agents, models, images, connectors): provider ids, the custom
+// endpoint, tool servers, a dialect-neutral transcript, one round's request,
+// and one round's result. Each backend
 // (src/providers/<dialect>.ts) turns a RoundRequest into one HTTP request
 // body (serialized once, into one buffer) and a response into a RoundResult;
 // the engine (src/turn/engine.ts) never sees a dialect.
 
-import type { JsonSchema } from '../core/tools/types.ts';
-import type { ProviderId } from './settings.ts';
+/** A JSON Schema object (src/core/tools/types.ts's JsonSchema; contracts import nothing above util). */
+type JsonSchema = Record<string, unknown>;
+
+/** Provider ids: the three hosted dialects, the Z.ai-style backend, the model router, the custom endpoint. */
+export const PROVIDERS = ['openai', 'anthropic', 'mistral', 'zai', 'router', 'custom'] as const;
+export type ProviderId = (typeof PROVIDERS)[number];
+export const HOSTED: readonly ProviderId[] = ['openai', 'anthropic', 'mistral'];
+
+export type CustomStyle = 'chat' | 'messages';
+
+/** The custom endpoint (src/providers/custom.ts), or the offline demo's. */
+export interface CustomEndpoint {
+  /** http(s)://host[:port]; any path is ignored. */
+  base: string;
+  style: CustomStyle;
+  model: string;
+  /** Whether tool-loop rounds may be sent (only the offline demo). */
+  loops?: boolean;
+}
+
+/** One remote tool server as a request carries it (src/providers/tool-servers.ts). */
+export interface ToolServer {
+  /** The connector id: server_label (A) and the server's name (B); unique, a-z 0-9 - _. */
+  label: string;
+  /** The owner's display name (A's server_description). */
+  name: string;
+  /** The MCP server's https URL ('' for a provider A connector by id). */
+  url: string;
+  /** Provider A's connector id (kind provider), '' otherwise. */
+  connectorId: string;
+  /** The bearer secret or OAuth access token; null for a server without auth. */
+  credential: string | null;
+}
+
+/** The providers that can carry tool servers. */
+export type ToolServerProvider = 'openai' | 'anthropic';
+
+/** Where the wire and the sub-agent backends get the servers a request may carry (src/connectors/). */
+export interface ToolServerSource {
+  serversFor(provider: ToolServerProvider): Promise<ToolServer[]>;
+}
 
 /** One item of the conversation as the engine keeps it across rounds. */
 export type TranscriptItem =

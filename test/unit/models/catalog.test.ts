@@ -5,14 +5,14 @@
 // all=1, the 24-hour refresh on the virtual clock, and GET /api/fallbacks
 // naming exactly the providers and models a failing turn then walks.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import { parseModelList, REFRESH_EVERY_MS, FIRST_REFRESH_MS } from '../../src/models/catalog.ts';
-import { guessRoles, guessSize } from '../../src/models/known.ts';
-import { CATALOG } from '../../src/providers/catalog.ts';
-import { modelListBody } from '../../tools/model-lists.mjs';
-import { request } from '../support/http.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import { fakeProvider, type SeenRequest } from '../support/provider-fake.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { parseModelList, REFRESH_EVERY_MS, FIRST_REFRESH_MS } from '../../../src/models/catalog.ts';
+import { guessRoles, guessSize } from '../../../src/models/known.ts';
+import { CATALOG } from '../../../src/providers/catalog.ts';
+import { modelListBody } from '../../../tools/model-lists.mjs';
+import { request } from '../../support/http.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import { fakeProvider, type SeenRequest } from '../../support/provider-fake.ts';
 
 interface Rig {
   mem: MemHal;

@@ -6,14 +6,14 @@
 // describe; and the streaming decoder itself, cut anywhere.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import { B64ValueStream } from '../../src/images/b64-stream.ts';
-import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
-import { createImageApi, IMAGE_PATH, png, type ImageApi } from '../../tools/image-fake.mjs';
-import { request } from '../support/http.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import { serveHttp } from '../support/telegram-net.ts';
-import { TestWire, turnResult } from '../support/test-wire.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { B64ValueStream } from '../../../src/images/b64-stream.ts';
+import type { RoundRequest, RoundResult } from '../../../src/contracts/index.ts';
+import { createImageApi, IMAGE_PATH, png, type ImageApi } from '../../../tools/image-fake.mjs';
+import { request } from '../../support/http.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import { serveHttp } from '../../support/telegram-net.ts';
+import { TestWire, turnResult } from '../../support/test-wire.ts';
 
 const KEY = 'sk-openai-image-key';
 

@@ -1,8 +1,8 @@
 // Prompt assembly: the spec's block order, the budget, and the documented
 // deterministic trim policy.
 import { describe, expect, it } from 'vitest';
-import { BLOCK_ORDER, DIRECTIVE_MAX, PromptBlocks, type BlockName } from '../../src/prompt/blocks.ts';
-import { utf8Length } from '../../src/util/utf8.ts';
+import { BLOCK_ORDER, DIRECTIVE_MAX, PromptBlocks, type BlockName } from '../../../src/prompt/blocks.ts';
+import { utf8Length } from '../../../src/util/utf8.ts';
 
 const input = { chat: 'c', person: null, text: 'hi', memQueries: [], unattended: false };
 

@@ -6,11 +6,11 @@
 // to the content, persistence across a reboot, and an approved capsule with
 // inject spawn reaching a sub-agent's brief through the fabric.
 import { describe, expect, it } from 'vitest';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { HTTP_PORT } from '../../src/main.ts';
-import { SKILLS_DIR } from '../../src/skills/store.ts';
-import { request } from '../support/http.ts';
-import { reboot, rig, type Rig } from '../support/agent-rig.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { HTTP_PORT } from '../../../src/main.ts';
+import { SKILLS_DIR } from '../../../src/skills/store.ts';
+import { request } from '../../support/http.ts';
+import { reboot, rig, type Rig } from '../../support/agent-rig.ts';
 
 const MCP: ToolCaller = { via: 'mcp', admin: true, scheduled: false, unattended: false, person: null };
 const TURN: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };

@@ -3,10 +3,10 @@
 // the calls, WIREKEY checks a key (and pins the Z.ai region), WIRE? lists
 // what is usable; failures end in ERR with the error kind.
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal } from '../support/memhal.ts';
-import { TURN, fakeProvider, type SeenRequest } from '../support/provider-fake.ts';
+import { boot } from '../../../src/main.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal } from '../../support/memhal.ts';
+import { TURN, fakeProvider, type SeenRequest } from '../../support/provider-fake.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -6,18 +6,18 @@
 // lines that never carry a key or a body.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { anthropicBackend } from '../../src/providers/anthropic.ts';
-import { CATALOG, resolveModel, roundReadMs } from '../../src/providers/catalog.ts';
-import { customBackend } from '../../src/providers/custom.ts';
-import { DEMO_ENDPOINT } from '../../src/providers/demo.ts';
-import { mistralBackend } from '../../src/providers/mistral.ts';
-import { openaiBackend } from '../../src/providers/openai.ts';
-import { routerBackend } from '../../src/providers/router.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
-import { leaksKey, ProviderWire, WIRE_NS } from '../../src/providers/wire.ts';
-import { zaiBackend } from '../../src/providers/zai.ts';
-import { Store } from '../../src/core/store.ts';
-import { TURN, fakeProvider, roundRequest, wireRig, type Answer, type SeenRequest } from '../support/provider-fake.ts';
+import { anthropicBackend } from '../../../src/providers/anthropic.ts';
+import { CATALOG, resolveModel, roundReadMs } from '../../../src/providers/catalog.ts';
+import { customBackend } from '../../../src/providers/custom.ts';
+import { DEMO_ENDPOINT } from '../../../src/providers/demo.ts';
+import { mistralBackend } from '../../../src/providers/mistral.ts';
+import { openaiBackend } from '../../../src/providers/openai.ts';
+import { routerBackend } from '../../../src/providers/router.ts';
+import type { ProviderId } from '../../../src/providers/settings.ts';
+import { leaksKey, ProviderWire, WIRE_NS } from '../../../src/providers/wire.ts';
+import { zaiBackend } from '../../../src/providers/zai.ts';
+import { Store } from '../../../src/core/store.ts';
+import { TURN, fakeProvider, roundRequest, wireRig, type Answer, type SeenRequest } from '../../support/provider-fake.ts';
 
 const turnText = JSON.stringify(TURN);
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -8,18 +8,18 @@
 // answers and calls device_status, and the owner's tool servers (the wire's
 // ToolServerSource) are recorded in A and B rounds and replayed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
-import { testCaPem } from '../../tools/test-ca.mjs';
-import { Store } from '../../src/core/store.ts';
-import { DEMO_ENDPOINT } from '../../src/providers/demo.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
-import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/providers/types.ts';
-import { ProviderWire, WIRE_NS } from '../../src/providers/wire.ts';
-import type { ToolServer, ToolServerSource } from '../../src/providers/tool-servers.ts';
-import { parseTurn } from '../../src/turn/parse.ts';
-import { MemNvs } from '../support/memstorage.ts';
-import { nodeClient } from '../support/node-client.ts';
-import { FakeSettings, TURN, roundRequest } from '../support/provider-fake.ts';
+import { start, turnObject, type Emulator } from '../../../tools/provider-emulator.mjs';
+import { testCaPem } from '../../../tools/test-ca.mjs';
+import { Store } from '../../../src/core/store.ts';
+import { DEMO_ENDPOINT } from '../../../src/providers/demo.ts';
+import type { ProviderId } from '../../../src/providers/settings.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from '../../../src/contracts/index.ts';
+import { ProviderWire, WIRE_NS } from '../../../src/providers/wire.ts';
+import type { ToolServer, ToolServerSource } from '../../../src/providers/tool-servers.ts';
+import { parseTurn } from '../../../src/turn/parse.ts';
+import { MemNvs } from '../../support/memstorage.ts';
+import { nodeClient } from '../../support/node-client.ts';
+import { FakeSettings, TURN, roundRequest } from '../../support/provider-fake.ts';
 
 let emu: Emulator;
 let plain: Emulator;

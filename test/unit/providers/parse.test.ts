@@ -5,16 +5,16 @@
 // bodies, which never throw.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { anthropicBackend } from '../../src/providers/anthropic.ts';
-import { customBackend } from '../../src/providers/custom.ts';
-import { fromClient, isOverflow } from '../../src/providers/errors.ts';
-import { mistralBackend } from '../../src/providers/mistral.ts';
-import { openaiBackend } from '../../src/providers/openai.ts';
-import { routerBackend } from '../../src/providers/router.ts';
-import type { Backend, RoundRequest } from '../../src/providers/types.ts';
-import { zaiBackend } from '../../src/providers/zai.ts';
-import { parseTurn } from '../../src/turn/parse.ts';
-import { TURN, roundRequest } from '../support/provider-fake.ts';
+import { anthropicBackend } from '../../../src/providers/anthropic.ts';
+import { customBackend } from '../../../src/providers/custom.ts';
+import { fromClient, isOverflow } from '../../../src/providers/errors.ts';
+import { mistralBackend } from '../../../src/providers/mistral.ts';
+import { openaiBackend } from '../../../src/providers/openai.ts';
+import { routerBackend } from '../../../src/providers/router.ts';
+import type { Backend, RoundRequest } from '../../../src/contracts/index.ts';
+import { zaiBackend } from '../../../src/providers/zai.ts';
+import { parseTurn } from '../../../src/turn/parse.ts';
+import { TURN, roundRequest } from '../../support/provider-fake.ts';
 
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v));
 const turnText = JSON.stringify(TURN);

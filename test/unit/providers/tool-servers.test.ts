@@ -9,15 +9,15 @@
 // On the in-memory HAL with the Bot API fake, the OAuth fake, fake provider
 // servers that record every request, and the emulator's sub-agent backends.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import { createOAuthProvider, DEFAULT_CLIENT, OAUTH_HOST, type OAuthProvider } from '../../tools/oauth-fake.mjs';
-import type { BotApiFake } from '../../tools/telegram-fake.mjs';
-import { agentNet, type AgentNet } from '../support/agent-net.ts';
-import { request } from '../support/http.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
-import { fakeProvider, TURN, type SeenRequest } from '../support/provider-fake.ts';
-import { fakeTelegram, serveHttp, serveTelegram } from '../support/telegram-net.ts';
-import { POLL_MS } from '../../src/agents/limits.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { createOAuthProvider, DEFAULT_CLIENT, OAUTH_HOST, type OAuthProvider } from '../../../tools/oauth-fake.mjs';
+import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
+import { agentNet, type AgentNet } from '../../support/agent-net.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { fakeProvider, TURN, type SeenRequest } from '../../support/provider-fake.ts';
+import { fakeTelegram, serveHttp, serveTelegram } from '../../support/telegram-net.ts';
+import { POLL_MS } from '../../../src/agents/limits.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -4,10 +4,10 @@
 // daily, weekly and interval runs across day, week, year and DST boundaries.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeSchedule, latestAtOrBefore, nextAfter, parseSchedule, type Schedule } from '../../src/schedule/calendar.ts';
-import { formatLocal, fromLocal, offsetAt, parseTz, toLocal, type TimeZone } from '../../src/util/tz.ts';
-import { daysFromCivil } from '../../src/util/civil.ts';
-import { ianaOffset, ianaTransitions } from '../support/iana.ts';
+import { describeSchedule, latestAtOrBefore, nextAfter, parseSchedule, type Schedule } from '../../../src/schedule/calendar.ts';
+import { formatLocal, fromLocal, offsetAt, parseTz, toLocal, type TimeZone } from '../../../src/util/tz.ts';
+import { daysFromCivil } from '../../../src/util/civil.ts';
+import { ianaOffset, ianaTransitions } from '../../support/iana.ts';
 
 function tz(text: string): TimeZone {
   const r = parseTz(text);

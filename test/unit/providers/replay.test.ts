@@ -6,13 +6,13 @@
 // and the other stop reasons are read as what they are; every answer's
 // usage is read.
 import { describe, expect, it } from 'vitest';
-import { checkRound } from '../../tools/provider-rules.mjs';
-import { anthropicBackend } from '../../src/providers/anthropic.ts';
-import { mistralBackend } from '../../src/providers/mistral.ts';
-import { openaiBackend } from '../../src/providers/openai.ts';
-import { usageOf } from '../../src/providers/usage.ts';
-import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/providers/types.ts';
-import { roundRequest } from '../support/provider-fake.ts';
+import { checkRound } from '../../../tools/provider-rules.mjs';
+import { anthropicBackend } from '../../../src/providers/anthropic.ts';
+import { mistralBackend } from '../../../src/providers/mistral.ts';
+import { openaiBackend } from '../../../src/providers/openai.ts';
+import { usageOf } from '../../../src/providers/usage.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from '../../../src/contracts/index.ts';
+import { roundRequest } from '../../support/provider-fake.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));

@@ -6,10 +6,10 @@
 // left (and says why), and refuses clearly when none has any. Only the web
 // page's form sets a budget.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import { request } from '../support/http.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
-import { fakeProvider, type SeenRequest } from '../support/provider-fake.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { fakeProvider, type SeenRequest } from '../../support/provider-fake.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

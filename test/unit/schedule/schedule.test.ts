@@ -7,14 +7,14 @@
 // alert path, the unattended rails of scheduled turns, and persistence
 // across reboots.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
-import type { BotApiFake } from '../../tools/telegram-fake.mjs';
-import { request } from '../support/http.ts';
-import { lastUserText, TestWire, turnResult } from '../support/test-wire.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
-import { fakeTelegram, serveTelegram } from '../support/telegram-net.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import type { RoundRequest, RoundResult } from '../../../src/contracts/index.ts';
+import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
+import { request } from '../../support/http.ts';
+import { lastUserText, TestWire, turnResult } from '../../support/test-wire.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { fakeTelegram, serveTelegram } from '../../support/telegram-net.ts';
 
 const TOKEN = '123456789:AAH-fake-token-for-tests-0123456789abc';
 const OWNER = '1001';
