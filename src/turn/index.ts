@@ -61,7 +61,8 @@ export class Assistant {
     readonly blocks: PromptBlocks,
   ) {
     const conv = ctx.store(CONV_NS);
-    registerConversationBlock(blocks, ctx.memory.episodic, (chat) => this.clearedAt(chat));
+    // Memory mounts after the assistant (src/main.ts): its episodic log is read when a prompt is built.
+    registerConversationBlock(blocks, { query: (q) => ctx.memory.episodic.query(q) }, (chat) => this.clearedAt(chat));
     const applier = makeApplier(ctx, null);
     this.engine = new TurnEngine({
       hal: ctx.hal,
