@@ -6,7 +6,7 @@
 
 import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
-import { parseForm } from '../net/http/body.ts';
+import { formRoute } from '../core/form-route.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { errorMessage } from '../util/json.ts';
 import { SecretScreen } from '../auth/secret-screen.ts';
@@ -56,13 +56,12 @@ export function installCloud(ctx: Context): Cloud {
   ctx.status.section(() => ({ cloud: { state: relay.state(), paired: relay.paired() } }));
 
   ctx.router.add({ method: 'GET', path: '/api/cloud', handler: () => jsonResponse(view()) });
-  ctx.router.add({
-    method: 'POST',
+  ctx.router.add(formRoute({
     path: '/api/cloud',
     bodyLimit: 1024,
-    handler: async (req) => {
-      const form = parseForm(req);
-      const action = form.ok ? (form.form.fields.get('action') ?? '') : '';
+    onUnreadable: 'empty',
+    apply: async (fields) => {
+      const action = fields.get('action') ?? '';
       if (action === 'pair') {
         if (ctx.mode !== 1) return errorResponse(409, 'notifier-mode', 'The cloud relay runs in Orchestrator mode only.');
         try {
@@ -78,7 +77,7 @@ export function installCloud(ctx: Context): Cloud {
       }
       return errorResponse(400, 'bad-request', 'action is pair or off. Nothing was changed.');
     },
-  });
+  }));
 
   ctx.console.register({
     verb: 'CLOUD?',

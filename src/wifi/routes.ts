@@ -9,7 +9,7 @@
 // and the token handout (a factory reset is the way to start over).
 
 import type { Context } from '../core/context.ts';
-import { parseForm } from '../net/http/body.ts';
+import { formRoute } from '../core/form-route.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
 import { errorMessage } from '../util/json.ts';
@@ -30,14 +30,11 @@ export function wifiView(p: Provisioning) {
 
 export function installWifiRoutes(ctx: Context, p: Provisioning): void {
   ctx.router.add({ method: 'GET', path: '/api/wifi', handler: () => jsonResponse(wifiView(p)) });
-  ctx.router.add({
-    method: 'POST',
+  ctx.router.add(formRoute({
     path: '/api/wifi',
     bodyLimit: 1024,
-    handler: (req): HttpResponse => {
-      const form = parseForm(req);
-      if (!form.ok) return errorResponse(400, 'bad-request', 'Send the action as form fields. Nothing was changed.');
-      const f = form.form.fields;
+    unreadable: 'Send the action as form fields. Nothing was changed.',
+    apply: (f): HttpResponse => {
       const action = f.get('action') ?? '';
       try {
         if (action === 'save') {
@@ -75,5 +72,5 @@ export function installWifiRoutes(ctx: Context, p: Provisioning): void {
       }
       return errorResponse(400, 'bad-action', 'action is save, forget or rename. Nothing was changed.');
     },
-  });
+  }));
 }
