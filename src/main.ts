@@ -51,9 +51,8 @@ import { isChatId } from './chat/settings.ts';
 import { installOta, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
-import { Faults } from './faults/faults.ts';
-import { withFaults } from './faults/hal.ts';
-import { installFaultConsole } from './faults/console.ts';
+import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
+import { mount } from './core/subsystem.ts';
 import { installSystemConsole } from './system/console.ts';
 import { installSelftestConsole } from './system/selftest-console.ts';
 import { installRing } from './device/index.ts';
@@ -86,6 +85,8 @@ export const WATCHDOG_FEED_MS = 1000;
 
 export interface Device {
   ctx: Context;
+  /** Injected faults (test builds; console FAULT): the HAL every subsystem holds is wrapped by src/faults/hal.ts. */
+  faults: Faults;
   assistant: Assistant;
   /** The sub-agent fabric (src/agents/). */
   agents: Agents;
@@ -151,7 +152,6 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     chat: new Chat(hal.nvs, store, log),
     timeline: new Timeline(hal.clock, log),
     memory: new Memory(hal, log, store('mem'), hotspots, random),
-    faults,
     files: new Files({ sd: hal.sd, card, clock: hal.clock, log, client, nvs: store('files'), random, notify: (key, text) => void ctx.outbox.post(key, text) }),
     music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
     ring: new RingEngine(hal.ring, hal.clock),
@@ -203,7 +203,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installSelftestConsole(ctx);
   installRing(ctx);
   installAudio(ctx, { assistant, providers });
-  installFaultConsole(ctx);
+  mount(kernel, faultsSubsystem, { faults, card });
   const cloud = installCloud(ctx);
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
   const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase });
@@ -244,6 +244,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
 
   return {
     ctx,
+    faults,
     assistant,
     agents,
     scheduler,

@@ -18,7 +18,6 @@ import type { Updates } from '../ota/updates.ts';
 import type { Timeline } from '../system/timeline.ts';
 import type { DeviceActions } from '../device/actions.ts';
 import type { Memory } from '../memory/index.ts';
-import type { Faults } from '../faults/faults.ts';
 import type { Files } from '../files/index.ts';
 import type { MusicPlayer } from '../music/player.ts';
 import type { RingEngine } from '../device/ring-engine.ts';
@@ -57,8 +56,6 @@ export interface Context extends Kernel {
   timeline: Timeline;
   /** Long-term memory: vector store, episodic log (append(row)), running memory, scratchpad (src/memory/). */
   memory: Memory;
-  /** Injected faults (test builds; console FAULT): the HAL every subsystem holds is wrapped by src/faults/hal.ts. */
-  faults: Faults;
   /** The artifact file store, downloads (files.fetch approvals) and the chat hooks (src/files/index.ts). */
   files: Files;
   /** Music from the card's /music folder: command(text) for /play and PLAY, play, pause, stop (src/music/player.ts). */
