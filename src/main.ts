@@ -77,7 +77,7 @@ import { installStt } from './stt/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
-import { ClockSync, gateTlsOnClock, installClock } from './clock/index.ts';
+import { clock as clockSubsystem, ClockSync, gateTlsOnClock } from './clock/index.ts';
 
 export const HTTP_PORT = 80;
 /** How often the firmware feeds the task watchdog (hosts/esp32/sdkconfig: 8 s; the simulator board: --watchdog-ms). */
@@ -167,7 +167,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const provisioning = installProvisioning(ctx, passphrase);
   installMdns(ctx, provisioning);
   installCaptive(ctx, provisioning);
-  installClock(ctx, clockSync, provisioning);
+  mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
   installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
   installConnectors(ctx, () => provisioning.addresses());
   const providers = installProviderSettings(ctx);
