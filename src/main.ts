@@ -57,7 +57,7 @@ import { installSystemConsole } from './system/console.ts';
 import { installSelftestConsole } from './system/selftest-console.ts';
 import { installRing } from './device/index.ts';
 import { RingEngine } from './device/ring-engine.ts';
-import { installPower, Power } from './power/index.ts';
+import { power as powerSubsystem, Power } from './power/index.ts';
 import { Audio, installAudio } from './audio/index.ts';
 import { installWifiConsole } from './wifi/console.ts';
 import { installMdns } from './wifi/mdns.ts';
@@ -87,6 +87,8 @@ export interface Device {
   ctx: Context;
   /** Injected faults (test builds; console FAULT): the HAL every subsystem holds is wrapped by src/faults/hal.ts. */
   faults: Faults;
+  /** The battery model, power profiles, sleep (src/power/). */
+  power: Power;
   assistant: Assistant;
   /** The sub-agent fabric (src/agents/). */
   agents: Agents;
@@ -136,6 +138,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const client = new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`);
   // Before any subsystem installs, so each can register its routes, commands, tools and status.
   const kernel = createKernel(hal, log, { gate: makeGate(token), mode: readMode(store('sys')), store });
+  // The battery model: the update gate and device.status read it before the power subsystem is mounted.
+  const power = new Power(hal, log);
   const ctx: Context = {
     ...kernel,
     random,
@@ -155,7 +159,6 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     files: new Files({ sd: hal.sd, card, clock: hal.clock, log, client, nvs: store('files'), random, notify: (key, text) => void ctx.outbox.post(key, text) }),
     music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
     ring: new RingEngine(hal.ring, hal.clock),
-    power: new Power(hal, log),
     audio: new Audio(hal, log),
     connectors: new Connectors({ store: store(CONN_NS), client, clock: hal.clock, random, sha256: (b) => sha256(hotspots.sha256, b), log, secret: (v) => log.redactor.add(v) }),
     time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
@@ -184,7 +187,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installDangerZone(ctx);
   installWeb(ctx);
   installRoutesCommand(ctx);
-  installSystemTools(ctx);
+  installSystemTools(ctx, power);
   const docs = installDocs(ctx);
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire });
@@ -196,8 +199,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installWebSearch(ctx);
   installMcp(ctx, { docs, skills });
   installTimeline(ctx);
-  installPower(ctx);
-  installOta(ctx);
+  mount(kernel, powerSubsystem, { power, settings: ctx.actions, timeline: ctx.timeline, updates: ctx.ota });
+  installOta(ctx, power);
   installWifiConsole(ctx, provisioning, passphrase);
   installSystemConsole(ctx);
   installSelftestConsole(ctx);
@@ -245,6 +248,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   return {
     ctx,
     faults,
+    power,
     assistant,
     agents,
     scheduler,
@@ -259,7 +263,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       agents.stop();
       scheduler.stop();
       ctx.ota.stop();
-      ctx.power.stop();
+      power.stop();
       ctx.audio.stop();
       ctx.chat.stop();
       cloud.relay.stop();

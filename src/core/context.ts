@@ -21,7 +21,6 @@ import type { Memory } from '../memory/index.ts';
 import type { Files } from '../files/index.ts';
 import type { MusicPlayer } from '../music/player.ts';
 import type { RingEngine } from '../device/ring-engine.ts';
-import type { Power } from '../power/index.ts';
 import type { Audio } from '../audio/index.ts';
 import type { Connectors } from '../connectors/index.ts';
 import type { LocalTime } from '../system/local-time.ts';
@@ -62,8 +61,6 @@ export interface Context extends Kernel {
   music: MusicPlayer;
   /** The LED ring's animation engine: led layer, attention animations, update progress; view() and indicator() for the screen (src/device/ring-engine.ts). */
   ring: RingEngine;
-  /** The battery model (calibrated level, health estimate, external power: the update gate's one source), power profiles, sleep (src/power/). */
-  power: Power;
   /** Device sound: effects, speech (text-to-speech), the microphone, and how they share the speaker with music (src/audio/). */
   audio: Audio;
   /** Connector records, their OAuth sign-in flows and credentials (src/connectors/). */

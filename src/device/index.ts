@@ -3,7 +3,7 @@
 // to the led and lights actions, and registers LEDSTATE, LEDTEST, RINGANIM.
 
 import type { Context } from '../core/context.ts';
-import { profileOf } from '../power/profiles.ts';
+import { profileOf } from '../power/index.ts';
 import { installLedConsole } from './console.ts';
 
 export function installRing(ctx: Context): void {

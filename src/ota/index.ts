@@ -4,6 +4,7 @@
 // thing in boot() (guard.ts); the engine is ctx.ota (updates.ts).
 
 import type { Context } from '../core/context.ts';
+import type { BatteryReading } from '../hal/index.ts';
 import { installOtaConsole } from './console.ts';
 import { resolveDeviceType, TYPE_NS } from './device-type.ts';
 import { installOtaRoutes } from './routes.ts';
@@ -14,8 +15,9 @@ export { Updates } from './updates.ts';
 /** Test images only: a firmware that crashes on every boot, after its guard ran (tools/build.mjs defines). */
 declare const __OTA_TEST_CRASH_ON_BOOT__: boolean | undefined;
 
-export function installOta(ctx: Context): void {
-  ctx.ota.attach(ctx);
+/** battery: the battery model the install gate reads (src/power). */
+export function installOta(ctx: Context, battery: { reading(): BatteryReading }): void {
+  ctx.ota.attach(ctx, battery);
   ctx.status.field('ota', () => ctx.ota.state().ota);
   ctx.status.field('lastOta', () => ctx.ota.state().lastOta);
   ctx.status.section(() => {

@@ -5,7 +5,7 @@
 // image. The check, the install and the boot guard live in their own files.
 
 import type { Context } from '../core/context.ts';
-import type { Timer } from '../hal/index.ts';
+import type { BatteryReading, Timer } from '../hal/index.ts';
 import { parseUrl } from '../net/url.ts';
 import { capBytes } from '../util/cap.ts';
 import { compareVersions, parseVersion } from '../util/version.ts';
@@ -58,6 +58,7 @@ export type CheckTicket = { ok: true; done: Promise<CheckOutcome> } | { ok: fals
 
 export class Updates {
   private ctx!: Context;
+  private battery!: { reading(): BatteryReading };
   private guard!: GuardStore;
   private engine: OtaEngineState = 'idle';
   private result: OtaResult = 'pending';
@@ -76,8 +77,9 @@ export class Updates {
   constructor(private readonly verdict: BootVerdict) {}
 
   /** Wires the engine to the device and starts its timers (src/ota/index.ts). */
-  attach(ctx: Context): void {
+  attach(ctx: Context, battery: { reading(): BatteryReading }): void {
     this.ctx = ctx;
+    this.battery = battery;
     this.guard = new GuardStore(ctx.store(OTA_NS));
     const { hal } = ctx;
     const v = this.verdict;
@@ -261,7 +263,7 @@ export class Updates {
     if (!force && this.result === 'up-to-date') return refuse('up-to-date');
     if (!force) {
       // The battery model's calibrated level and health estimate (src/power): the gate's one source.
-      const reading = this.ctx.power.reading();
+      const reading = this.battery.reading();
       const battery = opts.source === 'auto' ? (autoBatteryAllows(reading) ? null : 'need-power') : batteryRefusal(reading);
       if (battery) return refuse(battery);
     }
