@@ -67,7 +67,7 @@ import { installUnavailable } from './console/unavailable.ts';
 import { installSchedule } from './schedule/index.ts';
 import type { Scheduler } from './schedule/scheduler.ts';
 import { installSkills } from './skills/index.ts';
-import { installCloud } from './cloud/index.ts';
+import { cloud as cloudSubsystem } from './cloud/index.ts';
 import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
 import { installConnectorCommands } from './connectors/commands.ts';
 import { installModels } from './models/index.ts';
@@ -207,7 +207,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installRing(ctx);
   installAudio(ctx, { assistant, providers });
   mount(kernel, faultsSubsystem, { faults, card });
-  const cloud = installCloud(ctx);
+  const cloud = mount(kernel, cloudSubsystem, { token, secrets: ctx.secrets, tls });
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
   const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase });
   const notifier = installNotifier(ctx, ui);

@@ -5,7 +5,17 @@
 import type { Gate } from '../core/router.ts';
 import type { Context } from '../core/context.ts';
 import { parseForm } from '../net/http/body.ts';
+import type { LiveSecret } from './secrets.ts';
 import type { AccessToken } from './token.ts';
+
+export { SecretScreen } from './secret-screen.ts';
+export { stripResponseBody, tunnelAllows } from './tunnel-guard.ts';
+export type { LiveSecret } from './secrets.ts';
+
+/** Every live secret, by kind (src/auth/secrets.ts): what the cloud tunnel screens its answers for. */
+export interface LiveSecrets {
+  live(): LiveSecret[];
+}
 
 export const TOKEN_HEADER = 'x-device-token';
 export const TOKEN_FIELD = 'token';

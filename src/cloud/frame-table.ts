@@ -2,7 +2,7 @@
 // version, the frame types and the sizes. Its one source: the firmware's
 // framing (./frames.ts) and the fake relay (tools/cloud-relay.mjs, which
 // loads this file through esbuild) both read it, so they cannot drift
-// (test/unit/cloud-relay.test.ts checks the relay's exports against it).
+// (test/unit/cloud/relay.test.ts checks the relay's exports against it).
 // Data only, importing nothing.
 
 export const PROTOCOL_VERSION = 2;
