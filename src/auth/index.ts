@@ -9,6 +9,8 @@ import type { LiveSecret } from './secrets.ts';
 import type { AccessToken } from './token.ts';
 
 export { SecretScreen } from './secret-screen.ts';
+export { SETUP_SSID, SetupPassphrase } from './passphrase.ts';
+export { SCAN_LIFETIME_MS, type MintedCode } from './signin.ts';
 export { stripResponseBody, tunnelAllows } from './tunnel-guard.ts';
 export type { LiveSecret } from './secrets.ts';
 
