@@ -8,10 +8,7 @@
 
 import { createKernel, storesOn } from './core/kernel.ts';
 import { installRoutesCommand } from './api/routes-command.ts';
-import { installAuth, makeGate } from './auth/index.ts';
-import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
-import { AccessToken } from './auth/token.ts';
-import { Secrets } from './auth/secrets.ts';
+import { AccessToken, auth as authSubsystem, makeGate, SCAN_LIFETIME_MS, Secrets, SetupPassphrase, SignInCodes } from './auth/index.ts';
 import type { Context, Mode } from './core/context.ts';
 import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
 import { CachedNvs } from './core/nvs-cache.ts';
@@ -22,8 +19,6 @@ import { HttpClient } from './net/http/client.ts';
 import { HttpServer } from './net/http/server.ts';
 import { DeviceTlsPolicy } from './net/tls.ts';
 import { Card } from './storage/card.ts';
-import { SetupPassphrase } from './auth/passphrase.ts';
-import { installSignInRoutes } from './auth/routes.ts';
 import { installProviderSettings } from './providers/settings.ts';
 import { installWireConsole } from './providers/console.ts';
 import { installAssistant, type Assistant, type TurnWire } from './turn/index.ts';
@@ -162,11 +157,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   };
 
   installSystem(ctx);
-  installAuth(ctx);
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin });
   mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
-  installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
+  mount(kernel, authSubsystem, { token, signin, secrets: ctx.secrets, passphrase, addresses: () => provisioning.addresses() });
   installConnectors(ctx, () => provisioning.addresses());
   const providers = installProviderSettings(ctx);
   const wire = installWireConsole(ctx, providers);
