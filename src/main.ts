@@ -42,7 +42,7 @@ import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { Chat } from './chat/index.ts';
 import { installCompaction } from './turn/compact.ts';
 import { isChatId } from './chat/settings.ts';
-import { installOta, runBootGuard, Updates } from './ota/index.ts';
+import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
 import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
@@ -189,7 +189,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installMcp(ctx, { docs, skills });
   installTimeline(ctx);
   mount(kernel, powerSubsystem, { power, settings: ctx.actions, timeline: ctx.timeline, updates: ctx.ota });
-  installOta(ctx, power);
+  mount(kernel, otaSubsystem, { updates: ctx.ota, battery: power, client, sha256: hotspots.sha256, outbox: ctx.outbox, timeline: ctx.timeline, ring: ctx.ring });
   installSystemConsole(ctx);
   installSelftestConsole(ctx);
   installRing(ctx);
