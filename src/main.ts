@@ -49,8 +49,7 @@ import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts
 import { mount } from './core/subsystem.ts';
 import { installSystemConsole } from './system/console.ts';
 import { installSelftestConsole } from './system/selftest-console.ts';
-import { installRing } from './device/index.ts';
-import { RingEngine } from './device/ring-engine.ts';
+import { device as deviceSubsystem, RingEngine } from './device/index.ts';
 import { power as powerSubsystem, Power } from './power/index.ts';
 import { Audio, installAudio } from './audio/index.ts';
 import { wifi as wifiSubsystem } from './wifi/index.ts';
@@ -192,7 +191,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   mount(kernel, otaSubsystem, { updates: ctx.ota, battery: power, client, sha256: hotspots.sha256, outbox: ctx.outbox, timeline: ctx.timeline, ring: ctx.ring });
   installSystemConsole(ctx);
   installSelftestConsole(ctx);
-  installRing(ctx);
+  mount(kernel, deviceSubsystem, { actions: ctx.actions, ring: ctx.ring });
   installAudio(ctx, { assistant, providers });
   mount(kernel, faultsSubsystem, { faults, card });
   const cloud = mount(kernel, cloudSubsystem, { token, secrets: ctx.secrets, tls });
