@@ -9,10 +9,7 @@
 import { createKernel, storesOn } from './core/kernel.ts';
 import { mount } from './core/subsystem.ts';
 import { api } from './api/index.ts';
-import { installAuth, makeGate } from './auth/index.ts';
-import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
-import { AccessToken } from './auth/token.ts';
-import { Secrets } from './auth/secrets.ts';
+import { AccessToken, auth as authSubsystem, makeGate, SCAN_LIFETIME_MS, Secrets, SetupPassphrase, SignInCodes } from './auth/index.ts';
 import type { Context, Mode } from './core/context.ts';
 import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
 import { CachedNvs } from './core/nvs-cache.ts';
@@ -23,8 +20,6 @@ import { HttpClient } from './net/http/client.ts';
 import { HttpServer } from './net/http/server.ts';
 import { DeviceTlsPolicy } from './net/tls.ts';
 import { Card } from './storage/card.ts';
-import { SetupPassphrase } from './auth/passphrase.ts';
-import { installSignInRoutes } from './auth/routes.ts';
 import { providers as providerSubsystem } from './providers/index.ts';
 import { prompt } from './prompt/index.ts';
 import { installAssistant, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
@@ -36,7 +31,6 @@ import { memory as memorySubsystem, type Memory } from './memory/index.ts';
 import { embeddingKeys } from './memory/keys.ts';
 import { installDangerZone } from './system/danger.ts';
 import { installSystem } from './system/index.ts';
-import { installProvisioning } from './wifi/provisioning.ts';
 import { web } from './web/index.ts';
 import { mcp } from './mcp/index.ts';
 import { DeviceActions } from './device/actions.ts';
@@ -48,26 +42,21 @@ import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { Chat } from './chat/index.ts';
 import { installCompaction } from './turn/compact.ts';
 import { isChatId } from './chat/settings.ts';
-import { installOta, runBootGuard, Updates } from './ota/index.ts';
+import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
-import { Faults } from './faults/faults.ts';
-import { withFaults } from './faults/hal.ts';
-import { installFaultConsole } from './faults/console.ts';
+import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
 import { installSystemConsole } from './system/console.ts';
 import { installSelftestConsole } from './system/selftest-console.ts';
-import { installRing } from './device/index.ts';
-import { RingEngine } from './device/ring-engine.ts';
-import { installPower, Power } from './power/index.ts';
+import { device as deviceSubsystem, RingEngine } from './device/index.ts';
+import { power as powerSubsystem, Power } from './power/index.ts';
 import { Audio, installAudio } from './audio/index.ts';
-import { installWifiConsole } from './wifi/console.ts';
-import { installMdns } from './wifi/mdns.ts';
-import { installCaptive } from './wifi/captive.ts';
+import { wifi as wifiSubsystem } from './wifi/index.ts';
 import { installNotifier, type NotifierLink } from './notifier/index.ts';
 import { unavailable } from './console/index.ts';
 import { schedule, type Scheduler } from './schedule/index.ts';
 import { skills as skillsSubsystem, skillPrompts } from './skills/index.ts';
-import { installCloud } from './cloud/index.ts';
+import { cloud as cloudSubsystem } from './cloud/index.ts';
 import { connectors as connectorsSubsystem, type Connectors } from './connectors/index.ts';
 import { installConnectorCommands } from './connectors/commands.ts';
 import { models } from './models/index.ts';
@@ -77,7 +66,7 @@ import { installStt } from './stt/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
-import { ClockSync, gateTlsOnClock, installClock } from './clock/index.ts';
+import { clock as clockSubsystem, ClockSync, gateTlsOnClock } from './clock/index.ts';
 
 export const HTTP_PORT = 80;
 /** How often the firmware feeds the task watchdog (hosts/esp32/sdkconfig: 8 s; the simulator board: --watchdog-ms). */
@@ -87,6 +76,10 @@ export interface Device {
   ctx: Context;
   /** The artifact store, downloads and the chat's hooks (src/files/). */
   files: Files;
+  /** Injected faults (test builds; console FAULT): the HAL every subsystem holds is wrapped by src/faults/hal.ts. */
+  faults: Faults;
+  /** The battery model, power profiles, sleep (src/power/). */
+  power: Power;
   assistant: Assistant;
   /** The sub-agent fabric (src/agents/). */
   agents: Agents;
@@ -138,6 +131,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const kernel = createKernel(hal, log, { gate: makeGate(token), mode: readMode(store('sys')), store });
   let memory: Memory | null = null;
   let connectors: Connectors | null = null;
+  // The battery model: the update gate and device.status read it before the power subsystem is mounted.
+  const power = new Power(hal, log);
   const ctx: Context = {
     ...kernel,
     random,
@@ -158,10 +153,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       if (!memory) throw new Error('memory is read before it is mounted');
       return memory;
     },
-    faults,
     music: new MusicPlayer({ sd: hal.sd, audio: hal.audio, clock: hal.clock, log }),
     ring: new RingEngine(hal.ring, hal.clock),
-    power: new Power(hal, log),
     audio: new Audio(hal, log),
     // The agents, the provider wire and the prompt still read connectors here until they take them in their options (issue 25).
     get connectors(): Connectors {
@@ -172,13 +165,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   };
 
   installSystem(ctx);
-  installAuth(ctx);
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
-  const provisioning = installProvisioning(ctx, passphrase);
-  installMdns(ctx, provisioning);
-  installCaptive(ctx, provisioning);
-  installClock(ctx, clockSync, provisioning);
-  installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
+  const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin });
+  mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
+  mount(kernel, authSubsystem, { token, signin, secrets: ctx.secrets, passphrase, addresses: () => provisioning.addresses() });
   connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets: ctx.secrets, addresses: () => provisioning.addresses() });
   const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: connectors, turn: turnCodec });
   // Memory mounts later (its status fields keep their place): the prompt reads it only when a turn runs.
@@ -201,7 +191,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installDangerZone(ctx);
   mount(kernel, web, {});
   mount(kernel, api, {});
-  installSystemTools(ctx);
+  installSystemTools(ctx, power);
   const docs = mount(kernel, docsSubsystem, {});
   installSessionTools(ctx);
   const agents = installAgents(ctx, { assistant, providers, wire, files: files.store });
@@ -213,15 +203,14 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   mount(kernel, search, { client: ctx.client, screen: (text, caller) => files.screenFetched(text, caller) });
   mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
   installTimeline(ctx);
-  installPower(ctx);
-  installOta(ctx);
-  installWifiConsole(ctx, provisioning, passphrase);
+  mount(kernel, powerSubsystem, { power, settings: ctx.actions, timeline: ctx.timeline, updates: ctx.ota });
+  mount(kernel, otaSubsystem, { updates: ctx.ota, battery: power, client, sha256: hotspots.sha256, outbox: ctx.outbox, timeline: ctx.timeline, ring: ctx.ring });
   installSystemConsole(ctx);
   installSelftestConsole(ctx);
-  installRing(ctx);
+  mount(kernel, deviceSubsystem, { actions: ctx.actions, ring: ctx.ring });
   installAudio(ctx, { assistant, providers });
-  installFaultConsole(ctx);
-  const cloud = installCloud(ctx);
+  mount(kernel, faultsSubsystem, { faults, card });
+  const cloud = mount(kernel, cloudSubsystem, { token, secrets: ctx.secrets, tls });
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
   const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase });
   const notifier = installNotifier(ctx, ui);
@@ -262,6 +251,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   return {
     ctx,
     files,
+    faults,
+    power,
     assistant,
     agents,
     scheduler,
@@ -276,7 +267,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       agents.stop();
       scheduler.stop();
       ctx.ota.stop();
-      ctx.power.stop();
+      power.stop();
       ctx.audio.stop();
       ctx.chat.stop();
       cloud.relay.stop();

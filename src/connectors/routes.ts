@@ -8,7 +8,7 @@ import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
 import { replaceEachMatch } from '../util/replace.ts';
-import { viaTunnel } from '../auth/tunnel-guard.ts';
+import { viaTunnel } from '../auth/index.ts';
 import type { Connectors } from './connectors.ts';
 import { CONSENT_WINDOW_MAX_MS } from './flows.ts';
 import { MAX_CONNECTORS } from './record.ts';

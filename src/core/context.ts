@@ -18,10 +18,8 @@ import type { Updates } from '../ota/updates.ts';
 import type { Timeline } from '../system/timeline.ts';
 import type { DeviceActions } from '../device/actions.ts';
 import type { Memory } from '../memory/index.ts';
-import type { Faults } from '../faults/faults.ts';
 import type { MusicPlayer } from '../music/player.ts';
 import type { RingEngine } from '../device/ring-engine.ts';
-import type { Power } from '../power/index.ts';
 import type { Audio } from '../audio/index.ts';
 import type { Connectors } from '../connectors/index.ts';
 import type { LocalTime } from '../system/local-time.ts';
@@ -56,14 +54,10 @@ export interface Context extends Kernel {
   timeline: Timeline;
   /** Long-term memory: vector store, episodic log (append(row)), running memory, scratchpad (src/memory/). */
   memory: Memory;
-  /** Injected faults (test builds; console FAULT): the HAL every subsystem holds is wrapped by src/faults/hal.ts. */
-  faults: Faults;
   /** Music from the card's /music folder: command(text) for /play and PLAY, play, pause, stop (src/music/player.ts). */
   music: MusicPlayer;
   /** The LED ring's animation engine: led layer, attention animations, update progress; view() and indicator() for the screen (src/device/ring-engine.ts). */
   ring: RingEngine;
-  /** The battery model (calibrated level, health estimate, external power: the update gate's one source), power profiles, sleep (src/power/). */
-  power: Power;
   /** Device sound: effects, speech (text-to-speech), the microphone, and how they share the speaker with music (src/audio/). */
   audio: Audio;
   /** Connector records, their OAuth sign-in flows and credentials (src/connectors/). */

@@ -9,20 +9,20 @@
 // later are each handled.
 
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { QUERY_TIMEOUT_MS, RESYNC_MS, RETRY_FIRST_MS, TLS_CLOCK_WAIT_MS } from '../../src/clock/sync.ts';
-import { buildBrief, type BriefDeps } from '../../src/agents/brief.ts';
-import { NO_DOCS, NO_SKILLS } from '../../src/agents/ports.ts';
-import { flushJobs } from '../support/clock.ts';
-import { request } from '../support/http.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import { FakeTimeServers } from '../support/ntp.ts';
-import { lastUserText, TestWire } from '../support/test-wire.ts';
-import type { ClientResult } from '../../src/net/http/client.ts';
-import { ClockSync, gateTlsOnClock } from '../../src/clock/index.ts';
-import { Log } from '../../src/log/log.ts';
-import type { ConnectOptions, Net } from '../../src/hal/index.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { QUERY_TIMEOUT_MS, RESYNC_MS, RETRY_FIRST_MS, TLS_CLOCK_WAIT_MS } from '../../../src/clock/sync.ts';
+import { buildBrief, type BriefDeps } from '../../../src/agents/brief.ts';
+import { NO_DOCS, NO_SKILLS } from '../../../src/agents/ports.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import { FakeTimeServers } from '../../support/ntp.ts';
+import { lastUserText, TestWire } from '../../support/test-wire.ts';
+import type { ClientResult } from '../../../src/net/http/client.ts';
+import { ClockSync, gateTlsOnClock } from '../../../src/clock/index.ts';
+import { Log } from '../../../src/log/log.ts';
+import type { ConnectOptions, Net } from '../../../src/hal/index.ts';
 
 /** The true time the servers serve at mono 0. */
 const TRUE_T0 = Date.UTC(2026, 10, 22, 9, 0, 0);

@@ -2,7 +2,7 @@
 // route is denied; token and apPass never leave in a JSON body.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalPath, stripResponseBody, stripSecrets, tunnelAllows, TUNNEL_DENIED } from '../../src/auth/tunnel-guard.ts';
+import { canonicalPath, stripResponseBody, stripSecrets, tunnelAllows, TUNNEL_DENIED } from '../../../src/auth/tunnel-guard.ts';
 
 const variants = (path: string): string[] => {
   const enc = (s: string): string => s.replace(/\//g, '%2F').replace(/n/g, '%6E');

@@ -2,10 +2,10 @@
 // delay (never in an unattended turn), the ring following ledBrightness, and
 // a failed NVS write that changes nothing.
 import { describe, expect, it } from 'vitest';
-import { REBOOT_DELAY_MS } from '../../src/device/actions.ts';
-import { boot } from '../../src/main.ts';
-import { validateAction } from '../../src/contracts/device-actions.ts';
-import { RebootSignal, createMemHal } from '../support/memhal.ts';
+import { REBOOT_DELAY_MS } from '../../../src/device/actions.ts';
+import { boot } from '../../../src/main.ts';
+import { validateAction } from '../../../src/contracts/device-actions.ts';
+import { RebootSignal, createMemHal } from '../../support/memhal.ts';
 
 function action(raw: unknown) {
   const v = validateAction(raw);

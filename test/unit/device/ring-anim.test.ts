@@ -4,13 +4,13 @@
 // ring): frames as pure functions of time, and the engine on the ring-tft
 // board drawing them on the virtual clock at the profile's frame rate.
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { MCP_CALLER } from '../../src/mcp/index.ts';
-import { ANIMATIONS, animFrame, hue, modeFrame, parseAnim, progressFrame, pulseLevel, PULSE_FLOOR, SPINNER_PERIOD_MS } from '../../src/device/ring-anim.ts';
-import { DEFAULT_ATTN_HOLD_MS } from '../../src/device/ring-engine.ts';
-import { ringFrame } from '../../src/device/ring.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { boot } from '../../../src/main.ts';
+import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { ANIMATIONS, animFrame, hue, modeFrame, parseAnim, progressFrame, pulseLevel, PULSE_FLOOR, SPINNER_PERIOD_MS } from '../../../src/device/ring-anim.ts';
+import { DEFAULT_ATTN_HOLD_MS } from '../../../src/device/ring-engine.ts';
+import { ringFrame } from '../../../src/device/ring.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 const RED = { r: 255, g: 0, b: 0 };
 const px = (f: Uint8Array, i: number): number[] => [f[i * 3]!, f[i * 3 + 1]!, f[i * 3 + 2]!];

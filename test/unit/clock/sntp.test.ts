@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MIN_VALID_WALL_MS, ntpToUnixMs, readSntpReply, sntpRequest, writeNtpTime, type SntpRequest } from '../../src/clock/sntp.ts';
-import { ntpAnswer } from '../../hosts/sim/board/timeserver.ts';
+import { MIN_VALID_WALL_MS, ntpToUnixMs, readSntpReply, sntpRequest, writeNtpTime, type SntpRequest } from '../../../src/clock/sntp.ts';
+import { ntpAnswer } from '../../../hosts/sim/board/timeserver.ts';
 
 interface Recorded {
   server: string;
@@ -21,7 +21,7 @@ interface Recorded {
   hostWallAtReceive: number;
 }
 
-const fixture = (name: string): Recorded => JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/ntp', name), 'utf8')) as Recorded;
+const fixture = (name: string): Recorded => JSON.parse(readFileSync(join(import.meta.dirname, '../../fixtures/ntp', name), 'utf8')) as Recorded;
 const hex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'hex'));
 
 /** The request as the client made it for the recording (its nonce is bytes 40-47). */

@@ -8,14 +8,14 @@
 // turns that run for a person after they were revoked (a sub-agent's
 // synthesis turn).
 import { describe, expect, it } from 'vitest';
-import { ACTION_ROLES, actingRole, actionRefusal } from '../../src/device/action-roles.ts';
-import { boot, type Device } from '../../src/main.ts';
-import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/contracts/index.ts';
-import { ACTION_KINDS } from '../../src/contracts/device-contract.ts';
-import type { BotApiFake } from '../../tools/telegram-fake.mjs';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import { fakeModeration, fakeTelegram } from '../support/telegram-net.ts';
-import { TestWire, turnResult } from '../support/test-wire.ts';
+import { ACTION_ROLES, actingRole, actionRefusal } from '../../../src/device/action-roles.ts';
+import { boot, type Device } from '../../../src/main.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from '../../../src/contracts/index.ts';
+import { ACTION_KINDS } from '../../../src/contracts/device-contract.ts';
+import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import { fakeModeration, fakeTelegram } from '../../support/telegram-net.ts';
+import { TestWire, turnResult } from '../../support/test-wire.ts';
 
 const TOKEN = '123456789:AAH-fake-token-for-tests-0123456789abc';
 const OWNER = '1001';
@@ -169,7 +169,7 @@ describe('a chat turn changes the device only as its role allows', () => {
     await rig.mem.clock.advance(5000);
     expect(deviceState(rig)).toEqual(before);
     // Over /mcp the token holder is the owner: an admin.
-    const { MCP_CALLER } = await import('../../src/mcp/index.ts');
+    const { MCP_CALLER } = await import('../../../src/mcp/index.ts');
     expect((await rig.device.ctx.tools.call('device.control', { action: ORCH }, MCP_CALLER)).success).toBe(true);
     rig.device.stop();
   });

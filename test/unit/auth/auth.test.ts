@@ -3,10 +3,10 @@
 // passphrase, provisioning and the handoff, the danger zone, /api/orch and
 // tlsVerify, the state snapshot, and redaction of every kind of secret.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import { PASSPHRASE_ALPHABET } from '../../src/util/ids.ts';
-import { request, type ParsedResponse } from '../support/http.ts';
-import { createMemHal, RebootSignal, type MemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { PASSPHRASE_ALPHABET } from '../../../src/util/ids.ts';
+import { request, type ParsedResponse } from '../../support/http.ts';
+import { createMemHal, RebootSignal, type MemHal } from '../../support/memhal.ts';
 
 type Opts = { body?: string; headers?: Record<string, string> };
 

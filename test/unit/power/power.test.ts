@@ -4,13 +4,13 @@
 // BATTCAL and BATTRESET (kept across a reboot, erased by a factory reset),
 // PROFILE, SLEEPMV with the low-battery deep sleep, SLEEP, DRAIN.
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { calibrated, calibrationOf, healthFromFull, levelFromMv, mvFromLevel, DRAIN_MS_PER_PCT } from '../../src/power/battery.ts';
-import { LOW_BATTERY_WAKE_MS } from '../../src/power/limits.ts';
-import type { BatteryReading } from '../../src/hal/index.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../support/memhal.ts';
-import { makeKey, simImage, UpdateFeed } from '../support/ota.ts';
+import { boot } from '../../../src/main.ts';
+import { calibrated, calibrationOf, healthFromFull, levelFromMv, mvFromLevel, DRAIN_MS_PER_PCT } from '../../../src/power/battery.ts';
+import { LOW_BATTERY_WAKE_MS } from '../../../src/power/limits.ts';
+import type { BatteryReading } from '../../../src/hal/index.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { makeKey, simImage, UpdateFeed } from '../../support/ota.ts';
 
 const BATTERY: BatteryReading = { present: true, levelPct: 80, healthPct: null, millivolts: 3950, external: false, charging: false };
 
@@ -89,10 +89,10 @@ describe('the update gate reads the battery model', () => {
     expect(await cmd('BATTCAL')).toBe('calibrated: full=4130 mV gauge=95% health=92% (estimate)\nlevel=100% health=92% mv=4130 external=1 charging=0\nOK\n');
     // unplugged: the calibrated level and the estimate decide
     set({ external: false, levelPct: 38, millivolts: 3800 });
-    expect(d.ctx.power.reading()).toMatchObject({ levelPct: 40, healthPct: 92 });
+    expect(d.power.reading()).toMatchObject({ levelPct: 40, healthPct: 92 });
     expect(await gate()).toBe('pass');
     set({ levelPct: 37 });
-    expect(d.ctx.power.reading().levelPct).toBe(39);
+    expect(d.power.reading().levelPct).toBe(39);
     expect(await gate()).toBe('need-power');
   });
 
@@ -140,7 +140,7 @@ describe('calibration is kept', () => {
     first.d.stop();
     const again = device(rebootMemHal(first.mem));
     again.set({ levelPct: 45, healthPct: null, millivolts: 3840, external: false });
-    expect(again.d.ctx.power.reading()).toMatchObject({ levelPct: 50, healthPct: 80 });
+    expect(again.d.power.reading()).toMatchObject({ levelPct: 50, healthPct: 80 });
     expect(await again.cmd('BATTRESET')).toBe('calibration erased\nlevel=45% health=?% mv=3840 external=0 charging=0\nOK\n');
     expect(await again.cmd('BATTRESET')).toMatch(/^no calibration was stored\n/);
     again.set({ levelPct: 90, millivolts: 4100, external: true });
@@ -158,7 +158,7 @@ describe('profiles, sleep and the drain simulation', () => {
     expect(await cmd('PROFILE')).toBe('profile=1 balanced: ring 20 fps, brightness at most 255, battery read every 15 s, screen dims after 120 s\nOK\n');
     expect(await cmd('PROFILE 2')).toBe('profile=2 saver: ring 10 fps, brightness at most 64, battery read every 60 s, screen dims after 30 s\nOK\n');
     expect(mem.nvs.get('cfg', 'profile')).toBe(2);
-    expect(d.ctx.power.profile().name).toBe('saver');
+    expect(d.power.profile().name).toBe('saver');
     expect(await cmd('PROFILE 3')).toMatch(/^ERR usage: PROFILE <0 or 1 or 2>/);
     expect(mem.nvs.get('cfg', 'profile')).toBe(2);
   });
@@ -200,10 +200,10 @@ describe('profiles, sleep and the drain simulation', () => {
     expect(await cmd('DRAIN sideways')).toMatch(/^ERR usage: DRAIN on or off \[deep\]/);
     expect(await cmd('DRAIN on')).toBe('drain=on from 60%: at SLEEPMV 3300 mV the device only logs that it would sleep\nlevel=60% health=90% mv=3870 external=0 charging=0\nOK\n');
     await mem.clock.advance(21 * DRAIN_MS_PER_PCT);
-    expect(d.ctx.power.reading()).toMatchObject({ levelPct: 39, external: false });
+    expect(d.power.reading()).toMatchObject({ levelPct: 39, external: false });
     expect(await gate()).toBe('need-power');
     await mem.clock.advance(60 * DRAIN_MS_PER_PCT);
-    expect(d.ctx.power.reading().levelPct).toBe(0);
+    expect(d.power.reading().levelPct).toBe(0);
     expect(mem.system.sleeps).toEqual([]);
     expect(mem.system.logs.some((l) => l.includes('would deep-sleep now (DRAIN without deep)'))).toBe(true);
     expect(await cmd('BATTCAL')).toMatch(/^ERR drain-on/);

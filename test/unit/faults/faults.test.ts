@@ -5,13 +5,13 @@
 // (clock-unsynced), the Wi-Fi provisioning (wifi-down). Release builds have
 // neither the commands nor the wrapped HAL.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../src/main.ts';
-import { FAULTS } from '../../src/faults/faults.ts';
-import { MCP_CALLER } from '../../src/mcp/index.ts';
-import { flushJobs } from '../support/clock.ts';
-import { request } from '../support/http.ts';
-import { createMemHal, type MemHalOptions } from '../support/memhal.ts';
-import { fakeProvider } from '../support/provider-fake.ts';
+import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { FAULTS } from '../../../src/faults/index.ts';
+import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal, type MemHalOptions } from '../../support/memhal.ts';
+import { fakeProvider } from '../../support/provider-fake.ts';
 
 function start(options: MemHalOptions & { wifi?: boolean } = {}) {
   const mem = createMemHal(options);
@@ -52,7 +52,7 @@ describe('FAULT and FAULT?', () => {
     expect(await cmd('fault Provider ON')).toBe('outbound=on\nOK\n');
     expect(await cmd('FAULT outbound on')).toBe('outbound=on (unchanged)\nOK\n');
     expect(await cmd('FAULT heap on')).toBe('heap-low=on\nOK\n');
-    expect(device.ctx.faults.active()).toEqual(['outbound', 'heap-low']);
+    expect(device.faults.active()).toEqual(['outbound', 'heap-low']);
     expect(await cmd('FAULT?')).toMatch(/^outbound=on /m);
 
     for (const bad of ['FAULT', 'FAULT sd-write', 'FAULT sd-write maybe', 'FAULT sd-write on now', 'FAULT all on']) {
@@ -61,10 +61,10 @@ describe('FAULT and FAULT?', () => {
       expect(out.split('\n').filter(Boolean)).toHaveLength(1);
     }
     expect(await cmd('FAULT gremlins on')).toMatch(/^ERR unknown fault gremlins \(caps: sd-write, sd-absent, outbound, heap-low, clock-unsynced, wifi-down\)\n$/);
-    expect(device.ctx.faults.active()).toEqual(['outbound', 'heap-low']);
+    expect(device.faults.active()).toEqual(['outbound', 'heap-low']);
 
     expect(await cmd('FAULT all off')).toBe('faults: none\nOK\n');
-    expect(device.ctx.faults.active()).toEqual([]);
+    expect(device.faults.active()).toEqual([]);
     expect(device.ctx.log.text()).toContain('heap-low off');
   });
 
@@ -75,7 +75,7 @@ describe('FAULT and FAULT?', () => {
     expect(device.ctx.hal.sd).toBe(mem.sd);
     // (The network is wrapped in every build, by the TLS clock gate alone: src/clock/tls-gate.ts.)
     expect(device.ctx.hal.clock).toBe(mem.clock);
-    expect(() => device.ctx.faults.set('heap-low', true)).toThrow(/test builds/);
+    expect(() => device.faults.set('heap-low', true)).toThrow(/test builds/);
   });
 });
 

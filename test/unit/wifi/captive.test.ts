@@ -9,12 +9,12 @@
 import * as dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../src/main.ts';
-import { CAPTIVE_TTL_S, captiveDnsAnswer, ipv4Bytes } from '../../src/net/dns.ts';
-import { CAPTIVE_PROBES } from '../../src/wifi/captive.ts';
-import { SETUP_ADDRESS } from '../../src/wifi/provisioning.ts';
-import { request } from '../support/http.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { CAPTIVE_TTL_S, captiveDnsAnswer, ipv4Bytes } from '../../../src/net/dns.ts';
+import { CAPTIVE_PROBES } from '../../../src/wifi/captive.ts';
+import { SETUP_ADDRESS } from '../../../src/wifi/provisioning.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 const ADDRESS = ipv4Bytes(SETUP_ADDRESS)!;
 

@@ -6,16 +6,19 @@
 // with backoff, the credential refused, CLOUDOFF, CLOUDLOOP, the stream and
 // body limits, and the framing both sides speak.
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { FrameDecoder, F, frame, jsonFrame, MAX_PAYLOAD } from '../../src/cloud/frames.ts';
-import { BACKOFF_FIRST_MS, MAX_STREAMS, MAX_TRACKED, RELAY_HOST } from '../../src/cloud/relay.ts';
-import { TUNNEL_DENIED } from '../../src/auth/tunnel-guard.ts';
-import { jsonResponse } from '../../src/net/http/errors.ts';
-import { DEFAULT_ACCOUNT, Decoder, encodeFrame, type RelayResponse } from '../../tools/cloud-relay.mjs';
-import { serveRelay } from '../support/cloud-net.ts';
-import { cloudState, cmd, header, owner, pair, setup, until, type Rig } from '../support/cloud-rig.ts';
-import { rebootMemHal } from '../support/memhal.ts';
-import { fakeProvider } from '../support/provider-fake.ts';
+import { boot } from '../../../src/main.ts';
+import { FrameDecoder, F, frame, jsonFrame, MAX_PAYLOAD } from '../../../src/cloud/frames.ts';
+import { BACKOFF_FIRST_MS, MAX_STREAMS, MAX_TRACKED, RELAY_HOST } from '../../../src/cloud/relay.ts';
+import { TUNNEL_DENIED } from '../../../src/auth/tunnel-guard.ts';
+import { jsonResponse } from '../../../src/net/http/errors.ts';
+import { readFileSync } from 'node:fs';
+import * as table from '../../../src/cloud/frame-table.ts';
+import * as relayTool from '../../../tools/cloud-relay.mjs';
+import { DEFAULT_ACCOUNT, Decoder, encodeFrame, type RelayResponse } from '../../../tools/cloud-relay.mjs';
+import { serveRelay } from '../../support/cloud-net.ts';
+import { cloudState, cmd, header, owner, pair, setup, until, type Rig } from '../../support/cloud-rig.ts';
+import { rebootMemHal } from '../../support/memhal.ts';
+import { fakeProvider } from '../../support/provider-fake.ts';
 
 describe('pairing', () => {
   it('prints a code, links the device when the owner claims it, keeps the credential secret and survives a reboot', async () => {
@@ -425,3 +428,16 @@ describe('framing', () => {
   });
 });
 
+describe('the frame table', () => {
+  it('has one source: the relay speaks the firmware\'s table (types, sizes, version) and keeps no copy of it', () => {
+    expect(relayTool.FRAME_TABLE_MODULE).toBe('src/cloud/frame-table.ts');
+    expect(relayTool.F).toEqual(table.F);
+    expect(relayTool.PROTOCOL_VERSION).toBe(table.PROTOCOL_VERSION);
+    expect(relayTool.PROTOCOL_VERSIONS).toContain(table.PROTOCOL_VERSION);
+    expect(relayTool.MAX_PAYLOAD).toBe(table.MAX_PAYLOAD);
+    const source = readFileSync(new URL('../../../tools/cloud-relay.mjs', import.meta.url), 'utf8');
+    // A frame type written out in the relay (HELLO: 0x01 ...) would be a second table to drift.
+    for (const name of Object.keys(table.F)) expect(source).not.toMatch(new RegExp(`\\b${name}\\s*:\\s*0x`));
+    expect(encodeFrame(table.F.PING, 0, 'x')).toEqual(Buffer.from(frame(table.F.PING, 0, 'x')));
+  });
+});

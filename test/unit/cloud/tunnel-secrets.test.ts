@@ -12,17 +12,17 @@
 // where real routes return them are withheld, which shows the screen, not
 // luck, keeps them in.
 import { describe, expect, it } from 'vitest';
-import { SecretScreen, secretForms } from '../../src/auth/secret-screen.ts';
-import { SECRET_KINDS, type LiveSecret, type SecretKind } from '../../src/auth/secrets.ts';
-import { HAND_LIFETIME_MS } from '../../src/auth/signin.ts';
-import { TunnelDispatcher } from '../../src/cloud/dispatch.ts';
-import { Router } from '../../src/core/router.ts';
-import { HTTP_PORT } from '../../src/main.ts';
-import type { BodyWriter, HttpResponse } from '../../src/net/http/types.ts';
-import { groupSignInCode } from '../../src/util/ids.ts';
-import type { RelayResponse } from '../../tools/cloud-relay.mjs';
-import { cmd, header, owner, pair, setup, until, type Rig } from '../support/cloud-rig.ts';
-import { request } from '../support/http.ts';
+import { SecretScreen, secretForms } from '../../../src/auth/secret-screen.ts';
+import { SECRET_KINDS, type LiveSecret, type SecretKind } from '../../../src/auth/secrets.ts';
+import { HAND_LIFETIME_MS } from '../../../src/auth/signin.ts';
+import { TunnelDispatcher } from '../../../src/cloud/dispatch.ts';
+import { Router } from '../../../src/core/router.ts';
+import { HTTP_PORT } from '../../../src/main.ts';
+import type { BodyWriter, HttpResponse } from '../../../src/net/http/types.ts';
+import { groupSignInCode } from '../../../src/util/ids.ts';
+import type { RelayResponse } from '../../../tools/cloud-relay.mjs';
+import { cmd, header, owner, pair, setup, until, type Rig } from '../../support/cloud-rig.ts';
+import { request } from '../../support/http.ts';
 
 const CODE = 'ABCD2345EFGH';
 const SAMPLE: LiveSecret[] = [

@@ -6,10 +6,10 @@
 // after arming and after the flip each come back bootable with the right
 // lastOta. Also auto-install.
 import { describe, expect, it } from 'vitest';
-import { boot, type Device } from '../../src/main.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal, RebootSignal, type MemHal } from '../support/memhal.ts';
-import { makeKey, restart, simImage, UpdateFeed } from '../support/ota.ts';
+import { boot, type Device } from '../../../src/main.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal, RebootSignal, type MemHal } from '../../support/memhal.ts';
+import { makeKey, restart, simImage, UpdateFeed } from '../../support/ota.ts';
 
 const key = makeKey();
 

@@ -5,12 +5,12 @@
 // Schema 2 is keyed by device type (otaType, else the build tag), schema 1 by
 // build tag; untyped devices and absent types are up to date.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import { flushJobs } from '../support/clock.ts';
-import { request } from '../support/http.ts';
-import { createMemHal } from '../support/memhal.ts';
-import { BASE, makeKey, simImage, UpdateFeed, type TestKey } from '../support/ota.ts';
-import { SEEN_MAX } from '../../src/chat/outbox.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal } from '../../support/memhal.ts';
+import { BASE, makeKey, simImage, UpdateFeed, type TestKey } from '../../support/ota.ts';
+import { SEEN_MAX } from '../../../src/chat/outbox.ts';
 
 const key = makeKey();
 

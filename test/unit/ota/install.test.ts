@@ -5,10 +5,10 @@
 // firmware and boot slot untouched, dry runs, forward-only and forced
 // same-version installs, and the routes' 202/409 bodies.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../src/main.ts';
-import { RebootSignal, createMemHal } from '../support/memhal.ts';
-import { request } from '../support/http.ts';
-import { makeKey, simImage, UpdateFeed } from '../support/ota.ts';
+import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { RebootSignal, createMemHal } from '../../support/memhal.ts';
+import { request } from '../../support/http.ts';
+import { makeKey, simImage, UpdateFeed } from '../../support/ota.ts';
 
 const key = makeKey();
 
