@@ -6,83 +6,68 @@
 // setup network; Notifier mode only the Bluetooth link, the ring and the
 // screen (and the console).
 
-import { installRoutesCommand } from './api/routes-command.ts';
-import { Router } from './api/router.ts';
-import { installAuth, makeGate } from './auth/index.ts';
-import { SCAN_LIFETIME_MS, SignInCodes } from './auth/signin.ts';
-import { AccessToken } from './auth/token.ts';
-import { Secrets } from './auth/secrets.ts';
-import { Console } from './console/console.ts';
+import { createKernel, storesOn } from './core/kernel.ts';
+import { mount } from './core/subsystem.ts';
+import { api } from './api/index.ts';
+import { AccessToken, auth as authSubsystem, makeGate, SCAN_LIFETIME_MS, Secrets, SetupPassphrase, SignInCodes } from './auth/index.ts';
 import type { Context, Mode } from './core/context.ts';
 import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
 import { CachedNvs } from './core/nvs-cache.ts';
-import { Store } from './core/store.ts';
+import type { Store } from './core/store.ts';
 import type { Hal } from './hal/index.ts';
 import { Log } from './log/log.ts';
 import { HttpClient } from './net/http/client.ts';
 import { HttpServer } from './net/http/server.ts';
 import { DeviceTlsPolicy } from './net/tls.ts';
 import { Card } from './storage/card.ts';
-import { SetupPassphrase } from './auth/passphrase.ts';
-import { installSignInRoutes } from './auth/routes.ts';
-import { installProviderSettings } from './providers/settings.ts';
-import { installWireConsole } from './providers/console.ts';
-import { installAssistant, type Assistant, type TurnWire } from './turn/index.ts';
-import { installStorage } from './storage/index.ts';
-import { Files, installFiles } from './files/index.ts';
+import { providers as providerSubsystem } from './providers/index.ts';
+import { prompt } from './prompt/index.ts';
+import { installAssistant, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
+import { storage } from './storage/index.ts';
+import { files as filesSubsystem, type Files } from './files/index.ts';
 import { installMusic } from './music/index.ts';
 import { MusicPlayer } from './music/player.ts';
-import { Memory } from './memory/index.ts';
-import { installMemory } from './memory/install.ts';
+import { memory as memorySubsystem, type Memory } from './memory/index.ts';
 import { embeddingKeys } from './memory/keys.ts';
 import { installDangerZone } from './system/danger.ts';
 import { installSystem } from './system/index.ts';
-import { installProvisioning } from './wifi/provisioning.ts';
-import { StatusRegistry } from './system/status.ts';
-import { installWeb } from './web/index.ts';
-import { ToolRegistry } from './mcp/registry.ts';
-import { installMcp } from './mcp/index.ts';
+import { web } from './web/index.ts';
+import { mcp } from './mcp/index.ts';
 import { DeviceActions } from './device/actions.ts';
 import { installSystemTools } from './system/tools.ts';
-import { installDocs } from './docs/index.ts';
+import { docs as docsSubsystem } from './docs/index.ts';
 import { installSessionTools } from './agents/session-tools.ts';
 import { installAgents, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { Chat } from './chat/index.ts';
 import { installCompaction } from './turn/compact.ts';
 import { isChatId } from './chat/settings.ts';
-import { installOta, runBootGuard, Updates } from './ota/index.ts';
+import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
-import { Faults } from './faults/faults.ts';
-import { withFaults } from './faults/hal.ts';
-import { installFaultConsole } from './faults/console.ts';
+import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
 import { installSystemConsole } from './system/console.ts';
 import { installSelftestConsole } from './system/selftest-console.ts';
-import { installRing } from './device/index.ts';
-import { RingEngine } from './device/ring-engine.ts';
-import { installPower, Power } from './power/index.ts';
+import { device as deviceSubsystem, RingEngine } from './device/index.ts';
+import { power as powerSubsystem, Power } from './power/index.ts';
 import { Audio, installAudio } from './audio/index.ts';
-import { installWifiConsole } from './wifi/console.ts';
-import { installMdns } from './wifi/mdns.ts';
-import { installCaptive } from './wifi/captive.ts';
+import { wifi as wifiSubsystem } from './wifi/index.ts';
 import { installNotifier, type NotifierLink } from './notifier/index.ts';
-import { installUnavailable } from './console/unavailable.ts';
-import { installSchedule } from './schedule/index.ts';
-import type { Scheduler } from './schedule/scheduler.ts';
-import { installSkills } from './skills/index.ts';
-import { installCloud } from './cloud/index.ts';
-import { CONN_NS, Connectors, installConnectors } from './connectors/index.ts';
+import { unavailable } from './console/index.ts';
+import { schedule, type Scheduler } from './schedule/index.ts';
+import { skills as skillsSubsystem, skillPrompts } from './skills/index.ts';
+import { cloud as cloudSubsystem } from './cloud/index.ts';
+import { connectors as connectorsSubsystem, type Connectors } from './connectors/index.ts';
 import { installConnectorCommands } from './connectors/commands.ts';
-import { installModels } from './models/index.ts';
-import { installWebSearch } from './search/index.ts';
-import { installImages } from './images/index.ts';
+import { models } from './models/index.ts';
+import { search } from './search/index.ts';
+import { images } from './images/index.ts';
 import { installStt } from './stt/index.ts';
 import { installVoice } from './voice/wire.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
-import { ClockSync, gateTlsOnClock, installClock } from './clock/index.ts';
+import { clock as clockSubsystem, ClockSync, gateTlsOnClock } from './clock/index.ts';
 
 export const HTTP_PORT = 80;
 /** How often the firmware feeds the task watchdog (hosts/esp32/sdkconfig: 8 s; the simulator board: --watchdog-ms). */
@@ -90,6 +75,12 @@ export const WATCHDOG_FEED_MS = 1000;
 
 export interface Device {
   ctx: Context;
+  /** The artifact store, downloads and the chat's hooks (src/files/). */
+  files: Files;
+  /** Injected faults (test builds; console FAULT): the HAL every subsystem holds is wrapped by src/faults/hal.ts. */
+  faults: Faults;
+  /** The battery model, power profiles, sleep (src/power/). */
+  power: Power;
   assistant: Assistant;
   /** The sub-agent fabric (src/agents/). */
   agents: Agents;
@@ -126,12 +117,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // Network time, and every certificate-checking connection held until it is set (src/clock/).
   const clockSync = new ClockSync({ net: faulted.net, clock: faulted.clock, random, log });
   const hal: Hal = { ...faulted, net: gateTlsOnClock(faulted.net, faulted.clock, clockSync) };
-  const stores = new Map<string, Store>();
-  const store = (ns: string): Store => {
-    let s = stores.get(ns);
-    if (!s) stores.set(ns, (s = new Store(hal.nvs, ns)));
-    return s;
-  };
+  const store = storesOn(hal.nvs);
   // First thing: the update guard counts this boot and may roll back (src/ota/guard.ts).
   const otaVerdict = runBootGuard(hal, store('ota'), log);
   const token = new AccessToken(store('auth'), random, log.redactor);
@@ -142,93 +128,98 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   log.info('boot', `hotspots: ${describeHotspots(hotspots)}, utf8 ${nativeUtf8InUse() ? 'C' : 'TS'}`);
   const card = new Card(hal.sd);
   const client = new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`);
+  // Before any subsystem installs, so each can register its routes, commands, tools and status.
+  const kernel = createKernel(hal, log, { gate: makeGate(token), mode: readMode(store('sys')), store });
+  let memory: Memory | null = null;
+  let connectors: Connectors | null = null;
+  // The battery model: the update gate and device.status read it before the power subsystem is mounted.
+  const power = new Power(hal, log);
   const audio = new Audio(hal, log);
   const ctx: Context = {
-    hal,
-    log,
-    store,
+    ...kernel,
     random,
     hotspots,
-    mode: readMode(store('sys')),
-    router: new Router(makeGate(token)),
-    console: new Console(hal.serial, hal.build.testBuild, (m) => log.error('console', m)),
-    status: new StatusRegistry(),
     token,
     signin,
     secrets: new Secrets(),
     tls,
     card,
     client,
-    defer: (task) => void hal.clock.setTimeout(task, 0),
-    // Before any subsystem installs, so each can register its tools.
-    tools: new ToolRegistry((m) => log.error('tools', m)),
     actions: new DeviceActions(hal, store('cfg'), store('orch'), log),
     ota: new Updates(otaVerdict),
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     chat: new Chat(hal.nvs, store, log),
     timeline: new Timeline(hal.clock, log),
-    memory: new Memory(hal, log, store('mem'), hotspots, random),
-    faults,
-    files: new Files({ sd: hal.sd, card, clock: hal.clock, log, client, nvs: store('files'), random, notify: (key, text) => void ctx.outbox.post(key, text) }),
+    // The turn, the prompt, the chat and the agents still read memory here until they take it in their options (issue 25).
+    get memory(): Memory {
+      if (!memory) throw new Error('memory is read before it is mounted');
+      return memory;
+    },
     // Music goes through the speaker's mixer (src/audio/speaker.ts), with speech and effects.
     music: new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log }),
     ring: new RingEngine(hal.ring, hal.clock),
-    power: new Power(hal, log),
     audio,
-    connectors: new Connectors({ store: store(CONN_NS), client, clock: hal.clock, random, sha256: (b) => sha256(hotspots.sha256, b), log, secret: (v) => log.redactor.add(v) }),
+    // The agents, the provider wire and the prompt still read connectors here until they take them in their options (issue 25).
+    get connectors(): Connectors {
+      if (!connectors) throw new Error('connectors are read before they are mounted');
+      return connectors;
+    },
     time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
   };
 
   installSystem(ctx);
-  installAuth(ctx);
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
-  const provisioning = installProvisioning(ctx, passphrase);
-  installMdns(ctx, provisioning);
-  installCaptive(ctx, provisioning);
-  installClock(ctx, clockSync, provisioning);
-  installSignInRoutes(ctx, passphrase, () => provisioning.addresses());
-  installConnectors(ctx, () => provisioning.addresses());
-  const providers = installProviderSettings(ctx);
-  const wire = installWireConsole(ctx, providers);
-  const assistant = installAssistant(ctx, providers, options.wire ?? wire);
+  const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin });
+  mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
+  mount(kernel, authSubsystem, { token, signin, secrets: ctx.secrets, passphrase, addresses: () => provisioning.addresses() });
+  connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets: ctx.secrets, addresses: () => provisioning.addresses() });
+  const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: connectors, turn: turnCodec });
+  // Memory mounts later (its status fields keep their place): the prompt reads it only when a turn runs.
+  const memoryView = {
+    scratchpadBlock: () => ctx.memory.scratchpadBlock(),
+    runningMemory: () => ctx.memory.runningMemory(),
+    relevantMemories: (text: string, queries: readonly string[], person: string | null) => ctx.memory.relevantMemories(text, queries, person),
+  };
+  const { blocks } = mount(kernel, prompt, { settings: providers, memory: memoryView, connectors, time: ctx.time });
+  const assistant = installAssistant(ctx, providers, options.wire ?? wire, blocks);
   // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
   const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));
-  ctx.chat.install(ctx, assistant, compactor, providers);
+  // Files before the chat, which plugs its people, sender and fetched-content screen into it.
+  const { files, resources: fileResources } = mount(kernel, filesSubsystem, { card, client, notify: (key, text) => void ctx.outbox.post(key, text) });
+  ctx.chat.install(ctx, assistant, compactor, providers, files);
   installConnectorCommands(ctx);
-  installStorage(ctx);
-  installFiles(ctx);
+  mount(kernel, storage, { card, timeline: ctx.timeline, files });
   installMusic(ctx);
-  installMemory(ctx, { keys: embeddingKeys(providers) });
+  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline: ctx.timeline, keys: embeddingKeys(providers), people: ctx.chat.people });
   installDangerZone(ctx);
-  installWeb(ctx);
-  installRoutesCommand(ctx);
-  installSystemTools(ctx);
-  const docs = installDocs(ctx);
+  mount(kernel, web, {});
+  mount(kernel, api, {});
+  installSystemTools(ctx, power);
+  const docs = mount(kernel, docsSubsystem, {});
   installSessionTools(ctx);
-  const agents = installAgents(ctx, { assistant, providers, wire });
-  const skills = installSkills(ctx, agents);
-  const scheduler = installSchedule(ctx, assistant);
-  const catalog = installModels(ctx, { assistant, settings: providers, wire });
-  installImages(ctx, catalog, () => providers.key('openai'));
+  const agents = installAgents(ctx, { assistant, providers, wire, files: files.store });
+  const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox: ctx.outbox, chat: ctx.chat.commands });
+  const scheduler = mount(kernel, schedule, { engine: assistant.engine, time: ctx.time, chat: ctx.chat });
+  const { catalog } = mount(kernel, models, { assistant, settings: providers, wire });
+  mount(kernel, images, { store: files.store, client, catalog, key: () => providers.key('openai') });
   installStt(ctx);
-  installWebSearch(ctx);
-  installMcp(ctx, { docs, skills });
+  mount(kernel, search, { client: ctx.client, screen: (text, caller) => files.screenFetched(text, caller) });
+  mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
   installTimeline(ctx);
-  installPower(ctx);
-  installOta(ctx);
-  installWifiConsole(ctx, provisioning, passphrase);
+  mount(kernel, powerSubsystem, { power, settings: ctx.actions, timeline: ctx.timeline, updates: ctx.ota });
+  mount(kernel, otaSubsystem, { updates: ctx.ota, battery: power, client, sha256: hotspots.sha256, outbox: ctx.outbox, timeline: ctx.timeline, ring: ctx.ring });
   installSystemConsole(ctx);
   installSelftestConsole(ctx);
-  installRing(ctx);
+  mount(kernel, deviceSubsystem, { actions: ctx.actions, ring: ctx.ring });
   installAudio(ctx, { assistant, providers });
   const voice = installVoice(ctx, ctx.audio, assistant, providers);
-  installFaultConsole(ctx);
-  const cloud = installCloud(ctx);
+  mount(kernel, faultsSubsystem, { faults, card });
+  const cloud = mount(kernel, cloudSubsystem, { token, secrets: ctx.secrets, tls });
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
   const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase, voice: voice.ptt });
   const notifier = installNotifier(ctx, ui);
   // Last: the spec's commands no subsystem has registered answer "unavailable".
-  installUnavailable(ctx.console);
+  mount(kernel, unavailable, {});
   ctx.console.start();
 
   const feed = hal.clock.setInterval(() => {
@@ -263,6 +254,9 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
 
   return {
     ctx,
+    files,
+    faults,
+    power,
     assistant,
     agents,
     scheduler,
@@ -277,7 +271,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       agents.stop();
       scheduler.stop();
       ctx.ota.stop();
-      ctx.power.stop();
+      power.stop();
       voice.stop();
       ctx.audio.stop();
       ctx.chat.stop();

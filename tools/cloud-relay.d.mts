@@ -6,6 +6,8 @@ export const PROTOCOL_VERSION: number;
 export const PROTOCOL_VERSIONS: number[];
 export const F: Record<'HELLO' | 'PAIR' | 'PAIRCODE' | 'PAIRED' | 'WELCOME' | 'DENIED' | 'REQ' | 'RES' | 'BODY' | 'END' | 'RESET' | 'DONE' | 'PING' | 'PONG' | 'LOOP' | 'LOOPRES' | 'BYE', number>;
 export const MAX_PAYLOAD: number;
+/** Where the relay reads its frame table from: the firmware's own. */
+export const FRAME_TABLE_MODULE: string;
 
 export interface RelayFrame {
   type: number;

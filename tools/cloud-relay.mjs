@@ -39,35 +39,22 @@ import { createInterface } from 'node:readline';
 import { createServer as createTlsServer } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { transformSync } from 'esbuild';
 import { issueTestCert } from './test-ca.mjs';
 
 export const RELAY_HOST = 'relay.desk-assistant.invalid';
 export const DEFAULT_ACCOUNT = 'owner-account-key-for-tests';
-export const PROTOCOL_VERSION = 2;
+/** The frame table (types, sizes, protocol version): the firmware's own, src/cloud/frame-table.ts, so the two cannot drift. */
+export const FRAME_TABLE_MODULE = 'src/cloud/frame-table.ts';
+const table = await loadFrameTable();
+export const PROTOCOL_VERSION = table.PROTOCOL_VERSION;
 /** Versions this relay speaks (a v1 device gets no replays of requests that may not run twice). */
 export const PROTOCOL_VERSIONS = [1, 2];
-
-/** Frame types (src/cloud/frames.ts). */
-export const F = {
-  HELLO: 0x01,
-  PAIR: 0x02,
-  PAIRCODE: 0x03,
-  PAIRED: 0x04,
-  WELCOME: 0x05,
-  DENIED: 0x06,
-  REQ: 0x10,
-  RES: 0x20,
-  BODY: 0x21,
-  END: 0x22,
-  RESET: 0x23,
-  DONE: 0x24,
-  PING: 0x30,
-  PONG: 0x31,
-  LOOP: 0x40,
-  LOOPRES: 0x41,
-  BYE: 0x50,
-};
-export const MAX_PAYLOAD = 32 * 1024;
+/** Frame types. */
+export const F = table.F;
+export const MAX_PAYLOAD = table.MAX_PAYLOAD;
+const FRAME_HEADER = table.FRAME_HEADER;
+/** Body bytes per BODY frame the relay sends (the device sends table.BODY_CHUNK). */
 const BODY_CHUNK = 16 * 1024;
 const PAIR_MS = 10 * 60_000;
 const SILENCE_MS = 90_000;
@@ -82,11 +69,18 @@ const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 /** Owner headers never forwarded to the device. */
 const HOP = new Set(['host', 'authorization', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'te', 'upgrade', 'trailer', 'proxy-authorization', 'proxy-connection', 'x-device-token']);
 
+/** Loads the firmware's frame table: esbuild strips its types, and the result is imported as a module. */
+async function loadFrameTable() {
+  const file = fileURLToPath(new URL(`../${FRAME_TABLE_MODULE}`, import.meta.url));
+  const { code } = transformSync(readFileSync(file, 'utf8'), { loader: 'ts', format: 'esm', sourcefile: file });
+  return import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+}
+
 export function encodeFrame(type, stream, payload = Buffer.alloc(0)) {
   const body = typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : typeof payload === 'object' && !(payload instanceof Uint8Array) ? Buffer.from(JSON.stringify(payload)) : Buffer.from(payload);
   if (body.length > MAX_PAYLOAD) throw new Error(`frame payload of ${body.length} bytes`);
-  const head = Buffer.alloc(9);
-  head.writeUInt32BE(5 + body.length, 0);
+  const head = Buffer.alloc(FRAME_HEADER);
+  head.writeUInt32BE(FRAME_HEADER - 4 + body.length, 0);
   head[4] = type;
   head.writeUInt32BE(stream >>> 0, 5);
   return Buffer.concat([head, body]);
@@ -99,14 +93,14 @@ export class Decoder {
     if (this.error) return [];
     this.buf = Buffer.concat([this.buf, Buffer.from(chunk)]);
     const out = [];
-    while (this.buf.length >= 9) {
+    while (this.buf.length >= FRAME_HEADER) {
       const length = this.buf.readUInt32BE(0);
       if (length < 5 || length - 5 > MAX_PAYLOAD) {
         this.error = `bad frame length ${length}`;
         return out;
       }
       if (this.buf.length < 4 + length) break;
-      out.push({ type: this.buf[4], stream: this.buf.readUInt32BE(5), payload: this.buf.subarray(9, 4 + length) });
+      out.push({ type: this.buf[4], stream: this.buf.readUInt32BE(5), payload: this.buf.subarray(FRAME_HEADER, 4 + length) });
       this.buf = this.buf.subarray(4 + length);
     }
     return out;

@@ -14,7 +14,7 @@
 // Exit codes (scripts): 0 every command ended OK, 1 some ended ERR, 2 usage
 // or the port could not be opened, 3 no reply in time.
 //
-// The reply form (src/console/console.ts): a command's output lines, then one
+// The reply form (src/core/console.ts): a command's output lines, then one
 // final line, "OK" or "ERR <reason>". An output line that would read as a
 // final line is sent as "> " + line; replies here carry it unescaped.
 // Tests use openConsole() from this module.

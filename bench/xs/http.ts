@@ -4,7 +4,7 @@
 // Like boot(), it routes src/util/utf8.ts to the C hotspot when __native has
 // it; `xsim --standalone http.js ts` keeps the TypeScript codec to compare.
 
-import { Router } from '../../src/api/router.ts';
+import { Router } from '../../src/core/router.ts';
 import type { Clock, Listener, Net, PendingSocket, Socket, Timer } from '../../src/hal/index.ts';
 import { jsonResponse } from '../../src/net/http/errors.ts';
 import { HttpServer } from '../../src/net/http/server.ts';

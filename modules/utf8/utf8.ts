@@ -1,17 +1,12 @@
 // The UTF-8 hotspot's API: encode, decode and byte length. The C in utf8.c
-// (through __native on XS) and the TypeScript codec of src/util/utf8.ts (the
-// fallback, which this file only delegates to) give the same bytes and the
-// same strings. src/util/utf8.ts routes its exported functions to the native
+// (through __native on XS) and the TypeScript codec of fallback.ts (the
+// fallback) give the same bytes and the same strings. src/util/utf8.ts routes its exported functions to the native
 // implementation once at boot (useNativeUtf8).
 //
 // Runs on XS: ES2022 only, no host globals. The host passes the __native
 // object to utf8Native(); nothing here reads globals.
 
-import {
-  decodeFallback,
-  encodeFallback,
-  utf8LengthFallback,
-} from '../../src/util/utf8.ts';
+import { decodeFallback, encodeFallback, utf8LengthFallback } from './fallback.ts';
 
 export interface Utf8Api {
   readonly native: boolean;
@@ -60,7 +55,7 @@ export function utf8Native(n: NativeUtf8): Utf8Api {
   };
 }
 
-/** The pure TypeScript implementation (src/util/utf8.ts). */
+/** The pure TypeScript implementation (fallback.ts). */
 export const utf8Fallback: Utf8Api = {
   native: false,
   encode: encodeFallback,

@@ -3,8 +3,8 @@
 // [FRESH RESULTS] remembers which results it showed to which chat, so the
 // turn that saw them can mark them seen once it is applied.
 
-import type { PromptBlocks, PromptInput } from '../prompt/blocks.ts';
-import type { ProviderId } from '../providers/settings.ts';
+import type { PromptBlocks, PromptInput } from '../prompt/index.ts';
+import type { ProviderId } from '../contracts/index.ts';
 import { DEEP_RESEARCH_MODEL } from './choose.ts';
 import type { Fabric } from './fabric.ts';
 import { FRESH_CHARS, IN_FLIGHT, POLL_MS, QUEUE_DEPTH } from './limits.ts';

@@ -6,9 +6,9 @@
 // model "deep_research" on provider A upgrades A's default to its deep
 // research model. Test builds with no provider at all use the offline demo.
 
-import { resolveModel } from '../providers/catalog.ts';
-import type { CustomEndpoint } from '../providers/custom.ts';
-import { PROVIDERS, type ProviderId } from '../providers/settings.ts';
+import { resolveModel } from '../providers/index.ts';
+import type { CustomEndpoint } from '../contracts/index.ts';
+import { PROVIDERS, type ProviderId } from '../contracts/index.ts';
 import type { AgentSkills } from './ports.ts';
 import type { SpawnSpec } from './types.ts';
 

@@ -25,7 +25,7 @@
 
 import type { Hal, Timer } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import type { CustomEndpoint } from '../providers/custom.ts';
+import type { CustomEndpoint } from '../contracts/index.ts';
 import { randomId, type RandomFill } from '../util/ids.ts';
 import { errorMessage } from '../util/json.ts';
 import type { AgentBackend, StartOutcome } from './backends/types.ts';

@@ -12,18 +12,19 @@
 //                           plugs in the chat's send queue, ctx.chat.notify;
 //                           default: the outbox)
 //   agents.setDocs(d)       the file store for attachments and project saves
-//                           (installAgents plugs in ctx.files.store)
+//                           (installAgents plugs in deps.files)
 //   agents.setSkills(s)     skill capsules and a connector-matching skill's provider
 
 import type { Context } from '../core/context.ts';
-import type { ToolCaller } from '../mcp/types.ts';
-import { CATALOG } from '../providers/catalog.ts';
-import { DEMO_ENDPOINT } from '../providers/demo.ts';
-import type { CustomEndpoint } from '../providers/custom.ts';
-import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
-import type { ProviderWire } from '../providers/wire.ts';
-import type { Assistant } from '../turn/index.ts';
-import type { SessionOpsHandler } from '../turn/apply.ts';
+import type { ArtifactStore } from '../files/index.ts';
+import type { ToolCaller } from '../core/tools/types.ts';
+import { CATALOG } from '../providers/index.ts';
+import { DEMO_ENDPOINT } from '../providers/index.ts';
+import type { CustomEndpoint } from '../contracts/index.ts';
+import type { ProviderId } from '../contracts/index.ts';
+import type { ProviderSettings } from '../providers/index.ts';
+import type { ProviderWire } from '../providers/index.ts';
+import type { Assistant, SessionOpsHandler } from '../turn/index.ts';
 import { backendFor, resumable } from './backends/index.ts';
 import type { BackendEnv } from './backends/types.ts';
 import { FabricBlocks } from './blocks.ts';
@@ -41,7 +42,11 @@ import { Synthesis } from './synthesis.ts';
 import { fabricTools } from './tools.ts';
 import { displayName, type JobOrigin } from './types.ts';
 
+export type { AgentSkills, SkillCapsule } from './ports.ts';
+
 export interface AgentsDeps {
+  /** The file store (src/files/) for [ATTACHED] documents and project saves. */
+  files: ArtifactStore;
   assistant: Assistant;
   providers: ProviderSettings;
   /** The provider wire (keyed providers, the pinned Z.ai host, the router host). */
@@ -197,7 +202,7 @@ export function installAgents(ctx: Context, deps: AgentsDeps): Agents {
   // The chat messenger's durable send queue (the outbox while the chat cannot take a message).
   agents.setMessenger(chatMessenger(ctx.chat));
   // The file store (src/files/) for [ATTACHED] documents and project saves.
-  agents.setDocs(filesDocs(ctx.files.store));
+  agents.setDocs(filesDocs(deps.files));
   agents.blocks.register(deps.assistant.blocks);
   deps.assistant.setSessionOps(agents.sessionOps);
   for (const spec of fabricTools({ fabric: agents.fabric, results: agents.results, originOf: (c) => agents.originOf(c), canSpawn: () => agents.keyed().length > 0 || ctx.hal.build.testBuild })) ctx.tools.register(spec);

@@ -16,7 +16,7 @@
 
 import type { Store } from '../core/store.ts';
 import { isPlainObject, parseJson, stringify } from '../util/json.ts';
-import { PROVIDERS, type ProviderId } from '../providers/settings.ts';
+import { PROVIDERS, type ProviderId } from '../contracts/index.ts';
 import { JOURNAL_SLOTS } from './limits.ts';
 import type { Job } from './types.ts';
 

@@ -6,7 +6,7 @@
 // and are registered with it.
 
 import type { Context } from '../core/context.ts';
-import { fail, type ToolSpec } from '../mcp/types.ts';
+import { fail, type ToolSpec } from '../core/tools/types.ts';
 
 const UNSUPPORTED =
   'Sub-agents are fire-and-forget: a running job cannot be told anything or polled. Its result arrives by itself when it finishes (results.list, results.get).';

@@ -10,7 +10,7 @@
 
 import type { Clock, Timer } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import type { TurnOutcome, TurnRequest } from '../turn/engine.ts';
+import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { errorMessage } from '../util/json.ts';
 import { COALESCE_MS, DIRECT_MS, FRESH_CHARS, SYNTH_RETRY_MS } from './limits.ts';
 import type { MessageAuthor } from './ports.ts';

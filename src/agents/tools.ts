@@ -3,7 +3,7 @@
 // only their own jobs and results; the owner (person null) sees all.
 // session.tell and session.poll (unsupported) live in session-tools.ts.
 
-import { fail, ok, type ToolCaller, type ToolSpec } from '../mcp/types.ts';
+import { fail, ok, type ToolCaller, type ToolSpec } from '../core/tools/types.ts';
 import { capBytes } from '../util/cap.ts';
 import { jobLine } from './blocks.ts';
 import type { Fabric } from './fabric.ts';

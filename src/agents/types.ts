@@ -10,7 +10,7 @@
 //   terminated  stopped by terminate; no fresh result
 //   expired     a restart found it and it cannot be resumed (synchronous backends)
 
-import type { ProviderId } from '../providers/settings.ts';
+import type { ProviderId } from '../contracts/index.ts';
 
 export type JobState = 'queued' | 'starting' | 'running' | 'done' | 'failed' | 'terminated' | 'expired';
 

@@ -3,7 +3,7 @@
 // console.ts), PLAY and MEDIATEST the music player's, TGSEND the chat
 // messenger's.
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { DEFAULT_SFX_VOL, type Audio } from './index.ts';
 import { SFX_SLUGS, MIX_RATE } from './synth.ts';

@@ -29,7 +29,7 @@ import type { Hal } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { ApplyOptions, ApplyResult } from '../device/actions.ts';
 import type { Assistant } from '../turn/index.ts';
-import { TTS_CAP_BYTES } from '../turn/device-contract.ts';
+import { TTS_CAP_BYTES } from '../contracts/device-contract.ts';
 import { capBytes } from '../util/cap.ts';
 import { installAudioConsole } from './console.ts';
 import { MIC_RATE, Recorder } from './mic.ts';
@@ -38,6 +38,11 @@ import { isSlug, MIX_RATE, peakOf, SFX_SLUGS, sfxClip, themeOf, toneClip, type S
 import { registerAudioTools } from './tools.ts';
 import { fetchSpeech, streamSpeech, ttsEndpoint, type EndpointResult, type TtsKeys } from './tts.ts';
 import { Resampler, WavReader, wavHeader } from './wav.ts';
+
+// What the voice subsystem (src/voice/) uses of audio.
+export { wavHeader } from './wav.ts';
+export { DEFAULT_RECORD_MS, MAX_RECORD_MS, MIN_RECORD_MS } from './mic.ts';
+export { MIX_RATE, rmsOf } from './synth.ts';
 
 export const DEFAULT_SFX_VOL = 50;
 export const DEFAULT_SFX_LEVEL = 100;

@@ -5,7 +5,7 @@
 // only while a speech provider is set up (a key, or a custom endpoint).
 
 import type { Context } from '../core/context.ts';
-import { fail, ok } from '../mcp/types.ts';
+import { fail, ok } from '../core/tools/types.ts';
 import type { Audio } from './index.ts';
 
 export function registerAudioTools(ctx: Context, audio: Audio): void {

@@ -1,11 +1,35 @@
-// The auth subsystem's gate: the token from header X-Device-Token or a form
-// field, compared in constant time, failing closed. Never from the query
-// string, and nothing about Host, Origin, Referer or the client address.
+// The auth subsystem's face: the gate (the token from header X-Device-Token
+// or a form field, compared in constant time, failing closed; never from the
+// query string, and nothing about Host, Origin, Referer or the client
+// address), the sign-in routes (routes.ts), WEBTOK? (console.ts) and the
+// secrets it registers for the tunnel's screen. The token, the sign-in codes,
+// the secrets and the setup passphrase are made at boot, before the kernel
+// whose gate checks the token; the subsystem mounts after wifi, whose
+// addresses the connect sheet lists.
 
-import type { Gate } from '../api/router.ts';
-import type { Context } from '../core/context.ts';
+import type { Gate } from '../core/router.ts';
+import type { Subsystem } from '../core/subsystem.ts';
 import { parseForm } from '../net/http/body.ts';
+import { authCommands } from './console.ts';
+import type { SetupPassphrase } from './passphrase.ts';
+import { signInRoutes, type Addresses } from './routes.ts';
+import type { LiveSecret, Secrets } from './secrets.ts';
+import type { SignInCodes } from './signin.ts';
 import type { AccessToken } from './token.ts';
+
+export { SecretScreen } from './secret-screen.ts';
+export { SETUP_SSID, SetupPassphrase } from './passphrase.ts';
+export { SCAN_LIFETIME_MS, SignInCodes, type MintedCode } from './signin.ts';
+export { AccessToken } from './token.ts';
+export { Secrets } from './secrets.ts';
+export type { Addresses } from './routes.ts';
+export { stripResponseBody, tunnelAllows, viaTunnel } from './tunnel-guard.ts';
+export type { LiveSecret } from './secrets.ts';
+
+/** Every live secret, by kind (src/auth/secrets.ts): what the cloud tunnel screens its answers for. */
+export interface LiveSecrets {
+  live(): LiveSecret[];
+}
 
 export const TOKEN_HEADER = 'x-device-token';
 export const TOKEN_FIELD = 'token';
@@ -26,15 +50,36 @@ export function makeGate(token: AccessToken): Gate {
   return gate;
 }
 
-export function installAuth(ctx: Context): void {
-  // What the cloud tunnel screens its answers for (src/auth/secrets.ts); apPass is registered with its routes.
-  ctx.secrets.register('token', () => [ctx.token.reveal()]);
-  ctx.secrets.register('signin-code', () => ctx.signin.live());
-  ctx.secrets.register('credential', () => ctx.log.redactor.values());
-  ctx.console.register({
-    verb: 'WEBTOK?',
-    maxArgs: 0,
-    help: 'print the device access token (test builds only)',
-    run: (c) => c.out(ctx.token.reveal()),
-  });
+export interface AuthOptions {
+  /** The access token (made at boot: the kernel's gate checks it). */
+  token: AccessToken;
+  signin: SignInCodes;
+  /** Every live secret by kind, registered by its owner: what the cloud tunnel screens its answers for. */
+  secrets: Secrets;
+  passphrase: SetupPassphrase;
+  /** Base URLs the device can be reached at (src/wifi's provisioning), for the connect sheet. */
+  addresses: Addresses;
 }
+
+export interface AuthFace {
+  token: AccessToken;
+  signin: SignInCodes;
+  secrets: Secrets;
+  passphrase: SetupPassphrase;
+}
+
+export const auth: Subsystem<AuthOptions, AuthFace> = {
+  name: 'auth',
+  start(k, o) {
+    // What the cloud tunnel screens its answers for (src/auth/secrets.ts); apPass is registered with its routes.
+    o.secrets.register('token', () => [o.token.reveal()]);
+    o.secrets.register('signin-code', () => o.signin.live());
+    o.secrets.register('credential', () => k.log.redactor.values());
+    o.secrets.register('setup-passphrase', () => [o.passphrase.reveal()]);
+    return {
+      provides: { token: o.token, signin: o.signin, secrets: o.secrets, passphrase: o.passphrase },
+      routes: signInRoutes(k, o.token, o.signin, o.passphrase, o.addresses),
+      commands: authCommands(o.token),
+    };
+  },
+};

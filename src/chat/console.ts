@@ -2,7 +2,7 @@
 // state, queues and settings, never the token) and TGSEND [text] (a test
 // message to the owner's chat, waiting for the Bot API's answer).
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import type { ChatQueue } from './queue.ts';
 import type { ChatService } from './service.ts';

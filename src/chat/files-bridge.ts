@@ -7,6 +7,7 @@
 // files.read hands a non-admin turn, and the owner commands /fetch and /play.
 
 import type { Context } from '../core/context.ts';
+import type { Files } from '../files/index.ts';
 import { FilesError, type FileMeta } from '../files/store.ts';
 import { checkName, nameFromUrl } from '../files/names.ts';
 import { errorMessage } from '../util/json.ts';
@@ -42,6 +43,7 @@ function mimeOf(name: string): string {
 }
 
 export interface FilesBridgeDeps {
+  files: Files;
   people: PeopleRegistry;
   commands: ChatCommands;
   setInbound(sink: InboundFiles): void;
@@ -50,7 +52,8 @@ export interface FilesBridgeDeps {
 }
 
 export function connectFiles(ctx: Context, d: FilesBridgeDeps): void {
-  const { files, music } = ctx;
+  const { music } = ctx;
+  const { files } = d;
   files.setPeople(d.people);
   files.setFetchedScreen((text, caller) => d.screenFetched(text, caller));
 

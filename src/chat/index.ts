@@ -13,13 +13,14 @@ import type { Store } from '../core/store.ts';
 import type { Nvs } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
-import type { ProviderSettings } from '../providers/settings.ts';
+import type { ProviderSettings } from '../providers/index.ts';
 import type { Compactor } from '../turn/compact.ts';
 import type { Assistant } from '../turn/index.ts';
 import { errorMessage } from '../util/json.ts';
 import { ChatCommands } from './commands.ts';
 import { installChatConsole } from './console.ts';
 import { connectFiles } from './files-bridge.ts';
+import type { Files } from '../files/index.ts';
 import { Moderation, type FetchedDecision, type Provenance } from './moderation.ts';
 import { registerOwnerCommands } from './owner-commands.ts';
 import { PEOPLE_NS, PeopleRegistry } from './people.ts';
@@ -32,6 +33,8 @@ import { BotApi, type BotResult, type Upload } from './telegram.ts';
 import { registerChatTools } from './tools.ts';
 
 export type { DeviceMessage, InboundFiles, InboundWriter, NotifyOutcome, VoiceNoteSink } from './service.ts';
+export type { ChatCommands } from './commands.ts';
+export { parseSpan } from './span.ts';
 export type { ChatCommand, ChatCommandCall } from './commands.ts';
 
 export type SendResult = { ok: true } | { ok: false; error: string };
@@ -131,7 +134,7 @@ export class Chat {
   }
 
   /** Wires the client, the assistant and the rest of the device; starts polling in Orchestrator mode. */
-  install(ctx: Context, assistant: Assistant, compactor: Compactor, providers: ProviderSettings): void {
+  install(ctx: Context, assistant: Assistant, compactor: Compactor, providers: ProviderSettings, files: Files): void {
     this.client = ctx.client;
     this.providers = providers;
     const api = (this.api = new BotApi(ctx.client));
@@ -147,13 +150,13 @@ export class Chat {
       files: () => this.files,
       voiceNotes: () => this.notes,
     }));
-    ctx.memory.setPeople(this.people);
     this.outbox = ctx.outbox;
     ctx.outbox.onPost = () => service.drainNotices();
     ctx.outbox.onDrop = (n) => ctx.log.warn('chat', `owner notice ${n.key} dropped: the outbox is full (at most ${OUTBOX_MAX} wait); the next delivery says so`);
     ctx.ota.addBusyProbe(() => service.busy());
     registerOwnerCommands(this.commands, { ctx, assistant, compactor, later: (chat, text) => void service.sendText(chat, service.sign(text), 'device') });
     connectFiles(ctx, {
+      files,
       people: this.people,
       commands: this.commands,
       setInbound: (sink) => this.setInboundFiles(sink),

@@ -5,7 +5,7 @@
 // opt-in, default off). They are set only by the token-gated POST /api/chat
 // (src/chat/routes.ts); no tool, device action or chat command reaches this
 // namespace. The config device action's protected keys tgToken and tgAllow
-// name them for the validator (src/turn/device-contract.ts).
+// name them for the validator (src/contracts/device-contract.ts).
 
 import type { Store } from '../core/store.ts';
 import type { Redactor } from '../log/redact.ts';

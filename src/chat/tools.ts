@@ -6,7 +6,7 @@
 // rule, set quota overrides where 0 restores the role default).
 
 import type { Context } from '../core/context.ts';
-import { fail, ok, type ToolCaller } from '../mcp/types.ts';
+import { fail, ok, type ToolCaller } from '../core/tools/types.ts';
 import { capBytes } from '../util/cap.ts';
 import type { PeopleRegistry, QuotaField } from './people.ts';
 import { QUOTA_FIELDS, ROLES } from './people.ts';

@@ -27,11 +27,8 @@
 //      resets it). JSON bodies are buffered up to JSON_MAX bytes to be
 //      stripped; a larger one is withheld (502).
 
-import type { Router } from '../api/router.ts';
-import { TOKEN_HEADER } from '../auth/index.ts';
-import { SecretScreen } from '../auth/secret-screen.ts';
-import type { LiveSecret } from '../auth/secrets.ts';
-import { stripResponseBody, tunnelAllows } from '../auth/tunnel-guard.ts';
+import type { Router } from '../core/router.ts';
+import { SecretScreen, stripResponseBody, TOKEN_HEADER, tunnelAllows, type LiveSecret } from '../auth/index.ts';
 import { errorResponse } from '../net/http/errors.ts';
 import type { RequestHead } from '../net/http/parse.ts';
 import { STATUS_TEXT, type BodyWriter, type HttpRequest, type HttpResponse } from '../net/http/types.ts';

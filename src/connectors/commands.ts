@@ -11,7 +11,7 @@
 // chat subsystem installed, replacing its placeholder.
 
 import type { Context } from '../core/context.ts';
-import type { Connectors } from './index.ts';
+import type { Connectors } from './connectors.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const SPACE = /\s/;

@@ -1,52 +1,38 @@
-// The device context: the HAL plus the shared mechanisms every subsystem
-// registers into (routes, console commands, status and state fields) and
-// the few services they all use (log, settings, token, randomness).
+// The device context of the old shape: the kernel (src/core/kernel.ts) plus
+// services of single subsystems hung on it, a service locator that issue 25
+// takes apart. A subsystem converted to its face (src/core/subsystem.ts)
+// takes the Kernel and declares what else it needs; every field below the
+// kernel's leaves as the subsystem that provides it is converted, and this
+// file is deleted with the last (docs/architecture.md).
 
-import type { Console } from '../console/console.ts';
-import type { Hal } from '../hal/index.ts';
-import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import type { DeviceTlsPolicy } from '../net/tls.ts';
 import type { Card } from '../storage/card.ts';
-import type { Router } from '../api/router.ts';
 import type { AccessToken } from '../auth/token.ts';
 import type { SignInCodes } from '../auth/signin.ts';
 import type { Secrets } from '../auth/secrets.ts';
-import type { StatusRegistry } from '../system/status.ts';
 import type { RandomFill } from '../util/ids.ts';
 import type { Outbox } from '../chat/outbox.ts';
 import type { Chat } from '../chat/index.ts';
 import type { Updates } from '../ota/updates.ts';
 import type { Timeline } from '../system/timeline.ts';
-import type { ToolRegistry } from '../mcp/registry.ts';
 import type { DeviceActions } from '../device/actions.ts';
 import type { Memory } from '../memory/index.ts';
-import type { Faults } from '../faults/faults.ts';
-import type { Files } from '../files/index.ts';
 import type { MusicPlayer } from '../music/player.ts';
 import type { RingEngine } from '../device/ring-engine.ts';
-import type { Power } from '../power/index.ts';
 import type { Audio } from '../audio/index.ts';
 import type { Connectors } from '../connectors/index.ts';
 import type { LocalTime } from '../system/local-time.ts';
 import type { Hotspots } from './hotspots.ts';
-import type { Store } from './store.ts';
 
-/** Console MODE values: 0 Notifier (BLE only), 1 Orchestrator (Wi-Fi, HTTP, assistant). */
-export type Mode = 0 | 1;
+import type { Kernel } from './kernel.ts';
 
-export interface Context {
-  hal: Hal;
-  log: Log;
-  /** The NVS namespace of one subsystem. */
-  store(ns: string): Store;
+export type { Mode } from './kernel.ts';
+
+export interface Context extends Kernel {
   random: RandomFill;
   /** Native or fallback hot loops, chosen at boot. */
   hotspots: Hotspots;
-  mode: Mode;
-  router: Router;
-  console: Console;
-  status: StatusRegistry;
   token: AccessToken;
   signin: SignInCodes;
   /** Every live secret by kind, registered by its owner: what the cloud tunnel screens its answers for (src/auth/secrets.ts). */
@@ -56,10 +42,6 @@ export interface Context {
   tls: DeviceTlsPolicy;
   /** The SD card's tier (none, unsupported, present) and file quota. */
   card: Card;
-  /** Runs work on the main loop after the current request or command has answered. */
-  defer(task: () => void): void;
-  /** The tool registry: every subsystem registers its tools here; the live turn and /mcp read it (src/mcp/registry.ts). */
-  tools: ToolRegistry;
   /** Applies validated device actions (config, led, lights, tts, orch_model, reboot) for device.control and the turn (src/device/actions.ts). */
   actions: DeviceActions;
   /** Firmware updates: check, apply (the one install entry point), installing() (src/ota/). */
@@ -72,16 +54,10 @@ export interface Context {
   timeline: Timeline;
   /** Long-term memory: vector store, episodic log (append(row)), running memory, scratchpad (src/memory/). */
   memory: Memory;
-  /** Injected faults (test builds; console FAULT): the HAL every subsystem holds is wrapped by src/faults/hal.ts. */
-  faults: Faults;
-  /** The artifact file store, downloads (files.fetch approvals) and the chat hooks (src/files/index.ts). */
-  files: Files;
   /** Music from the card's /music folder: command(text) for /play and PLAY, play, pause, stop (src/music/player.ts). */
   music: MusicPlayer;
   /** The LED ring's animation engine: led layer, attention animations, update progress; view() and indicator() for the screen (src/device/ring-engine.ts). */
   ring: RingEngine;
-  /** The battery model (calibrated level, health estimate, external power: the update gate's one source), power profiles, sleep (src/power/). */
-  power: Power;
   /** Device sound: effects, speech (text-to-speech), the microphone, and how they share the speaker with music (src/audio/). */
   audio: Audio;
   /** Connector records, their OAuth sign-in flows and credentials (src/connectors/). */

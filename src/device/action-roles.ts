@@ -18,7 +18,7 @@
 // demoted or revoked loses at once.
 
 import type { Role } from '../memory/quotas.ts';
-import type { ActionKind } from '../turn/device-contract.ts';
+import type { ActionKind } from '../contracts/device-contract.ts';
 
 export const ACTION_ROLES: Readonly<Record<Role, readonly ActionKind[]>> = {
   admin: ['led', 'lights', 'config', 'orch_model', 'reboot', 'tts'],

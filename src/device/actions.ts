@@ -1,5 +1,5 @@
 // The device-action applier: carries out one validated device action
-// (src/turn/actions.ts validates; this applies). Shared by device.control and
+// (src/contracts/device-actions.ts validates; this applies). Shared by device.control and
 // the turn engine. What each kind does today:
 //
 //   config      the keys are persisted in NVS namespace 'cfg', as typed
@@ -27,8 +27,8 @@ import type { Log } from '../log/log.ts';
 import type { Store } from '../core/store.ts';
 import { capBytes } from '../util/cap.ts';
 import { errorMessage } from '../util/json.ts';
-import type { ConfigValues, DeviceAction } from '../turn/actions.ts';
-import { CONFIG_KEYS, type ConfigKey } from '../turn/device-contract.ts';
+import type { ConfigValues, DeviceAction } from '../contracts/device-actions.ts';
+import { CONFIG_KEYS, type ConfigKey } from '../contracts/device-contract.ts';
 import { INITIAL_LED_STATE, lightsState, ringFrame, type LedState } from './ring.ts';
 
 export const REBOOT_DELAY_MS = 2000;

@@ -1,21 +1,42 @@
-// The device's LED ring subsystem: wires the ring engine (ctx.ring) to the
-// settings it draws with (ledBrightness, attnHoldMs, the power profile) and
-// to the led and lights actions, and registers LEDSTATE, LEDTEST, RINGANIM.
+// The device subsystem's face: the device actions (actions.ts: config, led,
+// lights, tts, orch_model, reboot, applied for device.control and the turn)
+// and the LED ring's engine (ring-engine.ts), both made at boot because
+// subsystems mounted before this read them. Mounting wires the ring engine to
+// the settings it draws with (ledBrightness, attnHoldMs, the power profile)
+// and to the led and lights actions, and adds LEDSTATE, LEDTEST, RINGANIM.
 
-import type { Context } from '../core/context.ts';
-import { profileOf } from '../power/profiles.ts';
-import { installLedConsole } from './console.ts';
+import type { Subsystem } from '../core/subsystem.ts';
+import { profileOf } from '../power/index.ts';
+import type { DeviceActions } from './actions.ts';
+import { ledCommands } from './console.ts';
+import type { RingEngine } from './ring-engine.ts';
 
-export function installRing(ctx: Context): void {
-  const num = (key: 'ledBrightness' | 'attnHoldMs'): number | undefined => {
-    const v = ctx.actions.config(key);
-    return typeof v === 'number' ? v : undefined;
-  };
-  ctx.ring.attach({
-    ledBrightness: () => num('ledBrightness'),
-    attnHoldMs: () => num('attnHoldMs'),
-    profile: () => profileOf(ctx.actions.config('profile')),
-  });
-  ctx.actions.setLedSink({ led: (s) => ctx.ring.setBase(s), refresh: (force) => ctx.ring.refresh(force) });
-  installLedConsole(ctx);
+export { DeviceActions } from './actions.ts';
+export { RingEngine } from './ring-engine.ts';
+
+export interface DeviceOptions {
+  actions: DeviceActions;
+  ring: RingEngine;
 }
+
+export interface DeviceFace {
+  actions: DeviceActions;
+  ring: RingEngine;
+}
+
+export const device: Subsystem<DeviceOptions, DeviceFace> = {
+  name: 'device',
+  start(k, { actions, ring }) {
+    const num = (key: 'ledBrightness' | 'attnHoldMs'): number | undefined => {
+      const v = actions.config(key);
+      return typeof v === 'number' ? v : undefined;
+    };
+    ring.attach({
+      ledBrightness: () => num('ledBrightness'),
+      attnHoldMs: () => num('attnHoldMs'),
+      profile: () => profileOf(actions.config('profile')),
+    });
+    actions.setLedSink({ led: (s) => ring.setBase(s), refresh: (force) => ring.refresh(force) });
+    return { provides: { actions, ring }, commands: ledCommands(k.hal, actions, ring) };
+  },
+};

@@ -1,10 +1,26 @@
-// The docs subsystem: docs.list, docs.search and docs.read over the
-// documentation pack embedded in this firmware image (src/docs/pack.ts).
+// The docs subsystem's face: docs.list, docs.search and docs.read over the
+// documentation pack embedded in this firmware image (src/docs/pack.ts), and
+// the pack as docs:// resources for /mcp (src/docs/resources.ts).
 
-import type { Context } from '../core/context.ts';
-import { fail, ok, type ToolResult, type ToolSpec } from '../mcp/types.ts';
+import type { ResourceProvider } from '../contracts/index.ts';
+import type { Subsystem } from '../core/subsystem.ts';
+import { fail, ok, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import { Docs, type DocsAnswer } from './docs.ts';
 import { builtInPack, type DocsPack } from './pack.ts';
+import { docsResources } from './resources.ts';
+
+export type { Docs } from './docs.ts';
+
+/** What docs needs: the pack (the one built into this image unless a test gives another). */
+export interface DocsOptions {
+  pack?: DocsPack;
+}
+
+/** What docs provides: the pack's reader, and its resources for /mcp (none when the image carries no pack). */
+export interface DocsFace {
+  docs: Docs;
+  resources: ResourceProvider[];
+}
 
 function answer(a: DocsAnswer): ToolResult {
   return a.ok ? ok(a.text) : fail(a.kind, a.text);
@@ -53,8 +69,10 @@ export function docsTools(docs: Docs): ToolSpec[] {
   ];
 }
 
-export function installDocs(ctx: Context, pack: DocsPack = builtInPack()): Docs {
-  const docs = new Docs(pack);
-  for (const t of docsTools(docs)) ctx.tools.register(t);
-  return docs;
-}
+export const docs: Subsystem<DocsOptions, DocsFace> = {
+  name: 'docs',
+  start(_k, o) {
+    const d = new Docs(o.pack ?? builtInPack());
+    return { provides: { docs: d, resources: d.empty() ? [] : [docsResources(d)] }, tools: docsTools(d) };
+  },
+};

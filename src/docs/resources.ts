@@ -1,4 +1,4 @@
-// The documentation pack as MCP resources (served by /mcp, src/mcp/resources.ts):
+// The documentation pack as MCP resources (served by /mcp; the provider contract is src/contracts/mcp-sources.ts):
 //   docs://<file>            a file's outline: its title and each section's
 //                            id, URI and title (what docs.list shows)
 //   docs://<file>/<section>  one section's Markdown, whole (docs.read's id
@@ -8,8 +8,7 @@
 // The pack ships in the firmware image, so every caller reads the same
 // text, and a client may keep it for DOCS_TTL_MS (2026-07-28 ttlMs).
 
-import type { ResourceInfo, ResourceProvider, ResourceRead } from '../mcp/resources.ts';
-import { ResourceError } from '../mcp/resources.ts';
+import { ResourceError, type ResourceInfo, type ResourceProvider, type ResourceRead } from '../contracts/index.ts';
 import { utf8Length } from '../util/utf8.ts';
 import type { Docs } from './docs.ts';
 import type { DocSection } from './pack.ts';

@@ -4,24 +4,12 @@
 // probed again when an SD fault changes, so the storage tier (and everyone
 // following it) notices at once, as after a card pull.
 
-import { CommandError } from '../console/console.ts';
-import type { Context } from '../core/context.ts';
-import { FAULTS, findFault } from './faults.ts';
+import { CommandError, type Command } from '../core/console.ts';
+import { FAULTS, findFault, type Faults } from './faults.ts';
 
-export function installFaultConsole(ctx: Context): void {
-  const { faults } = ctx;
-  if (!faults.enabled) return;
-  faults.onChange((cap, on) => {
-    ctx.log.warn('fault', `${cap} ${on ? 'on' : 'off'}`);
-    if (cap === 'sd-write' || cap === 'sd-absent') ctx.card.probe();
-  });
-  ctx.status.section(() => {
-    const active = faults.active();
-    return active.length ? { faults: active } : {};
-  });
-
+export function faultCommands(faults: Faults): Command[] {
   const caps = FAULTS.map((f) => f.cap).join(', ');
-  ctx.console.register({
+  const fault: Command = {
     verb: 'FAULT',
     usage: '<cap> <on or off>',
     help: `switch an injected fault (${caps}; FAULT all off clears them); faults last until the next reboot`,
@@ -40,13 +28,14 @@ export function installFaultConsole(ctx: Context): void {
       const changed = faults.set(spec.cap, value === 'on');
       c.out(`${spec.cap}=${value}${changed ? '' : ' (unchanged)'}`);
     },
-  });
-  ctx.console.register({
+  };
+  const list: Command = {
     verb: 'FAULT?',
     maxArgs: 0,
     help: 'every fault cap, on or off, and what it does',
     run: (c) => {
       for (const f of FAULTS) c.out(`${f.cap}=${faults.isOn(f.cap) ? 'on' : 'off'} ${f.what}`);
     },
-  });
+  };
+  return [fault, list];
 }

@@ -1,104 +1,59 @@
-// The files subsystem's face (ctx.files): the artifact store, downloads
-// (files.fetch and their approvals), the hooks other subsystems plug in, and
-// the boot wiring of its tools, routes and console commands.
+// The files subsystem's face: the artifact store, downloads (files.fetch and
+// their approvals), the hooks other subsystems plug in, and its tools, routes
+// and console commands; the caller's text files as artifact:// resources for
+// /mcp (src/files/resources.ts).
 //
 // For the chat subsystem:
-//   ctx.files.downloads.approve(id) / deny(id) / pending()   chat /fetch approve <id>
-//   ctx.files.inbound(kind)       whether an inbound photo or document can be taken
-//   ctx.files.setSender(sender)   files.send delivers through it
-//   ctx.files.setPeople(people)   roles (guests cannot share; unknown sees nothing)
-//   ctx.files.setFetchedScreen(s) the injection screen files.read applies to downloaded text
+//   files.downloads.approve(id) / deny(id) / pending()   chat /fetch approve <id>
+//   files.inbound(kind)       whether an inbound photo or document can be taken
+//   files.setSender(sender)   files.send delivers through it
+//   files.setPeople(people)   roles (guests cannot share; unknown sees nothing)
+//   files.setFetchedScreen(s) the injection screen files.read applies to downloaded text
 
-import type { Context } from '../core/context.ts';
-import type { Clock, SdCard } from '../hal/index.ts';
-import type { Log } from '../log/log.ts';
+import type { ResourceProvider } from '../contracts/index.ts';
+import type { Subsystem } from '../core/subsystem.ts';
 import type { HttpClient } from '../net/http/client.ts';
-import type { Store } from '../core/store.ts';
-import type { RandomFill } from '../util/ids.ts';
-import { installFilesConsole } from './console.ts';
-import { clearIncoming, Downloads } from './fetch.ts';
-import { DEFAULT_FILE_PEOPLE, type FilePeople } from './people.ts';
-import { installFileRoutes } from './routes.ts';
-import { ArtifactStore, type CardView, type FileMeta } from './store.ts';
+import { filesCommands } from './console.ts';
+import { clearIncoming } from './fetch.ts';
+import { Files } from './files.ts';
+import { fileResources } from './resources.ts';
+import { fileRoutes } from './routes.ts';
+import type { CardState, CardView } from './store.ts';
 import { fileTools } from './tools.ts';
 
-/** Delivers a file to a chat (the chat messenger implements it). chat null: the owner's chat. */
-export interface FileSender {
-  send(chat: string | null, meta: FileMeta, read: (offset: number, length: number) => Uint8Array): Promise<{ ok: boolean; message: string }>;
+// What other folders use of files besides the face (the chat's bridge, images, the agents' documents).
+export { FilesError, type ArtifactStore, type FileMeta, type PartWriter } from './store.ts';
+export { checkName, checkProject, extensionOf, NAME_MAX, nameFromUrl } from './names.ts';
+export { INCOMING } from './fetch.ts';
+export { Files, type FetchedScreen, type FileSender, type FilesDeps, type InboundKind } from './files.ts';
+
+/** The card as files needs it: its tier, a probe, and word of a change (src/storage). */
+export interface FilesCard extends CardView {
+  onChange(listener: (state: CardState, previous: CardState) => void): void;
 }
 
-export type InboundKind = 'photo' | 'document';
-
-/** The prompt-injection screen for fetched content (the chat's moderation gate implements it). */
-export type FetchedScreen = (text: string, caller: { admin: boolean }) => string;
-
-export interface FilesDeps {
-  sd: SdCard;
-  card: CardView;
-  clock: Clock;
-  log: Log;
+/** What files needs from others. */
+export interface FilesOptions {
+  card: FilesCard;
+  /** Outbound HTTP(S) for files.fetch. */
   client: HttpClient;
-  nvs: Store;
-  random: RandomFill;
+  /** Posts an owner notice (a download waiting for approval, one that finished). */
   notify: (key: string, text: string) => void;
 }
 
-export class Files {
-  readonly store: ArtifactStore;
-  readonly downloads: Downloads;
-  private people: FilePeople = DEFAULT_FILE_PEOPLE;
-  private fileSender: FileSender | null = null;
-  private fetchedScreen: FetchedScreen | null = null;
-
-  constructor(private readonly deps: FilesDeps) {
-    this.store = new ArtifactStore({ sd: deps.sd, card: deps.card, clock: deps.clock, log: deps.log, people: () => this.people });
-    this.downloads = new Downloads({ store: this.store, sd: deps.sd, client: deps.client, clock: deps.clock, log: deps.log, nvs: deps.nvs, random: deps.random, notify: deps.notify });
-  }
-
-  setPeople(people: FilePeople): void {
-    this.people = people;
-  }
-
-  setSender(sender: FileSender | null): void {
-    this.fileSender = sender;
-  }
-
-  sender(): FileSender | null {
-    return this.fileSender;
-  }
-
-  setFetchedScreen(screen: FetchedScreen | null): void {
-    this.fetchedScreen = screen;
-  }
-
-  /** Text of a downloaded file as a caller's turn may see it (the chat's moderation decides; unscreened without it). */
-  screenFetched(text: string, caller: { admin: boolean }): string {
-    return this.fetchedScreen ? this.fetchedScreen(text, caller) : text;
-  }
-
-  /** The card changed tier: rescan on next use, clear download leftovers. */
-  cardChanged(): void {
-    this.store.reset();
-    if (this.deps.card.live()) clearIncoming(this.deps.sd);
-  }
-
-  /**
-   * Whether an inbound photo or document can be kept (spec, Other failure
-   * rules 7): without a usable card it is declined with a suggestion.
-   */
-  inbound(kind: InboundKind): { ok: true } | { ok: false; reply: string } {
-    const tier = this.deps.card.get().tier;
-    if (tier === 'present') return { ok: true };
-    const why = tier === 'none' ? 'there is no SD card in the device' : 'the SD card in the device is under 1 GB, which is not supported';
-    return { ok: false, reply: `I can't keep ${kind === 'photo' ? 'photos' : 'documents'} right now: ${why}. Could you describe it in a message instead?` };
-  }
+/** What files provides: the store and downloads (Files), and its resources for /mcp. */
+export interface FilesFace {
+  files: Files;
+  resources: ResourceProvider[];
 }
 
-export function installFiles(ctx: Context): void {
-  const files = ctx.files;
-  ctx.card.onChange(() => files.cardChanged());
-  if (ctx.card.live()) clearIncoming(ctx.hal.sd);
-  for (const spec of fileTools(files)) ctx.tools.register(spec);
-  installFileRoutes(ctx, files);
-  installFilesConsole(ctx, files);
-}
+export const files: Subsystem<FilesOptions, FilesFace> = {
+  name: 'files',
+  start(k, o) {
+    const sd = k.hal.sd;
+    const f = new Files({ sd, card: o.card, clock: k.hal.clock, log: k.log, client: o.client, nvs: k.store('files'), random: (b) => k.hal.system.random(b), notify: o.notify });
+    o.card.onChange(() => f.cardChanged());
+    if (o.card.live()) clearIncoming(sd);
+    return { provides: { files: f, resources: [fileResources(f)] }, tools: fileTools(f), routes: fileRoutes(f, o.card, k.log), commands: filesCommands(f, o.card) };
+  },
+};

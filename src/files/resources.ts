@@ -1,5 +1,5 @@
-// The caller's text artifacts as MCP resources (served by /mcp,
-// src/mcp/resources.ts): artifact://<project>/<name> for every text file
+// The caller's text artifacts as MCP resources (served by /mcp; the
+// provider contract is src/contracts/mcp-sources.ts): artifact://<project>/<name> for every text file
 // (.md .txt .csv .json .log) the caller may read. Visibility is the store's
 // own (ArtifactStore.list and readText with the caller's person, as
 // files.list and files.read use them): the /mcp token holder is the owner,
@@ -12,12 +12,11 @@
 // files.read continues. Without a usable card the list is empty and a read
 // says why.
 
-import type { ResourceInfo, ResourceProvider, ResourceRead } from '../mcp/resources.ts';
-import { ResourceError } from '../mcp/resources.ts';
-import type { ToolCaller } from '../mcp/types.ts';
+import { ResourceError, type ResourceInfo, type ResourceProvider, type ResourceRead } from '../contracts/index.ts';
+import type { ToolCaller } from '../core/tools/types.ts';
 import { errorMessage } from '../util/json.ts';
 import { utf8Length } from '../util/utf8.ts';
-import type { Files } from './index.ts';
+import type { Files } from './files.ts';
 import { extensionOf, isText } from './names.ts';
 import type { FileMeta } from './store.ts';
 

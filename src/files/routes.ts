@@ -7,13 +7,14 @@
 // Safety > Downloads: GET and POST /api/downloads (url policy, pending
 // approvals, recent jobs).
 
-import type { Context } from '../core/context.ts';
+import type { Route } from '../core/router.ts';
+import type { Log } from '../log/log.ts';
 import { parseForm, queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
 import { URL_POLICIES } from './fetch.ts';
-import type { Files } from './index.ts';
-import { FilesError, type FileMeta } from './store.ts';
+import type { Files } from './files.ts';
+import { FilesError, type CardView, type FileMeta } from './store.ts';
 import { checkSave, SAVE_MAX_BYTES } from './tools.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { replaceEvery } from '../util/replace.ts';
@@ -55,8 +56,8 @@ function filesError(e: unknown): HttpResponse {
   throw e;
 }
 
-export function filesListing(files: Files, ctx: Context): Record<string, unknown> {
-  const c = ctx.card.get();
+export function filesListing(files: Files, card: CardView): Record<string, unknown> {
+  const c = card.get();
   if (c.tier !== 'present') return { present: false, unsupported: c.tier === 'unsupported', count: 0, bytes: 0, quota: 0, cardTotal: c.totalBytes, cardFree: c.freeBytes, freeBytes: 0, files: [] };
   const list: FileMeta[] = files.store.list(null);
   const used = files.store.usedBytes();
@@ -73,135 +74,134 @@ export function filesListing(files: Files, ctx: Context): Record<string, unknown
   };
 }
 
-export function installFileRoutes(ctx: Context, files: Files): void {
-  ctx.router.add({
-    method: 'GET',
-    path: '/api/files/list',
-    handler: () => {
-      try {
-        ctx.card.probe();
-        return jsonResponse(filesListing(files, ctx));
-      } catch (e) {
-        return filesError(e);
-      }
-    },
-  });
-
-  ctx.router.add({
-    method: 'GET',
-    path: '/api/files/dl',
-    handler: (req) => {
-      const q = queryParams(req);
-      let project = q.get('project') ?? '';
-      let name = q.get('name') ?? '';
-      const ref = q.get('ref') ?? q.get('file');
-      const owner = q.get('owner') || undefined;
-      if (ref && !project) {
-        const slash = ref.indexOf('/');
-        project = slash < 0 ? '' : ref.slice(0, slash);
-        name = slash < 0 ? ref : ref.slice(slash + 1);
-      }
-      let meta: FileMeta;
-      try {
-        meta = files.store.stat(null, project, name, owner);
-      } catch (e) {
-        return filesError(e);
-      }
-      const store = files.store;
-      return {
-        status: 200,
-        headers: {
-          'Content-Type': CONTENT_TYPES[meta.kind] ?? 'application/octet-stream',
-          'Content-Disposition': `attachment; filename="${replaceEvery(meta.name, QUOTE, '')}"`,
-          'Cache-Control': 'no-store',
-        },
-        stream: {
-          length: meta.size,
-          start(w) {
-            let at = 0;
-            const pump = (): void => {
-              while (at < meta.size) {
-                let chunk: Uint8Array;
-                try {
-                  chunk = store.readBytes(meta, at, Math.min(DL_CHUNK, meta.size - at));
-                } catch (e) {
-                  w.abort(e instanceof Error ? e.message : 'card read failed');
-                  return;
-                }
-                if (!chunk.length) {
-                  w.abort('the file shrank while it was sent');
-                  return;
-                }
-                at += chunk.length;
-                if (!w.write(chunk)) {
-                  w.onDrain = pump;
-                  return;
-                }
-              }
-              w.onDrain = null;
-              w.end();
-            };
-            pump();
-          },
-        },
-      };
-    },
-  });
-
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/files/upload',
-    bodyLimit: UPLOAD_BODY_MAX,
-    handler: (req) => {
-      const f = parseForm(req);
-      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-      const part = f.form.files.find((p) => p.name === 'file');
-      if (!part) return errorResponse(400, 'no-file', 'Send the file as the multipart field "file".');
-      const project = (f.form.fields.get('project') ?? '').trim() || UPLOAD_PROJECT;
-      const name = (f.form.fields.get('name') ?? '').trim() || part.filename;
-      try {
-        const bad = checkSave(name, part.data.length);
-        if (bad?.code === 'bad-input') throw new FilesError('not-text', `${name}: only .md, .txt, .csv and .json files can be saved.`);
-        if (bad) throw bad;
-        // Saved files are text: bytes that are not UTF-8 would not read back as they came.
-        const bytes = part.data;
-        const again = encode(decode(bytes));
-        if (again.length !== bytes.length || again.some((b, i) => b !== bytes[i])) throw new FilesError('not-text', `${name} is not UTF-8 text; only text files can be saved.`);
-        ctx.card.probe();
-        const meta = files.store.save(null, project, name, bytes);
-        ctx.log.info('files', `uploaded ${meta.project}/${meta.name} (${meta.size} bytes) from the web`);
-        return jsonResponse({ saved: true, file: meta });
-      } catch (e) {
-        return filesError(e);
-      }
-    },
-  });
-
+export function fileRoutes(files: Files, card: CardView, log: Log): Route[] {
   const downloads = files.downloads;
-  ctx.router.add({
-    method: 'GET',
-    path: '/api/downloads',
-    handler: () => jsonResponse({ policy: downloads.policy(), policies: URL_POLICIES, pending: downloads.pending(), jobs: downloads.jobs() }),
-  });
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/downloads',
-    handler: (req) => {
-      const f = parseForm(req);
-      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-      const action = f.form.fields.get('action') ?? '';
-      if (action === 'policy') {
-        const value = f.form.fields.get('value') ?? '';
-        if (!downloads.setPolicy(value)) return errorResponse(400, 'bad-policy', `value must be one of ${URL_POLICIES.join(', ')}.`);
-        return jsonResponse({ policy: downloads.policy() });
-      }
-      if (action === 'approve' || action === 'deny') {
-        const id = f.form.fields.get('id') ?? '';
-        const r = action === 'approve' ? downloads.approve(id) : downloads.deny(id);
-        if (!r.ok) return errorResponse(r.code === 'not-found' ? 404 : 409, r.code, r.message);
-        return jsonResponse({ id: r.id, message: r.message });
-      }
-      return errorResponse(400, 'bad-action', 'action must be policy, approve or deny.');
+  return [
+    {
+      method: 'GET',
+      path: '/api/files/list',
+      handler: () => {
+        try {
+          card.probe();
+          return jsonResponse(filesListing(files, card));
+        } catch (e) {
+          return filesError(e);
+        }
+      },
     },
-  });
+    {
+      method: 'GET',
+      path: '/api/files/dl',
+      handler: (req) => {
+        const q = queryParams(req);
+        let project = q.get('project') ?? '';
+        let name = q.get('name') ?? '';
+        const ref = q.get('ref') ?? q.get('file');
+        const owner = q.get('owner') || undefined;
+        if (ref && !project) {
+          const slash = ref.indexOf('/');
+          project = slash < 0 ? '' : ref.slice(0, slash);
+          name = slash < 0 ? ref : ref.slice(slash + 1);
+        }
+        let meta: FileMeta;
+        try {
+          meta = files.store.stat(null, project, name, owner);
+        } catch (e) {
+          return filesError(e);
+        }
+        const store = files.store;
+        return {
+          status: 200,
+          headers: {
+            'Content-Type': CONTENT_TYPES[meta.kind] ?? 'application/octet-stream',
+            'Content-Disposition': `attachment; filename="${replaceEvery(meta.name, QUOTE, '')}"`,
+            'Cache-Control': 'no-store',
+          },
+          stream: {
+            length: meta.size,
+            start(w) {
+              let at = 0;
+              const pump = (): void => {
+                while (at < meta.size) {
+                  let chunk: Uint8Array;
+                  try {
+                    chunk = store.readBytes(meta, at, Math.min(DL_CHUNK, meta.size - at));
+                  } catch (e) {
+                    w.abort(e instanceof Error ? e.message : 'card read failed');
+                    return;
+                  }
+                  if (!chunk.length) {
+                    w.abort('the file shrank while it was sent');
+                    return;
+                  }
+                  at += chunk.length;
+                  if (!w.write(chunk)) {
+                    w.onDrain = pump;
+                    return;
+                  }
+                }
+                w.onDrain = null;
+                w.end();
+              };
+              pump();
+            },
+          },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/files/upload',
+      bodyLimit: UPLOAD_BODY_MAX,
+      handler: (req) => {
+        const f = parseForm(req);
+        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
+        const part = f.form.files.find((p) => p.name === 'file');
+        if (!part) return errorResponse(400, 'no-file', 'Send the file as the multipart field "file".');
+        const project = (f.form.fields.get('project') ?? '').trim() || UPLOAD_PROJECT;
+        const name = (f.form.fields.get('name') ?? '').trim() || part.filename;
+        try {
+          const bad = checkSave(name, part.data.length);
+          if (bad?.code === 'bad-input') throw new FilesError('not-text', `${name}: only .md, .txt, .csv and .json files can be saved.`);
+          if (bad) throw bad;
+          // Saved files are text: bytes that are not UTF-8 would not read back as they came.
+          const bytes = part.data;
+          const again = encode(decode(bytes));
+          if (again.length !== bytes.length || again.some((b, i) => b !== bytes[i])) throw new FilesError('not-text', `${name} is not UTF-8 text; only text files can be saved.`);
+          card.probe();
+          const meta = files.store.save(null, project, name, bytes);
+          log.info('files', `uploaded ${meta.project}/${meta.name} (${meta.size} bytes) from the web`);
+          return jsonResponse({ saved: true, file: meta });
+        } catch (e) {
+          return filesError(e);
+        }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/downloads',
+      handler: () => jsonResponse({ policy: downloads.policy(), policies: URL_POLICIES, pending: downloads.pending(), jobs: downloads.jobs() }),
+    },
+    {
+      method: 'POST',
+      path: '/api/downloads',
+      handler: (req) => {
+        const f = parseForm(req);
+        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
+        const action = f.form.fields.get('action') ?? '';
+        if (action === 'policy') {
+          const value = f.form.fields.get('value') ?? '';
+          if (!downloads.setPolicy(value)) return errorResponse(400, 'bad-policy', `value must be one of ${URL_POLICIES.join(', ')}.`);
+          return jsonResponse({ policy: downloads.policy() });
+        }
+        if (action === 'approve' || action === 'deny') {
+          const id = f.form.fields.get('id') ?? '';
+          const r = action === 'approve' ? downloads.approve(id) : downloads.deny(id);
+          if (!r.ok) return errorResponse(r.code === 'not-found' ? 404 : 409, r.code, r.message);
+          return jsonResponse({ id: r.id, message: r.message });
+        }
+        return errorResponse(400, 'bad-action', 'action must be policy, approve or deny.');
+      },
+    },
+  ];
 }

@@ -30,7 +30,9 @@
 import type { Clock, SdCard } from '../hal/index.ts';
 import { HalError } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import type { CardState } from '../storage/card.ts';
+import type { CardState } from '../storage/index.ts';
+
+export type { CardState } from '../storage/index.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { FILES_ROOT, META_DIR, checkName, checkProject, filePath, homeDir, isText, kindOf, personOfDir, projectDir } from './names.ts';

@@ -7,10 +7,10 @@
 // without a card and answer with the legible reason (spec, Other failure
 // rules 7), rather than vanishing from the model's view.
 
-import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../mcp/types.ts';
+import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import { utf8Length, encode } from '../util/utf8.ts';
 import { errorMessage, stringify } from '../util/json.ts';
-import type { Files } from './index.ts';
+import type { Files } from './files.ts';
 import { civilFromDays } from '../util/civil.ts';
 import { NAME_MAX, PROJECT_MAX, SAVE_EXTENSIONS, extensionOf } from './names.ts';
 import { FilesError, type FileMeta } from './store.ts';

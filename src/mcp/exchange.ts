@@ -1,5 +1,5 @@
 // One /mcp request in progress, and what the tool running it may say to the
-// client meanwhile (the ToolPeer of src/mcp/types.ts).
+// client meanwhile (the ToolPeer of src/core/tools/types.ts).
 //
 // The answer is plain JSON unless the tool speaks before it finishes: its
 // first progress notification or question turns the answer into an event
@@ -29,7 +29,7 @@ import type { HttpResponse, BodyWriter } from '../net/http/types.ts';
 import { randomId, type RandomFill } from '../util/ids.ts';
 import { isPlainObject, stringify } from '../util/json.ts';
 import { MISSING_REQUIRED_CLIENT_CAPABILITY, rpcError, rpcMessage, rpcResult, type RpcId, type RpcResponse } from './jsonrpc.ts';
-import { PeerRefusal, type ToolPeer } from './types.ts';
+import { PeerRefusal, type ToolPeer } from '../core/tools/types.ts';
 
 /** How long a question waits for the client's answer (a person may be filling a form). */
 export const ANSWER_MS = 120_000;

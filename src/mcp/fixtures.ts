@@ -16,7 +16,7 @@ import type { Clock } from '../hal/index.ts';
 import { errorMessage, isPlainObject, stringify } from '../util/json.ts';
 import type { PromptProvider, PromptInfo, PromptResult } from './prompts.ts';
 import { ResourceError, type ResourceProvider, type ResourceRead } from './resources.ts';
-import { fail, ok, PeerRefusal, type McpContent, type ToolCaller, type ToolResult, type ToolSpec } from './types.ts';
+import { fail, ok, PeerRefusal, type McpContent, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 
 /** A 1x1 red pixel, PNG. */
 export const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4AWP4z8DwHwAFAAH/e+m+7wAAAABJRU5ErkJggg==';

@@ -6,36 +6,10 @@
 // no provider repeats the rule.
 
 import { errorMessage } from '../util/json.ts';
-import type { McpContent, ToolCaller } from './types.ts';
+import type { ToolCaller } from '../core/tools/types.ts';
+import type { PromptInfo, PromptProvider, PromptResult } from '../contracts/index.ts';
 
-export interface PromptArgument {
-  name: string;
-  description?: string;
-  required?: boolean;
-}
-
-export interface PromptInfo {
-  name: string;
-  title?: string;
-  description?: string;
-  arguments?: PromptArgument[];
-}
-
-export interface PromptMessage {
-  role: 'user' | 'assistant';
-  content: McpContent;
-}
-
-export interface PromptResult {
-  description?: string;
-  messages: PromptMessage[];
-}
-
-export interface PromptProvider {
-  list(caller: ToolCaller): PromptInfo[];
-  /** The prompt filled with its arguments (validated against its declaration already); throws an Error whose message says why it cannot be had. */
-  get(name: string, args: Record<string, string>, caller: ToolCaller): PromptResult;
-}
+export type { PromptArgument, PromptInfo, PromptMessage, PromptProvider, PromptResult } from '../contracts/index.ts';
 
 export type PromptAnswer = { ok: true; result: PromptResult } | { ok: false; error: string };
 

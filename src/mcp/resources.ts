@@ -11,52 +11,16 @@
 // skip one, which MCP allows (cursors promise no snapshot).
 
 import { isPlainObject } from '../util/json.ts';
-import type { ToolCaller } from './types.ts';
+import type { ToolCaller } from '../core/tools/types.ts';
+import { ResourceError, type ResourceInfo, type ResourceProvider, type ResourceRead, type ResourceTemplateInfo } from '../contracts/index.ts';
+
+export { ResourceError, type ResourceContents, type ResourceInfo, type ResourceProvider, type ResourceRead, type ResourceTemplateInfo } from '../contracts/index.ts';
 
 export const PAGE_SIZE = 50;
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//;
 const CURSOR = /^o([0-9]{1,7})$/;
-
-export interface ResourceInfo {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  /** Bytes of the raw content, when known. */
-  size?: number;
-}
-
-export interface ResourceTemplateInfo {
-  uriTemplate: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-}
-
-export type ResourceContents = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
-
-export interface ResourceRead {
-  contents: ResourceContents[];
-  /** How long a 2026-07-28 client may keep it (ms): long for the firmware's docs, 0 for files. */
-  ttlMs: number;
-}
-
-/** A read that cannot be answered: the resource does not exist for this caller, or cannot be read now (the reason says which). */
-export class ResourceError extends Error {}
-
-export interface ResourceProvider {
-  /** The URI scheme this provider answers (docs, artifact, test). */
-  scheme: string;
-  /** What this caller may read now; [] when nothing (no card). */
-  list(caller: ToolCaller): ResourceInfo[];
-  templates(): ResourceTemplateInfo[];
-  /** One resource; throws ResourceError when there is none for this caller. */
-  read(uri: string, caller: ToolCaller): ResourceRead;
-}
 
 export type Page<T> = { ok: true; items: T[]; nextCursor?: string } | { ok: false; error: string };
 

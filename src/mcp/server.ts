@@ -53,10 +53,10 @@ import {
 } from './jsonrpc.ts';
 import { originRefusal } from './origin.ts';
 import type { PromptRegistry } from './prompts.ts';
-import type { ToolRegistry } from './registry.ts';
+import type { ToolRegistry } from '../core/tools/registry.ts';
 import { cursorOf, paginate, ResourceError, type ResourceRegistry } from './resources.ts';
 import { Sessions, type Session } from './sessions.ts';
-import type { ToolCaller, ToolResult } from './types.ts';
+import type { ToolCaller, ToolResult } from '../core/tools/types.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const BASE64_HEADER_WORD = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/;

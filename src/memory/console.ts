@@ -3,11 +3,11 @@
 // cursor) and DREAM (decay, prune and dedupe now). COMPACT (summarize a
 // chat into memory) is the turn engine's: src/turn/compact.ts.
 
-import type { Context } from '../core/context.ts';
-import { CommandError } from '../console/console.ts';
+import { CommandError, type Command } from '../core/console.ts';
+import type { Kernel } from '../core/kernel.ts';
 import { randomId } from '../util/ids.ts';
 import { stamp } from './time.ts';
-import type { Memory } from './index.ts';
+import type { Memory } from './memory.ts';
 import { MemoryError } from './vector-store.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -39,84 +39,84 @@ export function fillerText(kind: string, run: string, i: number, bytes: number):
 }
 
 /** Lets the event loop run (watchdog, console, HTTP) during a long command. */
-function yieldLoop(ctx: Context): Promise<void> {
-  return new Promise((resolve) => void ctx.hal.clock.setTimeout(resolve, 0));
+function yieldLoop(k: Kernel): Promise<void> {
+  return new Promise((resolve) => void k.hal.clock.setTimeout(resolve, 0));
 }
 
-export function installMemoryConsole(ctx: Context, memory: Memory): void {
-  ctx.console.register({
-    verb: 'MEMFILL',
-    usage: '<epi or vec> <n> [bytes]',
-    help: 'write n filler memories (vec) or episodic rows (epi) of about bytes bytes; logs each 25 acknowledged',
-    run: async (c) => {
-      const [what, nRaw, bytesRaw] = c.argv;
-      const n = Number(nRaw);
-      const bytes = bytesRaw === undefined ? 120 : Number(bytesRaw);
-      if ((what !== 'epi' && what !== 'vec') || !Number.isInteger(n) || n < 1 || n > 100000) throw new CommandError('usage: MEMFILL <epi or vec> <n 1-100000> [bytes]');
-      if (!Number.isInteger(bytes) || bytes < 16 || bytes > (what === 'vec' ? 1200 : 4096)) throw new CommandError(`bytes must be 16-${what === 'vec' ? 1200 : 4096}`);
-      // A random run tag: bursts after a reboot must not repeat (and so merge with) earlier ones.
-      const run = randomId(ctx.random, '', 3);
-      let added = 0;
-      for (let i = 0; i < n; i++) {
-        const text = fillerText(what, run, i, bytes);
-        try {
-          if (what === 'vec') {
-            const o = await memory.store.write({ content: text, importance: 0.5, source: 'memfill', creator: true }, null);
-            if (o.action === 'added') added++;
-          } else {
-            memory.episodic.append({ session: 'memfill', role: 'system', kind: 'log', text });
-            added++;
+export function memoryCommands(memory: Memory, k: Kernel): Command[] {
+  return [
+    {
+      verb: 'MEMFILL',
+      usage: '<epi or vec> <n> [bytes]',
+      help: 'write n filler memories (vec) or episodic rows (epi) of about bytes bytes; logs each 25 acknowledged',
+      run: async (c) => {
+        const [what, nRaw, bytesRaw] = c.argv;
+        const n = Number(nRaw);
+        const bytes = bytesRaw === undefined ? 120 : Number(bytesRaw);
+        if ((what !== 'epi' && what !== 'vec') || !Number.isInteger(n) || n < 1 || n > 100000) throw new CommandError('usage: MEMFILL <epi or vec> <n 1-100000> [bytes]');
+        if (!Number.isInteger(bytes) || bytes < 16 || bytes > (what === 'vec' ? 1200 : 4096)) throw new CommandError(`bytes must be 16-${what === 'vec' ? 1200 : 4096}`);
+        // A random run tag: bursts after a reboot must not repeat (and so merge with) earlier ones.
+        const run = randomId((b) => k.hal.system.random(b), '', 3);
+        let added = 0;
+        for (let i = 0; i < n; i++) {
+          const text = fillerText(what, run, i, bytes);
+          try {
+            if (what === 'vec') {
+              const o = await memory.store.write({ content: text, importance: 0.5, source: 'memfill', creator: true }, null);
+              if (o.action === 'added') added++;
+            } else {
+              memory.episodic.append({ session: 'memfill', role: 'system', kind: 'log', text });
+              added++;
+            }
+          } catch (e) {
+            if (e instanceof MemoryError) throw new CommandError(`after ${i} written: ${e.message}`);
+            throw e;
           }
+          if ((i + 1) % 25 === 0) {
+            k.log.info('mem', `memfill ${what} ${i + 1} acknowledged`);
+            await yieldLoop(k);
+          }
+        }
+        k.log.info('mem', `memfill ${what} ${n} acknowledged`);
+        c.out(`${what} ${n} written (${added} new); vec=${memory.store.index.count}`);
+      },
+    },
+    {
+      verb: 'EPIQ',
+      usage: '[@<cursor>] <text>',
+      help: 'search the episodic log for text: the hot window, or a cold scan from @cursor',
+      run: (c) => {
+        let args = c.args;
+        let cursor: string | null = null;
+        const m = CURSOR_ARGS.exec(args);
+        if (m) {
+          cursor = m[1]!;
+          args = m[2]!;
+        }
+        const q = { limit: 20, ...(args ? { text: args } : {}) };
+        try {
+          const page = cursor ? memory.episodic.coldScan(q, cursor) : memory.episodic.query(q);
+          for (const r of page.rows) c.out(`${stamp(r.ts)} ${r.session} ${r.role}/${r.kind}: ${r.text.length > 120 ? r.text.slice(0, 120) + '...' : r.text}`);
+          c.out(`rows=${page.rows.length} searchedTo=${page.searchedTo === null ? '-' : stamp(page.searchedTo)} olderExists=${page.olderExists ? 1 : 0} next=${page.nextBefore ?? '-'}`);
         } catch (e) {
-          if (e instanceof MemoryError) throw new CommandError(`after ${i} written: ${e.message}`);
+          if (e instanceof MemoryError) throw new CommandError(e.message);
           throw e;
         }
-        if ((i + 1) % 25 === 0) {
-          ctx.log.info('mem', `memfill ${what} ${i + 1} acknowledged`);
-          await yieldLoop(ctx);
+      },
+    },
+    {
+      verb: 'DREAM',
+      maxArgs: 0,
+      help: 'run memory maintenance now: one decay step, prune, dedupe',
+      run: (c) => {
+        try {
+          const r = memory.dreamNow();
+          c.out(`decayed=${r.decayed} pruned=${r.pruned} merged=${r.merged} vec=${memory.store.index.count}`);
+        } catch (e) {
+          if (e instanceof MemoryError) throw new CommandError(e.message);
+          throw e;
         }
-      }
-      ctx.log.info('mem', `memfill ${what} ${n} acknowledged`);
-      c.out(`${what} ${n} written (${added} new); vec=${memory.store.index.count}`);
+      },
     },
-  });
-
-  ctx.console.register({
-    verb: 'EPIQ',
-    usage: '[@<cursor>] <text>',
-    help: 'search the episodic log for text: the hot window, or a cold scan from @cursor',
-    run: (c) => {
-      let args = c.args;
-      let cursor: string | null = null;
-      const m = CURSOR_ARGS.exec(args);
-      if (m) {
-        cursor = m[1]!;
-        args = m[2]!;
-      }
-      const q = { limit: 20, ...(args ? { text: args } : {}) };
-      try {
-        const page = cursor ? memory.episodic.coldScan(q, cursor) : memory.episodic.query(q);
-        for (const r of page.rows) c.out(`${stamp(r.ts)} ${r.session} ${r.role}/${r.kind}: ${r.text.length > 120 ? r.text.slice(0, 120) + '...' : r.text}`);
-        c.out(`rows=${page.rows.length} searchedTo=${page.searchedTo === null ? '-' : stamp(page.searchedTo)} olderExists=${page.olderExists ? 1 : 0} next=${page.nextBefore ?? '-'}`);
-      } catch (e) {
-        if (e instanceof MemoryError) throw new CommandError(e.message);
-        throw e;
-      }
-    },
-  });
-
-  ctx.console.register({
-    verb: 'DREAM',
-    maxArgs: 0,
-    help: 'run memory maintenance now: one decay step, prune, dedupe',
-    run: (c) => {
-      try {
-        const r = memory.dreamNow();
-        c.out(`decayed=${r.decayed} pruned=${r.pruned} merged=${r.merged} vec=${memory.store.index.count}`);
-      } catch (e) {
-        if (e instanceof MemoryError) throw new CommandError(e.message);
-        throw e;
-      }
-    },
-  });
+  ];
 }

@@ -1,262 +1,70 @@
-// Long-term memory, the subsystem's face: the vector store, the embedder,
-// the episodic log, running memory and the scratchpad behind one object on
-// the context (ctx.memory), the card tier changes, the maintenance ticks,
-// and the API the turn engine uses:
-//
-//   relevantMemories(userText, memQueries, person)  the relevant-memories block
-//   applyMemWrites(turn.mem_write, person)          after the reply is sent
-//   applyRunningMemory(turn.memory), applyScratchpad(turn.scratchpad)
-//   runningMemory(), scratchpadBlock()              for the next prompt
-//   episodic.append(row)                            history and device timeline rows
+// Long-term memory, the subsystem's face: mounts the Memory (src/memory/memory.ts:
+// the vector store, the embedder, the episodic log, running memory and the
+// scratchpad behind one object) with what it declares it needs, logs the
+// device timeline as episodic rows, and hands mount() its routes, console
+// commands, tools and status (vec=, the state snapshot's memory counts).
 
-import type { Context } from '../core/context.ts';
-import type { Store } from '../core/store.ts';
 import type { Hotspots } from '../core/hotspots.ts';
-import type { Hal } from '../hal/index.ts';
-import type { Log } from '../log/log.ts';
-import type { HttpClient } from '../net/http/client.ts';
-import type { MemWrite, ScratchpadPatch } from '../turn/turn-types.ts';
-import type { RandomFill } from '../util/ids.ts';
-import { ConfigStore } from './config.ts';
-import {
-  checkEmbeddingConfig,
-  DEFAULT_EMBEDDING,
-  OFFLINE_PROVIDER,
-  sameEmbedding,
-  type Embedder,
-  type EmbeddingConfig,
-} from './embedder.ts';
-import { OfflineEmbedder } from './embed-offline.ts';
-import { NO_KEYS, RemoteEmbedder, type EmbeddingKeys } from './embed-remote.ts';
-import { EpisodicLog } from './episodic.ts';
-import { CARD_POLL_MS, DECAY_PERIOD_MS, TICK_MS } from './limits.ts';
-import { DEFAULT_PEOPLE, type People } from './quotas.ts';
-import { formatBlock, retrieve } from './retrieval.ts';
-import { ScratchpadStore, type Scratchpad } from './scratchpad.ts';
-import { MemoryError, VectorStore, type WriteOutcome } from './vector-store.ts';
-import { stringify } from '../util/json.ts';
+import type { Mounted, Subsystem } from '../core/subsystem.ts';
+import { memoryCommands } from './console.ts';
+import { Memory, type MemoryStart } from './memory.ts';
+import { memoryRoutes } from './routes.ts';
+import { memoryTools } from './tools.ts';
 
-export { MemoryError };
+export { Memory, MemoryError, type MemoryCard, type MemoryStart } from './memory.ts';
+export { quotaFor, ROLE_QUOTAS, type MemoryQuota, type People, type Role } from './quotas.ts';
 
-export interface MemoryOptions {
-  /** Embedding endpoints and keys (the provider settings). */
-  keys?: EmbeddingKeys;
-  /** Roles and quota overrides (the people subsystem, later). */
-  people?: People;
+/** A device timeline row (restarts, updates, mode switches, storage changes), as memory logs it. */
+export interface TimelineRowView {
+  kind: string;
+  text: string;
+  wallMs: number;
+  synced: boolean;
 }
 
-export class Memory {
-  readonly config: ConfigStore;
-  readonly store: VectorStore;
-  readonly episodic: EpisodicLog;
-  readonly scratch: ScratchpadStore;
-  private card: { live(): boolean; probe(): unknown } | null = null;
-  private client: HttpClient | null = null;
-  private keys: EmbeddingKeys = NO_KEYS;
-  private people: People = DEFAULT_PEOPLE;
-  private pending: Promise<void> = Promise.resolve();
+/** What memory needs from others. */
+export interface MemoryOptions extends MemoryStart {
+  /** The native or fallback hot loops (sha256, vecdot) chosen at boot. */
+  hotspots: Hotspots;
+  /** The device timeline: its rows become episodic rows once the log is open. */
+  timeline: { attach(sink: (row: TimelineRowView) => void): void };
+}
 
-  constructor(
-    private readonly hal: Hal,
-    private readonly log: Log,
-    private readonly nvs: Store,
-    hotspots: Hotspots,
-    random: RandomFill,
-  ) {
-    this.config = new ConfigStore(nvs);
-    this.scratch = new ScratchpadStore(nvs);
-    const cardLive = (): boolean => this.card?.live() ?? false;
-    const emb = this.embeddingConfig();
-    this.store = new VectorStore(
-      { sd: hal.sd, cardLive, sha: hotspots.sha256, vecdot: hotspots.vecdot, clock: hal.clock, log, config: this.config, people: { roleOf: (p) => this.people.roleOf(p), quotaOverride: (p) => this.people.quotaOverride(p) } },
-      new OfflineEmbedder(emb.provider === OFFLINE_PROVIDER ? emb.dims : DEFAULT_EMBEDDING.dims),
-    );
-    this.episodic = new EpisodicLog({ sd: hal.sd, cardLive, sha: hotspots.sha256, clock: hal.clock, log, random });
-  }
+/** The status line's vec= and the state snapshot's memory section. */
+function memoryStatus(memory: Memory): NonNullable<Mounted<Memory>['status']> {
+  return {
+    fields: [['vec', () => memory.store.index.count]],
+    sections: [
+      () => {
+        const s = memory.store.stats();
+        return {
+          memory: {
+            vectors: s.vectors,
+            cap: s.cap,
+            pinned: s.pinned,
+            archive: s.archive,
+            episodicHot: memory.episodic.hotRows,
+            degraded: memory.store.degraded || memory.episodic.degraded,
+          },
+        };
+      },
+    ],
+  };
+}
 
-  /** Roles and quota overrides come from the people subsystem once it exists. */
-  setPeople(people: People): void {
-    this.people = people;
-  }
-
-  /** The configured embedding (NVS; the offline embedder at 256 dims until set). */
-  embeddingConfig(): EmbeddingConfig {
-    try {
-      const o = JSON.parse(this.nvs.str('embedding', '')) as EmbeddingConfig;
-      if (o && checkEmbeddingConfig(o) === null) return { provider: o.provider, model: o.model, dims: o.dims };
-    } catch {
-      // unset or damaged: the default
-    }
-    return { ...DEFAULT_EMBEDDING };
-  }
-
-  private makeEmbedder(c: EmbeddingConfig): Embedder {
-    if (c.provider === OFFLINE_PROVIDER) return new OfflineEmbedder(c.dims);
-    if (!this.client) throw new MemoryError('embedding', 'remote embedding is not available before boot completes');
-    return new RemoteEmbedder(c, this.client, this.keys);
-  }
-
-  /** Boot: opens the card's stores (or starts degraded), follows card changes, starts the ticks. */
-  start(ctx: Context, options: MemoryOptions = {}): void {
-    this.card = ctx.card;
-    this.client = ctx.client;
-    if (options.keys) this.keys = options.keys;
-    if (options.people) this.people = options.people;
-    const emb = this.embeddingConfig();
-    if (emb.provider !== OFFLINE_PROVIDER) this.store.embedder = this.makeEmbedder(emb);
-    this.attach();
-    ctx.card.onChange(() => {
-      if (ctx.card.live()) this.attach();
-      else {
-        this.store.demote();
-        this.episodic.demote();
+export const memory: Subsystem<MemoryOptions, Memory> = {
+  name: 'memory',
+  start(k, o) {
+    const m = new Memory(k.hal, k.log, k.store('mem'), o.hotspots, (b) => k.hal.system.random(b));
+    m.start(o, k.defer);
+    // Device timeline rows (restarts, updates, mode switches, storage changes) become episodic rows.
+    o.timeline.attach((row) => {
+      try {
+        m.episodic.append({ session: 'system', role: 'system', kind: 'log', text: `${row.kind}: ${row.text}`, tags: [row.kind], ...(row.synced ? { ts: row.wallMs } : {}) });
+      } catch (e) {
+        k.log.warn('mem', `timeline row not logged: ${String(e)}`);
       }
     });
-    const clock = this.hal.clock;
-    clock.setInterval(() => this.tick(), TICK_MS);
-    clock.setInterval(() => {
-      // Without a card, look for one now and then. A store that met a missing
-      // card demoted itself while the tier still says present: re-probe, and
-      // reattach once the card answers again.
-      if (!this.store.degraded && !this.episodic.degraded) return;
-      ctx.card.probe();
-      if (ctx.card.live()) this.attach();
-    }, CARD_POLL_MS);
-    ctx.defer(() => this.tick());
-  }
-
-  /** Opens whichever part runs without the card while a card is live. */
-  private attach(): void {
-    const stale = this.store.degraded ? this.store.attach() : false;
-    if (this.episodic.degraded) this.episodic.attach();
-    if (stale) this.background(() => this.store.reembed());
-  }
-
-  /** Runs async work one piece at a time, logging failures. */
-  private background(task: () => Promise<void>): Promise<void> {
-    this.pending = this.pending.then(task).catch((e: unknown) => this.log.warn('mem', `background work failed: ${String(e)}`));
-    return this.pending;
-  }
-
-  /** Waits for background work (re-embedding) to finish. */
-  idle(): Promise<void> {
-    return this.pending;
-  }
-
-  /** The 6-hour tick: episodic retention, then decay (one step per whole day since the last), prune and dedupe. */
-  tick(): void {
-    this.episodic.prune();
-    const clock = this.hal.clock;
-    if (!clock.synced()) return;
-    const now = clock.wallMs();
-    const last = Number(this.nvs.str('decayAt', ''));
-    if (!Number.isFinite(last) || last <= 0 || last > now) {
-      this.nvs.set('decayAt', String(now));
-      return;
-    }
-    const steps = Math.min(30, Math.floor((now - last) / DECAY_PERIOD_MS));
-    try {
-      const r = this.store.dream(steps);
-      if (steps > 0) this.nvs.set('decayAt', String(last + steps * DECAY_PERIOD_MS));
-      if (r.decayed || r.pruned || r.merged) this.log.info('mem', `maintenance: ${r.decayed} decayed, ${r.pruned} pruned, ${r.merged} merged`);
-    } catch (e) {
-      if (!(e instanceof MemoryError && e.code === 'busy')) this.log.warn('mem', `maintenance failed: ${String(e)}`);
-    }
-  }
-
-  /** DREAM: one decay step, prune and dedupe now. */
-  dreamNow(): { decayed: number; pruned: number; merged: number } {
-    return this.store.dream(1);
-  }
-
-  /**
-   * Sets the embedding (provider, model, dims). A change wipes the vectors
-   * and re-embeds every memory and the archive from their content; a remote
-   * provider is tried once first, so a bad key or model changes nothing.
-   */
-  async setEmbedding(c: EmbeddingConfig): Promise<{ changed: boolean; reembedded: number }> {
-    const problem = checkEmbeddingConfig(c);
-    if (problem) throw new MemoryError('bad-input', problem);
-    if (sameEmbedding(c, this.store.emb)) return { changed: false, reembedded: 0 };
-    const embedder = this.makeEmbedder(c);
-    if (c.provider !== OFFLINE_PROVIDER) {
-      try {
-        await embedder.embed(['embedding check']);
-      } catch (e) {
-        throw new MemoryError('embedding', `the embedding was not changed: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
-    this.nvs.set('embedding', stringify(c));
-    this.store.embedder = embedder;
-    const n = this.store.index.count;
-    await this.background(() => this.store.reembed());
-    return { changed: true, reembedded: n };
-  }
-
-  // ---- the turn engine's API ----
-
-  /** The relevant-memories block for a turn (lines '- [NN%] content' within max_context_bytes; '' when none). */
-  async relevantMemories(userText: string, memQueries: readonly string[], person: string | null): Promise<string> {
-    const cfg = this.config.get();
-    try {
-      const hits = await retrieve(this.store, [userText, ...memQueries], person, cfg, this.hal.clock.wallMs());
-      return formatBlock(hits, cfg.max_context_bytes);
-    } catch (e) {
-      this.log.warn('mem', `relevant memories unavailable: ${e instanceof Error ? e.message : String(e)}`);
-      return '';
-    }
-  }
-
-  /** Applies a turn's mem_write items (after the reply is sent). Failures are returned, never thrown. */
-  async applyMemWrites(writes: readonly MemWrite[], person: string | null): Promise<Array<WriteOutcome | MemoryError>> {
-    const out: Array<WriteOutcome | MemoryError> = [];
-    for (const w of writes) {
-      try {
-        out.push(await this.store.write({ content: w.content, importance: w.importance, permanent: w.permanent, ...(w.ttl ? { ttl: w.ttl } : {}) }, person));
-      } catch (e) {
-        const err = e instanceof MemoryError ? e : new MemoryError('storage', String(e));
-        this.log.warn('mem', `mem_write dropped: ${err.message}`);
-        out.push(err);
-      }
-    }
-    return out;
-  }
-
-  runningMemory(): string {
-    return this.scratch.runningMemory();
-  }
-
-  applyRunningMemory(text: string): void {
-    this.scratch.applyRunningMemory(text);
-  }
-
-  applyScratchpad(patch: ScratchpadPatch | null): Scratchpad {
-    return this.scratch.applyScratchpad(patch);
-  }
-
-  scratchpadBlock(): string {
-    return this.scratch.block();
-  }
-
-  /** GET /api/mem/stats and the state snapshot. */
-  stats(): Record<string, unknown> {
-    const s = this.store.stats();
-    const epi = this.episodic.cardBytes();
-    return {
-      vectors: s.vectors,
-      cap: s.cap,
-      pinned: s.pinned,
-      permanent: s.permanent,
-      contentBytes: s.bytes,
-      archive: s.archive,
-      vectorCardBytes: s.cardBytes,
-      blobCount: this.episodic.hotRows,
-      blobFiles: epi.files,
-      blobBytes: epi.bytes,
-      degraded: { vectors: this.store.degraded, episodic: this.episodic.degraded },
-      epiTruncated: this.episodic.truncated,
-      epiFloor: this.episodic.floorTs,
-      embedding: this.store.emb,
-    };
-  }
-}
+    return { provides: m, routes: memoryRoutes(m), commands: memoryCommands(m, k), tools: memoryTools(m), status: memoryStatus(m) };
+  },
+};

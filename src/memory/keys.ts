@@ -3,15 +3,20 @@
 // OpenAI-compatible /v1/embeddings: openai, mistral, and the custom endpoint
 // (its base URL; plain http runs keyless, see embed-remote.ts).
 
-import type { ProviderSettings } from '../providers/settings.ts';
 import type { EmbeddingKeys } from './embed-remote.ts';
+
+/** The provider settings as the embedder reads them (src/providers/settings.ts implements it). */
+export interface EmbeddingSettings {
+  customBase(): string;
+  key(provider: 'openai' | 'mistral' | 'custom'): string | null;
+}
 
 const BASES: Record<string, string> = {
   openai: 'https://api.openai.com',
   mistral: 'https://api.mistral.ai',
 };
 
-export function embeddingKeys(settings: ProviderSettings): EmbeddingKeys {
+export function embeddingKeys(settings: EmbeddingSettings): EmbeddingKeys {
   return {
     endpoint(provider) {
       if (provider === 'custom') {

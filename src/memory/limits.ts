@@ -2,7 +2,7 @@
 // memory, episodic log, running memory, scratchpad) and the choices made
 // where the spec gives none (docs/decisions.md, "Memory").
 
-import type { TtlClass } from '../turn/contract.ts';
+import type { TtlClass } from '../contracts/index.ts';
 
 /** Embedding width when nothing else is configured (spec: 256, set once). */
 export const DEFAULT_DIMS = 256;

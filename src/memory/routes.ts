@@ -2,14 +2,14 @@
 // holder is the device owner, so reads show the owner's namespace; flush and
 // dedupe act on the whole store (an owner's maintenance action).
 
-import type { Context } from '../core/context.ts';
+import type { Route } from '../core/router.ts';
 import { parseForm, parseJsonBody, queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
 import { parseConfigPatch } from './config.ts';
 import { EPI_LIMIT_MAX } from './limits.ts';
-import type { Memory } from './index.ts';
+import type { Memory } from './memory.ts';
 import type { MemRecord } from './record.ts';
 import { MemoryError } from './vector-store.ts';
 import type { EpiQuery } from './episodic.ts';
@@ -72,117 +72,111 @@ function bodyFields(req: HttpRequest): Record<string, unknown> | string {
   return Object.fromEntries(f.form.fields);
 }
 
-export function installMemoryRoutes(ctx: Context, memory: Memory): void {
-  const r = ctx.router;
+export function memoryRoutes(memory: Memory): Route[] {
   const store = memory.store;
-
-  r.add({ method: 'GET', path: '/api/mem/stats', handler: () => jsonResponse(memory.stats()) });
-
-  r.add({
-    method: 'GET',
-    path: '/api/mem/vector',
-    handler: async (req) => {
-      const q = queryParams(req);
-      const limit = intParam(q, 'limit', 1, 100, 20);
-      const offset = intParam(q, 'offset', 0, 1e9, 0);
-      if (typeof limit === 'string' || typeof offset === 'string') return errorResponse(400, 'bad-request', `${typeof limit === 'string' ? limit : offset}.`);
-      const query = (q.get('query') ?? '').trim();
-      try {
-        if (query) {
-          const cfg = memory.config.get();
-          const hits = await store.search(query, OWNER, Math.min(100, offset + limit), cfg.relevance_threshold);
-          return jsonResponse({ query, total: hits.length, items: hits.slice(offset).map((h) => view(h.rec, h.score)) });
+  return [
+    { method: 'GET', path: '/api/mem/stats', handler: () => jsonResponse(memory.stats()) },
+    {
+      method: 'GET',
+      path: '/api/mem/vector',
+      handler: async (req) => {
+        const q = queryParams(req);
+        const limit = intParam(q, 'limit', 1, 100, 20);
+        const offset = intParam(q, 'offset', 0, 1e9, 0);
+        if (typeof limit === 'string' || typeof offset === 'string') return errorResponse(400, 'bad-request', `${typeof limit === 'string' ? limit : offset}.`);
+        const query = (q.get('query') ?? '').trim();
+        try {
+          if (query) {
+            const cfg = memory.config.get();
+            const hits = await store.search(query, OWNER, Math.min(100, offset + limit), cfg.relevance_threshold);
+            return jsonResponse({ query, total: hits.length, items: hits.slice(offset).map((h) => view(h.rec, h.score)) });
+          }
+          const page = store.browse(OWNER, limit, offset);
+          return jsonResponse({ total: page.total, offset, items: page.items.map((x) => view(x)) });
+        } catch (e) {
+          return fail(e);
         }
-        const page = store.browse(OWNER, limit, offset);
-        return jsonResponse({ total: page.total, offset, items: page.items.map((x) => view(x)) });
-      } catch (e) {
-        return fail(e);
-      }
+      },
     },
-  });
-
-  r.add({
-    method: 'POST',
-    path: '/api/mem/vector/flush',
-    handler: (req) => {
-      const f = bodyFields(req);
-      if (typeof f === 'string') return errorResponse(400, 'bad-request', f);
-      const raw = f['keep_permanent'] ?? queryParams(req).get('keep_permanent');
-      // Keeping permanent memories is the default: forgetting them must be asked for.
-      const keep = !(raw === false || raw === 0 || raw === '0' || raw === 'false');
-      try {
-        const removed = store.flush(keep);
-        return jsonResponse({ removed, kept: store.index.count, keep_permanent: keep });
-      } catch (e) {
-        return fail(e);
-      }
+    {
+      method: 'POST',
+      path: '/api/mem/vector/flush',
+      handler: (req) => {
+        const f = bodyFields(req);
+        if (typeof f === 'string') return errorResponse(400, 'bad-request', f);
+        const raw = f['keep_permanent'] ?? queryParams(req).get('keep_permanent');
+        // Keeping permanent memories is the default: forgetting them must be asked for.
+        const keep = !(raw === false || raw === 0 || raw === '0' || raw === 'false');
+        try {
+          const removed = store.flush(keep);
+          return jsonResponse({ removed, kept: store.index.count, keep_permanent: keep });
+        } catch (e) {
+          return fail(e);
+        }
+      },
     },
-  });
-
-  r.add({
-    method: 'POST',
-    path: '/api/mem/vector/dedupe',
-    handler: () => {
-      try {
-        return jsonResponse({ removed: store.dedupe(), vectors: store.index.count });
-      } catch (e) {
-        return fail(e);
-      }
+    {
+      method: 'POST',
+      path: '/api/mem/vector/dedupe',
+      handler: () => {
+        try {
+          return jsonResponse({ removed: store.dedupe(), vectors: store.index.count });
+        } catch (e) {
+          return fail(e);
+        }
+      },
     },
-  });
-
-  r.add({
-    method: 'GET',
-    path: '/api/mem/blob',
-    handler: (req) => {
-      const q = queryParams(req);
-      const limit = intParam(q, 'limit', 1, EPI_LIMIT_MAX, 20);
-      if (typeof limit === 'string') return errorResponse(400, 'bad-request', `${limit}.`);
-      const kind = q.get('kind') || undefined;
-      const page = memory.episodic.query({ limit, ...(kind ? { kind } : {}) });
-      return jsonResponse({ kind: kind ?? null, rows: page.rows, olderExists: page.olderExists });
+    {
+      method: 'GET',
+      path: '/api/mem/blob',
+      handler: (req) => {
+        const q = queryParams(req);
+        const limit = intParam(q, 'limit', 1, EPI_LIMIT_MAX, 20);
+        if (typeof limit === 'string') return errorResponse(400, 'bad-request', `${limit}.`);
+        const kind = q.get('kind') || undefined;
+        const page = memory.episodic.query({ limit, ...(kind ? { kind } : {}) });
+        return jsonResponse({ kind: kind ?? null, rows: page.rows, olderExists: page.olderExists });
+      },
     },
-  });
-
-  r.add({
-    method: 'PUT',
-    path: '/api/mem/config',
-    bodyLimit: 4096,
-    handler: (req) => {
-      const f = bodyFields(req);
-      if (typeof f === 'string') return errorResponse(400, 'bad-request', f);
-      const p = parseConfigPatch(f);
-      if (!p.ok) return errorResponse(400, 'bad-setting', unchanged(p.error));
-      return jsonResponse(memory.config.set(p.patch));
+    {
+      method: 'PUT',
+      path: '/api/mem/config',
+      bodyLimit: 4096,
+      handler: (req) => {
+        const f = bodyFields(req);
+        if (typeof f === 'string') return errorResponse(400, 'bad-request', f);
+        const p = parseConfigPatch(f);
+        if (!p.ok) return errorResponse(400, 'bad-setting', unchanged(p.error));
+        return jsonResponse(memory.config.set(p.patch));
+      },
     },
-  });
-  r.add({ method: 'GET', path: '/api/mem/config', handler: () => jsonResponse({ ...memory.config.get(), embedding: store.emb }) });
-
-  r.add({
-    method: 'GET',
-    path: '/api/mem/episodic',
-    handler: (req) => {
-      const q = queryParams(req);
-      const limit = intParam(q, 'limit', 1, EPI_LIMIT_MAX, 50);
-      const since = hoursParam(q, 'since_hours');
-      const before = hoursParam(q, 'before_hours');
-      for (const v of [limit, since, before]) if (typeof v === 'string') return errorResponse(400, 'bad-request', `${v}.`);
-      const query: EpiQuery = {
-        limit: limit as number,
-        ...(q.get('kind') ? { kind: q.get('kind')! } : {}),
-        ...(q.get('session') ? { session: q.get('session')! } : {}),
-        ...(q.get('text') ? { text: q.get('text')! } : {}),
-        ...(since !== undefined ? { sinceHours: since as number } : {}),
-        ...(before !== undefined ? { beforeHours: before as number } : {}),
-      };
-      const cursor = q.get('before') || null;
-      const cold = q.get('cold') === '1' || q.get('cold') === 'true' || cursor !== null;
-      try {
-        const page = cold ? memory.episodic.coldScan(query, cursor) : memory.episodic.query(query);
-        return jsonResponse({ cold, ...page });
-      } catch (e) {
-        return fail(e);
-      }
+    { method: 'GET', path: '/api/mem/config', handler: () => jsonResponse({ ...memory.config.get(), embedding: store.emb }) },
+    {
+      method: 'GET',
+      path: '/api/mem/episodic',
+      handler: (req) => {
+        const q = queryParams(req);
+        const limit = intParam(q, 'limit', 1, EPI_LIMIT_MAX, 50);
+        const since = hoursParam(q, 'since_hours');
+        const before = hoursParam(q, 'before_hours');
+        for (const v of [limit, since, before]) if (typeof v === 'string') return errorResponse(400, 'bad-request', `${v}.`);
+        const query: EpiQuery = {
+          limit: limit as number,
+          ...(q.get('kind') ? { kind: q.get('kind')! } : {}),
+          ...(q.get('session') ? { session: q.get('session')! } : {}),
+          ...(q.get('text') ? { text: q.get('text')! } : {}),
+          ...(since !== undefined ? { sinceHours: since as number } : {}),
+          ...(before !== undefined ? { beforeHours: before as number } : {}),
+        };
+        const cursor = q.get('before') || null;
+        const cold = q.get('cold') === '1' || q.get('cold') === 'true' || cursor !== null;
+        try {
+          const page = cold ? memory.episodic.coldScan(query, cursor) : memory.episodic.query(query);
+          return jsonResponse({ cold, ...page });
+        } catch (e) {
+          return fail(e);
+        }
+      },
     },
-  });
+  ];
 }

@@ -7,7 +7,7 @@
 // non-null tier replaces that tier.
 
 import type { Store } from '../core/store.ts';
-import type { ScratchpadPatch } from '../turn/turn-types.ts';
+import type { ScratchpadPatch } from '../contracts/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { RUNNING_MEMORY_BYTES, SCRATCH_ACTIVE_BYTES, SCRATCH_ITEM_BYTES, SCRATCH_TIER_ITEMS } from './limits.ts';

@@ -1,5 +1,5 @@
 // The memory tools (spec "Tool server": memory.*), one ToolSpec each, for
-// the tool registry (ctx.tools) to offer to the live turn and POST /mcp.
+// the tool registry (through mount) to offer to the live turn and POST /mcp.
 // Every read stays in the caller's namespace (ToolCaller.person; null is the
 // owner). Access:
 // - memory.config update and memory.scratchpad are admin-only (re-checked
@@ -9,11 +9,11 @@
 //   provider and have no device history;
 // - memory.archive is registered always but available only with a live card.
 
-import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../mcp/types.ts';
-import { TTL_CLASSES, type TtlClass } from '../turn/contract.ts';
+import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
+import { TTL_CLASSES, type TtlClass } from '../contracts/index.ts';
 import { CONFIG_KEYS, parseConfigPatch } from './config.ts';
 import { EPI_LIMIT_MAX } from './limits.ts';
-import type { Memory } from './index.ts';
+import type { Memory } from './memory.ts';
 import { hitLine } from './retrieval.ts';
 import { TIERS, type Scratchpad, type Tier } from './scratchpad.ts';
 import { stamp } from './time.ts';
@@ -84,288 +84,314 @@ function pageText(page: EpiPage): string {
   return lines.join('\n');
 }
 
-export function memoryTools(memory: Memory): ToolSpec[] {
-  const store = memory.store;
-  const person = (c: ToolCaller): string | null => c.person;
-
-  return [
-    {
-      name: 'memory.write',
-      description: 'Store a long-term memory. A near-duplicate raises the existing memory instead of adding another.',
-      access: 'open',
-      where: 'both',
-      schema: {
-        type: 'object',
-        properties: {
-          content: { type: 'string', description: 'what to remember (at most 1200 bytes)' },
-          importance: { type: 'number', description: '0-1, default 0.5' },
-          permanent: { type: 'boolean', description: 'never decays or expires (default false)' },
-          ttl: { type: 'string', enum: [...TTL_CLASSES], description: 'time to live class (default weeks)' },
-          source: { type: 'string', description: "where it came from (default 'self')" },
-        },
-        required: ['content'],
-      },
-      handler: (a, c) =>
-        guard(async () => {
-          const ttl = ttlArg(a);
-          const o = await store.write(
-            {
-              content: str(a, 'content') ?? '',
-              ...(num(a, 'importance') !== undefined ? { importance: num(a, 'importance')! } : {}),
-              permanent: bool(a, 'permanent') ?? false,
-              ...(ttl ? { ttl } : {}),
-              ...(str(a, 'source') !== undefined ? { source: str(a, 'source')! } : {}),
-              creator: c.via === 'mcp',
-            },
-            person(c),
-          );
-          return ok(describeWrite(o));
-        }),
-    },
-    {
-      name: 'memory.search',
-      description: "Search long-term memory by meaning. One line per hit: '- [NN%] content' (NN = similarity).",
-      access: 'open',
-      where: 'both',
-      schema: {
-        type: 'object',
-        properties: {
-          query: { type: 'string', description: 'what to look for' },
-          n_results: { type: 'integer', description: 'hits to return (default the configured retrieval count)' },
-        },
-        required: ['query'],
-      },
-      handler: (a, c) =>
-        guard(async () => {
-          const cfg = memory.config.get();
-          const n = clampInt(num(a, 'n_results'), 1, 100, cfg.retrieval_count);
-          const hits = await store.search(str(a, 'query') ?? '', person(c), n, cfg.relevance_threshold);
-          if (!hits.length) return ok(`No memories above the relevance threshold (${Math.round(cfg.relevance_threshold * 100)}%).`);
-          return ok(hits.map((h) => hitLine(h.score, h.rec.content)).join('\n'));
-        }),
-    },
-    {
-      name: 'memory.update',
-      description: 'Replace a stored memory: the one with the given id, else the closest match to old, else to content.',
-      access: 'open',
-      where: 'both',
-      schema: {
-        type: 'object',
-        properties: {
-          content: { type: 'string', description: 'the new text' },
-          old: { type: 'string', description: 'text of the memory to replace' },
-          id: { type: 'string' },
-          importance: { type: 'number' },
-          permanent: { type: 'boolean' },
-          ttl: { type: 'string', enum: [...TTL_CLASSES] },
-        },
-        required: ['content'],
-      },
-      handler: (a, c) =>
-        guard(async () => {
-          const content = str(a, 'content') ?? '';
-          const ttl = ttlArg(a);
-          const target = await store.find({ ...(str(a, 'id') ? { id: str(a, 'id')! } : {}), text: str(a, 'old') || content }, person(c), UPDATE_MATCH);
-          const rec = await store.update(
-            target,
-            {
-              content,
-              ...(num(a, 'importance') !== undefined ? { importance: Math.min(1, Math.max(0, num(a, 'importance')!)) } : {}),
-              ...(bool(a, 'permanent') !== undefined ? { permanent: bool(a, 'permanent')! } : {}),
-              ...(ttl ? { ttl } : {}),
-            },
-            person(c),
-          );
-          return ok(`Updated memory ${target.id} -> ${rec.id}: ${rec.content}`);
-        }),
-    },
-    {
-      name: 'memory.pin',
-      description: 'Pin (never decays, expires or is evicted), unpin, or delete a memory, by id or by its content.',
-      access: 'open',
-      where: 'both',
-      schema: {
-        type: 'object',
-        properties: {
-          action: { type: 'string', enum: ['pin', 'unpin', 'delete'] },
-          content: { type: 'string' },
-          id: { type: 'string' },
-        },
-        required: ['action'],
-      },
-      handler: (a, c) =>
-        guard(async () => {
-          const action = str(a, 'action');
-          if (action !== 'pin' && action !== 'unpin' && action !== 'delete') return fail('bad-input', 'action must be pin, unpin or delete');
-          const target = await store.find({ ...(str(a, 'id') ? { id: str(a, 'id')! } : {}), ...(str(a, 'content') ? { text: str(a, 'content')! } : {}) }, person(c), PIN_MATCH);
-          if (action === 'delete') {
-            store.delete(target);
-            return ok(`Deleted memory ${target.id}: ${target.content}`);
-          }
-          const rec = store.setPinned(target, action === 'pin', person(c));
-          return ok(`${action === 'pin' ? 'Pinned' : 'Unpinned'} memory ${rec.id}: ${rec.content}`);
-        }),
-    },
-    {
-      name: 'memory.config',
-      description: 'View the memory configuration, or update it (admin only; out-of-range values are clamped).',
-      access: 'open',
-      where: 'both',
-      schema: {
-        type: 'object',
-        properties: {
-          action: { type: 'string', enum: ['view', 'update'] },
-          ...Object.fromEntries(CONFIG_KEYS.map((k) => [k, { type: 'number' }])),
-        },
-        required: ['action'],
-      },
-      handler: (a, c) =>
-        guard(() => {
-          const action = str(a, 'action');
-          if (action === 'update') {
-            if (!c.admin) return fail('forbidden', 'updating the memory configuration is for admins');
-            const p = parseConfigPatch(a);
-            if (!p.ok) return fail('bad-input', p.error);
-            if (!Object.keys(p.patch).length) return fail('bad-input', `give at least one of ${CONFIG_KEYS.join(', ')}`);
-            memory.config.set(p.patch);
-          } else if (action !== 'view') return fail('bad-input', 'action must be view or update');
-          const cfg = memory.config.get();
-          const emb = store.emb;
-          return ok([...CONFIG_KEYS.map((k) => `${k}: ${cfg[k]}`), `embedding: ${emb.provider}/${emb.model}, ${emb.dims} dims`].join('\n'));
-        }),
-    },
-    {
-      name: 'memory.scratchpad',
-      description: 'The persistent scratchpad: view; set_active (text); add (tier, text); replace (tier, items); clear (tier, or everything).',
-      access: 'admin',
-      where: 'both',
-      schema: {
-        type: 'object',
-        properties: {
-          action: { type: 'string', enum: ['view', 'set_active', 'add', 'replace', 'clear'] },
-          tier: { type: 'string', enum: [...TIERS] },
-          text: { type: 'string' },
-          items: { type: 'array', items: { type: 'string' } },
-        },
-        required: ['action'],
-      },
-      handler: (a, c) =>
-        guard(() => {
-          if (!c.admin) return fail('forbidden', 'the scratchpad is for admins');
-          const sp = memory.scratch;
-          const action = str(a, 'action');
-          const tierRaw = str(a, 'tier');
-          if (tierRaw !== undefined && !(TIERS as readonly string[]).includes(tierRaw)) return fail('bad-input', `tier must be one of ${TIERS.join(', ')}`);
-          const tier = tierRaw as Tier | undefined;
-          const needTier = (): Tier => {
-            if (!tier) throw new MemoryError('bad-input', `this action needs a tier (${TIERS.join(', ')})`);
-            return tier;
-          };
-          switch (action) {
-            case 'view':
-              return ok(padText(sp.get()));
-            case 'set_active':
-              return ok(padText(sp.setActive(str(a, 'text') ?? '')));
-            case 'add':
-              return ok(padText(sp.add(needTier(), str(a, 'text') ?? '')));
-            case 'replace': {
-              const items = a['items'];
-              if (!Array.isArray(items)) return fail('bad-input', 'replace needs items (a list of strings)');
-              return ok(padText(sp.replace(needTier(), items)));
-            }
-            case 'clear':
-              return ok(padText(sp.clear(tier)));
-            default:
-              return fail('bad-input', 'action must be view, set_active, add, replace or clear');
-          }
-        }),
-    },
-    {
-      name: 'memory.episodic',
-      description:
-        'Search the conversation and device history (newest first), then older history on the SD card in steps. Ends with a line next: before=<cursor> to continue, or next: none.',
-      access: 'open',
-      where: 'both',
-      runsOn: 'Orchestrator',
-      schema: {
-        type: 'object',
-        properties: {
-          kind: { type: 'string', enum: ['message', 'tool_output', 'llm_response', 'file', 'image', 'audio', 'transcript', 'log'] },
-          session: { type: 'string' },
-          text: { type: 'string', description: 'words the row contains' },
-          limit: { type: 'integer', description: 'rows, 1-100 (default 20)' },
-          since_hours: { type: 'number' },
-          before_hours: { type: 'number' },
-          before: { type: 'string', description: 'continue token from a previous call' },
-        },
-      },
-      handler: (a, c) =>
-        guard(() => {
-          const q = {
-            limit: clampInt(num(a, 'limit'), 1, EPI_LIMIT_MAX, 20),
-            ...(str(a, 'kind') ? { kind: str(a, 'kind')! } : {}),
-            ...(str(a, 'session') ? { session: str(a, 'session')! } : {}),
-            ...(str(a, 'text') ? { text: str(a, 'text')! } : {}),
-            ...(num(a, 'since_hours') !== undefined ? { sinceHours: num(a, 'since_hours')! } : {}),
-            ...(num(a, 'before_hours') !== undefined ? { beforeHours: num(a, 'before_hours')! } : {}),
-            // A person other than the owner sees the rows of their own chat only.
-            ...(c.person !== null ? { sessions: [c.person] } : {}),
-          };
-          const before = str(a, 'before');
-          const log = memory.episodic;
-          if (before) return ok(pageText(log.coldScan(q, before)));
-          const hot = log.query(q);
-          if (hot.rows.length < q.limit && hot.nextBefore && !log.degraded) {
-            const cold = log.coldScan({ ...q, limit: q.limit - hot.rows.length }, hot.nextBefore);
-            return ok(pageText({ rows: [...hot.rows, ...cold.rows], searchedTo: cold.searchedTo ?? hot.searchedTo, olderExists: cold.olderExists, nextBefore: cold.nextBefore }));
-          }
-          return ok(pageText(hot));
-        }),
-    },
-    {
-      name: 'memory.archive',
-      description: 'Memories that decayed, expired or were evicted: search (query), list, or restore (id, optional ttl).',
-      access: 'open',
-      where: 'both',
-      available: () => store.archiveAvailable(),
-      schema: {
-        type: 'object',
-        properties: {
-          action: { type: 'string', enum: ['search', 'restore', 'list'] },
-          query: { type: 'string' },
-          id: { type: 'string' },
-          n_results: { type: 'integer' },
-          limit: { type: 'integer' },
-          ttl: { type: 'string', enum: [...TTL_CLASSES] },
-        },
-        required: ['action'],
-      },
-      handler: (a, c) =>
-        guard(async () => {
-          const action = str(a, 'action');
-          const line = (r: { id: string; content: string; why?: string; archivedAt?: number }): string =>
-            `- ${r.id} [${r.why ?? 'archived'} ${r.archivedAt ? stamp(r.archivedAt) : ''}] ${r.content}`;
-          if (action === 'search') {
-            const hits = await store.archiveSearch(str(a, 'query') ?? '', person(c), clampInt(num(a, 'n_results'), 1, 100, 5));
-            return ok(hits.length ? hits.map((h) => `${hitLine(h.score, h.rec.content)} (id ${h.rec.id})`).join('\n') : 'No archived memories match.');
-          }
-          if (action === 'list') {
-            const recs = store.archiveList(person(c), clampInt(num(a, 'limit'), 1, 100, 20));
-            return ok(recs.length ? recs.map(line).join('\n') : 'The archive is empty.');
-          }
-          if (action === 'restore') {
-            const id = str(a, 'id');
-            if (!id) return fail('bad-input', 'restore needs the id of an archived memory');
-            const rec = store.archiveRestore(id, person(c), ttlArg(a));
-            return ok(`Restored memory ${rec.id}: ${rec.content}`);
-          }
-          return fail('bad-input', 'action must be search, restore or list');
-        }),
-    },
-  ];
+/** The caller's person: whose memories a tool reads and writes (null: the device owner). */
+function person(c: ToolCaller): string | null {
+  return c.person;
 }
 
-/** Registers the memory tools with a registry (ctx.tools once it exists). */
-export function installMemoryTools(memory: Memory, register: (spec: ToolSpec) => void): void {
-  for (const spec of memoryTools(memory)) register(spec);
+function memoryWriteTool(memory: Memory): ToolSpec {
+  const store = memory.store;
+  return {
+    name: 'memory.write',
+    description: 'Store a long-term memory. A near-duplicate raises the existing memory instead of adding another.',
+    access: 'open',
+    where: 'both',
+    schema: {
+      type: 'object',
+      properties: {
+        content: { type: 'string', description: 'what to remember (at most 1200 bytes)' },
+        importance: { type: 'number', description: '0-1, default 0.5' },
+        permanent: { type: 'boolean', description: 'never decays or expires (default false)' },
+        ttl: { type: 'string', enum: [...TTL_CLASSES], description: 'time to live class (default weeks)' },
+        source: { type: 'string', description: "where it came from (default 'self')" },
+      },
+      required: ['content'],
+    },
+    handler: (a, c) =>
+      guard(async () => {
+        const ttl = ttlArg(a);
+        const o = await store.write(
+          {
+            content: str(a, 'content') ?? '',
+            ...(num(a, 'importance') !== undefined ? { importance: num(a, 'importance')! } : {}),
+            permanent: bool(a, 'permanent') ?? false,
+            ...(ttl ? { ttl } : {}),
+            ...(str(a, 'source') !== undefined ? { source: str(a, 'source')! } : {}),
+            creator: c.via === 'mcp',
+          },
+          person(c),
+        );
+        return ok(describeWrite(o));
+      }),
+  };
+}
+
+function memorySearchTool(memory: Memory): ToolSpec {
+  const store = memory.store;
+  return {
+    name: 'memory.search',
+    description: "Search long-term memory by meaning. One line per hit: '- [NN%] content' (NN = similarity).",
+    access: 'open',
+    where: 'both',
+    schema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'what to look for' },
+        n_results: { type: 'integer', description: 'hits to return (default the configured retrieval count)' },
+      },
+      required: ['query'],
+    },
+    handler: (a, c) =>
+      guard(async () => {
+        const cfg = memory.config.get();
+        const n = clampInt(num(a, 'n_results'), 1, 100, cfg.retrieval_count);
+        const hits = await store.search(str(a, 'query') ?? '', person(c), n, cfg.relevance_threshold);
+        if (!hits.length) return ok(`No memories above the relevance threshold (${Math.round(cfg.relevance_threshold * 100)}%).`);
+        return ok(hits.map((h) => hitLine(h.score, h.rec.content)).join('\n'));
+      }),
+  };
+}
+
+function memoryUpdateTool(memory: Memory): ToolSpec {
+  const store = memory.store;
+  return {
+    name: 'memory.update',
+    description: 'Replace a stored memory: the one with the given id, else the closest match to old, else to content.',
+    access: 'open',
+    where: 'both',
+    schema: {
+      type: 'object',
+      properties: {
+        content: { type: 'string', description: 'the new text' },
+        old: { type: 'string', description: 'text of the memory to replace' },
+        id: { type: 'string' },
+        importance: { type: 'number' },
+        permanent: { type: 'boolean' },
+        ttl: { type: 'string', enum: [...TTL_CLASSES] },
+      },
+      required: ['content'],
+    },
+    handler: (a, c) =>
+      guard(async () => {
+        const content = str(a, 'content') ?? '';
+        const ttl = ttlArg(a);
+        const target = await store.find({ ...(str(a, 'id') ? { id: str(a, 'id')! } : {}), text: str(a, 'old') || content }, person(c), UPDATE_MATCH);
+        const rec = await store.update(
+          target,
+          {
+            content,
+            ...(num(a, 'importance') !== undefined ? { importance: Math.min(1, Math.max(0, num(a, 'importance')!)) } : {}),
+            ...(bool(a, 'permanent') !== undefined ? { permanent: bool(a, 'permanent')! } : {}),
+            ...(ttl ? { ttl } : {}),
+          },
+          person(c),
+        );
+        return ok(`Updated memory ${target.id} -> ${rec.id}: ${rec.content}`);
+      }),
+  };
+}
+
+function memoryPinTool(memory: Memory): ToolSpec {
+  const store = memory.store;
+  return {
+    name: 'memory.pin',
+    description: 'Pin (never decays, expires or is evicted), unpin, or delete a memory, by id or by its content.',
+    access: 'open',
+    where: 'both',
+    schema: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['pin', 'unpin', 'delete'] },
+        content: { type: 'string' },
+        id: { type: 'string' },
+      },
+      required: ['action'],
+    },
+    handler: (a, c) =>
+      guard(async () => {
+        const action = str(a, 'action');
+        if (action !== 'pin' && action !== 'unpin' && action !== 'delete') return fail('bad-input', 'action must be pin, unpin or delete');
+        const target = await store.find({ ...(str(a, 'id') ? { id: str(a, 'id')! } : {}), ...(str(a, 'content') ? { text: str(a, 'content')! } : {}) }, person(c), PIN_MATCH);
+        if (action === 'delete') {
+          store.delete(target);
+          return ok(`Deleted memory ${target.id}: ${target.content}`);
+        }
+        const rec = store.setPinned(target, action === 'pin', person(c));
+        return ok(`${action === 'pin' ? 'Pinned' : 'Unpinned'} memory ${rec.id}: ${rec.content}`);
+      }),
+  };
+}
+
+function memoryConfigTool(memory: Memory): ToolSpec {
+  const store = memory.store;
+  return {
+    name: 'memory.config',
+    description: 'View the memory configuration, or update it (admin only; out-of-range values are clamped).',
+    access: 'open',
+    where: 'both',
+    schema: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['view', 'update'] },
+        ...Object.fromEntries(CONFIG_KEYS.map((k) => [k, { type: 'number' }])),
+      },
+      required: ['action'],
+    },
+    handler: (a, c) =>
+      guard(() => {
+        const action = str(a, 'action');
+        if (action === 'update') {
+          if (!c.admin) return fail('forbidden', 'updating the memory configuration is for admins');
+          const p = parseConfigPatch(a);
+          if (!p.ok) return fail('bad-input', p.error);
+          if (!Object.keys(p.patch).length) return fail('bad-input', `give at least one of ${CONFIG_KEYS.join(', ')}`);
+          memory.config.set(p.patch);
+        } else if (action !== 'view') return fail('bad-input', 'action must be view or update');
+        const cfg = memory.config.get();
+        const emb = store.emb;
+        return ok([...CONFIG_KEYS.map((k) => `${k}: ${cfg[k]}`), `embedding: ${emb.provider}/${emb.model}, ${emb.dims} dims`].join('\n'));
+      }),
+  };
+}
+
+function memoryScratchpadTool(memory: Memory): ToolSpec {
+  return {
+    name: 'memory.scratchpad',
+    description: 'The persistent scratchpad: view; set_active (text); add (tier, text); replace (tier, items); clear (tier, or everything).',
+    access: 'admin',
+    where: 'both',
+    schema: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['view', 'set_active', 'add', 'replace', 'clear'] },
+        tier: { type: 'string', enum: [...TIERS] },
+        text: { type: 'string' },
+        items: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['action'],
+    },
+    handler: (a, c) =>
+      guard(() => {
+        if (!c.admin) return fail('forbidden', 'the scratchpad is for admins');
+        const sp = memory.scratch;
+        const action = str(a, 'action');
+        const tierRaw = str(a, 'tier');
+        if (tierRaw !== undefined && !(TIERS as readonly string[]).includes(tierRaw)) return fail('bad-input', `tier must be one of ${TIERS.join(', ')}`);
+        const tier = tierRaw as Tier | undefined;
+        const needTier = (): Tier => {
+          if (!tier) throw new MemoryError('bad-input', `this action needs a tier (${TIERS.join(', ')})`);
+          return tier;
+        };
+        switch (action) {
+          case 'view':
+            return ok(padText(sp.get()));
+          case 'set_active':
+            return ok(padText(sp.setActive(str(a, 'text') ?? '')));
+          case 'add':
+            return ok(padText(sp.add(needTier(), str(a, 'text') ?? '')));
+          case 'replace': {
+            const items = a['items'];
+            if (!Array.isArray(items)) return fail('bad-input', 'replace needs items (a list of strings)');
+            return ok(padText(sp.replace(needTier(), items)));
+          }
+          case 'clear':
+            return ok(padText(sp.clear(tier)));
+          default:
+            return fail('bad-input', 'action must be view, set_active, add, replace or clear');
+        }
+      }),
+  };
+}
+
+function memoryEpisodicTool(memory: Memory): ToolSpec {
+  return {
+    name: 'memory.episodic',
+    description:
+      'Search the conversation and device history (newest first), then older history on the SD card in steps. Ends with a line next: before=<cursor> to continue, or next: none.',
+    access: 'open',
+    where: 'both',
+    runsOn: 'Orchestrator',
+    schema: {
+      type: 'object',
+      properties: {
+        kind: { type: 'string', enum: ['message', 'tool_output', 'llm_response', 'file', 'image', 'audio', 'transcript', 'log'] },
+        session: { type: 'string' },
+        text: { type: 'string', description: 'words the row contains' },
+        limit: { type: 'integer', description: 'rows, 1-100 (default 20)' },
+        since_hours: { type: 'number' },
+        before_hours: { type: 'number' },
+        before: { type: 'string', description: 'continue token from a previous call' },
+      },
+    },
+    handler: (a, c) =>
+      guard(() => {
+        const q = {
+          limit: clampInt(num(a, 'limit'), 1, EPI_LIMIT_MAX, 20),
+          ...(str(a, 'kind') ? { kind: str(a, 'kind')! } : {}),
+          ...(str(a, 'session') ? { session: str(a, 'session')! } : {}),
+          ...(str(a, 'text') ? { text: str(a, 'text')! } : {}),
+          ...(num(a, 'since_hours') !== undefined ? { sinceHours: num(a, 'since_hours')! } : {}),
+          ...(num(a, 'before_hours') !== undefined ? { beforeHours: num(a, 'before_hours')! } : {}),
+          // A person other than the owner sees the rows of their own chat only.
+          ...(c.person !== null ? { sessions: [c.person] } : {}),
+        };
+        const before = str(a, 'before');
+        const log = memory.episodic;
+        if (before) return ok(pageText(log.coldScan(q, before)));
+        const hot = log.query(q);
+        if (hot.rows.length < q.limit && hot.nextBefore && !log.degraded) {
+          const cold = log.coldScan({ ...q, limit: q.limit - hot.rows.length }, hot.nextBefore);
+          return ok(pageText({ rows: [...hot.rows, ...cold.rows], searchedTo: cold.searchedTo ?? hot.searchedTo, olderExists: cold.olderExists, nextBefore: cold.nextBefore }));
+        }
+        return ok(pageText(hot));
+      }),
+  };
+}
+
+function memoryArchiveTool(memory: Memory): ToolSpec {
+  const store = memory.store;
+  return {
+    name: 'memory.archive',
+    description: 'Memories that decayed, expired or were evicted: search (query), list, or restore (id, optional ttl).',
+    access: 'open',
+    where: 'both',
+    available: () => store.archiveAvailable(),
+    schema: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['search', 'restore', 'list'] },
+        query: { type: 'string' },
+        id: { type: 'string' },
+        n_results: { type: 'integer' },
+        limit: { type: 'integer' },
+        ttl: { type: 'string', enum: [...TTL_CLASSES] },
+      },
+      required: ['action'],
+    },
+    handler: (a, c) =>
+      guard(async () => {
+        const action = str(a, 'action');
+        const line = (r: { id: string; content: string; why?: string; archivedAt?: number }): string =>
+          `- ${r.id} [${r.why ?? 'archived'} ${r.archivedAt ? stamp(r.archivedAt) : ''}] ${r.content}`;
+        if (action === 'search') {
+          const hits = await store.archiveSearch(str(a, 'query') ?? '', person(c), clampInt(num(a, 'n_results'), 1, 100, 5));
+          return ok(hits.length ? hits.map((h) => `${hitLine(h.score, h.rec.content)} (id ${h.rec.id})`).join('\n') : 'No archived memories match.');
+        }
+        if (action === 'list') {
+          const recs = store.archiveList(person(c), clampInt(num(a, 'limit'), 1, 100, 20));
+          return ok(recs.length ? recs.map(line).join('\n') : 'The archive is empty.');
+        }
+        if (action === 'restore') {
+          const id = str(a, 'id');
+          if (!id) return fail('bad-input', 'restore needs the id of an archived memory');
+          const rec = store.archiveRestore(id, person(c), ttlArg(a));
+          return ok(`Restored memory ${rec.id}: ${rec.content}`);
+        }
+        return fail('bad-input', 'action must be search, restore or list');
+      }),
+  };
+}
+
+export function memoryTools(memory: Memory): ToolSpec[] {
+  return [memoryWriteTool(memory), memorySearchTool(memory), memoryUpdateTool(memory), memoryPinTool(memory), memoryConfigTool(memory), memoryScratchpadTool(memory), memoryEpisodicTool(memory), memoryArchiveTool(memory)];
 }

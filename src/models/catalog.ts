@@ -22,8 +22,8 @@
 // reads them again at the first refresh, two minutes after boot.
 
 import type { Clock } from '../hal/index.ts';
-import type { VerifyResult } from '../providers/wire.ts';
-import { PROVIDERS, type ProviderId } from '../providers/settings.ts';
+import type { VerifyResult } from '../providers/index.ts';
+import { PROVIDERS, type ProviderId } from '../contracts/index.ts';
 import { utf8Length } from '../util/utf8.ts';
 import { decode } from '../util/utf8.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';

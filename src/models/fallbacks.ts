@@ -10,9 +10,9 @@
 //   - the failure rules come from the engine's constants (MAX_SWITCHES,
 //     TRANSPORTISH) and the midFail setting.
 
-import type { Assistant } from '../turn/index.ts';
-import { MAX_SWITCHES, TRANSPORTISH } from '../turn/engine.ts';
-import { PROVIDERS, type ProviderId, type ProviderSettings } from '../providers/settings.ts';
+import { MAX_SWITCHES, TRANSPORTISH } from '../turn/index.ts';
+import { PROVIDERS, type ProviderChoice, type ProviderId } from '../contracts/index.ts';
+import { type ProviderSettings } from '../providers/index.ts';
 import type { ModelCatalog } from './catalog.ts';
 import { ROLE_DEFAULTS } from './known.ts';
 
@@ -20,7 +20,7 @@ import { ROLE_DEFAULTS } from './known.ts';
 export const CHAIN_MAX = MAX_SWITCHES + 1;
 
 export interface FallbackDeps {
-  assistant: Pick<Assistant, 'chain'>;
+  assistant: { chain(): ProviderChoice[] };
   settings: Pick<ProviderSettings, 'midFail' | 'model' | 'customModel' | 'keyedList'>;
   keyed(p: ProviderId): boolean;
   catalog: ModelCatalog;

@@ -1,5 +1,6 @@
-// The models subsystem: the capability-aware catalog (catalog.ts) and the
-// fallback rule set (fallbacks.ts), their routes, and the 24-hour refresh.
+// The models subsystem's face: the capability-aware catalog (catalog.ts) and
+// the fallback rule set (fallbacks.ts), their routes (routes.ts), and the
+// 24-hour refresh.
 //
 //   GET /api/models[?all=1][&refresh=1]   the catalog per provider; all=1 adds
 //                                         probe-hidden models; refresh=1 reads the
@@ -10,46 +11,52 @@
 // turn's failover (Assistant.alternateModel), so the catalog, the turn and
 // GET /api/fallbacks agree.
 
-import type { Context } from '../core/context.ts';
-import { queryParams } from '../net/http/body.ts';
-import { jsonResponse } from '../net/http/errors.ts';
-import type { ProviderSettings } from '../providers/settings.ts';
-import type { Assistant } from '../turn/index.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { Subsystem } from '../core/subsystem.ts';
+import type { ProviderChoice, ProviderId } from '../contracts/index.ts';
 import { FIRST_REFRESH_MS, ModelCatalog, REFRESH_EVERY_MS, type CatalogWire } from './catalog.ts';
-import { fallbackRules } from './fallbacks.ts';
+import type { FallbackDeps } from './fallbacks.ts';
 import { ROLE_DEFAULTS } from './known.ts';
+import { modelRoutes } from './routes.ts';
 
-export function installModels(ctx: Context, deps: { assistant: Assistant; settings: ProviderSettings; wire: CatalogWire }): ModelCatalog {
-  const catalog = new ModelCatalog(deps.wire, ctx.hal.clock);
-  // Only when the provider's list hides its default does the catalog name another model.
-  deps.assistant.alternateModel = (p) => {
-    const m = catalog.modelFor(p, 'orchestrator');
-    return m === ROLE_DEFAULTS[p]?.orchestrator ? null : m;
-  };
-
-  ctx.router.add({
-    method: 'GET',
-    path: '/api/models',
-    handler: async (req) => {
-      const q = queryParams(req);
-      if (q.get('refresh') === '1') await catalog.refresh();
-      return jsonResponse(catalog.view(q.get('all') === '1'));
-    },
-  });
-  ctx.router.add({
-    method: 'GET',
-    path: '/api/fallbacks',
-    handler: () => jsonResponse(fallbackRules({ assistant: deps.assistant, settings: deps.settings, keyed: (p) => deps.wire.keyed(p), catalog })),
-  });
-
-  if (ctx.mode === 1) {
-    const refresh = (): void => {
-      void catalog.refresh().then(() => ctx.log.info('models', 'model catalog refreshed'));
-    };
-    ctx.hal.clock.setTimeout(() => {
-      refresh();
-      ctx.hal.clock.setInterval(refresh, REFRESH_EVERY_MS);
-    }, FIRST_REFRESH_MS);
-  }
-  return catalog;
+/** What the models need from others. */
+export interface ModelsOptions {
+  /** The assistant: its provider chain, and the model an alternate provider runs on (set here). */
+  assistant: { chain(): ProviderChoice[]; alternateModel: ((provider: ProviderId) => string | null) | null };
+  /** The orchestrator settings (src/providers/). */
+  settings: FallbackDeps['settings'];
+  /** The provider wire: which providers are keyed, and their model lists. */
+  wire: CatalogWire;
 }
+
+export interface ModelsFace {
+  catalog: ModelCatalog;
+}
+
+export const models: Subsystem<ModelsOptions, ModelsFace> = {
+  name: 'models',
+  start(k: Kernel, o: ModelsOptions) {
+    const catalog = new ModelCatalog(o.wire, k.hal.clock);
+    // Only when the provider's list hides its default does the catalog name another model.
+    o.assistant.alternateModel = (p) => {
+      const m = catalog.modelFor(p, 'orchestrator');
+      return m === ROLE_DEFAULTS[p]?.orchestrator ? null : m;
+    };
+    if (k.mode === 1) {
+      const refresh = (): void => {
+        void catalog.refresh().then(() => k.log.info('models', 'model catalog refreshed'));
+      };
+      k.hal.clock.setTimeout(() => {
+        refresh();
+        k.hal.clock.setInterval(refresh, REFRESH_EVERY_MS);
+      }, FIRST_REFRESH_MS);
+    }
+    return {
+      provides: { catalog },
+      routes: modelRoutes({ catalog, assistant: o.assistant, settings: o.settings, keyed: (p) => o.wire.keyed(p) }),
+    };
+  },
+};
+
+export { ModelCatalog, type CatalogEntry, type CatalogWire } from './catalog.ts';
+export type { Role } from './known.ts';

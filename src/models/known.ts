@@ -16,8 +16,8 @@
 // (src/providers/catalog.ts CATALOG[p].defaultModel): one truth for the
 // catalog, the turn's alternates and GET /api/fallbacks.
 
-import { CATALOG } from '../providers/catalog.ts';
-import type { ProviderId } from '../providers/settings.ts';
+import { CATALOG } from '../providers/index.ts';
+import type { ProviderId } from '../contracts/index.ts';
 
 export type Role = 'orchestrator' | 'sub-agent' | 'image' | 'embedding' | 'transcribe' | 'speech' | 'moderation';
 export type Size = 'S' | 'M' | 'L';

@@ -8,10 +8,10 @@
 // pause] (a bare /play queues the folder in name order, or resumes a pause);
 // ctx.music.play(name, {queue}), pause(), stop(), status(), tracks().
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { HalError } from '../hal/index.ts';
-import { fail, ok, type ToolSpec } from '../mcp/types.ts';
+import { fail, ok, type ToolSpec } from '../core/tools/types.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { recognise } from './formats.ts';

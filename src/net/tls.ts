@@ -3,7 +3,6 @@
 // persisted tlsVerify switch (default on; POST /api/orch tlsVerify=0 turns
 // validation off globally, except for the relay, which always validates).
 
-import type { Store } from '../core/store.ts';
 import type { TlsPolicy } from './http/client.ts';
 import { CA_ROOTS } from './ca-roots.ts';
 
@@ -13,8 +12,14 @@ export const CA_BUNDLE: string = CA_ROOTS + (typeof __TEST_CA_PEM__ === 'string'
 
 export const TLS_VERIFY_KEY = 'tlsVerify';
 
+/** Where the setting lives: the kernel's per-subsystem store (src/core/store.ts) fits. */
+export interface TlsSettings {
+  bool(key: string, fallback: boolean): boolean;
+  set(key: string, value: boolean): void;
+}
+
 export class DeviceTlsPolicy implements TlsPolicy {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TlsSettings) {}
   verify(): boolean {
     return this.store.bool(TLS_VERIFY_KEY, true);
   }

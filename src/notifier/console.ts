@@ -3,7 +3,7 @@
 // bonds), FORGETBONDS, and NSNFEED <hex> (a FRAME value applied exactly as
 // if a bonded central had written it: for tests without a phone).
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { fromHex } from '../util/encoding.ts';
 import { NOTIFIER_SERVICE_UUID } from './gatt.ts';

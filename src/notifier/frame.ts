@@ -21,8 +21,8 @@
 //   0x05 WAKE    (empty) wakes the screen
 
 import type { AnimId } from '../device/ring-anim.ts';
-import type { Rgb } from '../turn/actions.ts';
-import type { LedMode } from '../turn/device-contract.ts';
+import type { Rgb } from '../contracts/device-actions.ts';
+import type { LedMode } from '../contracts/device-contract.ts';
 import { decode, isWellFormedUtf8 } from '../util/utf8.ts';
 import { MAX_VALUE_BYTES, PROTOCOL_VERSION, refuse, RESULT, type Refusal } from './protocol.ts';
 

@@ -3,13 +3,14 @@
 // <armed|flipped|off> (stops the next real install at that stage, so tests
 // can cut the power there).
 
-import { CommandError } from '../console/console.ts';
-import type { Context } from '../core/context.ts';
+import { CommandError, type Command } from '../core/console.ts';
+import type { Kernel } from '../core/kernel.ts';
 import { resolveDeviceType, TYPE_NS } from './device-type.ts';
+import type { Updates } from './updates.ts';
 
-export function installOtaConsole(ctx: Context): void {
-  const ota = ctx.ota;
-  ctx.console.register({
+export function otaCommands(ctx: Kernel, ota: Updates): Command[] {
+  const commands: Command[] = [];
+  commands.push({
     verb: 'OTA?',
     maxArgs: 0,
     help: 'print the update state fields, one key=value per line',
@@ -21,7 +22,7 @@ export function installOtaConsole(ctx: Context): void {
       c.out(`otaBase=${ota.base()}`);
     },
   });
-  ctx.console.register({
+  commands.push({
     verb: 'OTACHECK',
     maxArgs: 0,
     help: 'check for an update now and print the verdict',
@@ -34,7 +35,7 @@ export function installOtaConsole(ctx: Context): void {
       if (o.latest) c.out(`otaLatest=${o.latest}`);
     },
   });
-  ctx.console.register({
+  commands.push({
     verb: 'OTAAPPLY',
     usage: '[dry] [force]',
     help: 'install the latest release (dry: verify only; force: skip the battery gate, allow the same or an older version)',
@@ -53,7 +54,7 @@ export function installOtaConsole(ctx: Context): void {
       else throw new CommandError(`${o.lastOta || 'failed'}${o.error ? ` (${o.error})` : ''}`);
     },
   });
-  ctx.console.register({
+  commands.push({
     verb: 'OTAURL',
     usage: '<url>',
     help: "set the update base (the device reads <url>/latest/manifest.json); 'default' restores it",
@@ -62,7 +63,7 @@ export function installOtaConsole(ctx: Context): void {
       c.out(`otaBase=${ota.base()}`);
     },
   });
-  ctx.console.register({
+  commands.push({
     verb: 'OTASIM',
     usage: 'arm <ver> | crash | hold <armed|flipped|off>',
     help: 'simulate update faults: arm the guard without a flip, crash now, or hold the next install at a stage',
@@ -86,4 +87,5 @@ export function installOtaConsole(ctx: Context): void {
       throw new CommandError('usage: OTASIM arm <vX.Y.Z> | crash | hold <armed|flipped|off>');
     },
   });
+  return commands;
 }

@@ -1,28 +1,50 @@
 // The firmware-update subsystem (spec: Firmware manifest, Update state
 // fields, Update check result, Install and rollback, Versioning): its state
 // fields, routes and console commands. The boot guard runs earlier, first
-// thing in boot() (guard.ts); the engine is ctx.ota (updates.ts).
+// thing in boot() (guard.ts); the engine (updates.ts) is made at boot and
+// attached when this mounts.
 
-import type { Context } from '../core/context.ts';
-import { installOtaConsole } from './console.ts';
+import type { Mounted, Subsystem } from '../core/subsystem.ts';
+import { otaCommands } from './console.ts';
 import { resolveDeviceType, TYPE_NS } from './device-type.ts';
-import { installOtaRoutes } from './routes.ts';
+import { otaRoutes } from './routes.ts';
+import type { Updates, UpdatesDeps } from './updates.ts';
 
 export { runBootGuard } from './guard.ts';
-export { Updates } from './updates.ts';
+export { Updates, type UpdatesDeps } from './updates.ts';
 
 /** Test images only: a firmware that crashes on every boot, after its guard ran (tools/build.mjs defines). */
 declare const __OTA_TEST_CRASH_ON_BOOT__: boolean | undefined;
 
-export function installOta(ctx: Context): void {
-  ctx.ota.attach(ctx);
-  ctx.status.field('ota', () => ctx.ota.state().ota);
-  ctx.status.field('lastOta', () => ctx.ota.state().lastOta);
-  ctx.status.section(() => {
-    const t = resolveDeviceType(ctx.store(TYPE_NS), ctx.hal.board);
-    return { ...ctx.ota.state(), otaType: t.kind === 'typed' ? t.type : null, otaBase: ctx.ota.base() };
-  });
-  installOtaRoutes(ctx);
-  installOtaConsole(ctx);
-  if (typeof __OTA_TEST_CRASH_ON_BOOT__ === 'boolean' && __OTA_TEST_CRASH_ON_BOOT__) throw new Error('crash on boot (test image)');
+export interface OtaOptions extends UpdatesDeps {
+  /** The update engine, made at boot with the guard's verdict (others read it before this mounts). */
+  updates: Updates;
 }
+
+export const ota: Subsystem<OtaOptions, Updates> = {
+  name: 'ota',
+  start(k, o) {
+    const u = o.updates;
+    u.attach(k, o);
+    const mounted: Mounted<Updates> = {
+      provides: u,
+      status: {
+        fields: [
+          ['ota', () => u.state().ota],
+          ['lastOta', () => u.state().lastOta],
+        ],
+        sections: [
+          () => {
+            const t = resolveDeviceType(k.store(TYPE_NS), k.hal.board);
+            return { ...u.state(), otaType: t.kind === 'typed' ? t.type : null, otaBase: u.base() };
+          },
+        ],
+      },
+      routes: otaRoutes(u),
+      commands: otaCommands(k, u),
+      stop: () => u.stop(),
+    };
+    if (typeof __OTA_TEST_CRASH_ON_BOOT__ === 'boolean' && __OTA_TEST_CRASH_ON_BOOT__) throw new Error('crash on boot (test image)');
+    return mounted;
+  },
+};

@@ -5,50 +5,53 @@
 // re-submit offer: {"offer": {"label": "Install anyway (I am charging)", "field": "force", "value": "1"}}.
 // POST /api/ota/auto (on=0 or 1) is the auto-install switch of the web page.
 
-import type { Context } from '../core/context.ts';
-import { parseForm, queryParams } from '../net/http/body.ts';
+import type { Route } from '../core/router.ts';
+import { formRoute } from '../core/form-route.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import type { HttpRequest } from '../net/http/types.ts';
+import type { Updates } from './updates.ts';
 
-function flag(req: HttpRequest, name: string): boolean {
-  const form = parseForm(req);
-  const v = (form.ok ? form.form.fields.get(name) : undefined) ?? queryParams(req).get(name);
+function flag(fields: Map<string, string>, name: string): boolean {
+  const v = fields.get(name);
   return v === '1' || v === 'true';
 }
 
-export function installOtaRoutes(ctx: Context): void {
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/ota/check',
-    handler: () => {
-      const t = ctx.ota.check();
-      if (!t.ok) return errorResponse(409, t.reason, t.message);
-      return jsonResponse({ accepted: true }, 202);
+export function otaRoutes(ota: Updates): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/ota/check',
+      handler: () => {
+        const t = ota.check();
+        if (!t.ok) return errorResponse(409, t.reason, t.message);
+        return jsonResponse({ accepted: true }, 202);
+      },
     },
-  });
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/ota/apply',
-    handler: (req) => {
-      const dry = flag(req, 'dry');
-      const force = flag(req, 'force');
-      const t = ctx.ota.apply({ source: 'web', dry, force });
-      if (!t.ok) {
-        return jsonResponse({ error: t.reason, message: t.message, ...(t.offer ? { offer: { label: t.offer, field: 'force', value: '1' } } : {}) }, 409);
-      }
-      return jsonResponse({ accepted: true, dry, force }, 202);
-    },
-  });
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/ota/auto',
-    bodyLimit: 1024,
-    handler: (req) => {
-      const form = parseForm(req);
-      const v = (form.ok ? form.form.fields.get('on') : undefined) ?? queryParams(req).get('on');
-      if (v !== '0' && v !== '1') return errorResponse(400, 'bad-setting', 'on must be 0 or 1. Nothing was changed.');
-      ctx.ota.setAuto(v === '1');
-      return jsonResponse({ autoUpd: ctx.ota.autoEnabled() });
-    },
-  });
+    formRoute({
+      path: '/api/ota/apply',
+      query: true,
+      onUnreadable: 'empty',
+      apply: (f) => {
+        const dry = flag(f, 'dry');
+        const force = flag(f, 'force');
+        const t = ota.apply({ source: 'web', dry, force });
+        if (!t.ok) {
+          return jsonResponse({ error: t.reason, message: t.message, ...(t.offer ? { offer: { label: t.offer, field: 'force', value: '1' } } : {}) }, 409);
+        }
+        return jsonResponse({ accepted: true, dry, force }, 202);
+      },
+    }),
+    formRoute({
+      path: '/api/ota/auto',
+      bodyLimit: 1024,
+      query: true,
+      onUnreadable: 'empty',
+      apply: (f) => {
+        const v = f.get('on');
+        if (v !== '0' && v !== '1') return errorResponse(400, 'bad-setting', 'on must be 0 or 1. Nothing was changed.');
+        ota.setAuto(v === '1');
+        return null;
+      },
+      view: () => ({ autoUpd: ota.autoEnabled() }),
+    }),
+  ];
 }

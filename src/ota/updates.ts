@@ -4,8 +4,10 @@
 // hourly auto-install evaluation, and the healthy window that confirms a new
 // image. The check, the install and the boot guard live in their own files.
 
-import type { Context } from '../core/context.ts';
-import type { Timer } from '../hal/index.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { HttpClient } from '../net/http/client.ts';
+import type { Sha256Api } from '../../modules/sha256/sha256.ts';
+import type { BatteryReading, Timer } from '../hal/index.ts';
 import { parseUrl } from '../net/url.ts';
 import { capBytes } from '../util/cap.ts';
 import { compareVersions, parseVersion } from '../util/version.ts';
@@ -56,8 +58,24 @@ export type ApplyTicket =
 
 export type CheckTicket = { ok: true; done: Promise<CheckOutcome> } | { ok: false; reason: 'notifier' | 'busy'; message: string };
 
+/** What the update engine needs of other subsystems, passed when the ota subsystem is mounted. */
+export interface UpdatesDeps {
+  /** The battery model the install gate reads (src/power). */
+  battery: { reading(): BatteryReading };
+  /** Outbound HTTPS under the device's TLS policy. */
+  client: HttpClient;
+  sha256: Sha256Api;
+  /** Owner notices waiting for the chat client (src/chat's outbox). */
+  outbox: { post(key: string, text: string): boolean };
+  /** Device timeline rows (src/system). */
+  timeline: { row(kind: 'update', text: string): void };
+  /** The ring's update progress (src/device's ring engine). */
+  ring: { progress(pct: number | null): void };
+}
+
 export class Updates {
-  private ctx!: Context;
+  private ctx!: Kernel;
+  private deps!: UpdatesDeps;
   private guard!: GuardStore;
   private engine: OtaEngineState = 'idle';
   private result: OtaResult = 'pending';
@@ -76,16 +94,17 @@ export class Updates {
   constructor(private readonly verdict: BootVerdict) {}
 
   /** Wires the engine to the device and starts its timers (src/ota/index.ts). */
-  attach(ctx: Context): void {
+  attach(ctx: Kernel, deps: UpdatesDeps): void {
     this.ctx = ctx;
+    this.deps = deps;
     this.guard = new GuardStore(ctx.store(OTA_NS));
     const { hal } = ctx;
     const v = this.verdict;
-    if (v.kind === 'rolled-back') ctx.timeline.row('update', `firmware ${v.version} failed to start: rolled back to ${hal.build.version}`);
-    if (v.kind === 'aborted-preflip') ctx.timeline.row('update', `the update to ${v.version} was cut off before it switched slots; ${hal.build.version} runs on`);
+    if (v.kind === 'rolled-back') this.deps.timeline.row('update', `firmware ${v.version} failed to start: rolled back to ${hal.build.version}`);
+    if (v.kind === 'aborted-preflip') this.deps.timeline.row('update', `the update to ${v.version} was cut off before it switched slots; ${hal.build.version} runs on`);
     if (v.kind === 'interrupted') {
       this.err = 'interrupted';
-      ctx.timeline.row('update', `the download of ${v.version} was interrupted; ${hal.build.version} runs on`);
+      this.deps.timeline.row('update', `the download of ${v.version} was interrupted; ${hal.build.version} runs on`);
     }
     if (v.kind === 'confirming') this.startConfirming(v.version);
     if (ctx.mode === 1) {
@@ -198,14 +217,14 @@ export class Updates {
   private fetchVerdict(): Promise<CheckOutcome> {
     const { hal } = this.ctx;
     return runCheck({
-      client: this.ctx.client,
+      client: this.deps.client,
       base: this.base(),
       board: hal.board,
       type: resolveDeviceType(this.ctx.store(TYPE_NS), hal.board),
       running: hal.build.version,
       slotSize: hal.flash.slotSize(),
       keys: this.keys,
-      sha256: this.ctx.hotspots.sha256,
+      sha256: this.deps.sha256,
     });
   }
 
@@ -234,7 +253,7 @@ export class Updates {
     if (!found || (last && compareVersions(found, last) <= 0)) return;
     const excerpt = capBytes(replaceEvery(notes, WHITESPACE_RUNS, ' ').trim(), 300);
     const text = `Firmware ${version} is available (running ${this.ctx.hal.build.version}).${excerpt ? ` ${excerpt}` : ''} Reply /update to install it.`;
-    if (this.ctx.outbox.post(`ota-available:${version}`, text)) this.ctx.log.info('ota', `owner notice queued for ${version}`);
+    if (this.deps.outbox.post(`ota-available:${version}`, text)) this.ctx.log.info('ota', `owner notice queued for ${version}`);
     store.set(K_ANNOUNCED, version);
   }
 
@@ -261,7 +280,7 @@ export class Updates {
     if (!force && this.result === 'up-to-date') return refuse('up-to-date');
     if (!force) {
       // The battery model's calibrated level and health estimate (src/power): the gate's one source.
-      const reading = this.ctx.power.reading();
+      const reading = this.deps.battery.reading();
       const battery = opts.source === 'auto' ? (autoBatteryAllows(reading) ? null : 'need-power') : batteryRefusal(reading);
       if (battery) return refuse(battery);
     }
@@ -293,15 +312,15 @@ export class Updates {
       outcome = await runInstall(
         {
           hal,
-          client: this.ctx.client,
-          sha256: this.ctx.hotspots.sha256,
+          client: this.deps.client,
+          sha256: this.deps.sha256,
           keys: this.keys,
           guard: this.guard,
           log,
           onPhase: (p) => this.setEngine(p),
           onProgress: (pct) => {
             this.pct = pct;
-            this.ctx.ring.progress(pct);
+            this.deps.ring.progress(pct);
           },
           hold: (stage) => this.hold(stage),
         },
@@ -310,7 +329,7 @@ export class Updates {
       );
       if (outcome.kind === 'failed') this.err = outcome.error;
       if (outcome.kind === 'restarting') {
-        this.ctx.timeline.row('update', `installing firmware ${c.manifest.version} (from ${hal.build.version})${c.manifest.notes ? `: ${capBytes(c.manifest.notes, 300)}` : ''}`);
+        this.deps.timeline.row('update', `installing firmware ${c.manifest.version} (from ${hal.build.version})${c.manifest.notes ? `: ${capBytes(c.manifest.notes, 300)}` : ''}`);
         this.setEngine('restarting');
         log.info('ota', `restarting into ${c.manifest.version}`);
         hal.clock.setTimeout(() => hal.system.reboot('ota'), RESTART_DELAY_MS);
@@ -320,7 +339,7 @@ export class Updates {
     } finally {
       if (this.engine !== 'restarting') {
         this.setEngine(this.idleEngine());
-        this.ctx.ring.progress(null);
+        this.deps.ring.progress(null);
         this.pct = 0;
       }
     }
@@ -377,6 +396,6 @@ export class Updates {
     this.confirmingVersion = null;
     if (this.engine === 'confirming') this.setEngine('idle');
     this.ctx.log.info('ota', `${version} confirmed after a healthy run${wifiSeen ? '' : ' (Wi-Fi never came up)'}`);
-    this.ctx.timeline.row('update', `firmware ${version} confirmed after a healthy run`);
+    this.deps.timeline.row('update', `firmware ${version} confirmed after a healthy run`);
   }
 }

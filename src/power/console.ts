@@ -2,11 +2,11 @@
 // BATTRESET, SLEEPMV [mv], SLEEP, DRAIN on|off [deep]. (STORAGE, listed in
 // the same group, is the file store's: src/files/console.ts.)
 
-import { CommandError, type CommandCall } from '../console/console.ts';
-import type { Context } from '../core/context.ts';
+import { CommandError, type Command, type CommandCall } from '../core/console.ts';
 import type { BatteryReading } from '../hal/index.ts';
 import { DRAIN_MS_PER_PCT } from './battery.ts';
 import { DEFAULT_SLEEP_MV, SLEEP_MV_MAX, SLEEP_MV_MIN } from './limits.ts';
+import type { Power, PowerSettings } from './power.ts';
 
 const DECIMAL = /^[0-9]{1,5}$/;
 
@@ -15,14 +15,14 @@ function describe(r: BatteryReading): string {
   return `level=${r.levelPct ?? '?'}% health=${r.healthPct ?? '?'}% mv=${r.millivolts ?? '?'} external=${r.external ? 1 : 0} charging=${r.charging ? 1 : 0}`;
 }
 
-export function installPowerConsole(ctx: Context): void {
-  const power = ctx.power;
+export function powerCommands(power: Power, settings: PowerSettings, updates: { installing(): boolean }): Command[] {
   const profileLine = (c: CommandCall): void => {
     const p = power.profile();
     c.out(`profile=${p.id} ${p.name}: ring ${p.ringFps} fps, brightness at most ${p.ringMax}, battery read every ${p.batteryPollMs / 1000} s, screen dims after ${p.screenDimS ? `${p.screenDimS} s` : 'never'}`);
   };
 
-  ctx.console.register({
+  const commands: Command[] = [];
+  commands.push({
     verb: 'PROFILE',
     usage: '<0 or 1 or 2>',
     help: 'the power profile: 0 performance, 1 balanced (default), 2 saver (ring frame rate and brightness, battery polling, screen dimming); bare shows it',
@@ -30,13 +30,13 @@ export function installPowerConsole(ctx: Context): void {
       if (c.argv.length === 0) return profileLine(c);
       const v = c.argv.length === 1 ? c.argv[0]! : '';
       if (v !== '0' && v !== '1' && v !== '2') throw new CommandError('usage: PROFILE <0 or 1 or 2> (0 performance, 1 balanced, 2 saver)');
-      const r = ctx.actions.apply({ kind: 'config', values: { profile: Number(v) } });
+      const r = settings.apply({ kind: 'config', values: { profile: Number(v) } });
       if (!r.ok) throw new CommandError(r.note);
       profileLine(c);
     },
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'BATTCAL',
     help: 'calibrate the battery on a finished charge (on power, charger done): full reads 100 %, and a health estimate is stored',
     run: (c) => {
@@ -48,7 +48,7 @@ export function installPowerConsole(ctx: Context): void {
     },
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'BATTRESET',
     help: "erase the battery calibration: the gauge's own figures apply again",
     run: (c) => {
@@ -58,7 +58,7 @@ export function installPowerConsole(ctx: Context): void {
     },
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'SLEEPMV',
     usage: '[mv]',
     help: `below this battery voltage (on battery) the device deep-sleeps; ${SLEEP_MV_MIN}-${SLEEP_MV_MAX}, 0 off, default ${DEFAULT_SLEEP_MV}; bare shows it`,
@@ -71,18 +71,18 @@ export function installPowerConsole(ctx: Context): void {
     },
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'SLEEP',
     help: 'deep sleep now, until woken (the button or touch; the simulator: control op wake)',
     run: (c) => {
       if (c.argv.length) throw new CommandError('usage: SLEEP (no arguments)');
-      if (ctx.ota.installing()) throw new CommandError('busy: an update is installing');
+      if (updates.installing()) throw new CommandError('busy: an update is installing');
       power.sleepSoon('SLEEP from the console', 0);
       c.out('sleeping until woken');
     },
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'DRAIN',
     usage: 'on or off [deep]',
     help: `simulate a discharge on battery (1 % per ${DRAIN_MS_PER_PCT / 1000} s); deep: reaching SLEEPMV really sleeps (else it is only logged); off restores the gauge`,
@@ -97,4 +97,5 @@ export function installPowerConsole(ctx: Context): void {
       c.out(describe(power.reading()));
     },
   });
+  return commands;
 }

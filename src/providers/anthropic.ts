@@ -44,7 +44,7 @@ import { usageOf } from './usage.ts';
 import type { ProviderId } from './settings.ts';
 import { ANTHROPIC_ID, mapIds } from './tool-ids.ts';
 import { MCP_CLIENT_BETA, messagesMcp } from './tool-servers.ts';
-import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types.ts';
+import type { Backend, RoundRequest, RoundResult, TranscriptItem } from '../contracts/index.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Output budget of one round: room for a long reply inside the turn object (the round's deadline is sized to it). */

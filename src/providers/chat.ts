@@ -33,7 +33,7 @@ import { fail, fromStatus, malformed } from './errors.ts';
 import { usageOf } from './usage.ts';
 import type { ProviderId } from './settings.ts';
 import { mapIds } from './tool-ids.ts';
-import type { RoundRequest, RoundResult, TranscriptItem } from './types.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from '../contracts/index.ts';
 
 export interface ChatFlavor {
   provider: ProviderId;

@@ -7,7 +7,7 @@ import { decode, encode } from '../util/utf8.ts';
 import { parseUrl } from '../net/url.ts';
 import type { ProviderId } from './settings.ts';
 import type { ToolServer } from './tool-servers.ts';
-import type { Backend, RoundRequest, RoundResult, TranscriptItem, WireRequest } from './types.ts';
+import type { Backend, RoundRequest, RoundResult, TranscriptItem, WireRequest } from '../contracts/index.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const FENCE_OPEN = /^```[A-Za-z0-9_-]*[ \t]*\r?\n/;

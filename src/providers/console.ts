@@ -11,16 +11,13 @@
 //                 Z.ai host and the router host
 //   USAGE?        tokens per provider today and this month, and the budgets
 
-import { CommandError } from '../console/console.ts';
-import type { Context } from '../core/context.ts';
-import { parseTurn } from '../turn/parse.ts';
-import { turnPromptDoc } from '../turn/promptdoc.ts';
-import { buildTurnSchema } from '../turn/schema.ts';
+import { CommandError, type Command } from '../core/console.ts';
+import type { ToolRegistry } from '../core/tools/registry.ts';
+import { PROVIDERS, type ProviderId, type RoundRequest, type TurnCodec } from '../contracts/index.ts';
 import { DEMO_ENDPOINT } from './demo.ts';
-import { ORCH_NS, PROVIDERS, type ProviderId, type ProviderSettings } from './settings.ts';
-import type { RoundRequest } from './types.ts';
-import { ProviderWire, WIRE_NS } from './wire.ts';
-import { UsageLedger, USAGE_NS } from './usage.ts';
+import type { ProviderSettings } from './settings.ts';
+import type { ProviderWire } from './wire.ts';
+import type { UsageLedger } from './usage.ts';
 import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -34,12 +31,19 @@ function oneLine(s: string): string {
   return replaceEvery(s, LINE_BREAKS, ' ');
 }
 
-export function installWireConsole(ctx: Context, settings: ProviderSettings): ProviderWire {
-  const usage = new UsageLedger(ctx.store(USAGE_NS), ctx.store(ORCH_NS), () => ctx.hal.clock.wallMs());
-  const wire = new ProviderWire(ctx.client, settings, ctx.log, ctx.hal.clock, ctx.store(WIRE_NS), ctx.connectors, usage);
-  // device.status and /api/state: usage.budget per provider (spec, device.status).
-  ctx.status.section(() => ({ usage: { budget: usage.view() } }));
-  ctx.console.register({
+export interface WireConsoleParts {
+  settings: ProviderSettings;
+  wire: ProviderWire;
+  usage: UsageLedger;
+  /** The tools a WIRE loop round offers (the kernel's registry). */
+  tools: Pick<ToolRegistry, 'list'>;
+  /** The turn's schema, field documentation and parser (src/turn/). */
+  turn: TurnCodec;
+}
+
+export function wireCommands(p: WireConsoleParts): Command[] {
+  const { settings, wire, usage, tools, turn } = p;
+  const usageCommand: Command = {
     verb: 'USAGE?',
     maxArgs: 0,
     help: 'token usage today and this month per provider, and the monthly budgets',
@@ -49,14 +53,14 @@ export function installWireConsole(ctx: Context, settings: ProviderSettings): Pr
         c.out(`${p} day=${u.daily.input + u.daily.output} month=${u.monthly.input + u.monthly.output} reasoning=${u.monthly.reasoning} cached=${u.monthly.cached} budget=${u.budget ?? '-'}${u.exhausted ? ' EXHAUSTED' : ''}`);
       }
     },
-  });
+  };
   const providerArg = (word: string | undefined): ProviderId | 'demo' => {
     const p = (word ?? '').toLowerCase();
     if (p === 'demo' || (PROVIDERS as readonly string[]).includes(p)) return p as ProviderId | 'demo';
     throw new CommandError(`unknown provider ${word ?? ''}: one of ${PROVIDERS.join(', ')}, demo`);
   };
 
-  ctx.console.register({
+  const wireCommand: Command = {
     verb: 'WIRE',
     usage: '<provider|demo> [single|loop|final] <text>',
     help: 'send one provider round and print the turn reply or the tool calls',
@@ -80,11 +84,11 @@ export function installWireConsole(ctx: Context, settings: ProviderSettings): Pr
           { kind: 'user', text },
         ],
         mode,
-        tools: mode === 'loop' ? ctx.tools.list(caller).map((t) => ({ name: t.providerName, description: t.description, parameters: t.schema })) : [],
+        tools: mode === 'loop' ? tools.list(caller).map((t) => ({ name: t.providerName, description: t.description, parameters: t.schema })) : [],
         forceFinal: modeWord === 'final',
-        schema: buildTurnSchema(),
+        schema: turn.schema(),
         schemaName: 'orch_turn',
-        schemaDoc: turnPromptDoc(),
+        schemaDoc: turn.doc(),
         // The console is the owner's: approved tool servers ride along as in the owner's turns.
         connectors: true,
       };
@@ -100,13 +104,13 @@ export function installWireConsole(ctx: Context, settings: ProviderSettings): Pr
         c.out(`items=${r.items.length}`);
         return;
       }
-      const parsed = parseTurn(r.json);
+      const parsed = turn.parse(r.json);
       if (parsed.code !== 'Ok') throw new CommandError(oneLine(`turn ${parsed.code}${parsed.detail ? `: ${parsed.detail}` : ''}`));
       c.out(oneLine(`reply=${parsed.turn.reply}`));
     },
-  });
+  };
 
-  ctx.console.register({
+  const keyCommand: Command = {
     verb: 'WIREKEY',
     usage: '<provider>',
     help: "check a provider's key (Z.ai-style: probes both regions and pins the one that answers)",
@@ -117,9 +121,9 @@ export function installWireConsole(ctx: Context, settings: ProviderSettings): Pr
       if (!v.ok) throw new CommandError(oneLine(`${v.error}${v.status !== undefined ? ` ${v.status}` : ''}: ${v.message}`));
       c.out(`ok ${v.url}`);
     },
-  });
+  };
 
-  ctx.console.register({
+  const whichCommand: Command = {
     verb: 'WIRE?',
     maxArgs: 0,
     help: 'usable providers and their models, the pinned Z.ai host, the router host',
@@ -128,6 +132,6 @@ export function installWireConsole(ctx: Context, settings: ProviderSettings): Pr
       c.out(`zaiHost=${wire.zaiHost() ?? '-'}`);
       c.out(`routerHost=${wire.routerHost()}`);
     },
-  });
-  return wire;
+  };
+  return [usageCommand, wireCommand, keyCommand, whichCommand];
 }

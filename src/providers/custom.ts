@@ -16,16 +16,9 @@ import { buildMessages, parseMessages } from './anthropic.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
 import { configError, origin, usableKey, type WireBackend, type WireRound } from './common.ts';
 import { CATALOG } from './catalog.ts';
-import type { CustomStyle } from './settings.ts';
+import type { CustomEndpoint } from '../contracts/index.ts';
 
-export interface CustomEndpoint {
-  /** http(s)://host[:port]; any path is ignored. */
-  base: string;
-  style: CustomStyle;
-  model: string;
-  /** Whether tool-loop rounds may be sent (only the offline demo). */
-  loops?: boolean;
-}
+export type { CustomEndpoint } from '../contracts/index.ts';
 
 export const CUSTOM_FLAVOR: ChatFlavor = {
   provider: 'custom',

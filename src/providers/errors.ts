@@ -9,7 +9,7 @@ import { capBytes } from '../util/cap.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
 import { decode } from '../util/utf8.ts';
 import type { ProviderId } from './settings.ts';
-import type { ProviderErrorKind, RoundResult } from './types.ts';
+import type { ProviderErrorKind, RoundResult } from '../contracts/index.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 // Each provider's context-overflow wording, as its API reports it:

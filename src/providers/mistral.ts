@@ -17,7 +17,7 @@ import { argsText, cleanBase, configError, contentText, jsonBody, readObject, sp
 import { fromStatus, malformed } from './errors.ts';
 import { usageOf } from './usage.ts';
 import { MISTRAL_ID, mapIds } from './tool-ids.ts';
-import type { Backend, RoundRequest, RoundResult } from './types.ts';
+import type { Backend, RoundRequest, RoundResult } from '../contracts/index.ts';
 
 export const MISTRAL_FLAVOR: ChatFlavor = {
   provider: 'mistral',

@@ -46,7 +46,7 @@ import {
 import { fail, fromStatus, isOverflow, malformed } from './errors.ts';
 import { responsesMcpTools } from './tool-servers.ts';
 import { usageOf } from './usage.ts';
-import type { Backend, RoundRequest, RoundResult, TranscriptItem } from './types.ts';
+import type { Backend, RoundRequest, RoundResult, TranscriptItem } from '../contracts/index.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 /**

@@ -8,7 +8,7 @@
 import { CATALOG, splitRouterModel } from './catalog.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
 import { cleanBase, configError, usableKey } from './common.ts';
-import type { Backend } from './types.ts';
+import type { Backend } from '../contracts/index.ts';
 
 export const ROUTER_FLAVOR: ChatFlavor = {
   provider: 'router',

@@ -5,25 +5,19 @@
 // Keys are secrets: registered with the log redactor, never echoed, and
 // settable only here (the human-web-only rail), never by a tool or action.
 
-import type { Context } from '../core/context.ts';
 import type { Store } from '../core/store.ts';
-import { parseForm } from '../net/http/body.ts';
-import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import type { Redactor } from '../log/redact.ts';
 import { parseUrl } from '../net/url.ts';
 import { utf8Length } from '../util/utf8.ts';
-import { unchanged } from '../util/sentence.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const KEY_FIELD = /^key_([a-z]+)$/;
 const BUDGET_FIELD = /^budget_([a-z]+)$/;
 const WHITESPACE = /\s/;
 
-/** Provider ids: the three hosted dialects, the Z.ai-style backend, the model router, the custom endpoint. */
-export const PROVIDERS = ['openai', 'anthropic', 'mistral', 'zai', 'router', 'custom'] as const;
-export type ProviderId = (typeof PROVIDERS)[number];
-export const HOSTED: readonly ProviderId[] = ['openai', 'anthropic', 'mistral'];
+import { HOSTED, PROVIDERS, type CustomStyle, type ProviderId } from '../contracts/index.ts';
 
-export type CustomStyle = 'chat' | 'messages';
+export { HOSTED, PROVIDERS, type CustomStyle, type ProviderId };
 
 const KEY_MAX = 256;
 /** The NVS namespace of these settings (the usage ledger reads the budgets here). */
@@ -32,12 +26,20 @@ export const ORCH_NS = 'orch';
 export const TOKEN_BUDGET_MAX = 1_000_000_000;
 const DIRECTIVE_MAX = 1500;
 
+/** The device's TLS verification setting (src/net/tls.ts), which these settings show and set. */
+export interface TlsSetting {
+  verify(): boolean;
+  setVerify(on: boolean): void;
+}
+
 export class ProviderSettings {
   constructor(
     private readonly store: Store,
-    private readonly ctx: Context,
+    /** Where keys are registered as secrets (the log's redactor). */
+    private readonly redactor: Pick<Redactor, 'add'>,
+    private readonly tls: TlsSetting,
   ) {
-    for (const p of PROVIDERS) ctx.log.redactor.add(this.key(p));
+    for (const p of PROVIDERS) redactor.add(this.key(p));
   }
 
   key(provider: ProviderId): string | null {
@@ -100,7 +102,7 @@ export class ProviderSettings {
       directive: this.directive(),
       midFail: this.midFail(),
       promptBudget: this.promptBudget(),
-      tlsVerify: this.ctx.tls.verify(),
+      tlsVerify: this.tls.verify(),
       budgets: Object.fromEntries(PROVIDERS.map((p) => [p, this.budget(p) || null])),
     };
   }
@@ -173,27 +175,8 @@ export class ProviderSettings {
       }
     }
     this.store.setMany(writes);
-    for (const [k, v] of writes) if (k.startsWith('key.') && typeof v === 'string' && v) this.ctx.log.redactor.add(v);
-    if (tls !== null) this.ctx.tls.setVerify(tls);
+    for (const [k, v] of writes) if (k.startsWith('key.') && typeof v === 'string' && v) this.redactor.add(v);
+    if (tls !== null) this.tls.setVerify(tls);
     return null;
   }
-}
-
-export function installProviderSettings(ctx: Context): ProviderSettings {
-  const settings = new ProviderSettings(ctx.store(ORCH_NS), ctx);
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/orch',
-    bodyLimit: 4096,
-    handler: (req) => {
-      const form = parseForm(req);
-      if (!form.ok) return errorResponse(400, 'bad-request', form.error);
-      const problem = settings.apply(form.form.fields);
-      if (problem) return errorResponse(400, 'bad-setting', unchanged(problem));
-      return jsonResponse(settings.view());
-    },
-  });
-  ctx.router.add({ method: 'GET', path: '/api/orch', handler: () => jsonResponse(settings.view()) });
-  ctx.status.section(() => ({ tlsVerify: ctx.tls.verify() }));
-  return settings;
 }

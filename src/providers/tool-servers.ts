@@ -14,27 +14,9 @@
 // support: nothing is sent to them. The credential is a secret: it goes in
 // the request body over https only, and nowhere else.
 
-/** One tool server as a request carries it. */
-export interface ToolServer {
-  /** The connector id: server_label (A) and the server's name (B); unique, a-z 0-9 - _. */
-  label: string;
-  /** The owner's display name (A's server_description). */
-  name: string;
-  /** The MCP server's https URL ('' for a provider A connector by id). */
-  url: string;
-  /** Provider A's connector id (kind provider), '' otherwise. */
-  connectorId: string;
-  /** The bearer secret or OAuth access token; null for a server without auth. */
-  credential: string | null;
-}
+import type { ToolServer } from '../contracts/index.ts';
 
-/** The providers that can carry tool servers. */
-export type ToolServerProvider = 'openai' | 'anthropic';
-
-/** Where the wire and the sub-agent backends get the servers a request may carry. */
-export interface ToolServerSource {
-  serversFor(provider: ToolServerProvider): Promise<ToolServer[]>;
-}
+export type { ToolServer, ToolServerProvider, ToolServerSource } from '../contracts/index.ts';
 
 /** The Messages API's MCP connector beta (docs.claude.com, "MCP connector"; 2025-04-04 is deprecated). */
 export const MCP_CLIENT_BETA = 'mcp-client-2025-11-20';

@@ -22,7 +22,7 @@ import type { Store } from '../core/store.ts';
 import { civilFromDays } from '../util/civil.ts';
 import { isPlainObject } from '../util/json.ts';
 import { PROVIDERS, type ProviderId } from './settings.ts';
-import type { Usage } from './types.ts';
+import type { Usage } from '../contracts/index.ts';
 
 export const USAGE_NS = 'usage';
 /** Largest monthly budget the page accepts (tokens). */

@@ -35,7 +35,7 @@ import { openaiBackend } from './openai.ts';
 import { routerBackend, routerRoot } from './router.ts';
 import { PROVIDERS, type CustomStyle, type ProviderId } from './settings.ts';
 import type { ToolServerSource } from './tool-servers.ts';
-import type { ProviderErrorKind, RoundRequest, RoundResult } from './types.ts';
+import type { ProviderErrorKind, RoundRequest, RoundResult } from '../contracts/index.ts';
 import { zaiBackend } from './zai.ts';
 import type { UsageLedger } from './usage.ts';
 import { errorMessage } from '../util/json.ts';

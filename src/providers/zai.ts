@@ -14,7 +14,7 @@
 import { CATALOG, ZAI_PATH } from './catalog.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
 import { cleanBase, configError, usableKey } from './common.ts';
-import type { Backend } from './types.ts';
+import type { Backend } from '../contracts/index.ts';
 
 export const ZAI_FLAVOR: ChatFlavor = {
   provider: 'zai',

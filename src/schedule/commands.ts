@@ -5,8 +5,7 @@
 // <id> (a routine; approve and deny also take a waiting wakeup, deny also
 // cancels a reminder or an armed wakeup).
 
-import type { ChatCommandCall, ChatCommands } from '../chat/commands.ts';
-import { parseSpan } from '../chat/span.ts';
+import { parseSpan, type ChatCommandCall, type ChatCommands } from '../chat/index.ts';
 import type { Scheduler } from './scheduler.ts';
 import { loopLines } from './views.ts';
 import { sentence } from '../util/sentence.ts';

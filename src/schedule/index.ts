@@ -1,5 +1,5 @@
-// The scheduler subsystem (routines, wakeups, reminders, in the owner's time
-// zone, ctx.time): builds the Scheduler over NVS namespace 'sched', registers its
+// The scheduler subsystem's face (routines, wakeups, reminders, in the
+// owner's time zone): builds the Scheduler over NVS namespace 'sched', registers its
 // tools (loop.*, wakeup.set), chat commands (/remind, /loops, /loop), routes
 // (/api/routines, /api/wakeups) and the schedule section of
 // the state snapshot, and starts the timer in Orchestrator mode (Notifier
@@ -9,15 +9,16 @@
 // Turns it starts are scheduled and unattended (origin 'schedule'), through
 // the turn engine's queue; a reply goes to the chat the routine or wakeup
 // names, else to its person's chat, through the chat's durable send queue
-// (ctx.chat.notify), which waits in the outbox while the messenger is not set up.
+// (the chat's notify), which waits in the outbox while the messenger is not set up.
 
-import type { Context } from '../core/context.ts';
-import type { Assistant } from '../turn/index.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { Subsystem } from '../core/subsystem.ts';
+import type { ChatCommands, DeviceMessage, NotifyOutcome } from '../chat/index.ts';
 import { registerScheduleCommands } from './commands.ts';
-import { installScheduleRoutes } from './routes.ts';
-import { Scheduler } from './scheduler.ts';
+import { scheduleRoutes } from './routes.ts';
+import { Scheduler, type SchedulerDeps } from './scheduler.ts';
 import { SCHED_NS, ScheduleStore } from './store.ts';
-import { registerScheduleTools } from './tools.ts';
+import { scheduleTools } from './tools.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const MESSENGER_CHAT = /^-?\d{1,20}$/;
@@ -27,35 +28,62 @@ function messengerChat(chat: string | null | undefined): string | undefined {
   return chat && MESSENGER_CHAT.test(chat) ? chat : undefined;
 }
 
-export function installSchedule(ctx: Context, assistant: Assistant): Scheduler {
-  const people = ctx.chat.people;
-  const store = new ScheduleStore(ctx.store(SCHED_NS), () => ctx.hal.nvs.keys(SCHED_NS), ctx.log);
-  const scheduler = new Scheduler({
-    clock: ctx.hal.clock,
-    time: ctx.time,
-    log: ctx.log,
-    store,
-    random: ctx.random,
-    engine: assistant.engine,
-    roleOf: (person) => people.roleOf(person),
-    chatOf: (person) => people.chatOf(person),
-    // One durable path for what the device sends on its own (ctx.chat.notify): the send queue,
-    // keyed against repeats after a restart, or the outbox while the messenger is not set up.
-    sendReply: async (chat, text, key) => void ctx.chat.notify({ key, text, chat: messengerChat(chat), signed: false, provenance: 'model' }),
-    notify: (key, text, chat) => void ctx.chat.notify({ key, text, chat: messengerChat(chat), signed: true, provenance: 'device' }),
-  });
-  registerScheduleTools(ctx, scheduler);
-  registerScheduleCommands(ctx.chat.commands, scheduler);
-  installScheduleRoutes(ctx, scheduler);
-  ctx.status.section(() => ({
-    schedule: {
-      tz: scheduler.tz().text,
-      routines: scheduler.routines().length,
-      pending: scheduler.routines().filter((r) => !r.approved).length + scheduler.wakes().filter((w) => w.state === 'pending').length,
-      wakeups: scheduler.wakes('wakeup').filter((w) => w.state === 'armed').length,
-      reminders: scheduler.wakes('reminder').length,
-    },
-  }));
-  if (ctx.mode === 1) scheduler.start();
-  return scheduler;
+/** What the scheduler needs from others. */
+export interface ScheduleOptions {
+  /** The turn engine's queue (src/turn/). */
+  engine: SchedulerDeps['engine'];
+  /** The owner's time zone (src/system/local-time.ts). */
+  time: SchedulerDeps['time'];
+  /** The chat messenger: people and roles, the durable send queue, the chat commands' registry (src/chat/). */
+  chat: {
+    people: Pick<SchedulerDeps, 'roleOf' | 'chatOf'> & { mayChat(chat: string): boolean };
+    notify(m: DeviceMessage): NotifyOutcome | 'waiting';
+    commands: ChatCommands;
+  };
 }
+
+export const schedule: Subsystem<ScheduleOptions, Scheduler> = {
+  name: 'schedule',
+  start(k: Kernel, o: ScheduleOptions) {
+    const { chat } = o;
+    const people = chat.people;
+    const store = new ScheduleStore(k.store(SCHED_NS), () => k.hal.nvs.keys(SCHED_NS), k.log);
+    const scheduler = new Scheduler({
+      clock: k.hal.clock,
+      time: o.time,
+      log: k.log,
+      store,
+      random: (bytes) => k.hal.system.random(bytes),
+      engine: o.engine,
+      roleOf: (person) => people.roleOf(person),
+      chatOf: (person) => people.chatOf(person),
+      // One durable path for what the device sends on its own (the chat's notify): the send queue,
+      // keyed against repeats after a restart, or the outbox while the messenger is not set up.
+      sendReply: async (c, text, key) => void chat.notify({ key, text, chat: messengerChat(c), signed: false, provenance: 'model' }),
+      notify: (key, text, c) => void chat.notify({ key, text, chat: messengerChat(c), signed: true, provenance: 'device' }),
+    });
+    registerScheduleCommands(chat.commands, scheduler);
+    if (k.mode === 1) scheduler.start();
+    return {
+      provides: scheduler,
+      tools: scheduleTools(scheduler, people),
+      routes: scheduleRoutes(scheduler, k.hal.clock),
+      status: {
+        sections: [
+          () => ({
+            schedule: {
+              tz: scheduler.tz().text,
+              routines: scheduler.routines().length,
+              pending: scheduler.routines().filter((r) => !r.approved).length + scheduler.wakes().filter((w) => w.state === 'pending').length,
+              wakeups: scheduler.wakes('wakeup').filter((w) => w.state === 'armed').length,
+              reminders: scheduler.wakes('reminder').length,
+            },
+          }),
+        ],
+      },
+      stop: () => scheduler.stop(),
+    };
+  },
+};
+
+export { Scheduler } from './scheduler.ts';

@@ -9,7 +9,8 @@
 // Errors: 400 bad input, 404 no such id, 409 a limit or a state that refuses,
 // 500 storage; {error, message} as every route.
 
-import type { Context } from '../core/context.ts';
+import type { Route } from '../core/router.ts';
+import type { Clock } from '../hal/index.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
@@ -24,65 +25,65 @@ function answer<T>(o: Outcome<T>, view: (v: T) => Record<string, unknown>): Http
   return jsonResponse({ ...view(o.value), message: o.message });
 }
 
-export function installScheduleRoutes(ctx: Context, s: Scheduler): void {
-  const { router } = ctx;
-
-  router.add({
-    method: 'GET',
-    path: '/api/routines',
-    handler: () => jsonResponse({ tz: s.tz().text, now: s.now(), synced: ctx.hal.clock.synced(), routines: s.routines().map((r) => routineView(s, r)) }),
-  });
-  router.add({
-    method: 'POST',
-    path: '/api/routines',
-    bodyLimit: 1024,
-    handler: (req) => {
-      const f = parseForm(req);
-      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-      const action = f.form.fields.get('action') ?? '';
-      const id = (f.form.fields.get('id') ?? '').trim();
-      if (!['approve', 'deny', 'off', 'on'].includes(action)) return errorResponse(400, 'bad-action', 'action must be approve, deny, off or on.');
-      if (!id) return errorResponse(400, 'bad-request', 'id names the routine.');
-      if (action === 'deny') {
-        const r = s.removeRoutine(id);
-        return r.ok ? jsonResponse({ id, deleted: true, message: r.message }) : errorResponse(STATUS[r.code], r.code, r.message);
-      }
-      const r = action === 'approve' ? s.approveRoutine(id) : s.setRoutineEnabled(id, action === 'on');
-      return answer(r, (v) => routineView(s, v));
+export function scheduleRoutes(s: Scheduler, clock: Pick<Clock, 'synced'>): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/routines',
+      handler: () => jsonResponse({ tz: s.tz().text, now: s.now(), synced: clock.synced(), routines: s.routines().map((r) => routineView(s, r)) }),
     },
-  });
-
-  router.add({
-    method: 'GET',
-    path: '/api/wakeups',
-    handler: () =>
-      jsonResponse({
-        mode: s.mode(),
-        armed: s.wakes('wakeup').filter((w) => w.state === 'armed').length,
-        armedMax: WAKEUPS_ARMED_MAX,
-        wakeups: s.wakes().map((w) => wakeView(s, w)),
-      }),
-  });
-  router.add({
-    method: 'POST',
-    path: '/api/wakeups',
-    bodyLimit: 1024,
-    handler: (req) => {
-      const f = parseForm(req);
-      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-      const action = f.form.fields.get('action') ?? '';
-      if (action === 'mode') {
-        const r = s.setMode((f.form.fields.get('value') ?? '').trim());
-        return answer(r, (mode) => ({ mode }));
-      }
-      if (action !== 'approve' && action !== 'cancel') return errorResponse(400, 'bad-action', 'action must be mode, approve or cancel.');
-      const id = (f.form.fields.get('id') ?? '').trim();
-      if (!id) return errorResponse(400, 'bad-request', 'id names the wakeup.');
-      if (action === 'cancel') {
-        const r = s.cancelWake(id);
-        return r.ok ? jsonResponse({ id, cancelled: true, message: r.message }) : errorResponse(STATUS[r.code], r.code, r.message);
-      }
-      return answer(s.approveWake(id), (w) => wakeView(s, w));
+    {
+      method: 'POST',
+      path: '/api/routines',
+      bodyLimit: 1024,
+      handler: (req) => {
+        const f = parseForm(req);
+        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
+        const action = f.form.fields.get('action') ?? '';
+        const id = (f.form.fields.get('id') ?? '').trim();
+        if (!['approve', 'deny', 'off', 'on'].includes(action)) return errorResponse(400, 'bad-action', 'action must be approve, deny, off or on.');
+        if (!id) return errorResponse(400, 'bad-request', 'id names the routine.');
+        if (action === 'deny') {
+          const r = s.removeRoutine(id);
+          return r.ok ? jsonResponse({ id, deleted: true, message: r.message }) : errorResponse(STATUS[r.code], r.code, r.message);
+        }
+        const r = action === 'approve' ? s.approveRoutine(id) : s.setRoutineEnabled(id, action === 'on');
+        return answer(r, (v) => routineView(s, v));
+      },
     },
-  });
+
+    {
+      method: 'GET',
+      path: '/api/wakeups',
+      handler: () =>
+        jsonResponse({
+          mode: s.mode(),
+          armed: s.wakes('wakeup').filter((w) => w.state === 'armed').length,
+          armedMax: WAKEUPS_ARMED_MAX,
+          wakeups: s.wakes().map((w) => wakeView(s, w)),
+        }),
+    },
+    {
+      method: 'POST',
+      path: '/api/wakeups',
+      bodyLimit: 1024,
+      handler: (req) => {
+        const f = parseForm(req);
+        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
+        const action = f.form.fields.get('action') ?? '';
+        if (action === 'mode') {
+          const r = s.setMode((f.form.fields.get('value') ?? '').trim());
+          return answer(r, (mode) => ({ mode }));
+        }
+        if (action !== 'approve' && action !== 'cancel') return errorResponse(400, 'bad-action', 'action must be mode, approve or cancel.');
+        const id = (f.form.fields.get('id') ?? '').trim();
+        if (!id) return errorResponse(400, 'bad-request', 'id names the wakeup.');
+        if (action === 'cancel') {
+          const r = s.cancelWake(id);
+          return r.ok ? jsonResponse({ id, cancelled: true, message: r.message }) : errorResponse(STATUS[r.code], r.code, r.message);
+        }
+        return answer(s.approveWake(id), (w) => wakeView(s, w));
+      },
+    },
+  ];
 }

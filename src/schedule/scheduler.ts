@@ -34,7 +34,7 @@
 import type { Clock, Timer } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { Role } from '../memory/quotas.ts';
-import type { TurnOutcome, TurnRequest } from '../turn/engine.ts';
+import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { randomId, type RandomFill } from '../util/ids.ts';
 import { errorMessage } from '../util/json.ts';
@@ -57,7 +57,6 @@ import {
   WAKEUPS_PENDING_MAX,
 } from './limits.ts';
 import type { CreatedBy, Routine, ScheduleStore, Wake } from './store.ts';
-import type { LocalTime } from '../system/local-time.ts';
 import type { TimeZone } from '../util/tz.ts';
 
 export type FailCode = 'not-found' | 'limit' | 'bad-input' | 'state' | 'storage';
@@ -66,7 +65,7 @@ export type Outcome<T> = { ok: true; value: T; message: string } | { ok: false; 
 export interface SchedulerDeps {
   clock: Clock;
   /** The owner's time zone (ctx.time): daily and weekly runs are in it; a change moves them at once. */
-  time: Pick<LocalTime, 'zone' | 'format' | 'onChange'>;
+  time: { zone(): TimeZone; format(ms: number): string; onChange(listener: (zone: TimeZone) => void): void };
   log: Log;
   store: ScheduleStore;
   random: RandomFill;

@@ -13,12 +13,13 @@
 // wall clock); at the budget the tool refuses with error_type budget and
 // the date it resets; the count starts again when the month changes.
 
-import type { Context } from '../core/context.ts';
+import type { Route } from '../core/router.ts';
+import type { Subsystem } from '../core/subsystem.ts';
 import type { Store } from '../core/store.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import { fail, ok, type ToolResult, type ToolSpec } from '../mcp/types.ts';
+import { fail, ok, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import { capBytes } from '../util/cap.ts';
 import { civilFromDays } from '../util/civil.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
@@ -183,21 +184,34 @@ export function searchTool(ws: WebSearch, screen: (text: string, caller: { admin
   };
 }
 
-export function installWebSearch(ctx: Context): WebSearch {
-  const ws = new WebSearch(ctx.store(SEARCH_NS), ctx.client, () => ctx.hal.clock.wallMs(), (v) => ctx.log.redactor.add(v));
-  ctx.tools.register(searchTool(ws, (text, caller) => ctx.files.screenFetched(text, caller)));
-  ctx.router.add({ method: 'GET', path: '/api/websearch', handler: () => jsonResponse(ws.view()) });
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/websearch',
-    bodyLimit: 1024,
-    handler: (req) => {
-      const form = parseForm(req);
-      if (!form.ok) return errorResponse(400, 'bad-request', form.error);
-      const problem = ws.apply(form.form.fields);
-      if (problem) return errorResponse(400, 'bad-setting', unchanged(problem));
-      return jsonResponse(ws.view());
-    },
-  });
-  return ws;
+/** What web search needs: outbound HTTPS, and the injection screen fetched text passes through (src/files). */
+export interface SearchOptions {
+  client: Pick<HttpClient, 'request'>;
+  screen: (text: string, caller: { admin: boolean }) => string;
 }
+
+export function searchRoutes(ws: WebSearch): Route[] {
+  return [
+    { method: 'GET', path: '/api/websearch', handler: () => jsonResponse(ws.view()) },
+    {
+      method: 'POST',
+      path: '/api/websearch',
+      bodyLimit: 1024,
+      handler: (req) => {
+        const form = parseForm(req);
+        if (!form.ok) return errorResponse(400, 'bad-request', form.error);
+        const problem = ws.apply(form.form.fields);
+        if (problem) return errorResponse(400, 'bad-setting', unchanged(problem));
+        return jsonResponse(ws.view());
+      },
+    },
+  ];
+}
+
+export const search: Subsystem<SearchOptions, WebSearch> = {
+  name: 'search',
+  start(k, o) {
+    const ws = new WebSearch(k.store(SEARCH_NS), o.client, () => k.hal.clock.wallMs(), (v) => k.log.redactor.add(v));
+    return { provides: ws, tools: [searchTool(ws, o.screen)], routes: searchRoutes(ws) };
+  },
+};

@@ -5,7 +5,7 @@
 // id; getting it gives the capsule's instructions (front matter removed) as
 // one user message, with the optional task argument appended.
 
-import type { PromptInfo, PromptProvider, PromptResult } from '../mcp/prompts.ts';
+import type { PromptInfo, PromptProvider, PromptResult } from '../contracts/index.ts';
 import { parseCapsule } from './capsule.ts';
 import type { SkillStore } from './store.ts';
 

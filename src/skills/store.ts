@@ -23,7 +23,7 @@ import type { Store } from '../core/store.ts';
 import type { Clock, SdCard } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { Sha256Api } from '../../modules/sha256/sha256.ts';
-import type { SkillCapsule } from '../agents/ports.ts';
+import type { SkillCapsule } from '../agents/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { toHex } from '../util/encoding.ts';
 import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';

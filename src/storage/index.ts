@@ -5,11 +5,16 @@
 // CARD_PROBE_MS), a device timeline row per tier change, and the console's
 // SDCHECK (ends ERR when the write/read check fails).
 
-import { CommandError } from '../console/console.ts';
-import type { Context } from '../core/context.ts';
+import { CommandError, type Command } from '../core/console.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { Route } from '../core/router.ts';
+import type { Subsystem } from '../core/subsystem.ts';
 import { jsonResponse } from '../net/http/errors.ts';
 import { encode, decode } from '../util/utf8.ts';
-import type { CardState } from './card.ts';
+import type { Card, CardState } from './card.ts';
+
+export { Card, type CardState } from './card.ts';
+export { removeTree } from './tree.ts';
 
 /** How often the card is probed (a card-detect read on the device). */
 export const CARD_PROBE_MS = 10_000;
@@ -21,36 +26,56 @@ function describe(c: CardState): string {
   return c.totalBytes === null ? 'a card of unknown size (512 MB default quota)' : `a card of ${c.totalBytes} bytes`;
 }
 
-export function installStorage(ctx: Context): void {
-  const { card } = ctx;
-  const summary = (): Record<string, unknown> => {
-    const c = card.get();
-    const s = c.tier === 'present' ? ctx.files.store.summary() : { count: 0, bytes: 0 };
-    return {
-      present: c.tier === 'present',
-      unsupported: c.tier === 'unsupported',
-      count: s.count,
-      bytes: s.bytes,
-      quota: c.quota,
-      cardFree: c.freeBytes,
+/** What storage needs: the card (made at boot, before any subsystem), the timeline, and the file store's figures. */
+export interface StorageOptions {
+  card: Card;
+  timeline: { row(kind: 'storage', text: string): void };
+  files: { store: { summary(): { count: number; bytes: number } } };
+}
+
+export const storage: Subsystem<StorageOptions, null> = {
+  name: 'storage',
+  start(k, o) {
+    const { card, files } = o;
+    const summary = (): Record<string, unknown> => {
+      const c = card.get();
+      const s = c.tier === 'present' ? files.store.summary() : { count: 0, bytes: 0 };
+      return {
+        present: c.tier === 'present',
+        unsupported: c.tier === 'unsupported',
+        count: s.count,
+        bytes: s.bytes,
+        quota: c.quota,
+        cardFree: c.freeBytes,
+      };
     };
-  };
-  ctx.status.field('sd', () => card.statusWord());
-  ctx.status.section(() => ({ sd: card.statusWord(), files: summary() }));
-  card.onChange((now, before) => {
-    ctx.log.info('sd', `card: ${describe(before)} -> ${describe(now)}`);
-    ctx.timeline.row('storage', `SD card: ${describe(now)} (was ${describe(before)})`);
-  });
-  ctx.hal.clock.setInterval(() => card.probe(), CARD_PROBE_MS);
-  ctx.router.add({
+    card.onChange((now, before) => {
+      k.log.info('sd', `card: ${describe(before)} -> ${describe(now)}`);
+      o.timeline.row('storage', `SD card: ${describe(now)} (was ${describe(before)})`);
+    });
+    k.hal.clock.setInterval(() => card.probe(), CARD_PROBE_MS);
+    return {
+      provides: null,
+      status: { fields: [['sd', () => card.statusWord()]], sections: [() => ({ sd: card.statusWord(), files: summary() })] },
+      routes: storageRoutes(card, summary),
+      commands: storageCommands(card, summary, k),
+    };
+  },
+};
+
+function storageRoutes(card: Card, summary: () => Record<string, unknown>): Route[] {
+  return [{
     method: 'GET',
     path: '/api/sdprobe',
     handler: () => {
       const c = card.probe();
       return jsonResponse({ sd: card.statusWord(), tier: c.tier, quota: c.quota, cardTotal: c.totalBytes, cardFree: c.freeBytes, files: summary() });
     },
-  });
-  ctx.console.register({
+  }];
+}
+
+function storageCommands(card: Card, summary: () => Record<string, unknown>, k: Kernel): Command[] {
+  return [{
     verb: 'SDCHECK',
     maxArgs: 0,
     help: 'probe the SD card, print its tier and figures, and write, read back and remove a test file',
@@ -60,10 +85,10 @@ export function installStorage(ctx: Context): void {
       const f = summary();
       c.out(`files=${String(f['count'])} bytes=${String(f['bytes'])}`);
       if (s.tier === 'none') return;
-      const sd = ctx.hal.sd;
+      const sd = k.hal.sd;
       let failure: string | null = null;
       try {
-        const data = encode(`sdcheck ${ctx.hal.clock.monoMs()}`);
+        const data = encode(`sdcheck ${k.hal.clock.monoMs()}`);
         const w = sd.open(CHECK_PATH, 'w');
         w.write(data);
         w.sync();
@@ -79,5 +104,5 @@ export function installStorage(ctx: Context): void {
       // A card that cannot be written is a failed check, whatever its tier: scripts read the final line.
       throw new CommandError('sd write/read check failed');
     },
-  });
+  }];
 }

@@ -4,7 +4,7 @@
 // (the loop stops, the watchdog resets the device). Each answers first and
 // restarts REPLY_GRACE_MS later, so a script always reads its OK.
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context, Mode } from '../core/context.ts';
 import { errorMessage } from '../util/json.ts';
 import { scheduleFactoryReset } from './danger.ts';

@@ -5,11 +5,10 @@
 // orientation, touch calibration, update slug).
 
 import type { Context } from '../core/context.ts';
-import { parseForm, parseJsonBody } from '../net/http/body.ts';
+import { formRoute } from '../core/form-route.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
+import type { HttpResponse } from '../net/http/types.ts';
 import { removeTree } from '../storage/tree.ts';
-import { isPlainObject } from '../util/json.ts';
 
 /** The NVS namespace that survives a factory reset (the nvs_keep partition on the device). */
 export const KEEP_NS = 'keep';
@@ -21,18 +20,6 @@ export const PHRASES = {
   eraseStorage: 'ERASE STORAGE',
   formatCard: 'FORMAT CARD',
 } as const;
-
-function fields(req: HttpRequest): Map<string, string> {
-  const type = (req.headers.get('content-type') ?? '').toLowerCase();
-  if (type.startsWith('application/json')) {
-    const body = parseJsonBody(req);
-    const out = new Map<string, string>();
-    if (body.ok && isPlainObject(body.value)) for (const [k, v] of Object.entries(body.value)) out.set(k, String(v));
-    return out;
-  }
-  const form = parseForm(req);
-  return form.ok ? form.form.fields : new Map();
-}
 
 function mismatch(phrase: string): HttpResponse {
   return errorResponse(400, 'confirmation-mismatch', `Type ${phrase} exactly (capital letters) to confirm. Nothing was changed.`);
@@ -79,39 +66,43 @@ export function scheduleFactoryReset(ctx: Context, options: { eraseCard: boolean
 }
 
 export function installDangerZone(ctx: Context): void {
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/factory-reset',
-    bodyLimit: 1024,
-    handler: (req) => {
-      const f = fields(req);
-      if (f.get('confirm') !== PHRASES.factoryReset) return mismatch(PHRASES.factoryReset);
-      const eraseCard = f.get('eraseCard') === '1' || f.get('eraseCard') === 'true';
-      scheduleFactoryReset(ctx, { eraseCard });
-      return jsonResponse({ scheduled: 'factory-reset', eraseCard, restarting: true }, 202);
-    },
-  });
+  // A confirmation the body does not carry (no form, bad JSON) is a mismatch like a wrong one.
+  const confirmed = { bodyLimit: 1024, json: true, onUnreadable: 'empty' } as const;
+  ctx.router.add(
+    formRoute({
+      ...confirmed,
+      path: '/api/factory-reset',
+      apply: (f) => {
+        if (f.get('confirm') !== PHRASES.factoryReset) return mismatch(PHRASES.factoryReset);
+        const eraseCard = f.get('eraseCard') === '1' || f.get('eraseCard') === 'true';
+        scheduleFactoryReset(ctx, { eraseCard });
+        return jsonResponse({ scheduled: 'factory-reset', eraseCard, restarting: true }, 202);
+      },
+    }),
+  );
 
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/storage/erase',
-    bodyLimit: 1024,
-    handler: (req) => {
-      if (fields(req).get('confirm') !== PHRASES.eraseStorage) return mismatch(PHRASES.eraseStorage);
-      later(ctx, 'erase storage', () => void wipeCard(ctx, DATA_ROOT));
-      return jsonResponse({ scheduled: 'erase-storage', restarting: true }, 202);
-    },
-  });
+  ctx.router.add(
+    formRoute({
+      ...confirmed,
+      path: '/api/storage/erase',
+      apply: (f) => {
+        if (f.get('confirm') !== PHRASES.eraseStorage) return mismatch(PHRASES.eraseStorage);
+        later(ctx, 'erase storage', () => void wipeCard(ctx, DATA_ROOT));
+        return jsonResponse({ scheduled: 'erase-storage', restarting: true }, 202);
+      },
+    }),
+  );
 
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/card/format',
-    bodyLimit: 1024,
-    handler: (req) => {
-      if (fields(req).get('confirm') !== PHRASES.formatCard) return mismatch(PHRASES.formatCard);
-      if (!ctx.card.probe() || ctx.card.get().tier === 'none') return errorResponse(409, 'no-card', 'There is no SD card to format.');
-      later(ctx, 'format card', () => void wipeCard(ctx, '/'));
-      return jsonResponse({ scheduled: 'format-card', restarting: true }, 202);
-    },
-  });
+  ctx.router.add(
+    formRoute({
+      ...confirmed,
+      path: '/api/card/format',
+      apply: (f) => {
+        if (f.get('confirm') !== PHRASES.formatCard) return mismatch(PHRASES.formatCard);
+        if (!ctx.card.probe() || ctx.card.get().tier === 'none') return errorResponse(409, 'no-card', 'There is no SD card to format.');
+        later(ctx, 'format card', () => void wipeCard(ctx, '/'));
+        return jsonResponse({ scheduled: 'format-card', restarting: true }, 202);
+      },
+    }),
+  );
 }

@@ -20,7 +20,7 @@ import type { Context } from '../core/context.ts';
 import type { Store } from '../core/store.ts';
 import type { Clock } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import { parseForm } from '../net/http/body.ts';
+import { formRoute } from '../core/form-route.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { errorMessage, stringify } from '../util/json.ts';
 import { formatFields, formatOffset, offsetLabel, parseTz, toLocal, UTC, type LocalFields, type TimeZone } from '../util/tz.ts';
@@ -205,19 +205,18 @@ export function installLocalTime(ctx: Context): void {
     };
   };
   router.add({ method: 'GET', path: '/api/timezone', handler: () => jsonResponse(view()) });
-  router.add({
-    method: 'POST',
-    path: '/api/timezone',
-    bodyLimit: 1024,
-    handler: (req) => {
-      const f = parseForm(req);
-      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-      const text = f.form.fields.get('tz');
-      if (text === undefined) return errorResponse(400, 'bad-request', 'tz is the time zone, a POSIX TZ string such as CET-1CEST,M3.5.0,M10.5.0/3.');
-      const r = time.set(text);
-      if (!r.ok) return errorResponse(r.code === 'storage' ? 500 : 400, r.code, r.message);
-      const v = view();
-      return jsonResponse({ ...v, message: `The time zone is ${r.zone.text}; it is ${String(v['now'])}.` });
-    },
-  });
+  router.add(
+    formRoute({
+      path: '/api/timezone',
+      bodyLimit: 1024,
+      apply: (f) => {
+        const text = f.get('tz');
+        if (text === undefined) return errorResponse(400, 'bad-request', 'tz is the time zone, a POSIX TZ string such as CET-1CEST,M3.5.0,M10.5.0/3.');
+        const r = time.set(text);
+        if (!r.ok) return errorResponse(r.code === 'storage' ? 500 : 400, r.code, r.message);
+        const v = view();
+        return jsonResponse({ ...v, message: `The time zone is ${r.zone.text}; it is ${String(v['now'])}.` });
+      },
+    }),
+  );
 }

@@ -3,7 +3,7 @@
 // tone), TEST <name> runs one item. A FAIL ends the reply with ERR, so a
 // script can take the last line as the verdict; PASS and SKIP end with OK.
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { formatSelftest, runSelftest, runSelftestItem, TEST_NAMES } from './selftest.ts';
 

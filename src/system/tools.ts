@@ -6,8 +6,9 @@
 // update engine to exist: absent fields read as null).
 
 import type { Context } from '../core/context.ts';
-import { fail, ok, type ToolSpec } from '../mcp/types.ts';
-import { validateAction } from '../turn/actions.ts';
+import type { BatteryReading } from '../hal/index.ts';
+import { fail, ok, type ToolSpec } from '../core/tools/types.ts';
+import { validateAction } from '../contracts/device-actions.ts';
 import { actingRole, actionRefusal } from '../device/action-roles.ts';
 import { isPlainObject, stringify } from '../util/json.ts';
 import { HEAP_FLOOR_BLOCK, HEAP_FLOOR_FREE, formatSelftest, runSelftest } from './selftest.ts';
@@ -28,7 +29,12 @@ function withoutSecrets(v: unknown): unknown {
 
 const NO_ARGS = { type: 'object', properties: {}, additionalProperties: false };
 
-function health(ctx: Context): Record<string, unknown> {
+/** The battery model as device.status reads it (src/power: the update gate's one source). */
+export interface BatteryView {
+  reading(): BatteryReading;
+}
+
+function health(ctx: Context, battery: BatteryView): Record<string, unknown> {
   const { hal } = ctx;
   const heap = hal.system.heap();
   let nvs = 'ok';
@@ -53,7 +59,7 @@ function health(ctx: Context): Record<string, unknown> {
       ring: { leds: hal.ring.count },
       touch: hal.touch.present,
       // The battery model (calibrated level, health estimate), as the update gate reads it.
-      battery: ctx.power.reading(),
+      battery: battery.reading(),
       speaker: hal.audio.present,
       microphone: hal.mic.present,
     },
@@ -78,7 +84,7 @@ function otaStatus(ctx: Context): Record<string, unknown> {
   return out;
 }
 
-export function systemTools(ctx: Context): ToolSpec[] {
+export function systemTools(ctx: Context, battery: BatteryView): ToolSpec[] {
   return [
     {
       name: 'system.health',
@@ -86,7 +92,7 @@ export function systemTools(ctx: Context): ToolSpec[] {
       schema: NO_ARGS,
       access: 'open',
       where: 'both',
-      handler: () => ok(stringify(health(ctx))),
+      handler: () => ok(stringify(health(ctx, battery))),
     },
     {
       name: 'device.status',
@@ -146,6 +152,6 @@ export function systemTools(ctx: Context): ToolSpec[] {
   ];
 }
 
-export function installSystemTools(ctx: Context): void {
-  for (const t of systemTools(ctx)) ctx.tools.register(t);
+export function installSystemTools(ctx: Context, battery: BatteryView): void {
+  for (const t of systemTools(ctx, battery)) ctx.tools.register(t);
 }

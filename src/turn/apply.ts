@@ -7,9 +7,8 @@
 
 import type { Context } from '../core/context.ts';
 import { actingRole, actionRefusal } from '../device/action-roles.ts';
-import { validateActions } from './actions.ts';
-import type { Turn } from './turn-types.ts';
-import type { TurnRequest } from './engine.ts';
+import { validateActions } from '../contracts/index.ts';
+import type { Turn, TurnRequest } from '../contracts/index.ts';
 import { stringify } from '../util/json.ts';
 
 /** Session ops the sub-agent fabric will serve; until it exists they are refused too. */

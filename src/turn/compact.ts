@@ -8,7 +8,7 @@
 // through the turn engine's queue (one turn at a time), in the background
 // for the chat.
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { capBytes } from '../util/cap.ts';
 import { utf8Length } from '../util/utf8.ts';

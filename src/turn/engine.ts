@@ -13,17 +13,16 @@
 
 import type { Log } from '../log/log.ts';
 import type { Hal } from '../hal/index.ts';
-import type { ToolCaller, ToolResult } from '../mcp/types.ts';
-import type { ToolRegistry } from '../mcp/registry.ts';
-import type { ProviderErrorKind, RoundRequest, RoundResult, ToolDef, TranscriptItem } from '../providers/types.ts';
-import type { ProviderId } from '../providers/settings.ts';
-import type { CustomEndpoint } from '../providers/custom.ts';
+import type { ToolCaller, ToolResult } from '../core/tools/types.ts';
+import type { ToolRegistry } from '../core/tools/registry.ts';
+import type { CapName, ProviderChoice, ProviderErrorKind, RoundRequest, RoundSender, ToolDef, TranscriptItem, TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { buildTurnSchema } from './schema.ts';
 import { turnPromptDoc } from './promptdoc.ts';
 import { parseTurn } from './parse.ts';
-import type { Turn } from './turn-types.ts';
-import type { PromptBlocks, Assembled } from '../prompt/blocks.ts';
-import { DEFAULT_BUDGET } from '../prompt/blocks.ts';
+import type { Turn } from '../contracts/index.ts';
+
+export type { CapName, ProviderChoice, RoundSender, TurnOrigin, TurnOutcome, TurnRequest } from '../contracts/index.ts';
+import { DEFAULT_BUDGET, type Assembled, type PromptBlocks } from '../prompt/index.ts';
 import { utf8Length } from '../util/utf8.ts';
 import { errorMessage, stringify } from '../util/json.ts';
 
@@ -46,75 +45,6 @@ export const MAX_SWITCHES = 2;
 export const SCHEMA_NAME = 'orch_turn';
 
 export const ONE_MOMENT = 'One moment: I am short on memory right now. Please ask again in a few seconds.';
-
-/** The provider wire as the engine uses it (src/providers/wire.ts implements it). */
-export interface RoundSender {
-  round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint): Promise<RoundResult>;
-}
-
-/** A provider the turn may use, in the order it should be tried. */
-export interface ProviderChoice {
-  provider: ProviderId;
-  model: string;
-  /** The backend can run a tool loop. */
-  loops: boolean;
-  /** Read deadline of one round on this provider. */
-  readMs: number;
-  /** A label for people ('anthropic claude-x', 'offline demo'). */
-  label: string;
-  /** An endpoint other than the configured one (the offline demo). */
-  endpoint?: CustomEndpoint;
-  /** Why this provider serves although it is not the owner's choice (a budget used up): said in the 'served by' note. */
-  note?: string;
-}
-
-export type TurnOrigin = 'console' | 'chat' | 'web' | 'voice' | 'synthesis' | 'schedule' | 'mcp';
-
-export interface TurnRequest {
-  chat: string;
-  text: string;
-  person: string | null;
-  admin: boolean;
-  origin: TurnOrigin;
-  unattended?: boolean;
-  scheduled?: boolean;
-  /** A [SYSTEM] preamble for turns no person started (synthesis). */
-  preamble?: string;
-  /** Called with the reply as soon as it is known (before memory writes apply). */
-  deliver?: (reply: string, ask: string) => void;
-  /**
-   * A turn the device runs for itself (conversation compaction): its text and
-   * reply are not recorded in the conversation, and it leaves running memory
-   * and the scratchpad as they are.
-   */
-  housekeeping?: boolean;
-}
-
-export type CapName = 'rounds' | 'deadline' | 'heap' | 'bytes' | 'stall';
-
-export interface TurnOutcome {
-  status: 'ok' | 'deferred' | 'error';
-  reply: string;
-  ask: string;
-  provider: ProviderId | null;
-  model: string | null;
-  /** 'served by <provider> <model>' when a fallback provider answered. */
-  servedBy: string | null;
-  rounds: number;
-  toolCalls: number;
-  switches: number;
-  cap: CapName | null;
-  error: string | null;
-  turn: Turn | null;
-  json: string | null;
-  /** Device-side milliseconds (prompt, parse, tools, apply): the turn's time minus time waiting on providers. */
-  deviceMs: number;
-  providerMs: number;
-  /** XS heap high-water during the turn (bytes, code and module objects included). */
-  xsPeak: number;
-  /** With heap probing on: the most live XS heap seen after a collection at each round (0 when off). */
-  xsLivePeak: number;
-}
 
 /** What the engine needs from the rest of the device (kept narrow for tests). */
 export interface EngineDeps {

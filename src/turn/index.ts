@@ -4,29 +4,30 @@
 // the web page's conversations (GET /api/conversation, POST
 // /api/conversation/clear), and the console's TURN, PROMPT? and CTX?.
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import { PromptBlocks } from '../prompt/blocks.ts';
-import { registerCoreBlocks } from '../prompt/sources.ts';
-import type { ProviderId, ProviderSettings } from '../providers/settings.ts';
+import type { PromptBlocks } from '../prompt/index.ts';
+import { registerConversationBlock } from './conversation.ts';
+import type { ProviderId } from '../contracts/index.ts';
+import type { ProviderSettings } from '../providers/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { makeApplier, type SessionOpsHandler } from './apply.ts';
-import { TurnEngine, type ProviderChoice, type RoundSender, type TurnOutcome } from './engine.ts';
-import type { CustomEndpoint } from '../providers/custom.ts';
-import { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from '../providers/demo.ts';
-import { CATALOG } from '../providers/catalog.ts';
+import { TurnEngine } from './engine.ts';
+import type { ProviderChoice, TurnCodec, TurnOutcome, TurnWire } from '../contracts/index.ts';
+import { parseTurn } from './parse.ts';
+import { turnPromptDoc } from './promptdoc.ts';
+import { buildTurnSchema } from './schema.ts';
+import { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from '../providers/index.ts';
+import { CATALOG } from '../providers/index.ts';
 
-/** What the assistant needs of the provider wire (src/providers/wire.ts). */
-export interface TurnWire extends RoundSender {
-  keyed(provider: ProviderId): boolean;
-  loops(provider: ProviderId, endpoint?: CustomEndpoint): boolean;
-  /** The model to send: the requested one when the backend accepts it, else its default. */
-  modelFor(provider: ProviderId, requested: string | null | undefined, endpoint?: CustomEndpoint): string;
-  /** Whether the provider is past the owner's monthly token budget (absent: no budgets). */
-  overBudget?(provider: ProviderId): boolean;
-}
+export type { TurnWire } from '../contracts/index.ts';
+export type { SessionOpsHandler } from './apply.ts';
+export { MAX_SWITCHES, TRANSPORTISH } from './engine.ts';
+
+/** The turn's schema, field documentation and parser, for those that send a turn round without the engine. */
+export const turnCodec: TurnCodec = { schema: () => buildTurnSchema(), doc: turnPromptDoc, parse: parseTurn };
 
 const CONV_NS = 'conv';
 const MODEL_LABEL_MAX = 39;
@@ -45,7 +46,6 @@ function chatKey(chat: string): string {
 }
 
 export class Assistant {
-  readonly blocks = new PromptBlocks();
   readonly engine: TurnEngine;
   private sessionOps: SessionOpsHandler | null = null;
   /** The model an alternate provider runs on (the model catalog's choice; null: the wire's default). */
@@ -57,9 +57,12 @@ export class Assistant {
     private readonly ctx: Context,
     private readonly settings: ProviderSettings,
     private readonly wire: TurnWire,
+    /** The prompt blocks (src/prompt/): the assistant adds the recent conversation. */
+    readonly blocks: PromptBlocks,
   ) {
     const conv = ctx.store(CONV_NS);
-    registerCoreBlocks(ctx, this.blocks, settings, (chat) => this.clearedAt(chat));
+    // Memory mounts after the assistant (src/main.ts): its episodic log is read when a prompt is built.
+    registerConversationBlock(blocks, { query: (q) => ctx.memory.episodic.query(q) }, (chat) => this.clearedAt(chat));
     const applier = makeApplier(ctx, null);
     this.engine = new TurnEngine({
       hal: ctx.hal,
@@ -154,8 +157,8 @@ function spentReply(spent: readonly ProviderId[], s: ProviderSettings): string {
   return `I cannot take this: the monthly token budget is used up for ${list}. The owner can raise a budget on the web page (Assistant); budgets start again on the first of next month.`;
 }
 
-export function installAssistant(ctx: Context, settings: ProviderSettings, wire: TurnWire): Assistant {
-  const a = new Assistant(ctx, settings, wire);
+export function installAssistant(ctx: Context, settings: ProviderSettings, wire: TurnWire, blocks: PromptBlocks): Assistant {
+  const a = new Assistant(ctx, settings, wire, blocks);
 
   ctx.router.add({
     method: 'GET',

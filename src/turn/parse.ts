@@ -6,7 +6,7 @@
 
 import { capBytes } from '../util/cap.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
-import type { ArrayField, BooleanField, Field, NumberField, ObjectField, StringField } from './contract-types.ts';
+import type { ArrayField, BooleanField, Field, NumberField, ObjectField, StringField } from '../contracts/index.ts';
 import {
   MEM_WRITE_ITEM,
   REQUIRED_TURN_FIELDS,
@@ -17,8 +17,8 @@ import {
   TURN,
   type SessionOpKind,
   type TtlClass,
-} from './contract.ts';
-import type { DropCounts, MemWrite, ParseResult, ScratchpadPatch, SessionOp, SpawnRequest, Turn } from './turn-types.ts';
+} from '../contracts/index.ts';
+import type { DropCounts, MemWrite, ParseResult, ScratchpadPatch, SessionOp, SpawnRequest, Turn } from '../contracts/index.ts';
 
 // The contract fields the parser reads, looked up once. A contract edit that
 // changes a field's kind fails here, at load, not silently at parse time.

@@ -3,8 +3,8 @@
 // order. Deterministic (same contract, same text) and compact, since it is
 // sent with every turn. Retired fields are not documented.
 
-import type { Field } from './contract-types.ts';
-import { TURN, onWire } from './contract.ts';
+import type { Field } from '../contracts/index.ts';
+import { TURN, onWire } from '../contracts/index.ts';
 import { stringify } from '../util/json.ts';
 
 const HEADER =

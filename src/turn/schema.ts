@@ -13,8 +13,8 @@
 // and Ajv's strict mode accept. Caps and ranges live in the prompt's field
 // documentation and are enforced by the parser and the action validator.
 
-import type { Field, ObjectField } from './contract-types.ts';
-import { TURN, onWire } from './contract.ts';
+import type { Field, ObjectField } from '../contracts/index.ts';
+import { TURN, onWire } from '../contracts/index.ts';
 import { stringify } from '../util/json.ts';
 
 export type JsonSchema = { [key: string]: unknown };

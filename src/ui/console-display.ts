@@ -4,7 +4,7 @@
 // TFTFILL?, TFTBREAK, PANELPROBE). What each means on this firmware is in
 // docs/decisions.md ("Device UI: screens and touch").
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import { int, type UiCommand } from './console-kit.ts';
 import { DEFAULT_SCREEN, MAX_HZ, MAX_SAVER_MIN, postureName } from './settings.ts';
 import { themeFor } from './theme.ts';

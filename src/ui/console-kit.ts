@@ -2,7 +2,7 @@
 // console-display.ts, console-touch.ts: one file per group of the spec's
 // console table), and the argument reader they share.
 
-import { CommandError, type Command } from '../console/console.ts';
+import { CommandError, type Command } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import type { Ui } from './ui.ts';
 

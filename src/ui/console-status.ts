@@ -3,7 +3,7 @@
 // MENU? (the menu's rows and where to TAP them) and RAWFRAME? (the raw
 // frame's checksum and the renderer's counters).
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import type { UiCommand } from './console-kit.ts';
 import { frameDigest } from './frame-digest.ts';
 import { describeItem } from './list.ts';

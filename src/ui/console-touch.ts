@@ -3,7 +3,7 @@
 // finger would), TOUCH? and TOUCHISO? report the panel and its isolation
 // diagnostics, TCAL sets the calibration (kept by a factory reset).
 
-import { CommandError } from '../console/console.ts';
+import { CommandError } from '../core/console.ts';
 import { int, type UiCommand } from './console-kit.ts';
 import { formatCalibration, HOLD_MS, parseCalibration } from './touch.ts';
 import type { Ui } from './ui.ts';

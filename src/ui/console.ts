@@ -6,7 +6,7 @@
 // one means on this firmware is in docs/decisions.md ("Device UI: screens
 // and touch"). No command prints the setup passphrase: frames leave redacted.
 
-import type { Command } from '../console/console.ts';
+import type { Command } from '../core/console.ts';
 import type { Context } from '../core/context.ts';
 import type { UiCommand, UiConsoleEnv } from './console-kit.ts';
 import { DISPLAY_COMMANDS } from './console-display.ts';

@@ -5,7 +5,7 @@
 // with everything the frame shows.
 
 import type { Context } from '../core/context.ts';
-import type { TurnOutcome, TurnRequest } from '../turn/engine.ts';
+import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import type { Layout } from './layout.ts';
 import type { Rotation } from './raster.ts';
 import type { RendererOptions } from './renderer.ts';

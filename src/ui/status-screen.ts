@@ -4,7 +4,7 @@
 // whether the last turn failed (admin turns only: the screen is the
 // owner's), and in Notifier mode how many phones are linked.
 
-import type { TurnOutcome, TurnRequest } from '../turn/engine.ts';
+import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { ledAnimates, ledIndicator } from './indicator.ts';
 import type { Built, Press, Screen, ScreenHost } from './screen-kit.ts';

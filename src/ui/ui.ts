@@ -26,7 +26,7 @@
 
 import type { Context } from '../core/context.ts';
 import type { TouchEvent } from '../hal/index.ts';
-import type { TurnOutcome, TurnRequest } from '../turn/engine.ts';
+import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { KEEP_NS } from '../system/danger.ts';
 import { DeviceReads } from './device-reads.ts';
 import { Gestures } from './gestures.ts';

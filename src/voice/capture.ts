@@ -7,7 +7,7 @@
 
 import type { SdCard } from '../hal/index.ts';
 import type { BodySource } from '../net/http/client.ts';
-import { wavHeader } from '../audio/wav.ts';
+import { wavHeader } from '../audio/index.ts';
 
 export const VOICE_DIR = '/mem/rec';
 export const VOICE_PCM_PATH = `${VOICE_DIR}/voice.pcm`;

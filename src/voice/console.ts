@@ -8,8 +8,8 @@
 // (the console runs one command at a time, so it answers only between
 // commands; the screen and the button stop one mid-turn).
 
-import { CommandError, type Command } from '../console/console.ts';
-import { DEFAULT_RECORD_MS, MAX_RECORD_MS, MIN_RECORD_MS } from '../audio/mic.ts';
+import { CommandError, type Command } from '../core/console.ts';
+import { DEFAULT_RECORD_MS, MAX_RECORD_MS, MIN_RECORD_MS } from '../audio/index.ts';
 import type { VoiceOutcome, VoiceSession } from './voice.ts';
 
 const DECIMAL = /^[0-9]{1,6}$/;

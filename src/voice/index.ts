@@ -10,7 +10,7 @@
 // session, the gesture hook for the screen, the console commands, a status
 // section and a busy probe for updates.
 
-import type { Command } from '../console/console.ts';
+import type { Command } from '../core/console.ts';
 import { voiceCommands, type VoiceConsoleNeeds } from './console.ts';
 import { VoiceNotes, type NoteNeeds } from './notes.ts';
 import { PushToTalk } from './ptt.ts';

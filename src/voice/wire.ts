@@ -3,8 +3,7 @@
 // kernel of issue 25 lands, main builds VoiceStartOptions from the
 // subsystems' faces and this file goes.
 
-import type { Audio } from '../audio/index.ts';
-import { MIX_RATE, rmsOf } from '../audio/synth.ts';
+import { MIX_RATE, rmsOf, type Audio } from '../audio/index.ts';
 import type { Context } from '../core/context.ts';
 import type { Assistant } from '../turn/index.ts';
 import type { SttKeys } from '../stt/index.ts';

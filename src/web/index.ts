@@ -1,8 +1,9 @@
-// The web subsystem: the ungated page at GET / (built from src/web/page/ at
+// The web subsystem's face: the ungated page at GET / (built from src/web/page/ at
 // build time; it carries no device data: everything comes from the API with
 // the token the browser keeps) and the logo.
 
-import type { Context } from '../core/context.ts';
+import type { Route } from '../core/router.ts';
+import type { Subsystem } from '../core/subsystem.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
 import { builtInPage, type WebPage } from './built.ts';
 import { LOGO_SVG } from './shell.ts';
@@ -43,12 +44,24 @@ export function servePage(page: WebPage, req: HttpRequest): HttpResponse {
   };
 }
 
-export function installWeb(ctx: Context, page: WebPage = builtInPage()): void {
-  ctx.router.add({ method: 'GET', path: '/', access: 'open', handler: (req) => servePage(page, req) });
-  ctx.router.add({
-    method: 'GET',
-    path: '/logo.svg',
-    access: 'open',
-    handler: () => ({ status: 200, headers: { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'max-age=86400' }, body: LOGO_SVG }),
-  });
+export function webRoutes(page: WebPage): Route[] {
+  return [
+    { method: 'GET', path: '/', access: 'open', handler: (req) => servePage(page, req) },
+    {
+      method: 'GET',
+      path: '/logo.svg',
+      access: 'open',
+      handler: () => ({ status: 200, headers: { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'max-age=86400' }, body: LOGO_SVG }),
+    },
+  ];
 }
+
+/** What the web page needs: the page (the one built into this image unless a test gives another). */
+export interface WebOptions {
+  page?: WebPage;
+}
+
+export const web: Subsystem<WebOptions, null> = {
+  name: 'web',
+  start: (_k, o) => ({ provides: null, routes: webRoutes(o.page ?? builtInPage()) }),
+};

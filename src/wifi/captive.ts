@@ -13,7 +13,8 @@
 //   handout is gone; a probe then gets the page itself (a redirect to /,
 //   no token), which asks for a sign-in code, rather than an error.
 
-import type { Context } from '../core/context.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { StateSection } from '../core/status.ts';
 import type { UdpSocket } from '../hal/index.ts';
 import { captiveDnsAnswer, DNS_PORT, ipv4Bytes } from '../net/dns.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
@@ -48,7 +49,8 @@ export interface CaptiveView {
   dropped: number;
 }
 
-export function installCaptive(ctx: Context, provisioning: Provisioning): { view(): CaptiveView } {
+/** The setup network's DNS responder and the probe redirect (a bootstrap interceptor); section is the snapshot's captive field. */
+export function captiveDns(ctx: Kernel, provisioning: Provisioning): { view(): CaptiveView; section: StateSection } {
   const address = ipv4Bytes(SETUP_ADDRESS)!;
   let socket: UdpSocket | null = null;
   const counts = { queries: 0, answered: 0, dropped: 0 };
@@ -102,6 +104,5 @@ export function installCaptive(ctx: Context, provisioning: Provisioning): { view
   });
 
   const view = (): CaptiveView => ({ dns: socket !== null, ...counts });
-  ctx.status.section(() => ({ captive: view() }));
-  return { view };
+  return { view, section: () => ({ captive: view() }) };
 }

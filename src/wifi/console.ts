@@ -8,10 +8,9 @@
 // only). Names and passphrases are split at the first '|' (a network name
 // with '|' in it cannot be typed here).
 
-import type { SetupPassphrase } from '../auth/passphrase.ts';
-import { SETUP_SSID } from '../auth/passphrase.ts';
-import { CommandError } from '../console/console.ts';
-import type { Context } from '../core/context.ts';
+import { SETUP_SSID, type SetupPassphrase } from '../auth/index.ts';
+import { CommandError, type Command } from '../core/console.ts';
+import type { Hal } from '../hal/index.ts';
 import { errorMessage, stringify } from '../util/json.ts';
 import { KNOWN_MAX, passProblem, ssidProblem } from './known.ts';
 import type { Provisioning } from './provisioning.ts';
@@ -27,9 +26,10 @@ function pair(args: string, usage: string): [string, string] {
 /** A network name as printed: JSON-quoted, so spaces and odd characters stay unambiguous. */
 const quoted = (ssid: string): string => stringify(ssid);
 
-export function installWifiConsole(ctx: Context, provisioning: Provisioning, passphrase: SetupPassphrase): void {
+export function wifiCommands(hal: Hal, provisioning: Provisioning, passphrase: SetupPassphrase): Command[] {
+  const commands: Command[] = [];
   const { known } = provisioning;
-  ctx.console.register({
+  commands.push({
     verb: 'APINFO?',
     maxArgs: 0,
     help: 'the setup network: name, passphrase and whether it is up',
@@ -37,7 +37,7 @@ export function installWifiConsole(ctx: Context, provisioning: Provisioning, pas
     run: (c) => c.out(`ssid=${SETUP_SSID} pass=${passphrase.reveal()} setup=${provisioning.view().setup.state}`),
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'WIFI',
     usage: '<ssid>|<pass>',
     help: `save a network (or its new passphrase; empty for an open one) among the known ones (at most ${KNOWN_MAX}) and join it now`,
@@ -62,26 +62,26 @@ export function installWifiConsole(ctx: Context, provisioning: Provisioning, pas
     },
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'WIFISCAN',
     maxArgs: 0,
     help: 'scan for networks: one line each, strongest first, saying which are known',
     run: async (c) => {
       if (!provisioning.active()) throw new CommandError(ORCHESTRATOR_ONLY);
-      const results = (await ctx.hal.wifi.scan()).slice().sort((a, b) => b.rssi - a.rssi);
+      const results = (await hal.wifi.scan()).slice().sort((a, b) => b.rssi - a.rssi);
       const names = new Set(known.list().map((n) => n.ssid));
       for (const r of results) c.out(`ssid=${quoted(r.ssid)} rssi=${r.rssi} ch=${r.channel} secure=${r.secure ? 'yes' : 'no'} known=${names.has(r.ssid) ? 'yes' : 'no'}`);
       c.out(`networks=${results.length}`);
     },
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'WIFIKNOWN?',
     maxArgs: 0,
     help: 'the known networks, most recently joined first (never a passphrase)',
     run: (c) => {
       const list = known.list();
-      const s = ctx.hal.wifi.station();
+      const s = hal.wifi.station();
       list.forEach((n, i) =>
         c.out(`${i + 1} ssid=${quoted(n.ssid)} security=${n.pass ? 'wpa2' : 'open'} current=${s.state === 'connected' && s.ssid === n.ssid ? 'yes' : 'no'}`),
       );
@@ -89,7 +89,7 @@ export function installWifiConsole(ctx: Context, provisioning: Provisioning, pas
     },
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'WIFIRENAME',
     usage: '<old>|<new>',
     help: 'rename a known network (its passphrase stays), e.g. after the router was renamed',
@@ -109,7 +109,7 @@ export function installWifiConsole(ctx: Context, provisioning: Provisioning, pas
     },
   });
 
-  ctx.console.register({
+  commands.push({
     verb: 'WIFIAP',
     usage: '[on or off]',
     maxArgs: 1,
@@ -123,4 +123,5 @@ export function installWifiConsole(ctx: Context, provisioning: Provisioning, pas
       c.out(`setup=${v.setup.state} forced=${v.setup.forced ? 'yes' : 'no'} ssid=${SETUP_SSID} station=${v.station.state}`);
     },
   });
+  return commands;
 }

@@ -5,18 +5,20 @@
 // setup passphrase (the advertisement is public on the LAN). Anything but a
 // connected station withdraws it. Notifier mode never advertises (no Wi-Fi).
 
-import type { Context } from '../core/context.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { StateSection } from '../core/status.ts';
 import type { MdnsService, StationStatus } from '../hal/index.ts';
 import { mdnsName, type Provisioning } from './provisioning.ts';
 
 export const HTTP_SERVICE_PORT = 80;
 
 /** The one service the device advertises. */
-export function httpService(ctx: Context): MdnsService {
+export function httpService(ctx: Kernel): MdnsService {
   return { type: '_http', protocol: 'tcp', port: HTTP_SERVICE_PORT, txt: { model: ctx.hal.board.type, fw: ctx.hal.build.version, path: '/' } };
 }
 
-export function installMdns(ctx: Context, provisioning: Provisioning): { advertising(): string | null } {
+/** Follows the station (Orchestrator mode); section is the snapshot's mdns field. */
+export function followMdns(ctx: Kernel, provisioning: Provisioning): { advertising(): string | null; section: StateSection } {
   let advertised: string | null = null;
   const follow = (s: StationStatus): void => {
     if (s.state === 'connected') {
@@ -31,6 +33,6 @@ export function installMdns(ctx: Context, provisioning: Provisioning): { adverti
     }
   };
   if (ctx.mode === 1) provisioning.onStation(follow);
-  ctx.status.section(() => ({ mdns: advertised === null ? null : { host: `${advertised}.local`, services: ['_http._tcp'] } }));
-  return { advertising: () => advertised };
+  const section: StateSection = () => ({ mdns: advertised === null ? null : { host: `${advertised}.local`, services: ['_http._tcp'] } });
+  return { advertising: () => advertised, section };
 }

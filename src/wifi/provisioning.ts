@@ -18,16 +18,15 @@
 //   station connected with the setup network off is the normal steady state.
 // WIFIAP on holds it up regardless (RAM only: a restart returns to the rules).
 
-import type { Context } from '../core/context.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { Route } from '../core/router.ts';
 import type { ScanResult, StationStatus, Timer } from '../hal/index.ts';
 import { parseForm, parseJsonBody, queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
-import { SETUP_SSID, type SetupPassphrase } from '../auth/passphrase.ts';
-import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
+import { SCAN_LIFETIME_MS, SETUP_SSID, type MintedCode, type SetupPassphrase } from '../auth/index.ts';
 import { KnownNetworks, passProblem, ssidProblem, type KnownNetwork } from './known.ts';
-import { installWifiRoutes } from './routes.ts';
 import { sentence } from '../util/sentence.ts';
 import { replaceEvery } from '../util/replace.ts';
 
@@ -77,6 +76,12 @@ export function joinOrder(known: readonly KnownNetwork[], seen: readonly ScanRes
   return known.map((n) => n).sort((a, b) => (rank(a) === rank(b) ? 0 : rank(b) > rank(a) ? 1 : -1));
 }
 
+/** What the setup network's token handout needs of src/auth: the token, and a sign-in code for the screen. */
+export interface WifiAuth {
+  token: { reveal(): string };
+  signin: { mint(lifetimeMs: number): MintedCode };
+}
+
 export class Provisioning {
   readonly known: KnownNetworks;
   private setupState: SetupState = 'off';
@@ -94,8 +99,9 @@ export class Provisioning {
   private running = false;
 
   constructor(
-    private readonly ctx: Context,
+    private readonly ctx: Kernel,
     private readonly passphrase: SetupPassphrase,
+    private readonly auth: WifiAuth,
   ) {
     this.known = new KnownNetworks(ctx.store('wifi'), ctx.log.redactor);
   }
@@ -320,7 +326,7 @@ export class Provisioning {
       this.drop = null;
       this.setupDown('handoff acknowledged');
     }, HANDOFF_DROP_MS);
-    const code = this.ctx.signin.mint(SCAN_LIFETIME_MS);
+    const code = this.auth.signin.mint(SCAN_LIFETIME_MS);
     return jsonResponse({ next: `http://${ip}/?c=${code.code}`, dropInMs: HANDOFF_DROP_MS });
   }
 
@@ -335,7 +341,7 @@ export class Provisioning {
     // The page itself, once it carries a token or a sign-in code, is served.
     if (isRoot && (queryParams(req).has('t') || queryParams(req).has('c'))) return null;
     if (!isRoot && this.ctx.router.knows(req.path)) return null;
-    return { status: 302, headers: { Location: `/?t=${this.ctx.token.reveal()}`, 'Cache-Control': 'no-store' } };
+    return { status: 302, headers: { Location: `/?t=${this.auth.token.reveal()}`, 'Cache-Control': 'no-store' } };
   }
 
   /** Base URLs for sign-in links: the LAN address, the mDNS name, the setup network. */
@@ -354,21 +360,16 @@ export function mdnsName(mac: string): string {
   return `desk-${replaceEvery(mac, COLONS, '').slice(-4).toLowerCase()}`;
 }
 
-export function installProvisioning(ctx: Context, passphrase: SetupPassphrase): Provisioning {
-  const p = new Provisioning(ctx, passphrase);
-  ctx.router.intercept((req) => p.handout(req));
-  ctx.router.add({
-    method: 'POST',
-    path: '/savewifi',
-    access: { openWhile: () => !p.provisioned() },
-    bodyLimit: 2048,
-    handler: (req) => p.saveWifi(req),
-  });
-  ctx.router.add({ method: 'POST', path: '/api/wifi/handoff', bodyLimit: 1024, handler: () => p.handoff() });
-  installWifiRoutes(ctx, p);
-  ctx.status.section(() => ({ wifi: p.view() }));
-  // The mode decides: Orchestrator runs the radio, Notifier keeps it off (spec, What the service does 1).
-  if (ctx.mode === 1) p.start();
-  else p.keepOff();
-  return p;
+/** The provisioning routes: /savewifi (open until a network is saved) and the setup network's handoff. */
+export function provisioningRoutes(p: Provisioning): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/savewifi',
+      access: { openWhile: () => !p.provisioned() },
+      bodyLimit: 2048,
+      handler: (req) => p.saveWifi(req),
+    },
+    { method: 'POST', path: '/api/wifi/handoff', bodyLimit: 1024, handler: () => p.handoff() },
+  ];
 }

@@ -15,7 +15,7 @@
 // (test/fuzz/regressions.json) directly. Host-independent, like src/.
 
 import fc from 'fast-check';
-import { Router } from '../../src/api/router.ts';
+import { Router } from '../../src/core/router.ts';
 import { canonicalPath, TUNNEL_DENIED, tunnelAllows } from '../../src/auth/tunnel-guard.ts';
 import { SecretScreen, secretForms } from '../../src/auth/secret-screen.ts';
 import type { LiveSecret, SecretKind } from '../../src/auth/secrets.ts';
@@ -26,9 +26,9 @@ import { MAX_RUNS } from '../../src/cloud/runs.ts';
 import type { Store } from '../../src/core/store.ts';
 import type { Clock, ConnectOptions, Net, PendingSocket, Socket, Timer } from '../../src/hal/index.ts';
 import { classify } from '../../src/mcp/jsonrpc.ts';
-import { ToolRegistry } from '../../src/mcp/registry.ts';
+import { ToolRegistry } from '../../src/core/tools/registry.ts';
 import { McpServer } from '../../src/mcp/server.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { parseForm, parseMultipart } from '../../src/net/http/body.ts';
 import { HttpClient } from '../../src/net/http/client.ts';
 import { bodyFraming, ChunkedDecoder, findHeadEnd, parseHead, parseUrlEncoded, percentDecode } from '../../src/net/http/parse.ts';

@@ -5,7 +5,7 @@
 
 import { boot, type Device } from '../../src/main.ts';
 import type { ProviderId } from '../../src/providers/settings.ts';
-import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/providers/types.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/contracts/index.ts';
 import type { TurnRequest } from '../../src/turn/engine.ts';
 import type { TurnWire } from '../../src/turn/index.ts';
 import { agentNet, type AgentNet } from './agent-net.ts';

@@ -7,7 +7,7 @@ import { ProviderWire, WIRE_NS, type WireSettings } from '../../src/providers/wi
 import { Store } from '../../src/core/store.ts';
 import { HttpClient } from '../../src/net/http/client.ts';
 import type { ProviderId } from '../../src/providers/settings.ts';
-import type { RoundRequest, TranscriptItem } from '../../src/providers/types.ts';
+import type { RoundRequest, TranscriptItem } from '../../src/contracts/index.ts';
 import { buildTurnSchema } from '../../src/turn/schema.ts';
 import { turnPromptDoc } from '../../src/turn/promptdoc.ts';
 import { VirtualClock } from './clock.ts';

@@ -3,7 +3,7 @@
 // steps answer first and answer() (a test's own default) after them.
 
 import type { ProviderId } from '../../src/providers/settings.ts';
-import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
+import type { RoundRequest, RoundResult } from '../../src/contracts/index.ts';
 import type { TurnWire } from '../../src/turn/index.ts';
 
 export type Step = RoundResult | ((req: RoundRequest) => RoundResult | Promise<RoundResult>);

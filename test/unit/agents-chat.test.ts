@@ -10,7 +10,7 @@ import { DIRECT_HEADING } from '../../src/agents/synthesis.ts';
 import { queueFullText } from '../../src/agents/fabric.ts';
 import { DIRECT_MS, FRESH_CHARS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../src/agents/limits.ts';
 import { HTTP_PORT } from '../../src/main.ts';
-import type { RoundResult } from '../../src/providers/types.ts';
+import type { RoundResult } from '../../src/contracts/index.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { rig, turn, turnResult, type Rig } from '../support/agent-rig.ts';
 import { request } from '../support/http.ts';

@@ -9,7 +9,7 @@ import { chooseProvider, DEEP_RESEARCH_MODEL } from '../../src/agents/choose.ts'
 import { POLL_MS, PUMP_MS } from '../../src/agents/limits.ts';
 import { NO_DOCS, NO_SKILLS, type AgentDocs, type AgentSkills } from '../../src/agents/ports.ts';
 import { HTTP_PORT } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import type { ProviderId } from '../../src/providers/settings.ts';
 import { utf8Length } from '../../src/util/utf8.ts';
 import { rig, spawnOp, turn, turnResult } from '../support/agent-rig.ts';
@@ -236,7 +236,7 @@ describe('project auto-save', () => {
 describe('the file store behind attachments and project saves', () => {
   it('attaches a saved document, says when one is missing, and saves the result into the project', async () => {
     const { device, net, mem } = rig({ keys: ['mistral'], priority: 'mistral' });
-    device.ctx.files.store.save(null, 'trip', 'plan.md', new TextEncoder().encode('# Plan\nLisbon in May.'));
+    device.files.store.save(null, 'trip', 'plan.md', new TextEncoder().encode('# Plan\nLisbon in May.'));
     net.script({ result: '## Hotels\nA, B, C' });
     const q = device.agents.fabric.enqueue(spec('find hotels for the plan', { name: 'hotels', project: 'trip', attach: ['trip/plan.md', 'trip/missing.md'] }), owner);
     await mem.clock.advance(10);
@@ -244,7 +244,7 @@ describe('the file store behind attachments and project saves', () => {
     const brief = net.jobs.list()[0]!.brief;
     expect(brief).toContain('[ATTACHED: trip/plan.md]\n# Plan\nLisbon in May.');
     expect(brief).toContain('[ATTACHED: trip/missing.md]\n(This document could not be attached: No file trip/missing.md.)');
-    const saved = device.ctx.files.store.readText(null, 'trip', `hotels-${q.tag}.md`);
+    const saved = device.files.store.readText(null, 'trip', `hotels-${q.tag}.md`);
     expect(saved.text).toBe('## Hotels\nA, B, C');
     expect(device.agents.results.get(q.tag, null)!.saved).toEqual({ ok: true, path: `trip/hotels-${q.tag}.md` });
   });

@@ -11,7 +11,7 @@ import { queueFullText } from '../../src/agents/fabric.ts';
 import { DIRECT_HEADING } from '../../src/agents/synthesis.ts';
 import { DIRECT_MS, ENVELOPE_BYTES, EXCERPT_CHARS, FRESH_CHARS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../src/agents/limits.ts';
 import { HTTP_PORT } from '../../src/main.ts';
-import type { RoundResult } from '../../src/providers/types.ts';
+import type { RoundResult } from '../../src/contracts/index.ts';
 import { reboot, rig, spawnOp, turn, turnResult } from '../support/agent-rig.ts';
 import { request } from '../support/http.ts';
 

@@ -8,7 +8,7 @@ import { Store } from '../../src/core/store.ts';
 import { HttpClient } from '../../src/net/http/client.ts';
 import { sessionsBackend } from '../../src/agents/backends/sessions.ts';
 import type { PollOutcome } from '../../src/agents/backends/types.ts';
-import type { Usage } from '../../src/providers/types.ts';
+import type { Usage } from '../../src/contracts/index.ts';
 import type { ProviderId } from '../../src/providers/settings.ts';
 import { agentNet } from '../support/agent-net.ts';
 import { VirtualClock } from '../support/clock.ts';

@@ -14,7 +14,7 @@ import { AHEAD, BLOCK, DUCK_GAIN, MAX_EFFECTS, Speaker } from '../../src/audio/s
 import { MIX_RATE, peakOf, rmsOf, SFX_PEAK, SFX_SLUGS, sfxClip, themeOf, toneClip } from '../../src/audio/synth.ts';
 import { streamSpeech, fetchSpeech, ttsEndpoint, type TtsEndpoint } from '../../src/audio/tts.ts';
 import { Resampler, WavReader } from '../../src/audio/wav.ts';
-import type { RoundResult } from '../../src/providers/types.ts';
+import type { RoundResult } from '../../src/contracts/index.ts';
 import { speechAnswer, speechMs, start, wavBytes as emuWav, speechPcm, type Emulator, type SpeechOptions } from '../../tools/provider-emulator.mjs';
 import { testCaPem } from '../../tools/test-ca.mjs';
 import { wavBytes } from '../support/audio-files.ts';

@@ -37,7 +37,7 @@ describe('/fetch approve <id> from the chat', () => {
       return bot.to(OWNER)[before]!.text;
     };
 
-    const r = device.ctx.files.downloads.request(null, 'https://example.org/notes.md', 'web', undefined);
+    const r = device.files.downloads.request(null, 'https://example.org/notes.md', 'web', undefined);
     expect(r).toMatchObject({ ok: true, status: 'pending' });
     const id = r.ok ? r.id : '';
     await until(() => bot.to(OWNER).some((m) => m.text.includes(`Reply /fetch approve ${id}`)));
@@ -46,9 +46,9 @@ describe('/fetch approve <id> from the chat', () => {
     expect(await ask(`/fetch approve ${id}`)).toMatch(new RegExp(`^Approved: downloading https://example\\.org/notes\\.md to web/notes\\.md\\.`));
     await until(() => bot.to(OWNER).some((m) => m.text.startsWith('Downloaded https://example.org/notes.md to web/notes.md')));
     expect(served).toEqual(['GET /notes.md']);
-    expect(device.ctx.files.downloads.pending()).toEqual([]);
-    expect(device.ctx.files.downloads.jobs()).toEqual([expect.objectContaining({ id, state: 'done', bytes: NOTES.length })]);
-    const meta = device.ctx.files.store.stat(null, 'web', 'notes.md');
+    expect(device.files.downloads.pending()).toEqual([]);
+    expect(device.files.downloads.jobs()).toEqual([expect.objectContaining({ id, state: 'done', bytes: NOTES.length })]);
+    const meta = device.files.store.stat(null, 'web', 'notes.md');
     expect(meta).toMatchObject({ size: NOTES.length, source: 'https://example.org/notes.md' });
     const read = await device.ctx.tools.call('files.read', { project: 'web', name: 'notes.md' }, { via: 'turn', admin: true, scheduled: false, unattended: false, person: null });
     expect(read.output).toContain(NOTES);

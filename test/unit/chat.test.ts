@@ -5,7 +5,7 @@
 // the token's secrecy, and a reboot in the middle of a conversation.
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
+import type { RoundRequest, RoundResult } from '../../src/contracts/index.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 import { DEVICE_QUEUE_MAX, splitMessage } from '../../src/chat/queue.ts';
 import type { DeviceMessage } from '../../src/chat/index.ts';
@@ -440,7 +440,7 @@ describe('moderation gates', () => {
     expect(unscreened).toMatchObject({ trusted: false, withheld: false, verdict: 'unscreened' });
     expect(unscreened.text.startsWith('[UNTRUSTED CONTENT: not screened.')).toBe(true);
     // A downloaded file (files.fetch) read by a member's turn passes the screen; the owner's is not screened.
-    const store = rig.device.ctx.files.store;
+    const store = rig.device.files.store;
     const tmp = '/mem/incoming/evil';
     const w = store.beginPart(tmp);
     w.write(new TextEncoder().encode(evil));
@@ -649,7 +649,7 @@ describe('inbound media and uploads', () => {
     const id = rig.bot.say(OWNER, 'my cat', { photo });
     await until(rig, () => rig.bot.to(OWNER).length === 1);
     expect(said(rig.wire.seen.at(-1)!)).toBe(`my cat\n\n[I sent a photo; it is saved in the file store as inbox/photo-${id}.jpg (5000 bytes).]`);
-    const store = rig.device.ctx.files.store;
+    const store = rig.device.files.store;
     const meta = store.stat(null, 'inbox', `photo-${id}.jpg`);
     expect(Buffer.from(store.readBytes(meta, 0, 5000))).toEqual(Buffer.from(photo));
     // A member's document is theirs: another member does not see it.
@@ -671,7 +671,7 @@ describe('inbound media and uploads', () => {
     expect((await ask(rig, OWNER, '/fetch'))[0]).toMatch(/^No download waits for approval\./);
     expect((await ask(rig, OWNER, '/fetch approve f123456'))[0]).toMatch(/^No download waits with id f123456\./);
     expect((await ask(rig, OWNER, '/fetch maybe x'))[0]).toMatch(/^Usage: \/fetch approve <id>/);
-    const r = rig.device.ctx.files.downloads.request(null, 'https://example.org/notes.txt', undefined, undefined);
+    const r = rig.device.files.downloads.request(null, 'https://example.org/notes.txt', undefined, undefined);
     expect(r).toMatchObject({ ok: true, status: 'pending' });
     const pendingId = r.ok ? r.id : '';
     // The owner hears of it through the outbox, naming the command.

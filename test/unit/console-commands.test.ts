@@ -4,7 +4,7 @@
 // the commands of this issue: MODE, REBOOT, FACTRESET, HANG, SELFTEST [FULL],
 // TEST <name>, LEDSTATE, LEDTEST, APINFO? (also in release builds).
 import { describe, expect, it } from 'vitest';
-import { Console, MAX_QUEUE } from '../../src/console/console.ts';
+import { Console, MAX_QUEUE } from '../../src/core/console.ts';
 import { installUnavailable, NOT_BUILT } from '../../src/console/unavailable.ts';
 import { boot } from '../../src/main.ts';
 import { hang, HANG_GIVE_UP_MS, spin } from '../../src/system/hang.ts';

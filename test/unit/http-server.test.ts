@@ -1,7 +1,7 @@
 // The HTTP/1.1 server on the in-memory network: framing, keep-alive, bodies,
 // streaming, and every limit answering its status while the server stays up.
 import { describe, expect, it } from 'vitest';
-import { Router } from '../../src/api/router.ts';
+import { Router } from '../../src/core/router.ts';
 import { parseForm, parseJsonBody } from '../../src/net/http/body.ts';
 import { jsonResponse } from '../../src/net/http/errors.ts';
 import { percentDecode } from '../../src/net/http/parse.ts';

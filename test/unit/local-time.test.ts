@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Store } from '../../src/core/store.ts';
 import { Log } from '../../src/log/log.ts';
 import { boot, type Device } from '../../src/main.ts';
-import type { RoundRequest, RoundResult } from '../../src/providers/types.ts';
+import type { RoundRequest, RoundResult } from '../../src/contracts/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from '../../src/system/local-time.ts';
 import { offsetAt, parseTz } from '../../src/util/tz.ts';
 import { COMMON_ZONES } from '../../src/util/zones.ts';

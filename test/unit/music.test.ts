@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { frameHeader, parseMp3, parseWav, recognise } from '../../src/music/formats.ts';
 import { flushJobs } from '../support/clock.ts';
 import { exchange } from '../support/http.ts';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { boot } from '../../src/main.ts';
 import { MCP_CALLER } from '../../src/mcp/index.ts';
-import type { ToolCaller } from '../../src/mcp/types.ts';
+import type { ToolCaller } from '../../src/core/tools/types.ts';
 import { createMemHal, type MemHalOptions } from '../support/memhal.ts';
 
 const SYNTHESIS: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: true, person: null };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
 import type { ProviderId } from '../../src/providers/settings.ts';
 import { CATALOG } from '../../src/providers/catalog.ts';
-import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/providers/types.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/contracts/index.ts';
 import { MAX_ROUNDS, ONE_MOMENT, ROUND_FLOOR_MS, type TurnRequest } from '../../src/turn/engine.ts';
 import type { TurnWire } from '../../src/turn/index.ts';
 import { request } from '../support/http.ts';

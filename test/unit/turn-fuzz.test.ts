@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseTurn, parseTurnValue } from '../../src/turn/parse.ts';
-import { validateAction, validateActions } from '../../src/turn/actions.ts';
-import type { ParseResult } from '../../src/turn/turn-types.ts';
+import { validateAction, validateActions } from '../../src/contracts/device-actions.ts';
+import type { ParseResult } from '../../src/contracts/index.ts';
 
 const CODES = ['Ok', 'JsonError', 'NotObject', 'MissingField', 'WrongType'];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyTurn, parseTurn, parseTurnValue } from '../../src/turn/parse.ts';
-import type { Turn } from '../../src/turn/turn-types.ts';
+import type { Turn } from '../../src/contracts/index.ts';
 import { utf8Length } from '../../src/util/utf8.ts';
 
 const BASE = { reply: 'hi', memory: 'mem', ask: '' };

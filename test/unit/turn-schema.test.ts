@@ -5,7 +5,7 @@ import { buildTurnSchema, turnSchemaText, type JsonSchema } from '../../src/turn
 import { turnPromptDoc } from '../../src/turn/promptdoc.ts';
 import { parseTurn } from '../../src/turn/parse.ts';
 import { utf8Length } from '../../src/util/utf8.ts';
-import { CONFIG_KEY_NAMES } from '../../src/turn/device-contract.ts';
+import { CONFIG_KEY_NAMES } from '../../src/contracts/device-contract.ts';
 
 const schema = buildTurnSchema();
 

@@ -9,7 +9,7 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import { boot, type Device } from '../../src/main.ts';
-import type { RoundResult } from '../../src/providers/types.ts';
+import type { RoundResult } from '../../src/contracts/index.ts';
 import { SCAN_LIFETIME_MS } from '../../src/auth/signin.ts';
 import { wifiJoinString } from '../../src/ui/qr.ts';
 import { SIGNIN_REFRESH_MS } from '../../src/ui/signin-screen.ts';

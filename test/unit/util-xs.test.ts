@@ -17,7 +17,7 @@ import * as cap from '../../src/util/cap.ts';
 import * as ct from '../../src/util/ct.ts';
 import * as enc from '../../src/util/encoding.ts';
 import * as turn from '../../src/turn/parse.ts';
-import * as actions from '../../src/turn/actions.ts';
+import * as actions from '../../src/contracts/device-actions.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const XSIM = join(ROOT, 'build/sim/xsim');
@@ -98,7 +98,7 @@ import * as cap from './src/util/cap.ts';
 import * as ct from './src/util/ct.ts';
 import * as enc from './src/util/encoding.ts';
 import * as turn from './src/turn/parse.ts';
-import * as actions from './src/turn/actions.ts';
+import * as actions from './src/contracts/device-actions.ts';
 const STRINGS = ${JSON.stringify(STRINGS)};
 const CAPS = ${JSON.stringify(CAPS)};
 const BYTES = ${JSON.stringify(BYTES)};

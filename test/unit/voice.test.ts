@@ -24,7 +24,7 @@ import { createMemHal, type MemHal } from '../support/memhal.ts';
 import { MemNet } from '../support/memnet.ts';
 import { TestWire, turnResult } from '../support/test-wire.ts';
 import { fakeTelegram, serveHttp } from '../support/telegram-net.ts';
-import type { RoundResult } from '../../src/providers/types.ts';
+import type { RoundResult } from '../../src/contracts/provider-wire.ts';
 import type { BotApiFake } from '../../tools/telegram-fake.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -27,7 +27,7 @@ export const EXIT_DEEP_SLEEP = 65;
  * epoch at boot (1970 plus uptime) until the firmware sets it (SNTP). Every
  * setting is told to the board, which keeps it as the RTC across resets.
  */
-function createClock(rtcMs: number | null): Clock {
+export function createClock(rtcMs: number | null): Clock {
   let offset: number | null = rtcMs === null ? null : rtcMs - __sim.monoMs();
   const timer = (fn: () => void, ms: number, repeat: boolean): Timer => {
     let id: number | null = __sim.setTimer(Math.max(0, ms), repeat, () => {

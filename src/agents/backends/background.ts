@@ -11,9 +11,10 @@
 // servers as mcp tools entries next to web search (tool-servers.ts).
 
 import { isPlainObject } from '../../util/json.ts';
-import { CATALOG } from '../../providers/catalog.ts';
-import { contentText } from '../../providers/common.ts';
-import { responsesMcpTools, type ToolServer, type ToolServerProvider } from '../../providers/tool-servers.ts';
+import { CATALOG } from '../../providers/index.ts';
+import { contentText } from '../../providers/index.ts';
+import { type ToolServer, type ToolServerProvider } from '../../contracts/index.ts';
+import { responsesMcpTools } from '../../providers/index.ts';
 import { CALL_MS, POLL_BODY_MAX } from '../limits.ts';
 import { exchange, reason, transient } from './http.ts';
 import type { AgentBackend, BackendEnv, PollOutcome, StartOutcome } from './types.ts';

@@ -4,12 +4,12 @@
 // outcomes with the provider's error text (never the key, never the body).
 
 import type { ClientErrorKind } from '../../net/http/client.ts';
-import { errorText } from '../../providers/errors.ts';
-import { jsonBody, readObject, usableKey } from '../../providers/common.ts';
-import type { ProviderId } from '../../providers/settings.ts';
-import { leaksKey } from '../../providers/wire.ts';
+import { errorText } from '../../providers/index.ts';
+import { jsonBody, readObject, usableKey } from '../../providers/index.ts';
+import type { ProviderId } from '../../contracts/index.ts';
+import { leaksKey } from '../../providers/index.ts';
 import { capBytes } from '../../util/cap.ts';
-import { usageOf } from '../../providers/usage.ts';
+import { usageOf } from '../../providers/index.ts';
 import type { BackendEnv } from './types.ts';
 
 export type Exchange =

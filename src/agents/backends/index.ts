@@ -1,7 +1,7 @@
 // The backend for a provider (spec, "Sub-agent backends"): provider B's
 // sessions, provider A's background responses, and the synchronous rest.
 
-import type { ProviderId } from '../../providers/settings.ts';
+import type { ProviderId } from '../../contracts/index.ts';
 import { backgroundBackend } from './background.ts';
 import { sessionsBackend } from './sessions.ts';
 import { syncBackend } from './sync.ts';

@@ -37,17 +37,17 @@
 // so a job resumed after a restart still archives its own.
 
 import { isPlainObject, parseJson, stringify } from '../../util/json.ts';
-import { CATALOG } from '../../providers/catalog.ts';
-import { ANTHROPIC_VERSION } from '../../providers/anthropic.ts';
-import { contentText } from '../../providers/common.ts';
+import { CATALOG } from '../../providers/index.ts';
+import { ANTHROPIC_VERSION } from '../../providers/index.ts';
+import { contentText } from '../../providers/index.ts';
 import { CALL_MS, POLL_BODY_MAX } from '../limits.ts';
 import { exchange, reason, transient, type Exchange, type ExchangeRequest } from './http.ts';
-import { hash9 } from '../../providers/tool-ids.ts';
-import type { ToolServer } from '../../providers/tool-servers.ts';
+import { hash9 } from '../../providers/index.ts';
+import type { ToolServer } from '../../contracts/index.ts';
 import { serversOf } from './background.ts';
 import type { AgentBackend, BackendEnv, PollOutcome, StartOutcome } from './types.ts';
-import type { Usage } from '../../providers/types.ts';
-import { addUsage, usageOf } from '../../providers/usage.ts';
+import type { Usage } from '../../contracts/index.ts';
+import { addUsage, usageOf } from '../../providers/index.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const PROVIDER_ID = /^[A-Za-z0-9_-]{1,128}$/;

@@ -13,11 +13,11 @@
 // The brief is the one user message; there is no system prompt.
 
 import { isPlainObject } from '../../util/json.ts';
-import { CATALOG, ZAI_PATH } from '../../providers/catalog.ts';
-import { ANTHROPIC_VERSION, MAX_TOKENS } from '../../providers/anthropic.ts';
-import { cleanBase, contentText, origin } from '../../providers/common.ts';
-import { routerRoot } from '../../providers/router.ts';
-import type { ProviderId } from '../../providers/settings.ts';
+import { CATALOG, ZAI_PATH } from '../../providers/index.ts';
+import { ANTHROPIC_VERSION, MAX_TOKENS } from '../../providers/index.ts';
+import { cleanBase, contentText, origin } from '../../providers/index.ts';
+import { routerRoot } from '../../providers/index.ts';
+import type { ProviderId } from '../../contracts/index.ts';
 import { exchange, reason, type ExchangeRequest } from './http.ts';
 import type { AgentBackend, BackendEnv, StartOutcome, StartRequest } from './types.ts';
 

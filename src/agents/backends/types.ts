@@ -8,10 +8,10 @@
 
 import type { Store } from '../../core/store.ts';
 import type { HttpClient } from '../../net/http/client.ts';
-import type { CustomEndpoint } from '../../providers/custom.ts';
-import type { CustomStyle, ProviderId } from '../../providers/settings.ts';
-import type { ToolServerSource } from '../../providers/tool-servers.ts';
-import type { Usage } from '../../providers/types.ts';
+import type { CustomEndpoint } from '../../contracts/index.ts';
+import type { CustomStyle, ProviderId } from '../../contracts/index.ts';
+import type { ToolServerSource } from '../../contracts/index.ts';
+import type { Usage } from '../../contracts/index.ts';
 
 export type StartOutcome =
   | { kind: 'running'; jobId: string }

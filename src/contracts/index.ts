@@ -1,0 +1,12 @@
+// Shared contracts: what both sides of a boundary import, so neither depends
+// on the other. The device actions (kinds, config keys, their validator) that
+// the assistant proposes and the device applies; the turn contract and what
+// the device sees of a turn (turn.ts); the provider wire's types
+// (provider-wire.ts); the resource and prompt providers /mcp serves
+// (mcp-sources.ts). Types and pure validators only; no state.
+export * from './contract-types.ts';
+export * from './device-contract.ts';
+export * from './device-actions.ts';
+export * from './mcp-sources.ts';
+export * from './provider-wire.ts';
+export * from './turn.ts';

@@ -1,0 +1,27 @@
+// The prompt subsystem's face: the per-process prompt blocks (the builder,
+// src/prompt/blocks.ts) with the core blocks registered (src/prompt/sources.ts).
+// The assistant adds the recent conversation, the sub-agent fabric its
+// blocks, on the PromptBlocks this provides.
+
+import type { Kernel } from '../core/kernel.ts';
+import type { Subsystem } from '../core/subsystem.ts';
+import { PromptBlocks } from './blocks.ts';
+import { registerCoreBlocks, type PromptOptions } from './sources.ts';
+
+/** What the core blocks read: the providers' settings, memory, the connectors and the local time (sources.ts). */
+export type { PromptOptions } from './sources.ts';
+
+export interface PromptFace {
+  blocks: PromptBlocks;
+}
+
+export const prompt: Subsystem<PromptOptions, PromptFace> = {
+  name: 'prompt',
+  start(k: Kernel, o: PromptOptions) {
+    const blocks = new PromptBlocks();
+    registerCoreBlocks(k, blocks, o);
+    return { provides: { blocks } };
+  },
+};
+
+export { BLOCK_ORDER, DEFAULT_BUDGET, DIRECTIVE_MAX, PromptBlocks, type Assembled, type BlockName, type BlockSource, type PromptInput, type Section } from './blocks.ts';

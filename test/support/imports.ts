@@ -1,0 +1,75 @@
+// The firmware's import graph, read from the sources (every import and
+// export-from in src/ and modules/, type-only ones included), for the
+// architecture test and docs/architecture.md's picture.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, normalize, dirname, relative } from 'node:path';
+
+const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*\(?\s*['"]([^'"]+)['"]/g;
+
+export interface Edge {
+  from: string;
+  to: string;
+}
+
+function walk(dir: string, out: string[]): void {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
+  }
+}
+
+/** Every relative import between firmware files (paths relative to root, with /). */
+export function importGraph(root: string, dirs: string[], skip: (file: string) => boolean): { files: string[]; edges: Edge[] } {
+  const abs: string[] = [];
+  for (const d of dirs) walk(join(root, d), abs);
+  const files = abs.map((f) => relative(root, f).split('\\').join('/')).filter((f) => !skip(f));
+  const edges: Edge[] = [];
+  for (const f of files) {
+    const text = readFileSync(join(root, f), 'utf8');
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2]!;
+      if (!spec.startsWith('.')) continue;
+      const to = normalize(join(dirname(f), spec)).split('\\').join('/');
+      if (to !== f) edges.push({ from: f, to });
+    }
+  }
+  return { files, edges };
+}
+
+/** Strongly connected groups of more than one node (Tarjan), each sorted; the groups sorted. */
+export function cycles(nodes: string[], edges: Array<[string, string]>): string[][] {
+  const out = new Map<string, string[]>();
+  for (const n of nodes) out.set(n, []);
+  for (const [a, b] of edges) if (out.has(a) && out.has(b)) out.get(a)!.push(b);
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of out.get(v)!) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const g: string[] = [];
+      for (;;) {
+        const w = stack.pop()!;
+        on.delete(w);
+        g.push(w);
+        if (w === v) break;
+      }
+      if (g.length > 1) groups.push(g.sort());
+    }
+  };
+  for (const n of nodes) if (!idx.has(n)) visit(n);
+  return groups.sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+}

@@ -1,0 +1,107 @@
+// The firmware's shape (issue 25; docs/architecture.md): layers that import
+// only downwards, subsystems that reach each other only through their face
+// (index.ts), no import cycles, and modules/ (the native hotspots' fallbacks)
+// importing nothing of src/. The graph is read from the sources, type-only
+// imports included (test/support/imports.ts).
+//
+// While the conversion is under way, today's violations are listed in
+// test/unit/architecture-allowlist.json, which may only shrink: a new
+// violation fails, and so does a listed one that no longer exists (so the list
+// stays exact). ARCH_ALLOWLIST=write rewrites the list from the sources.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cycles, importGraph } from '../support/imports.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const ALLOWLIST = join(import.meta.dirname, 'architecture-allowlist.json');
+
+/**
+ * Layers, low to high: a file may import its own folder and lower layers only.
+ * Subsystems rank by SUBSYSTEMS' order: what the device starts first, and
+ * what others build on, comes first.
+ */
+export const LAYERS: Record<string, number> = { modules: 0, util: 1, hal: 1, version: 1, net: 2, log: 2, core: 3, contracts: 4, main: 1000 };
+export const SUBSYSTEMS = [
+  'faults', 'storage', 'clock', 'power', 'auth', 'wifi', 'cloud', 'ota', 'search', 'web', 'music',
+  'providers', 'memory', 'device', 'system', 'files', 'docs', 'connectors', 'prompt', 'turn', 'agents',
+  'skills', 'models', 'images', 'stt', 'audio', 'voice', 'chat', 'schedule', 'mcp', 'ui', 'notifier', 'api', 'console',
+];
+SUBSYSTEMS.forEach((s, i) => (LAYERS[s] = 10 + i));
+
+/** Folders whose files other folders may import directly: the platform under the subsystems. */
+const OPEN_FOLDERS = new Set(['modules', 'util', 'hal', 'version', 'net', 'log', 'core']);
+
+function folderOf(file: string): string {
+  const parts = file.split('/');
+  if (parts[0] === 'modules') return 'modules';
+  return parts.length > 2 ? parts[1]! : parts[1]!.replace(/\.ts$/, '');
+}
+
+const graph = importGraph(ROOT, ['src', 'modules'], (f) => f.startsWith('src/web/page/') || f.includes('/test/'));
+
+interface Findings {
+  unknownFolders: string[];
+  upward: string[];
+  throughFace: string[];
+  modules: string[];
+  fileCycles: string[];
+  folderCycles: string[];
+}
+
+function findings(): Findings {
+  const folders = new Set(graph.files.map(folderOf));
+  const unknownFolders = [...folders].filter((f) => !(f in LAYERS)).sort();
+  const upward: string[] = [];
+  const throughFace: string[] = [];
+  const modules: string[] = [];
+  for (const { from, to } of graph.edges) {
+    const a = folderOf(from);
+    const b = folderOf(to);
+    if (a === 'modules' && !to.startsWith('modules/')) modules.push(`${from} -> ${to}`);
+    if (a === b) continue;
+    if ((LAYERS[b] ?? 0) > (LAYERS[a] ?? 0)) upward.push(`${from} -> ${to}`);
+    if (!OPEN_FOLDERS.has(b) && a !== 'main' && to !== `src/${b}/index.ts`) throughFace.push(`${from} -> ${to}`);
+  }
+  const fileCycles = cycles(graph.files, graph.edges.map((e) => [e.from, e.to])).map((g) => g.join(' '));
+  const folderEdges = graph.edges.map((e) => [folderOf(e.from), folderOf(e.to)] as [string, string]).filter(([a, b]) => a !== b);
+  const folderCycles = cycles([...folders], folderEdges).map((g) => g.join(' '));
+  const uniq = (xs: string[]): string[] => [...new Set(xs)].sort();
+  return { unknownFolders, upward: uniq(upward), throughFace: uniq(throughFace), modules: uniq(modules), fileCycles, folderCycles };
+}
+
+const now = findings();
+if (process.env['ARCH_ALLOWLIST'] === 'write') {
+  const { unknownFolders: _, ...rest } = now;
+  writeFileSync(ALLOWLIST, JSON.stringify(rest, null, 1) + '\n');
+}
+const allowed = JSON.parse(readFileSync(ALLOWLIST, 'utf8')) as Omit<Findings, 'unknownFolders'>;
+
+describe('the firmware\'s shape', () => {
+  it('every folder of src/ has a place in the layer table', () => {
+    expect(now.unknownFolders).toEqual([]);
+  });
+
+  for (const rule of ['upward', 'throughFace', 'modules', 'fileCycles', 'folderCycles'] as const) {
+    const what = {
+      upward: 'imports from a lower layer to a higher one',
+      throughFace: 'cross-folder imports of a subsystem file that is not its index.ts',
+      modules: 'imports from modules/ into src/',
+      fileCycles: 'file import cycles',
+      folderCycles: 'folder import cycles',
+    }[rule];
+    it(`no new ${what}`, () => {
+      expect(now[rule].filter((v) => !allowed[rule].includes(v))).toEqual([]);
+    });
+    it(`the allowlist of ${what} is exact (it only shrinks: drop what was fixed)`, () => {
+      expect(allowed[rule].filter((v) => !now[rule].includes(v))).toEqual([]);
+    });
+  }
+
+  it('finds what it looks for (a negative control on a made-up graph)', () => {
+    expect(cycles(['a', 'b', 'c'], [['a', 'b'], ['b', 'a'], ['b', 'c']])).toEqual([['a', 'b']]);
+    expect(folderOf('src/turn/engine.ts')).toBe('turn');
+    expect(folderOf('src/main.ts')).toBe('main');
+    expect(graph.edges.some((e) => e.from === 'src/main.ts')).toBe(true);
+  });
+});
