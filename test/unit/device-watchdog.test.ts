@@ -4,7 +4,7 @@
 // makes a hung device reset, a timeout the firmware's feeding and the SDK's
 // message loop both beat, and the OTA slot erased as it is written (a whole
 // 6.5 MB slot erased up front would outlast the watchdog). With the SDK at
-// hand (MODDABLE, or the archive in ../shared/toolchains) the option names
+// hand (tools/sdk.mjs's rule: MODDABLE, or the archive) the option names
 // are checked against the SDK's own ESP32 configurations and the code that
 // subscribes and feeds the watchdog; without it that part says it skipped.
 
@@ -15,6 +15,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { WATCHDOG_FEED_MS } from '../../src/main.ts';
+import { findArchive } from '../../tools/sdk.mjs';
+import { sdk as located } from '../support/sdk.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DEFAULTS = readFileSync(join(ROOT, 'hosts/esp32/sdkconfig/sdkconfig.defaults'), 'utf8');
@@ -61,15 +63,12 @@ describe('the task watchdog (sdkconfig)', () => {
   });
 });
 
-/** The Moddable SDK's folder, its archive, or null with why. */
+/** The Moddable SDK's folder, its archive, or why there is none: the project's one rule (tools/sdk.mjs). */
 function findSdk(): { dir: string } | { archive: string } | { none: string } {
-  const env = process.env['MODDABLE'];
-  if (env && existsSync(join(env, 'build/devices/esp32'))) return { dir: env };
-  for (const shared of [join(ROOT, '../shared'), join(ROOT, '../../shared')]) {
-    const a = join(shared, 'toolchains/moddable-sdk-8.2.3.tar.xz');
-    if (existsSync(a)) return { archive: a };
-  }
-  return { none: 'no Moddable SDK here (MODDABLE unset, no ../shared/toolchains/moddable-sdk-8.2.3.tar.xz)' };
+  if (located.ok && located.moddable && existsSync(join(located.moddable, 'build/devices/esp32'))) return { dir: located.moddable };
+  const archive = findArchive();
+  if (archive) return { archive };
+  return { none: `no Moddable SDK here (${located.reason})` };
 }
 
 const FILES = ['build/devices/esp32/lib/main/main.c', 'xs/platforms/esp/xsHost.h', 'build/devices/esp32/targets/lilygo_tdisplay_s3/sdkconfig/sdkconfig.defaults.release'];
