@@ -18,9 +18,11 @@
 // saying how to install them: a check is never skipped.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT } from './build.mjs';
+
+// Its own root, not build.mjs's: build.mjs reaches this file through sdk.mjs (ensureDebianTools), which made a circle.
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The C the device build compiles from this repository that is portable (no XS, no ESP-IDF). */
 export const PORTABLE_C = [
