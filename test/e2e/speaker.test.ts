@@ -48,9 +48,16 @@ describe.skipIf(!xsimOnSdk())('sound out on the simulator', () => {
     fd.append('file', new Blob([mp3]), 'signal.mp3');
     expect((await device.fetch('/api/music', { token, method: 'POST', body: fd })).status).toBe(200);
     const audioDir = join(device.dir, 'audio');
+    // A barrier on what the player has really played (not a wall-clock wait): under load the track's stream
+    // can start late, and a sound queued before it would be made at the mixer's rate and converted after.
+    const playedFor = (seconds: number) =>
+      until(`the track played ${seconds} s`, async () => {
+        const s = ((await (await device.fetch('/api/music', { token })).json()) as { player: { state: string; position: number } }).player;
+        return s.state === 'playing' && s.position >= seconds;
+      });
     const before = new Set(readdirSync(audioDir));
     expect(await device.command('PLAY signal')).toBe('Playing signal.mp3.\nOK');
-    await new Promise((r) => setTimeout(r, 300));
+    await playedFor(0.2);
     expect(await device.command('SFX ding')).toMatch(/^sfx=ding .* peak=\d+\nOK$/);
     await until('the track played', async () => {
       const s = ((await (await device.fetch('/api/music', { token })).json()) as { player: { state: string; played: number } }).player;
@@ -79,7 +86,7 @@ describe.skipIf(!xsimOnSdk())('sound out on the simulator', () => {
     expect((await device.fetch('/api/music', { token, method: 'POST', body: fd2 })).status).toBe(200);
     const before2 = new Set(readdirSync(audioDir));
     expect(await device.command('PLAY long')).toBe('Playing long.mp3.\nOK');
-    await new Promise((r) => setTimeout(r, 500));
+    await playedFor(0.5);
     const text = 'The music goes on under me.';
     const ms = speechMs(text);
     expect(await device.command(`SPKSAY ${text}`, 30_000)).toMatch(new RegExp(`^speech ${(ms / 1000).toFixed(2)} s at 24000 Hz, volume 50\\nspoken \\(peak \\d+\\)\\nOK$`));
