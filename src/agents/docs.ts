@@ -4,7 +4,7 @@
 // project's result is saved as the person's text file. Failures come back
 // as the store's own sentences.
 
-import type { ArtifactStore } from '../files/store.ts';
+import type { ArtifactStore } from '../files/index.ts';
 import { errorMessage } from '../util/json.ts';
 import { encode } from '../util/utf8.ts';
 import { ATTACH_TOTAL_BYTES } from './limits.ts';

@@ -27,9 +27,9 @@
 import type { Context } from '../core/context.ts';
 import type { Hal } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import type { ApplyOptions, ApplyResult } from '../device/actions.ts';
+import type { ApplyOptions, ApplyResult } from '../device/index.ts';
 import type { Assistant } from '../turn/index.ts';
-import { TTS_CAP_BYTES } from '../contracts/device-contract.ts';
+import { TTS_CAP_BYTES } from '../contracts/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { installAudioConsole } from './console.ts';
 import { MIC_RATE, Recorder } from './mic.ts';

@@ -7,7 +7,7 @@
 // (/help and /start); every reply is signed with the device and firmware by
 // the caller (src/chat/service.ts).
 
-import type { Role } from '../memory/quotas.ts';
+import type { Role } from '../memory/index.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const COMMAND_NAME = /^\/[a-z][a-z0-9_]{0,31}$/;

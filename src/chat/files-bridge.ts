@@ -8,8 +8,8 @@
 
 import type { Context } from '../core/context.ts';
 import type { Files } from '../files/index.ts';
-import { FilesError, type FileMeta } from '../files/store.ts';
-import { checkName, nameFromUrl } from '../files/names.ts';
+import { FilesError, type FileMeta } from '../files/index.ts';
+import { checkName, nameFromUrl } from '../files/index.ts';
 import { errorMessage } from '../util/json.ts';
 import { randomId } from '../util/ids.ts';
 import type { ChatCommands } from './commands.ts';

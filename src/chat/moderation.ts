@@ -19,7 +19,7 @@
 
 import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
-import type { Role } from '../memory/quotas.ts';
+import type { Role } from '../memory/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';

@@ -12,7 +12,7 @@
 // and handed to memory as its People (roles and quotas).
 
 import type { Store } from '../core/store.ts';
-import { quotaFor, ROLE_QUOTAS, type MemoryQuota, type People, type Role } from '../memory/quotas.ts';
+import { quotaFor, ROLE_QUOTAS, type MemoryQuota, type People, type Role } from '../memory/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { isPlainObject, parseJson, stringify } from '../util/json.ts';
 import type { ChatSettings } from './settings.ts';

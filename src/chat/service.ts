@@ -8,7 +8,7 @@
 import { concatBytes } from '../util/bytes.ts';
 import type { Context } from '../core/context.ts';
 import type { Timer } from '../hal/index.ts';
-import type { Role } from '../memory/quotas.ts';
+import type { Role } from '../memory/index.ts';
 import type { Assistant } from '../turn/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { errorMessage } from '../util/json.ts';

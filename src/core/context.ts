@@ -7,19 +7,19 @@
 
 import type { HttpClient } from '../net/http/client.ts';
 import type { DeviceTlsPolicy } from '../net/tls.ts';
-import type { Card } from '../storage/card.ts';
-import type { AccessToken } from '../auth/token.ts';
-import type { SignInCodes } from '../auth/signin.ts';
-import type { Secrets } from '../auth/secrets.ts';
+import type { Card } from '../storage/index.ts';
+import type { AccessToken } from '../auth/index.ts';
+import type { SignInCodes } from '../auth/index.ts';
+import type { Secrets } from '../auth/index.ts';
 import type { RandomFill } from '../util/ids.ts';
 import type { Outbox } from '../chat/outbox.ts';
 import type { Chat } from '../chat/index.ts';
-import type { Updates } from '../ota/updates.ts';
+import type { Updates } from '../ota/index.ts';
 import type { Timeline } from '../system/timeline.ts';
-import type { DeviceActions } from '../device/actions.ts';
+import type { DeviceActions } from '../device/index.ts';
 import type { Memory } from '../memory/index.ts';
 import type { MusicPlayer } from '../music/player.ts';
-import type { RingEngine } from '../device/ring-engine.ts';
+import type { RingEngine } from '../device/index.ts';
 import type { Audio } from '../audio/index.ts';
 import type { Connectors } from '../connectors/index.ts';
 import type { LocalTime } from '../system/local-time.ts';

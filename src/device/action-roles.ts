@@ -17,8 +17,8 @@
 // admin flag: a person promoted after a job started does not gain by it, one
 // demoted or revoked loses at once.
 
-import type { Role } from '../memory/quotas.ts';
-import type { ActionKind } from '../contracts/device-contract.ts';
+import type { Role } from '../memory/index.ts';
+import type { ActionKind } from '../contracts/index.ts';
 
 export const ACTION_ROLES: Readonly<Record<Role, readonly ActionKind[]>> = {
   admin: ['led', 'lights', 'config', 'orch_model', 'reboot', 'tts'],

@@ -27,8 +27,8 @@ import type { Log } from '../log/log.ts';
 import type { Store } from '../core/store.ts';
 import { capBytes } from '../util/cap.ts';
 import { errorMessage } from '../util/json.ts';
-import type { ConfigValues, DeviceAction } from '../contracts/device-actions.ts';
-import { CONFIG_KEYS, type ConfigKey } from '../contracts/device-contract.ts';
+import type { ConfigValues, DeviceAction } from '../contracts/index.ts';
+import { CONFIG_KEYS, type ConfigKey } from '../contracts/index.ts';
 import { INITIAL_LED_STATE, lightsState, ringFrame, type LedState } from './ring.ts';
 
 export const REBOOT_DELAY_MS = 2000;

@@ -13,6 +13,11 @@ import type { RingEngine } from './ring-engine.ts';
 
 export { DeviceActions } from './actions.ts';
 export { RingEngine } from './ring-engine.ts';
+export { DEFAULT_ATTN_HOLD_MS } from './ring-engine.ts';
+export type { ApplyOptions, ApplyResult } from './actions.ts';
+export { actingRole, actionRefusal } from './action-roles.ts';
+export type { AnimId } from './ring-anim.ts';
+export { DEFAULT_LED_BRIGHTNESS, type LedState } from './ring.ts';
 
 export interface DeviceOptions {
   actions: DeviceActions;

@@ -8,8 +8,8 @@
 // A frame is count x (r, g, b) bytes, each colour component scaled by
 // brightness/255 and by the animation's intensity at that moment.
 
-import type { Rgb } from '../contracts/device-actions.ts';
-import type { LedMode } from '../contracts/device-contract.ts';
+import type { Rgb } from '../contracts/index.ts';
+import type { LedMode } from '../contracts/index.ts';
 
 /** One revolution of the spinner's comet. */
 export const SPINNER_PERIOD_MS = 1200;

@@ -3,8 +3,8 @@
 // time since it was set. The animations themselves are in ring-anim.ts; the
 // engine that draws them on HAL timers is ring-engine.ts.
 
-import type { LedMode, LightValue } from '../contracts/device-contract.ts';
-import type { Rgb } from '../contracts/device-actions.ts';
+import type { LedMode, LightValue } from '../contracts/index.ts';
+import type { Rgb } from '../contracts/index.ts';
 import { modeFrame } from './ring-anim.ts';
 
 export interface LedState {

@@ -18,8 +18,8 @@
 // checked before any is saved, and all are saved in one NVS write or none.
 
 import { DEFAULT_SFX_LEVEL } from '../audio/index.ts';
-import { DEFAULT_ATTN_HOLD_MS } from '../device/ring-engine.ts';
-import { DEFAULT_LED_BRIGHTNESS } from '../device/ring.ts';
+import { DEFAULT_ATTN_HOLD_MS } from '../device/index.ts';
+import { DEFAULT_LED_BRIGHTNESS } from '../device/index.ts';
 import { encode, isWellFormedUtf8, decode } from '../util/utf8.ts';
 import { MAX_VALUE_BYTES, PROTOCOL_VERSION, refuse, RESULT, type Refusal } from './protocol.ts';
 

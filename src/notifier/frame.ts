@@ -20,9 +20,9 @@
 //   0x04 CLEAR   (empty) clears the notice; not with NOTICE
 //   0x05 WAKE    (empty) wakes the screen
 
-import type { AnimId } from '../device/ring-anim.ts';
-import type { Rgb } from '../contracts/device-actions.ts';
-import type { LedMode } from '../contracts/device-contract.ts';
+import type { AnimId } from '../device/index.ts';
+import type { Rgb } from '../contracts/index.ts';
+import type { LedMode } from '../contracts/index.ts';
 import { decode, isWellFormedUtf8 } from '../util/utf8.ts';
 import { MAX_VALUE_BYTES, PROTOCOL_VERSION, refuse, RESULT, type Refusal } from './protocol.ts';
 

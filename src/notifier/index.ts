@@ -5,7 +5,7 @@
 // (docs/notifier-protocol.md).
 
 import type { Context } from '../core/context.ts';
-import type { Ui } from '../ui/ui.ts';
+import type { Ui } from '../ui/index.ts';
 import { installNotifierConsole } from './console.ts';
 import { NotifierLink } from './link.ts';
 

@@ -12,7 +12,7 @@
 
 import type { Context } from '../core/context.ts';
 import type { BleCentral } from '../hal/index.ts';
-import type { Ui } from '../ui/ui.ts';
+import type { Ui } from '../ui/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { configInForce, encodeConfig, parseConfigWrite } from './config.ts';
 import { parseFrame, type Frame } from './frame.ts';

@@ -33,7 +33,7 @@
 
 import type { Clock, Timer } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import type { Role } from '../memory/quotas.ts';
+import type { Role } from '../memory/index.ts';
 import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { randomId, type RandomFill } from '../util/ids.ts';

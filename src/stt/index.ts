@@ -19,7 +19,7 @@ export { bytesSource } from './multipart.ts';
 
 import type { Context } from '../core/context.ts';
 import { fail, type ToolSpec } from '../core/tools/types.ts';
-import { STT_PROVIDERS } from '../contracts/device-contract.ts';
+import { STT_PROVIDERS } from '../contracts/index.ts';
 
 export const TRANSCRIBE_PLANNED = 'audio.transcribe is planned: the spec lists it as planned only; speak to the device (push to talk) or send a voice note in the chat instead.';
 

@@ -8,7 +8,7 @@ import type { Context } from '../core/context.ts';
 import { formRoute } from '../core/form-route.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
-import { removeTree } from '../storage/tree.ts';
+import { removeTree } from '../storage/index.ts';
 
 /** The NVS namespace that survives a factory reset (the nvs_keep partition on the device). */
 export const KEEP_NS = 'keep';

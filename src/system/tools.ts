@@ -8,8 +8,8 @@
 import type { Context } from '../core/context.ts';
 import type { BatteryReading } from '../hal/index.ts';
 import { fail, ok, type ToolSpec } from '../core/tools/types.ts';
-import { validateAction } from '../contracts/device-actions.ts';
-import { actingRole, actionRefusal } from '../device/action-roles.ts';
+import { validateAction } from '../contracts/index.ts';
+import { actingRole, actionRefusal } from '../device/index.ts';
 import { isPlainObject, stringify } from '../util/json.ts';
 import { HEAP_FLOOR_BLOCK, HEAP_FLOOR_FREE, formatSelftest, runSelftest } from './selftest.ts';
 

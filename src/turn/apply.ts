@@ -6,7 +6,7 @@
 // ops this device does not run.
 
 import type { Context } from '../core/context.ts';
-import { actingRole, actionRefusal } from '../device/action-roles.ts';
+import { actingRole, actionRefusal } from '../device/index.ts';
 import { validateActions } from '../contracts/index.ts';
 import type { Turn, TurnRequest } from '../contracts/index.ts';
 import { stringify } from '../util/json.ts';

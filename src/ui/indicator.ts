@@ -3,7 +3,7 @@
 // (steady modes) or eight (the spinner), animated from the clock so a frame
 // depends only on the time it is drawn.
 
-import type { LedState } from '../device/ring.ts';
+import type { LedState } from '../device/index.ts';
 import type { Indicator } from './screens.ts';
 import { rgb565 } from './theme.ts';
 

@@ -7,7 +7,7 @@
 // them (src/auth/tunnel-guard.ts, TUNNEL_DENIED) and withholds any answer
 // that carries a live one (src/auth/secret-screen.ts).
 
-import { SCAN_LIFETIME_MS } from '../auth/signin.ts';
+import { SCAN_LIFETIME_MS } from '../auth/index.ts';
 import { groupSignInCode } from '../util/ids.ts';
 import { encodeQr, type QrCode } from './qr.ts';
 import { QR_IDLE_MS, type Built, type Press, type Screen, type ScreenHost } from './screen-kit.ts';

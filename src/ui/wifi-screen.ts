@@ -4,7 +4,7 @@
 // a tap puts it away for this boot; chosen from the menu it goes back like
 // any other screen.
 
-import { SETUP_SSID } from '../auth/passphrase.ts';
+import { SETUP_SSID } from '../auth/index.ts';
 import { encodeQr, wifiJoinString, type QrCode } from './qr.ts';
 import { QR_IDLE_MS, type Built, type Press, type Screen, type ScreenHost } from './screen-kit.ts';
 import { noticeScreen, qrScreen, type QrView, type Target } from './screens.ts';
