@@ -207,7 +207,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
   installTimeline(ctx);
   mount(kernel, powerSubsystem, { power, settings: ctx.actions, timeline: ctx.timeline, updates: ctx.ota });
-  mount(kernel, otaSubsystem, { updates: ctx.ota, battery: power, client, sha256: hotspots.sha256, outbox: ctx.outbox, timeline: ctx.timeline, ring: ctx.ring });
+  mount(kernel, otaSubsystem, { updates: ctx.ota, battery: power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox: ctx.outbox, timeline: ctx.timeline, ring: ctx.ring });
   installSystemConsole(ctx);
   installSelftestConsole(ctx);
   mount(kernel, deviceSubsystem, { actions: ctx.actions, ring: ctx.ring });

@@ -25,6 +25,8 @@ export { FRAME_SAMPLES_MAX, FRAME_GUARD } from './devices.ts';
 export interface Natives {
   vecdot?: import('../../modules/vecdot/vecdot.ts').VecdotApi;
   sha256?: import('../../modules/sha256/sha256.ts').Sha256Api;
+  /** u1*G + u2*Q on P-256 for signature checks (the SDK's crypt arithmetic in C). */
+  p256?: import('../../modules/p256/p256.ts').P256Api;
   /** Routed into src/util/utf8.ts once at boot (useNativeUtf8). */
   utf8?: import('../../modules/utf8/utf8.ts').Utf8Api;
 }

@@ -6,6 +6,7 @@
 // untyped device, or one whose type the manifest lacks, is up to date.
 
 import type { Sha256Api } from '../../modules/sha256/sha256.ts';
+import type { P256Api } from '../../modules/p256/p256.ts';
 import type { BoardInfo } from '../hal/index.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import { joinUrl } from '../net/url.ts';
@@ -51,6 +52,8 @@ export interface CheckDeps {
   slotSize: number;
   keys: readonly TrustedKey[];
   sha256: Sha256Api;
+  /** The P-256 hotspot (C when the host has it). */
+  p256: P256Api;
 }
 
 function settle(result: CheckOutcome['result'], error: OtaError | null, detail: string, extra: Partial<CheckOutcome> = {}): CheckOutcome {
@@ -87,7 +90,7 @@ export async function runCheck(d: CheckDeps): Promise<CheckOutcome> {
   const variant = picked.variant;
   const imageUrl = resolveImageUrl(url, variant.url);
   if (imageUrl === null) return settle('failed', 'variant', 'the image url is not http(s)', seen);
-  if (!verifySignature(signedMessage(manifest.schema, manifest.version, key, variant.sha256), variant.signature, d.keys, d.sha256)) {
+  if (!verifySignature(signedMessage(manifest.schema, manifest.version, key, variant.sha256), variant.signature, d.keys, d.sha256, d.p256)) {
     return settle('failed', 'sig', `the ${key} variant of ${manifest.version} is not signed by a trusted key`, seen);
   }
   const running = parseVersion(d.running);

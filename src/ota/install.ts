@@ -6,6 +6,7 @@
 // firmware and the boot slot as they were. A dry run stops after verifying.
 
 import type { Sha256Api } from '../../modules/sha256/sha256.ts';
+import type { P256Api } from '../../modules/p256/p256.ts';
 import type { Hal, SlotWriter, Timer } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
@@ -29,6 +30,7 @@ export interface InstallDeps {
   hal: Hal;
   client: HttpClient;
   sha256: Sha256Api;
+  p256: P256Api;
   keys: readonly TrustedKey[];
   guard: GuardStore;
   log: Log;
@@ -136,7 +138,7 @@ export async function runInstall(d: InstallDeps, c: Candidate, dry: boolean): Pr
     return fail('sha-fail', null, `SHA-256 ${digest} is not the manifest's ${c.variant.sha256}`);
   }
   // The signature covers the digest of what we downloaded, not the manifest's claim.
-  const key = verifySignature(signedMessage(c.manifest.schema, version, c.key, digest), c.variant.signature, d.keys, d.sha256);
+  const key = verifySignature(signedMessage(c.manifest.schema, version, c.key, digest), c.variant.signature, d.keys, d.sha256, d.p256);
   if (!key) {
     abandon();
     return fail('sig-fail', null, `no trusted key signed ${version} for ${c.key}`);

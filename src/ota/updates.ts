@@ -7,6 +7,7 @@
 import type { Kernel } from '../core/kernel.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import type { Sha256Api } from '../../modules/sha256/sha256.ts';
+import type { P256Api } from '../../modules/p256/p256.ts';
 import type { BatteryReading, Timer } from '../hal/index.ts';
 import { parseUrl } from '../net/url.ts';
 import { capBytes } from '../util/cap.ts';
@@ -65,6 +66,8 @@ export interface UpdatesDeps {
   /** Outbound HTTPS under the device's TLS policy. */
   client: HttpClient;
   sha256: Sha256Api;
+  /** The P-256 hotspot the signature check runs on (modules/p256). */
+  p256: P256Api;
   /** Owner notices waiting for the chat client (src/chat's outbox). */
   outbox: { post(key: string, text: string): boolean };
   /** Device timeline rows (src/system). */
@@ -225,6 +228,7 @@ export class Updates {
       slotSize: hal.flash.slotSize(),
       keys: this.keys,
       sha256: this.deps.sha256,
+      p256: this.deps.p256,
     });
   }
 
@@ -314,6 +318,7 @@ export class Updates {
           hal,
           client: this.deps.client,
           sha256: this.deps.sha256,
+          p256: this.deps.p256,
           keys: this.keys,
           guard: this.guard,
           log,

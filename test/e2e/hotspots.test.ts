@@ -26,10 +26,12 @@ interface Line {
 
 let lines: Line[] = [];
 let tmp = '';
+/** Which XS the runtime was built on: the P-256 hotspot needs the SDK's (its crypt arithmetic). */
+let xsTag = '';
 
 beforeAll(async () => {
   // the simulator's runtime on the XS the suite runs on (tools/build.mjs: the SDK's when it is here)
-  buildRuntime({ quiet: true });
+  xsTag = buildRuntime({ quiet: true }).tag;
   const result = await build({
     entryPoints: [join(ROOT, 'test/e2e/hotspots.xs.ts')],
     bundle: true,
@@ -122,6 +124,24 @@ describe('C hotspots on XS (build/sim/xsim)', () => {
     const sha = of('sha');
     expect(sha.length).toBe(60);
     for (const s of sha) expect(s.c, s.name).toEqual(s.t);
+  });
+
+  it('p256: the C (the SDK\'s crypt arithmetic) gives @noble/curves\' u1*G + u2*Q, infinity and doubling included', () => {
+    if (xsTag !== 'sdk') return expect(of('p256-missing')).toHaveLength(1);
+    const cases = of('p256');
+    expect(cases).toHaveLength(18);
+    for (const c of cases) expect(c.c, c.name).toBe(c.t);
+    expect(cases.find((c) => c.name!.includes('infinity'))!.c).toBeNull();
+  });
+
+  it('p256: an update signature verifies the same on the C and on @noble/curves (good, tampered, another key)', () => {
+    if (xsTag !== 'sdk') return expect(of('p256-missing')).toHaveLength(1);
+    const checks = of('ecdsa');
+    expect(checks).toHaveLength(24);
+    for (const c of checks) {
+      expect(c.c, c.name).toBe(c.want);
+      expect(c.t, c.name).toBe(c.want);
+    }
   });
 
   it('sha256: __native takes an ArrayBuffer input and rejects a foreign context', () => {

@@ -7,6 +7,11 @@ import { vecdotFallback, vecdotNative } from '../../modules/vecdot/vecdot.ts';
 import type { NativeVecdot, VecdotApi } from '../../modules/vecdot/vecdot.ts';
 import { sha256, sha256Fallback, sha256Native } from '../../modules/sha256/sha256.ts';
 import type { NativeSha256, Sha256Api } from '../../modules/sha256/sha256.ts';
+import { hasNativeEc, p256Fallback, p256Native } from '../../modules/p256/p256.ts';
+import { p256 } from '@noble/curves/nist.js';
+import { signedMessage } from '../../src/ota/signed-message.ts';
+import { verifySignature } from '../../src/ota/verify.ts';
+import { toHex } from '../../src/util/encoding.ts';
 
 declare const __sim: { print(text: string): void };
 declare const __native: (NativeVecdot & NativeSha256) | undefined;
@@ -249,5 +254,63 @@ function run(n: NativeVecdot & NativeSha256): void {
     }
     out({ kind: 'sha-misc', viaBuffer, badCtx });
   }
+  ecChecks(n, rnd);
   out({ kind: 'done' });
+}
+
+/** The P-256 hotspot (modules/p256): the C against @noble/curves, and whole signature checks both ways. */
+function ecChecks(n: unknown, rnd: () => number): void {
+  if (!hasNativeEc(n)) {
+    out({ kind: 'p256-missing' });
+    return;
+  }
+  const C = p256Native(n);
+  const T = p256Fallback;
+  const { n: order } = p256.Point.CURVE();
+  const scalar = (): bigint => {
+    let v = 0n;
+    for (let i = 0; i < 8; i++) v = (v << 32n) | BigInt(rnd());
+    return v % order;
+  };
+  const hexOf = (x: bigint | null): string | null => (x === null ? null : x.toString(16));
+  const G = p256.Point.BASE.toAffine();
+  const cases: Array<[string, bigint, { x: bigint; y: bigint }, bigint]> = [];
+  for (let i = 0; i < 12; i++) cases.push([`random ${i}`, scalar(), p256.Point.BASE.multiply(scalar() || 1n).toAffine(), scalar()]);
+  const q = p256.Point.BASE.multiply(7n).toAffine();
+  const u = scalar();
+  cases.push(['u1 0', 0n, q, u], ['u2 0', u, q, 0n], ['u1 1 u2 1', 1n, q, 1n], ['u2 n-1', u, q, order - 1n]);
+  cases.push(['Q = G, u1 + u2 = n (infinity)', u, G, order - u], ['Q = G, u1 = u2 (doubling)', u, G, u]);
+  for (const [name, u1, Q, u2] of cases) out({ kind: 'p256', name, c: hexOf(C.mulAdd(u1, Q.x, Q.y, u2)), t: hexOf(T.mulAdd(u1, Q.x, Q.y, u2)) });
+
+  // Whole ECDSA checks as an update's: good, tampered message, tampered signature, another key.
+  const sha = sha256Fallback;
+  const secret = new Uint8Array(32);
+  const other = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) {
+    secret[i] = (rnd() & 0xff) | 1;
+    other[i] = (rnd() & 0xff) | 2;
+  }
+  const key = { id: 'k', publicKeyHex: toHex(p256.getPublicKey(secret, false)) };
+  const otherKey = { id: 'o', publicKeyHex: toHex(p256.getPublicKey(other, false)) };
+  for (let i = 0; i < 6; i++) {
+    const msg = signedMessage(2, `v1.${i}.0`, 'panel-35', toHex(new Uint8Array(32).fill(i)));
+    const h = sha.create();
+    h.update(msg);
+    const sig = p256.sign(h.digest(), secret, { prehash: false, format: 'der' });
+    const bad = sig.slice();
+    bad[bad.length - 1]! ^= 1;
+    const wrongMsg = signedMessage(2, `v1.${i}.1`, 'panel-35', toHex(new Uint8Array(32).fill(i)));
+    const verdict = (m: Uint8Array, s: Uint8Array, keys: Array<{ id: string; publicKeyHex: string }>): [string | null, string | null] => [
+      verifySignature(m, s, keys, sha, C)?.id ?? null,
+      verifySignature(m, s, keys, sha, T)?.id ?? null,
+    ];
+    out({ kind: 'ecdsa', name: `good ${i}`, want: 'k', ...pair(verdict(msg, sig, [otherKey, key])) });
+    out({ kind: 'ecdsa', name: `message ${i}`, want: null, ...pair(verdict(wrongMsg, sig, [key])) });
+    out({ kind: 'ecdsa', name: `signature ${i}`, want: null, ...pair(verdict(msg, bad, [key])) });
+    out({ kind: 'ecdsa', name: `key ${i}`, want: null, ...pair(verdict(msg, sig, [otherKey])) });
+  }
+}
+
+function pair([c, t]: [string | null, string | null]): { c: string | null; t: string | null } {
+  return { c, t };
 }

@@ -4,6 +4,7 @@
 import * as native from '../native/lin-native.js';
 import type { Natives } from '../../../src/hal/index.ts';
 import { hasNativeSha256, sha256Native } from '../../../modules/sha256/sha256.ts';
+import { hasNativeEc, p256Native } from '../../../modules/p256/p256.ts';
 import { hasNativeUtf8, utf8Native } from '../../../modules/utf8/utf8.ts';
 import { hasNativeVecdot, vecdotNative } from '../../../modules/vecdot/vecdot.ts';
 
@@ -11,6 +12,7 @@ export function createNatives(): Natives {
   const natives: Natives = {};
   if (hasNativeVecdot(native)) natives.vecdot = vecdotNative(native);
   if (hasNativeSha256(native)) natives.sha256 = sha256Native(native);
+  if (hasNativeEc(native)) natives.p256 = p256Native(native);
   if (hasNativeUtf8(native)) natives.utf8 = utf8Native(native);
   return natives;
 }

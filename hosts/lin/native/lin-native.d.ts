@@ -2,6 +2,7 @@
 
 import type { NativeSha256 } from '../../../modules/sha256/sha256.ts';
 import type { NativeUtf8 } from '../../../modules/utf8/utf8.ts';
+import type { NativeEc } from '../../../modules/p256/p256.ts';
 import type { NativeVecdot } from '../../../modules/vecdot/vecdot.ts';
 
 export declare const vecdotDot: NativeVecdot['vecdotDot'];
@@ -12,6 +13,7 @@ export declare const sha256Final: NativeSha256['sha256Final'];
 export declare const utf8Encode: NativeUtf8['utf8Encode'];
 export declare const utf8Decode: NativeUtf8['utf8Decode'];
 export declare const utf8Length: NativeUtf8['utf8Length'];
+export declare const ecMul2: NativeEc['ecMul2'];
 
 /** An environment variable of the process (set by the runner's caller), or undefined. */
 export declare function linEnv(name: string): string | undefined;

@@ -4,7 +4,7 @@
 // little the lin HAL needs from the process (lin_native.c). JavaScript only
 // (XS's `@ "xs_name"` syntax); the types are in lin-native.d.ts.
 
-// hotspots: modules/vecdot, modules/sha256, modules/utf8
+// hotspots: modules/vecdot, modules/sha256, modules/utf8, modules/p256 (over the SDK's crypt arithmetic)
 function vecdotDot(a, b) @ "xs_vecdot_dot";
 function vecdotTopk(matrix, rows, dims, norms, query, qnorm, k, outIdx, outScore) @ "xs_vecdot_topk";
 function sha256Init() @ "xs_sha256_init";
@@ -13,6 +13,7 @@ function sha256Final(ctx) @ "xs_sha256_final";
 function utf8Encode(s) @ "xs_utf8_encode";
 function utf8Decode(bytes, start, end) @ "xs_utf8_decode";
 function utf8Length(s) @ "xs_utf8_length";
+function ecMul2(m, a, b, x1, y1, k1, x2, y2, k2) @ "xs_p256_mul2";
 
 // the process: lin_native.c
 function linEnv(name) @ "xs_lin_env";
@@ -30,6 +31,7 @@ export {
 	utf8Encode,
 	utf8Decode,
 	utf8Length,
+	ecMul2,
 	linEnv,
 	linExit,
 	linXsHeap,

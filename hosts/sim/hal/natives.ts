@@ -3,6 +3,7 @@
 
 import type { Natives } from '../../../src/hal/index.ts';
 import { hasNativeSha256, sha256Native } from '../../../modules/sha256/sha256.ts';
+import { hasNativeEc, p256Native } from '../../../modules/p256/p256.ts';
 import { hasNativeVecdot, vecdotNative } from '../../../modules/vecdot/vecdot.ts';
 import { hasNativeUtf8, utf8Native } from '../../../modules/utf8/utf8.ts';
 
@@ -11,6 +12,7 @@ export function createNatives(): Natives {
   const natives: Natives = {};
   if (hasNativeVecdot(__native)) natives.vecdot = vecdotNative(__native);
   if (hasNativeSha256(__native)) natives.sha256 = sha256Native(__native);
+  if (hasNativeEc(__native)) natives.p256 = p256Native(__native);
   if (hasNativeUtf8(__native)) natives.utf8 = utf8Native(__native);
   return natives;
 }

@@ -22,6 +22,7 @@ void xs_vecdot_install(xsMachine* the);
 void xs_sha256_install(xsMachine* the);
 void xs_utf8_install(xsMachine* the);
 void xs_mp3_install(xsMachine* the);
+void xs_p256_install(xsMachine* the);
 
 __attribute__((weak)) void xs_vecdot_install(xsMachine* the)
 {
@@ -44,9 +45,15 @@ __attribute__((weak)) void xs_mp3_install(xsMachine* the)
 	(void)the;
 }
 
+/* modules/p256/xs_p256.c defines it only when the SDK's crypt arithmetic was built in (DESK_HAVE_ARITH). */
+__attribute__((weak)) void xs_p256_install(xsMachine* the)
+{
+	(void)the;
+}
+
 void simInstallNatives(txMachine* machine)
 {
-	void (*installs[])(xsMachine*) = { xs_vecdot_install, xs_sha256_install, xs_utf8_install, xs_mp3_install };
+	void (*installs[])(xsMachine*) = { xs_vecdot_install, xs_sha256_install, xs_utf8_install, xs_mp3_install, xs_p256_install };
 	size_t i;
 	{
 		txMachine* the = machine;
