@@ -11,6 +11,7 @@ import { AccessToken, auth, makeGate, Secrets, SetupPassphrase, SignInCodes, typ
 import { device, DeviceActions, RingEngine, type DeviceFace } from '../../src/device/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
 import { jsonResponse } from '../../src/net/http/errors.ts';
+import { files, type Files } from '../../src/files/index.ts';
 import { Log } from '../../src/log/log.ts';
 import { ota, runBootGuard, Updates, type OtaOptions } from '../../src/ota/index.ts';
 import { Power } from '../../src/power/index.ts';
@@ -163,4 +164,17 @@ export function mountOta(dk: DeviceKernel, options: Partial<OtaOptions> = {}): O
   const ring = new RingEngine(kernel.hal.ring, kernel.clock);
   mount(kernel, ota, { updates, battery: power, client, sha256: hotspots.sha256, outbox, timeline: { row() {} }, ring, ...options });
   return { updates, power, outbox };
+}
+
+/** Files (the store, downloads) on a device kernel, its owner notices going to the chat's outbox. */
+export interface FilesRig {
+  files: Files;
+  outbox: Outbox;
+}
+
+export function mountFiles(dk: DeviceKernel): FilesRig {
+  const { card, client } = bootParts(dk.kernel);
+  const outbox = new Outbox(dk.kernel.store(OUTBOX_NS), dk.kernel.clock);
+  const { files: f } = mount(dk.kernel, files, { card, client, notify: (key, text) => void outbox.post(key, text) });
+  return { files: f, outbox };
 }
