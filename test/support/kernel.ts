@@ -15,7 +15,7 @@ import { files, type Files } from '../../src/files/index.ts';
 import { Log } from '../../src/log/log.ts';
 import { ota, runBootGuard, Updates, type OtaOptions } from '../../src/ota/index.ts';
 import { Power } from '../../src/power/index.ts';
-import { HTTP_PORT } from '../../src/main.ts';
+import type * as Main from '../../src/main.ts';
 import { memory, type Memory, type MemoryOptions } from '../../src/memory/index.ts';
 import { HttpClient } from '../../src/net/http/client.ts';
 import { HttpServer } from '../../src/net/http/server.ts';
@@ -72,6 +72,9 @@ export function mountMemory(kernel: Kernel, options: Partial<MemoryOptions> = {}
   const { card, client, hotspots } = bootParts(kernel);
   return mount(kernel, memory, { card, client, hotspots, timeline: { attach() {} }, ...options });
 }
+
+/** The port the device's HTTP server listens on: src/main.ts's HTTP_PORT (a type-only import, so main.ts is not loaded; the type fails if they differ). */
+export const HTTP_PORT: typeof Main.HTTP_PORT = 80;
 
 /** A kernel with the device's credentials (src/auth), made as main.ts makes them before any subsystem. */
 export interface DeviceKernel extends TestKernel {

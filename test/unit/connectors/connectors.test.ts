@@ -5,14 +5,13 @@
 // the consent window of at most one hour, the callback's state check, PKCE,
 // refresh, and the prompt's connector line.
 import { describe, expect, it } from 'vitest';
-import { HTTP_PORT } from '../../../src/main.ts';
 import { mount } from '../../../src/core/subsystem.ts';
 import { connectors } from '../../../src/connectors/index.ts';
 import { sha256 } from '../../../modules/sha256/sha256.ts';
 import { CONSENT_WINDOW_MAX_MS, FlowTable } from '../../../src/connectors/flows.ts';
 import { createOAuthProvider, DEFAULT_CLIENT, OAUTH_HOST, type OAuthProvider } from '../../../tools/oauth-fake.mjs';
 import { request, type ParsedResponse } from '../../support/http.ts';
-import { addSystemRoutes, bootParts, deviceKernel, mountAuth, mountWifi } from '../../support/kernel.ts';
+import { addSystemRoutes, bootParts, deviceKernel, mountAuth, mountWifi, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { serveHttp } from '../../support/telegram-net.ts';
 

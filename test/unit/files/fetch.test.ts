@@ -5,8 +5,7 @@
 // notices.
 
 import { describe, expect, it } from 'vitest';
-import { HTTP_PORT } from '../../../src/main.ts';
-import { deviceKernel, mountFiles } from '../../support/kernel.ts';
+import { deviceKernel, mountFiles, HTTP_PORT } from '../../support/kernel.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';

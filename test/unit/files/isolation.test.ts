@@ -9,14 +9,13 @@
 // files saved before per-person folders are read where they are.
 
 import { describe, expect, it } from 'vitest';
-import { HTTP_PORT } from '../../../src/main.ts';
 import type { ToolCaller, ToolResult } from '../../../src/core/tools/types.ts';
 import { DEFAULT_FILE_PEOPLE } from '../../../src/files/people.ts';
 import { homeDir, personOfDir } from '../../../src/files/names.ts';
 import type { FileMeta } from '../../../src/files/store.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
-import { deviceKernel, mountFiles } from '../../support/kernel.ts';
+import { deviceKernel, mountFiles, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };

@@ -5,9 +5,8 @@
 // Schema 2 is keyed by device type (otaType, else the build tag), schema 1 by
 // build tag; untyped devices and absent types are up to date.
 import { describe, expect, it } from 'vitest';
-import { HTTP_PORT } from '../../../src/main.ts';
 import type { MemHal } from '../../support/memhal.ts';
-import { addSystemRoutes, deviceKernel, mountOta } from '../../support/kernel.ts';
+import { addSystemRoutes, deviceKernel, mountOta, HTTP_PORT } from '../../support/kernel.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
 import { createMemHal } from '../../support/memhal.ts';

@@ -5,10 +5,9 @@
 // firmware and boot slot untouched, dry runs, forward-only and forced
 // same-version installs, and the routes' 202/409 bodies.
 import { describe, expect, it } from 'vitest';
-import { HTTP_PORT } from '../../../src/main.ts';
 import { mount } from '../../../src/core/subsystem.ts';
 import { storage } from '../../../src/storage/index.ts';
-import { bootParts, deviceKernel, mountOta } from '../../support/kernel.ts';
+import { bootParts, deviceKernel, mountOta, HTTP_PORT } from '../../support/kernel.ts';
 import { RebootSignal, createMemHal } from '../../support/memhal.ts';
 import { request } from '../../support/http.ts';
 import { makeKey, simImage, UpdateFeed } from '../../support/ota.ts';

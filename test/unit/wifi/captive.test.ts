@@ -10,12 +10,11 @@
 import * as dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HTTP_PORT } from '../../../src/main.ts';
 import { CAPTIVE_TTL_S, captiveDnsAnswer, ipv4Bytes } from '../../../src/net/dns.ts';
 import { CAPTIVE_PROBES } from '../../../src/wifi/captive.ts';
 import { SETUP_ADDRESS } from '../../../src/wifi/provisioning.ts';
 import { request } from '../../support/http.ts';
-import { deviceKernel, mountWifi } from '../../support/kernel.ts';
+import { deviceKernel, mountWifi, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 
 const ADDRESS = ipv4Bytes(SETUP_ADDRESS)!;

@@ -9,10 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { KNOWN_MAX } from '../../../src/wifi/known.ts';
 import { HANDOFF_DROP_MS, joinOrder, OVERLAP_MS, RETRY_FIRST_MS, RETRY_MAX_MS } from '../../../src/wifi/provisioning.ts';
-import { HTTP_PORT } from '../../../src/main.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
-import { deviceKernel, mountWifi } from '../../support/kernel.ts';
+import { deviceKernel, mountWifi, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 function start(options: { known?: Array<[string, string]>; legacy?: [string, string]; air?: Array<[string, string]>; mode?: 0 | 1; mem?: MemHal } = {}) {
