@@ -1,9 +1,27 @@
 // A kernel on the in-memory HAL for unit tests (issue 25): a test mounts the
 // subsystem under test with its declared options (real lower subsystems or
-// small fakes) instead of booting the whole device from src/main.ts.
-import { createKernel, type Kernel, type Mode } from '../../src/core/kernel.ts';
+// small fakes) instead of booting the whole device from src/main.ts. The
+// helpers below make a lower subsystem's parts as main.ts makes them, so a
+// test of a higher one can pass the real thing in its options.
+import { chooseHotspots, type Hotspots } from '../../src/core/hotspots.ts';
+import { createKernel, storesOn, type Kernel, type Mode } from '../../src/core/kernel.ts';
 import type { Gate } from '../../src/core/router.ts';
+import { mount, unmountAll } from '../../src/core/subsystem.ts';
+import { AccessToken, auth, makeGate, Secrets, SetupPassphrase, SignInCodes, type AuthFace } from '../../src/auth/index.ts';
+import { device, DeviceActions, RingEngine, type DeviceFace } from '../../src/device/index.ts';
+import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
+import { jsonResponse } from '../../src/net/http/errors.ts';
+import { files, type Files } from '../../src/files/index.ts';
 import { Log } from '../../src/log/log.ts';
+import { ota, runBootGuard, Updates, type OtaOptions } from '../../src/ota/index.ts';
+import { Power } from '../../src/power/index.ts';
+import type * as Main from '../../src/main.ts';
+import { memory, type Memory, type MemoryOptions } from '../../src/memory/index.ts';
+import { HttpClient } from '../../src/net/http/client.ts';
+import { HttpServer } from '../../src/net/http/server.ts';
+import { DeviceTlsPolicy } from '../../src/net/tls.ts';
+import { Card } from '../../src/storage/index.ts';
+import { wifi, type Provisioning } from '../../src/wifi/index.ts';
 import { createMemHal, type MemHal, type MemHalOptions } from './memhal.ts';
 
 export interface TestKernel {
@@ -14,8 +32,152 @@ export interface TestKernel {
 /** Every request passes the gate unless the test gives one (src/auth's token gate in the device). */
 const OPEN_GATE: Gate = () => true;
 
-export function testKernel(options: { mem?: MemHal; hal?: MemHalOptions; gate?: Gate; mode?: Mode } = {}): TestKernel {
+export interface TestKernelOptions {
+  mem?: MemHal;
+  hal?: MemHalOptions;
+  gate?: Gate;
+  /** The boot mode; by default Orchestrator (1). */
+  mode?: Mode;
+}
+
+export function testKernel(options: TestKernelOptions = {}): TestKernel {
   const mem = options.mem ?? createMemHal(options.hal);
   const log = new Log(mem.hal.clock, mem.hal.system);
   return { kernel: createKernel(mem.hal, log, { gate: options.gate ?? OPEN_GATE, mode: options.mode ?? 1 }), mem };
+}
+
+/** The device subsystem (the device actions and the ring engine, made as main.ts makes them) on a kernel. */
+export function mountDevice(mem: MemHal, kernel: Kernel = testKernel({ mem }).kernel): DeviceFace & { kernel: Kernel } {
+  const actions = new DeviceActions(kernel.hal, kernel.store('cfg'), kernel.store('orch'), kernel.log);
+  const ring = new RingEngine(kernel.hal.ring, kernel.clock);
+  return { ...mount(kernel, device, { actions, ring }), kernel };
+}
+
+/** What main.ts makes before any subsystem, on a kernel's HAL: the card, outbound HTTP under the TLS policy, the hot loops. */
+export interface BootParts {
+  card: Card;
+  tls: DeviceTlsPolicy;
+  client: HttpClient;
+  hotspots: Hotspots;
+}
+
+export function bootParts(kernel: Kernel): BootParts {
+  const hal = kernel.hal;
+  const tls = new DeviceTlsPolicy(kernel.store('net'));
+  return { card: new Card(hal.sd), tls, client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`), hotspots: chooseHotspots(hal) };
+}
+
+/** Long-term memory on a kernel, with the boot parts and no device timeline unless the options give them. */
+export function mountMemory(kernel: Kernel, options: Partial<MemoryOptions> = {}): Memory {
+  const { card, client, hotspots } = bootParts(kernel);
+  return mount(kernel, memory, { card, client, hotspots, timeline: { attach() {} }, ...options });
+}
+
+/** The port the device's HTTP server listens on: src/main.ts's HTTP_PORT (a type-only import, so main.ts is not loaded; the type fails if they differ). */
+export const HTTP_PORT: typeof Main.HTTP_PORT = 80;
+
+/** A kernel with the device's credentials (src/auth), made as main.ts makes them before any subsystem. */
+export interface DeviceKernel extends TestKernel {
+  token: AccessToken;
+  signin: SignInCodes;
+  secrets: Secrets;
+  passphrase: SetupPassphrase;
+  /** The HTTP server over the kernel's router (it listens on HTTP_PORT in Orchestrator mode once started). */
+  http: HttpServer;
+  /** What main.ts does once every subsystem is mounted: the serial console starts, and HTTP in Orchestrator mode. */
+  start(): void;
+  /** Stops the mounted subsystems (the last first) and closes the HTTP server. */
+  stop(): void;
+}
+
+/**
+ * A test kernel as the device's: the boot mode read from NVS (sys/mode), the router's gate checking the access
+ * token, and the HTTP server listening in Orchestrator mode, so routes are tested through the same gate and
+ * server the device has. The subsystems under test are mounted on it by the test.
+ */
+export function deviceKernel(options: Omit<TestKernelOptions, 'gate'> = {}): DeviceKernel {
+  const mem = options.mem ?? createMemHal(options.hal);
+  const store = storesOn(mem.hal.nvs);
+  const log = new Log(mem.hal.clock, mem.hal.system);
+  const random = (b: Uint8Array): void => mem.hal.system.random(b);
+  const token = new AccessToken(store('auth'), random, log.redactor);
+  const signin = new SignInCodes(mem.hal.clock, random);
+  token.onRotate(() => signin.clear());
+  const mode: Mode = options.mode ?? (store('sys').int('mode', 1) === 0 ? 0 : 1);
+  const kernel = createKernel(mem.hal, log, { gate: makeGate(token), mode, store });
+  const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
+  const http = new HttpServer(mem.hal.net, mem.hal.clock, kernel.router, undefined, (m) => log.error('http', m));
+  return {
+    kernel,
+    mem,
+    token,
+    signin,
+    secrets: new Secrets(),
+    passphrase,
+    http,
+    start() {
+      kernel.console.start();
+      if (mode === 1) http.listen(HTTP_PORT);
+    },
+    stop() {
+      unmountAll(kernel);
+      http.close();
+    },
+  };
+}
+
+/** The sign-in routes and the token's console on a device kernel, after Wi-Fi (the connect sheet's addresses). */
+export function mountAuth(dk: DeviceKernel, provisioning: Provisioning): AuthFace {
+  return mount(dk.kernel, auth, { token: dk.token, signin: dk.signin, secrets: dk.secrets, passphrase: dk.passphrase, addresses: () => provisioning.addresses() });
+}
+
+/** Wi-Fi on a device kernel, with its credentials (src/main.ts mounts it first of the subsystems). */
+export function mountWifi(dk: DeviceKernel): Provisioning {
+  return mount(dk.kernel, wifi, { passphrase: dk.passphrase, token: dk.token, signin: dk.signin });
+}
+
+/**
+ * GET /api/state and GET /api/log as src/system serves them (the status snapshot; the redacted log ring). The
+ * system subsystem has no face yet (issue 25), so a test of a subsystem whose state or log lines a route shows
+ * adds these two routes; once system has a face, such a test mounts it instead.
+ */
+export function addSystemRoutes(kernel: Kernel): void {
+  kernel.router.add({ method: 'GET', path: '/api/state', handler: () => jsonResponse(kernel.status.snapshot()) });
+  kernel.router.add({
+    method: 'GET',
+    path: '/api/log',
+    handler: () => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: kernel.log.text() }),
+  });
+}
+
+/** Updates on a device kernel, made as main.ts makes them: the boot guard first (it may roll back), then the engine. */
+export interface OtaRig {
+  updates: Updates;
+  power: Power;
+  outbox: Outbox;
+}
+
+export function mountOta(dk: DeviceKernel, options: Partial<OtaOptions> = {}): OtaRig {
+  const { kernel } = dk;
+  const verdict = runBootGuard(kernel.hal, kernel.store('ota'), kernel.log);
+  const updates = new Updates(verdict);
+  const power = new Power(kernel.hal, kernel.log);
+  const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
+  const { client, hotspots } = bootParts(kernel);
+  const ring = new RingEngine(kernel.hal.ring, kernel.clock);
+  mount(kernel, ota, { updates, battery: power, client, sha256: hotspots.sha256, outbox, timeline: { row() {} }, ring, ...options });
+  return { updates, power, outbox };
+}
+
+/** Files (the store, downloads) on a device kernel, its owner notices going to the chat's outbox. */
+export interface FilesRig {
+  files: Files;
+  outbox: Outbox;
+}
+
+export function mountFiles(dk: DeviceKernel): FilesRig {
+  const { card, client } = bootParts(dk.kernel);
+  const outbox = new Outbox(dk.kernel.store(OUTBOX_NS), dk.kernel.clock);
+  const { files: f } = mount(dk.kernel, files, { card, client, notify: (key, text) => void outbox.post(key, text) });
+  return { files: f, outbox };
 }

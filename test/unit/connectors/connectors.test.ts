@@ -5,16 +5,35 @@
 // the consent window of at most one hour, the callback's state check, PKCE,
 // refresh, and the prompt's connector line.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { connectors } from '../../../src/connectors/index.ts';
+import { sha256 } from '../../../modules/sha256/sha256.ts';
 import { CONSENT_WINDOW_MAX_MS, FlowTable } from '../../../src/connectors/flows.ts';
 import { createOAuthProvider, DEFAULT_CLIENT, OAUTH_HOST, type OAuthProvider } from '../../../tools/oauth-fake.mjs';
 import { request, type ParsedResponse } from '../../support/http.ts';
+import { addSystemRoutes, bootParts, deviceKernel, mountAuth, mountWifi, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { serveHttp } from '../../support/telegram-net.ts';
 
+/**
+ * Connectors on a kernel with the device's token gate and HTTP server, after Wi-Fi (the verify links'
+ * addresses) and auth (the token's rotation, the live secrets), as src/main.ts mounts them; src/system's
+ * log route shows what reached the log.
+ */
+function mountConnectors(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const provisioning = mountWifi(dk);
+  mountAuth(dk, provisioning);
+  const { client, hotspots } = bootParts(dk.kernel);
+  const c = mount(dk.kernel, connectors, { client, sha256: (b) => sha256(hotspots.sha256, b), token: dk.token, secrets: dk.secrets, addresses: () => provisioning.addresses() });
+  addSystemRoutes(dk.kernel);
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token, connectors: c } };
+}
+
 interface Rig {
   mem: MemHal;
-  device: Device;
+  device: ReturnType<typeof mountConnectors>;
   oauth: OAuthProvider;
   token: string;
 }
@@ -27,7 +46,7 @@ function setup(): Rig {
   const rig = { mem } as Rig;
   rig.oauth = createOAuthProvider({ clients: [{ id: DEFAULT_CLIENT, secret: SECRET }], now: () => rig.mem.clock.wallMs() });
   serveHttp(mem.net, OAUTH_HOST, async (method, path, headers, body) => rig.oauth.handle(method, path, headers, body));
-  rig.device = boot(mem.hal);
+  rig.device = mountConnectors(mem);
   rig.token = rig.device.ctx.token.reveal();
   return rig;
 }

@@ -3,8 +3,8 @@
 // a failed NVS write that changes nothing.
 import { describe, expect, it } from 'vitest';
 import { REBOOT_DELAY_MS } from '../../../src/device/actions.ts';
-import { boot } from '../../../src/main.ts';
 import { validateAction } from '../../../src/contracts/device-actions.ts';
+import { mountDevice } from '../../support/kernel.ts';
 import { RebootSignal, createMemHal } from '../../support/memhal.ts';
 
 function action(raw: unknown) {
@@ -16,7 +16,7 @@ function action(raw: unknown) {
 describe('the device-action applier', () => {
   it('reboots REBOOT_DELAY_MS after an attended reboot action, never in an unattended one', async () => {
     const mem = createMemHal();
-    const { ctx } = boot(mem.hal);
+    const ctx = mountDevice(mem);
     expect(ctx.actions.apply(action({ reboot: true }), { unattended: true })).toEqual({ ok: false, reason: 'unattended', note: 'reboot: refused in an unattended turn' });
     await mem.clock.advance(REBOOT_DELAY_MS * 2);
     expect(mem.system.reboots).toEqual([]);
@@ -29,7 +29,7 @@ describe('the device-action applier', () => {
 
   it('shows the ring at the ledBrightness setting until an action sets a brightness', () => {
     const mem = createMemHal({ board: 'ring-tft' });
-    const { ctx } = boot(mem.hal);
+    const ctx = mountDevice(mem);
     ctx.actions.apply(action({ led: { mode: 'solid', color: { r: 200, g: 100, b: 0 } } }));
     expect([...mem.ring.last()!.slice(0, 3)]).toEqual([100, 50, 0]); // default brightness 128
     ctx.actions.apply(action({ config: { ledBrightness: 255 } }));
@@ -43,7 +43,7 @@ describe('the device-action applier', () => {
 
   it('changes nothing when NVS refuses the write', () => {
     const mem = createMemHal();
-    const { ctx } = boot(mem.hal);
+    const ctx = mountDevice(mem);
     ctx.actions.apply(action({ config: { sfxVol: 20 } }));
     const setMany = mem.nvs.setMany.bind(mem.nvs);
     mem.nvs.setMany = () => {

@@ -5,7 +5,7 @@
 // notices.
 
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { deviceKernel, mountFiles, HTTP_PORT } from '../../support/kernel.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
@@ -35,9 +35,18 @@ function serve(mem: MemHal, pages: Record<string, Page>): string[] {
   return seen;
 }
 
+/** Files on a kernel with the device's token gate and HTTP server, its notices going to the owner's outbox. */
+function filesAlone(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const { files, outbox } = mountFiles(dk);
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token, outbox }, files, stop: () => dk.stop() };
+}
+type Device = ReturnType<typeof filesAlone>;
+
 function start(): { mem: MemHal; device: Device } {
   const mem = createMemHal();
-  const device = boot(mem.hal);
+  const device = filesAlone(mem);
   // Made-up persons are on no chat allowlist (the chat's registry would read them as revoked).
   device.files.setPeople(DEFAULT_FILE_PEOPLE);
   serve(mem, {

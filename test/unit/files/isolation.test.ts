@@ -9,13 +9,13 @@
 // files saved before per-person folders are read where they are.
 
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
 import type { ToolCaller, ToolResult } from '../../../src/core/tools/types.ts';
 import { DEFAULT_FILE_PEOPLE } from '../../../src/files/people.ts';
 import { homeDir, personOfDir } from '../../../src/files/names.ts';
 import type { FileMeta } from '../../../src/files/store.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
+import { deviceKernel, mountFiles, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
@@ -24,6 +24,15 @@ const as = (person: string): ToolCaller => ({ via: 'turn', admin: false, schedul
 const ANA = 'chat:ana';
 const BOB = '2002';
 
+/** Files on a kernel with the device's token gate and HTTP server. */
+function filesAlone(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const { files } = mountFiles(dk);
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token }, files, stop: () => dk.stop() };
+}
+type Device = ReturnType<typeof filesAlone>;
+
 interface Rig {
   mem: MemHal;
   device: Device;
@@ -31,7 +40,7 @@ interface Rig {
 }
 
 function bootOn(mem: MemHal): Rig {
-  const device = boot(mem.hal);
+  const device = filesAlone(mem);
   device.files.setPeople(DEFAULT_FILE_PEOPLE);
   const rig: Rig = { mem, device, sent: [] };
   device.files.setSender({

@@ -6,14 +6,12 @@
 // may trade a hit or two, but falling below that means paraphrases sharing
 // a word no longer find their memory, which a person would notice.
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../../src/main.ts';
-import { createMemHal } from '../../support/memhal.ts';
+import { mountMemory, testKernel } from '../../support/kernel.ts';
 import { MEMORIES, QUERIES } from '../../fixtures/memory-recall.ts';
 
 describe('offline embedder retrieval quality', () => {
   it('finds the labelled memory in the top 5 for at least 85% of the queries', async () => {
-    const device = boot(createMemHal().hal);
-    const store = device.ctx.memory.store;
+    const store = mountMemory(testKernel().kernel).store;
     for (const m of MEMORIES) await store.write({ content: m }, null);
     expect(store.index.count).toBe(MEMORIES.length);
     let at5 = 0;

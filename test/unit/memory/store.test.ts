@@ -3,10 +3,10 @@
 // degraded mode without a card, namespaces and quotas, persistence across
 // reboots and power cuts, and the memory tools.
 import { describe, expect, it } from 'vitest';
-import { boot, type Device } from '../../../src/main.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { fillerText } from '../../../src/memory/console.ts';
 import { DEFAULT_PEOPLE, quotaFor, type People } from '../../../src/memory/quotas.ts';
+import { bootParts, mountMemory, testKernel } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
@@ -17,11 +17,21 @@ const HOUR = 3600_000;
 
 // Memory's own tests use made-up persons ('chat:alice') that are on no chat allowlist, so
 // the chat's people registry would read them as revoked: they act as users here.
-function bootAsUsers(mem: MemHal): Device {
-  const device = boot(mem.hal);
+function bootAsUsers(mem: MemHal) {
+  const device = memoryAlone(mem);
   device.ctx.memory.setPeople(DEFAULT_PEOPLE);
   return device;
 }
+
+/** Memory mounted alone on a test kernel (the card made as main.ts makes it), with the serial console. */
+function memoryAlone(mem: MemHal) {
+  const { kernel } = testKernel({ mem });
+  const { card } = bootParts(kernel);
+  const memory = mountMemory(kernel, { card });
+  kernel.console.start();
+  return { ctx: { ...kernel, memory, card } };
+}
+type Device = ReturnType<typeof memoryAlone>;
 
 function start(options: Parameters<typeof createMemHal>[0] = {}): { mem: MemHal; device: Device } {
   const mem = createMemHal(options);

@@ -5,7 +5,8 @@
 // Schema 2 is keyed by device type (otaType, else the build tag), schema 1 by
 // build tag; untyped devices and absent types are up to date.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { MemHal } from '../../support/memhal.ts';
+import { addSystemRoutes, deviceKernel, mountOta, HTTP_PORT } from '../../support/kernel.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
 import { createMemHal } from '../../support/memhal.ts';
@@ -14,12 +15,22 @@ import { SEEN_MAX } from '../../../src/chat/outbox.ts';
 
 const key = makeKey();
 
+/** Updates on a kernel with the device's token gate and HTTP server, and src/system's state route. */
+function otaAlone(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const { updates, outbox } = mountOta(dk);
+  addSystemRoutes(dk.kernel);
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token, ota: updates, outbox }, stop: () => dk.stop() };
+}
+type Device = ReturnType<typeof otaAlone>;
+
 function setup(options: { board?: 'ring-tft' | 'panel-35'; mode?: 0 | 1; otaType?: string; keys?: TestKey[] } = {}) {
   const mem = createMemHal({ board: options.board ?? 'panel-35', version: 'v1.0.0' });
   mem.flash.slots[0] = simImage('v1.0.0');
   if (options.mode === 0) mem.nvs.set('sys', 'mode', 0);
   if (options.otaType) mem.nvs.set('keep', 'otaType', options.otaType);
-  const device = boot(mem.hal);
+  const device = otaAlone(mem);
   device.ctx.ota.keys = (options.keys ?? [key]).map((k) => k.trusted);
   const feed = new UpdateFeed();
   feed.attach(mem.net);
@@ -190,7 +201,7 @@ describe('check triggers and the chat notice', () => {
     expect(device.ctx.outbox.post('ota-available:v2.0.0', 'the outbox alone has forgotten it')).toBe(true);
     device.ctx.outbox.ack('ota-available:v2.0.0');
     device.stop();
-    const again = boot(mem.hal);
+    const again = otaAlone(mem);
     again.ctx.ota.keys = [key.trusted];
     await check(again);
     expect(again.ctx.outbox.pending()).toHaveLength(0);

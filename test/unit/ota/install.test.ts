@@ -5,7 +5,9 @@
 // firmware and boot slot untouched, dry runs, forward-only and forced
 // same-version installs, and the routes' 202/409 bodies.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { storage } from '../../../src/storage/index.ts';
+import { bootParts, deviceKernel, mountOta, HTTP_PORT } from '../../support/kernel.ts';
 import { RebootSignal, createMemHal } from '../../support/memhal.ts';
 import { request } from '../../support/http.ts';
 import { makeKey, simImage, UpdateFeed } from '../../support/ota.ts';
@@ -16,7 +18,13 @@ function setup(options: { board?: 'ring-tft' | 'panel-35' | 'panel-40'; version?
   const version = options.version ?? 'v1.0.0';
   const mem = createMemHal({ board: options.board ?? 'panel-35', version });
   mem.flash.slots[0] = simImage(version);
-  const device = boot(mem.hal);
+  // Updates on a kernel with the device's token gate and HTTP server; storage before it, as in the
+  // device, so the status line has a field ahead of ota's.
+  const dk = deviceKernel({ mem });
+  mount(dk.kernel, storage, { card: bootParts(dk.kernel).card, timeline: { row() {} }, files: { store: { summary: () => ({ count: 0, bytes: 0 }) } } });
+  const { updates } = mountOta(dk);
+  dk.start();
+  const device = { ctx: { ...dk.kernel, token: dk.token, ota: updates } };
   device.ctx.ota.keys = [key.trusted];
   const feed = new UpdateFeed();
   feed.attach(mem.net);

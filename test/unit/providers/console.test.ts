@@ -1,10 +1,15 @@
-// The wire's test-console commands on the booted firmware (in-memory HAL):
+// The wire's test-console commands on the providers subsystem, mounted on a
+// test kernel (in-memory HAL) with the device's TLS policy and HTTP client:
 // WIRE sends one round with the registry's tools and prints the reply or
 // the calls, WIREKEY checks a key (and pins the Z.ai region), WIRE? lists
 // what is usable; failures end in ERR with the error kind.
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../../src/main.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { ok } from '../../../src/core/tools/types.ts';
+import { providers } from '../../../src/providers/index.ts';
+import { turnCodec } from '../../../src/turn/index.ts';
 import { flushJobs } from '../../support/clock.ts';
+import { bootParts, testKernel } from '../../support/kernel.ts';
 import { createMemHal } from '../../support/memhal.ts';
 import { TURN, fakeProvider, type SeenRequest } from '../../support/provider-fake.ts';
 
@@ -25,7 +30,12 @@ function device(keys: Record<string, string> = {}) {
   const mem = createMemHal();
   mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
   mem.nvs.setMany('orch', Object.entries(keys).map(([p, k]) => [`key.${p}`, k] as [string, string]));
-  boot(mem.hal);
+  const { kernel } = testKernel({ mem });
+  // One tool of a later subsystem in the registry (system's device.status), as the device has it.
+  kernel.tools.register({ name: 'device.status', description: 'The full live state of the device.', schema: { type: 'object', properties: {}, additionalProperties: false }, access: 'open', where: 'both', handler: () => ok('{}') });
+  const { client, tls } = bootParts(kernel);
+  mount(kernel, providers, { client, tls, toolServers: { serversFor: () => Promise.resolve([]) }, turn: turnCodec });
+  kernel.console.start();
   return mem;
 }
 

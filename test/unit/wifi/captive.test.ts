@@ -2,19 +2,20 @@
 // and written by a DNS library we did not write (dns-packet, with its own
 // encoder making the queries), its refusals, malformed and hostile packets
 // (answered with an error or dropped, never a crash, fuzzed), the responder
-// following the setup network on the booted firmware (src/wifi/captive.ts),
-// and the HTTP side: the connectivity checks phones make land on the token
-// handout while nothing is saved, on the page once a network is.
+// following the setup network (src/wifi/captive.ts; Wi-Fi mounted on a test
+// kernel with the device's token gate and HTTP server), and the HTTP side:
+// the connectivity checks phones make land on the token handout while
+// nothing is saved, on the page once a network is.
 
 import * as dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../../src/main.ts';
 import { CAPTIVE_TTL_S, captiveDnsAnswer, ipv4Bytes } from '../../../src/net/dns.ts';
 import { CAPTIVE_PROBES } from '../../../src/wifi/captive.ts';
 import { SETUP_ADDRESS } from '../../../src/wifi/provisioning.ts';
 import { request } from '../../support/http.ts';
-import { createMemHal } from '../../support/memhal.ts';
+import { deviceKernel, mountWifi, HTTP_PORT } from '../../support/kernel.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
 
 const ADDRESS = ipv4Bytes(SETUP_ADDRESS)!;
 
@@ -130,10 +131,18 @@ describe('the captive DNS answer', () => {
   });
 });
 
+/** Wi-Fi alone, on a kernel with the device's token gate and HTTP server. */
+function wifiAlone(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  mountWifi(dk);
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token } };
+}
+
 describe('the captive portal on the booted firmware', () => {
   it('answers DNS on the setup network while it is up, and stops when it drops', async () => {
     const mem = createMemHal();
-    const device = boot(mem.hal);
+    const device = wifiAlone(mem);
     expect(mem.wifi.apActive()).toBe(true);
     expect(mem.net.udpBound(53)).toBe(true);
     const [reply] = await mem.net.udpExchange(53, query('connectivitycheck.gstatic.com'));
@@ -164,7 +173,7 @@ describe('the captive portal on the booted firmware', () => {
   it('runs no DNS in Notifier mode (no setup network)', async () => {
     const mem = createMemHal();
     mem.nvs.set('sys', 'mode', 0);
-    const device = boot(mem.hal);
+    const device = wifiAlone(mem);
     await mem.clock.advance(10);
     expect(mem.net.udpBound(53)).toBe(false);
     expect(device.ctx.status.snapshot()['captive']).toEqual({ dns: false, queries: 0, answered: 0, dropped: 0 });
@@ -172,7 +181,7 @@ describe('the captive portal on the booted firmware', () => {
 
   it('lands every connectivity check on the token handout while nothing is saved, on the page once a network is', async () => {
     const mem = createMemHal();
-    const device = boot(mem.hal);
+    const device = wifiAlone(mem);
     const token = device.ctx.token.reveal();
     for (const path of CAPTIVE_PROBES) {
       expect(device.ctx.router.knows(path), path).toBe(false);
@@ -182,7 +191,7 @@ describe('the captive portal on the booted firmware', () => {
     // Saved (its router out of reach, so the setup network is up again): no token, the page, which asks for a code.
     const saved = createMemHal();
     saved.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
-    const again = boot(saved.hal);
+    const again = wifiAlone(saved);
     await saved.clock.advance(10);
     expect(saved.wifi.apActive()).toBe(true);
     for (const path of CAPTIVE_PROBES) {

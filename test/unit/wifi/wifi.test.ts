@@ -7,12 +7,11 @@
 // (the HTTP service while the station is connected, no secret in it).
 
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../../src/main.ts';
 import { KNOWN_MAX } from '../../../src/wifi/known.ts';
 import { HANDOFF_DROP_MS, joinOrder, OVERLAP_MS, RETRY_FIRST_MS, RETRY_MAX_MS } from '../../../src/wifi/provisioning.ts';
-import { HTTP_PORT } from '../../../src/main.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
+import { deviceKernel, mountWifi, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 function start(options: { known?: Array<[string, string]>; legacy?: [string, string]; air?: Array<[string, string]>; mode?: 0 | 1; mem?: MemHal } = {}) {
@@ -22,7 +21,11 @@ function start(options: { known?: Array<[string, string]>; legacy?: [string, str
   if (options.known) mem.nvs.set('wifi', 'known', JSON.stringify(options.known.map(([ssid, pass]) => ({ ssid, pass }))));
   if (options.legacy) mem.nvs.setMany('wifi', [['ssid', options.legacy[0]], ['pass', options.legacy[1]]]);
   if (options.mode !== undefined) mem.nvs.set('sys', 'mode', options.mode);
-  const device = boot(mem.hal);
+  // Wi-Fi alone, on a kernel with the device's token gate and HTTP server.
+  const dk = deviceKernel({ mem });
+  mountWifi(dk);
+  dk.start();
+  const device = { ctx: { ...dk.kernel, token: dk.token }, stop: () => dk.stop() };
   const cmd = async (line: string): Promise<string> => {
     mem.serial.take();
     mem.serial.type(line + '\r\n');

@@ -10,8 +10,8 @@ import {
   quantize,
   vecdotFallback,
   vecdotNative,
-} from '../../modules/vecdot/vecdot.ts';
-import type { NativeVecdot } from '../../modules/vecdot/vecdot.ts';
+} from '../../../modules/vecdot/vecdot.ts';
+import type { NativeVecdot } from '../../../modules/vecdot/vecdot.ts';
 
 const api = vecdotFallback;
 

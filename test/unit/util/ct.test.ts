@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ctEqual } from '../../src/util/ct.ts';
+import { ctEqual } from '../../../src/util/ct.ts';
 
 describe('ctEqual', () => {
   it('agrees with === on non-empty strings', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fromBase64, fromBase64Url, fromHex, isLowerHex, toBase64, toBase64Url, toHex } from '../../src/util/encoding.ts';
+import { fromBase64, fromBase64Url, fromHex, isLowerHex, toBase64, toBase64Url, toHex } from '../../../src/util/encoding.ts';
 
 const buf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isPlainObject, parseJson, stableStringify } from '../../src/util/json.ts';
+import { isPlainObject, parseJson, stableStringify } from '../../../src/util/json.ts';
 
 describe('parseJson', () => {
   it('returns the value on success', () => {

@@ -1,17 +1,17 @@
 // The HTTP/1.1 server on the in-memory network: framing, keep-alive, bodies,
 // streaming, and every limit answering its status while the server stays up.
 import { describe, expect, it } from 'vitest';
-import { Router } from '../../src/core/router.ts';
-import { parseForm, parseJsonBody } from '../../src/net/http/body.ts';
-import { jsonResponse } from '../../src/net/http/errors.ts';
-import { percentDecode } from '../../src/net/http/parse.ts';
-import { HttpServer, DEFAULT_LIMITS } from '../../src/net/http/server.ts';
-import type { HttpRequest } from '../../src/net/http/types.ts';
-import type { Socket } from '../../src/hal/index.ts';
-import { decode } from '../../src/util/utf8.ts';
-import { VirtualClock, flushJobs } from '../support/clock.ts';
-import { exchange, parseResponses, request } from '../support/http.ts';
-import { MemNet } from '../support/memnet.ts';
+import { Router } from '../../../src/core/router.ts';
+import { parseForm, parseJsonBody } from '../../../src/net/http/body.ts';
+import { jsonResponse } from '../../../src/net/http/errors.ts';
+import { percentDecode } from '../../../src/net/http/parse.ts';
+import { HttpServer, DEFAULT_LIMITS } from '../../../src/net/http/server.ts';
+import type { HttpRequest } from '../../../src/net/http/types.ts';
+import type { Socket } from '../../../src/hal/index.ts';
+import { decode } from '../../../src/util/utf8.ts';
+import { VirtualClock, flushJobs } from '../../support/clock.ts';
+import { exchange, parseResponses, request } from '../../support/http.ts';
+import { MemNet } from '../../support/memnet.ts';
 
 /** The device's gate in small: the header decides when present, else a form field. */
 const gate = Object.assign(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decode, encode, encodeInto, isWellFormedUtf8, utf8Length } from '../../src/util/utf8.ts';
+import { decode, encode, encodeInto, isWellFormedUtf8, utf8Length } from '../../../src/util/utf8.ts';
 
 const nodeEncoder = new TextEncoder();
 const nodeDecoder = new TextDecoder('utf-8', { ignoreBOM: true });

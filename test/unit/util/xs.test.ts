@@ -12,14 +12,14 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import * as utf8 from '../../src/util/utf8.ts';
-import * as cap from '../../src/util/cap.ts';
-import * as ct from '../../src/util/ct.ts';
-import * as enc from '../../src/util/encoding.ts';
-import * as turn from '../../src/turn/parse.ts';
-import * as actions from '../../src/contracts/device-actions.ts';
+import * as utf8 from '../../../src/util/utf8.ts';
+import * as cap from '../../../src/util/cap.ts';
+import * as ct from '../../../src/util/ct.ts';
+import * as enc from '../../../src/util/encoding.ts';
+import * as turn from '../../../src/turn/parse.ts';
+import * as actions from '../../../src/contracts/device-actions.ts';
 
-const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const XSIM = join(ROOT, 'build/sim/xsim');
 
 const STRINGS = [

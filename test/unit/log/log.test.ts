@@ -1,9 +1,9 @@
 // The log ring (1280 bytes) and its one redaction point.
 import { describe, expect, it } from 'vitest';
-import { Log, LOG_RING_BYTES } from '../../src/log/log.ts';
-import { redactHeuristics } from '../../src/log/redact.ts';
-import { utf8Length } from '../../src/util/utf8.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { Log, LOG_RING_BYTES } from '../../../src/log/log.ts';
+import { redactHeuristics } from '../../../src/log/redact.ts';
+import { utf8Length } from '../../../src/util/utf8.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 function makeLog() {
   const mem = createMemHal();

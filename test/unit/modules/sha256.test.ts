@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { sha256, sha256Fallback, sha256Native, hasNativeSha256 } from '../../modules/sha256/sha256.ts';
-import type { NativeSha256 } from '../../modules/sha256/sha256.ts';
+import { sha256, sha256Fallback, sha256Native, hasNativeSha256 } from '../../../modules/sha256/sha256.ts';
+import type { NativeSha256 } from '../../../modules/sha256/sha256.ts';
 
 const enc = new TextEncoder();
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');

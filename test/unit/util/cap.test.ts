@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { capBytes, exceedsBytes } from '../../src/util/cap.ts';
-import { utf8Length } from '../../src/util/utf8.ts';
+import { capBytes, exceedsBytes } from '../../../src/util/cap.ts';
+import { utf8Length } from '../../../src/util/utf8.ts';
 
 /** The code point starting at index i, as a string (a surrogate pair is one). */
 function codePointAt(s: string, i: number): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { compareVersions, formatVersion, isPreRelease, parseVersion, type Version } from '../../src/util/version.ts';
+import { compareVersions, formatVersion, isPreRelease, parseVersion, type Version } from '../../../src/util/version.ts';
 
 describe('parseVersion', () => {
   it('accepts vX.Y.Z and vX.Y.Z-rcN', () => {

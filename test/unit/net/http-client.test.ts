@@ -1,10 +1,10 @@
 // The outbound HTTP client against fake servers on the in-memory network.
 import { describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/net/http/client.ts';
-import { joinUrl, parseUrl } from '../../src/net/url.ts';
-import { decode } from '../../src/util/utf8.ts';
-import { VirtualClock, flushJobs } from '../support/clock.ts';
-import { MemNet, type MemSocket } from '../support/memnet.ts';
+import { HttpClient } from '../../../src/net/http/client.ts';
+import { joinUrl, parseUrl } from '../../../src/net/url.ts';
+import { decode } from '../../../src/util/utf8.ts';
+import { VirtualClock, flushJobs } from '../../support/clock.ts';
+import { MemNet, type MemSocket } from '../../support/memnet.ts';
 
 function setup(verify = true) {
   const net = new MemNet();

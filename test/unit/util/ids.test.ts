@@ -14,7 +14,7 @@ import {
   signInCode,
   token96,
   type RandomFill,
-} from '../../src/util/ids.ts';
+} from '../../../src/util/ids.ts';
 
 /** Deterministic PRNG (mulberry32) as a random fill. */
 function seeded(seed: number): RandomFill {

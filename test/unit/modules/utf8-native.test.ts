@@ -5,11 +5,11 @@
 // the fallback on XS in test/e2e/utf8.test.ts.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasNativeUtf8, utf8Fallback, utf8Native, type NativeUtf8 } from '../../modules/utf8/utf8.ts';
-import { boot } from '../../src/main.ts';
-import * as utf8 from '../../src/util/utf8.ts';
-import { decode, encode, nativeUtf8InUse, useNativeUtf8, utf8Length } from '../../src/util/utf8.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { hasNativeUtf8, utf8Fallback, utf8Native, type NativeUtf8 } from '../../../modules/utf8/utf8.ts';
+import { boot } from '../../../src/main.ts';
+import * as utf8 from '../../../src/util/utf8.ts';
+import { decode, encode, nativeUtf8InUse, useNativeUtf8, utf8Length } from '../../../src/util/utf8.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 const nodeEncoder = new TextEncoder();
 const nodeDecoder = new TextDecoder('utf-8', { ignoreBOM: true });

@@ -1,8 +1,8 @@
 // The in-memory HAL's own guarantees that other tests rely on.
 import { describe, expect, it } from 'vitest';
-import { HalError } from '../../src/hal/index.ts';
-import { VirtualClock } from '../support/clock.ts';
-import { createMemHal, rebootMemHal } from '../support/memhal.ts';
+import { HalError } from '../../../src/hal/index.ts';
+import { VirtualClock } from '../../support/clock.ts';
+import { createMemHal, rebootMemHal } from '../../support/memhal.ts';
 
 describe('virtual clock', () => {
   it('fires due timers in due order, ties in scheduling order, and only when advanced', async () => {
