@@ -26,7 +26,7 @@ import { ChatQueue } from './queue.ts';
 import { ChatService, type ChatAssistant, type DeviceMessage, type InboundFiles, type NotifyOutcome, type ServiceDeps, type VoiceNoteSink } from './service.ts';
 import { CHAT_NS, ChatSettings } from './settings.ts';
 import { BotApi, type BotResult, type Upload } from './telegram.ts';
-import type { ChatVoice } from './tools.ts';
+import type { ChatVoice, Conversations } from './tools.ts';
 
 /** What the chat needs from others when it is mounted (the chat subsystem's options, index.ts). */
 export interface ChatNeeds {
@@ -49,7 +49,7 @@ export interface ChatNeeds {
   /** The device's settings (src/device's actions): devName in the signature, ttsOn for voice replies. */
   config: ServiceDeps['config'];
   /** Long-term memory (src/memory/): the active task /clear forgets; messages sent to another chat join its conversation. */
-  memory: ActiveTask & { episodic: { append(row: { session: string; role: 'assistant'; kind: 'message'; text: string }): unknown } };
+  memory: ActiveTask & Conversations;
   /** Device sound (src/audio/): voice replies of reply.telegram. */
   audio: ChatVoice;
   /** The SD card's state (src/storage/). */
