@@ -1,108 +1,12 @@
-// Device messages through the chat alone (its notify: the durable send
-// queue, keys, splitting, the outbound screen, the outbox while the chat
-// cannot take them): the chat subsystem mounted on a test kernel with the
-// real file store below it and small fakes for the rest, against the Bot API
-// fake (tools/telegram-fake.mjs on the in-memory network, virtual clock). The
-// whole device's chat (turns, owner commands, people) is test/unit/chat/chat.test.ts.
+// Device messages (the chat's notify: the durable send queue, keys,
+// splitting, the outbound screen, the outbox while the chat cannot take
+// them), on the chat alone (./rig.ts: mounted on a test kernel).
+// The whole device's chat (turns, owner commands, people) is
+// test/unit/chat/chat.test.ts.
 import { describe, expect, it } from 'vitest';
-import { Chat, chat, type ChatOptions, type DeviceMessage } from '../../../src/chat/index.ts';
-import { Outbox, OUTBOX_NS } from '../../../src/chat/outbox.ts';
+import type { DeviceMessage } from '../../../src/chat/index.ts';
 import { DEVICE_QUEUE_MAX } from '../../../src/chat/queue.ts';
-import type { Kernel } from '../../../src/core/kernel.ts';
-import { mount, unmountAll } from '../../../src/core/subsystem.ts';
-import { files } from '../../../src/files/index.ts';
-import { HttpClient } from '../../../src/net/http/client.ts';
-import { HttpServer } from '../../../src/net/http/server.ts';
-import { DeviceTlsPolicy } from '../../../src/net/tls.ts';
-import { Card } from '../../../src/storage/card.ts';
-import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
-import { request } from '../../support/http.ts';
-import { testKernel } from '../../support/kernel.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
-import { fakeModeration, fakeTelegram, serveTelegram, type ModerationFake } from '../../support/telegram-net.ts';
-
-const TOKEN = '123456789:AAH-fake-token-for-tests-0123456789abc';
-const OWNER = '1001';
-const USER = '2002';
-const GUEST = '3003';
-const PORT = 80;
-const ADMIN_CALLER = { via: 'mcp' as const, admin: true, scheduled: false, unattended: false, person: null };
-
-interface Rig {
-  mem: MemHal;
-  kernel: Kernel;
-  chat: Chat;
-  outbox: Outbox;
-  http: HttpServer;
-  bot: BotApiFake;
-  mod: ModerationFake;
-  token: string;
-}
-
-/** Mounts the chat (and the file store it plugs into) on a test kernel over mem; fakes for the rest. */
-function start(rig: Rig): void {
-  const { kernel } = testKernel({ mem: rig.mem });
-  const { hal } = rig.mem;
-  const client = new HttpClient(hal.net, hal.clock, new DeviceTlsPolicy(kernel.store('net')), `desk-assistant/${hal.build.version}`);
-  const card = new Card(hal.sd);
-  const outbox = new Outbox(kernel.store(OUTBOX_NS), hal.clock);
-  const { files: store } = mount(kernel, files, { card, client, notify: (key, text) => void outbox.post(key, text) });
-  const options: ChatOptions = {
-    chat: new Chat(hal.nvs, (ns) => kernel.store(ns), kernel.log),
-    outbox,
-    client,
-    assistant: { engine: { run: () => Promise.reject(new Error('no turns in this test')) }, clear: () => undefined },
-    compactor: { busy: () => false, hasConversation: () => false, compact: () => Promise.resolve({ ok: false, message: 'no compaction in this test' }) },
-    providers: { key: (p) => (p === 'openai' ? 'sk-openai-secret' : null) },
-    files: store,
-    music: { command: () => ({ message: 'no music in this test' }) },
-    updates: { apply: () => ({ ok: false, reason: 'up-to-date', message: 'The firmware is up to date.', offer: null }), addBusyProbe: () => undefined },
-    config: { config: () => undefined },
-    memory: { scratch: { setActive: () => undefined }, episodic: { append: () => undefined } },
-    audio: { endpoint: () => ({ ok: false, reason: 'no speech in this test' }), voiceMessage: () => Promise.resolve({ ok: false, reason: 'no speech in this test' }) },
-    card,
-  };
-  rig.kernel = kernel;
-  rig.outbox = outbox;
-  rig.chat = mount(kernel, chat, options);
-  rig.http = new HttpServer(hal.net, hal.clock, kernel.router);
-  rig.http.listen(PORT);
-}
-
-function setup(options: { token?: string | null; moderation?: Partial<Record<'modIn' | 'modOut' | 'modFetch', number>> } = {}): Rig {
-  const mem = createMemHal();
-  const rig = { mem, token: 'test-kernel-gate-is-open' } as Rig;
-  if (options.token !== null) mem.nvs.set('chat', 'token', options.token ?? TOKEN);
-  mem.nvs.set('chat', 'allow', [OWNER, USER, GUEST].join(','));
-  for (const [k, v] of Object.entries(options.moderation ?? {})) mem.nvs.set('chat', k, v);
-  rig.bot = fakeTelegram(mem.net, () => rig.mem.clock);
-  rig.mod = fakeModeration(mem.net);
-  start(rig);
-  return rig;
-}
-
-/** Reboots onto the same NVS, card and Bot API fake (the old kernel's clock stops). */
-function reboot(rig: Rig): void {
-  unmountAll(rig.kernel);
-  rig.http.close();
-  rig.mem = rebootMemHal(rig.mem);
-  serveTelegram(rig.bot, rig.mem.net);
-  fakeModeration(rig.mem.net, rig.mod);
-  start(rig);
-}
-
-async function until(rig: Rig, pred: () => boolean, ms = 30_000): Promise<void> {
-  if (!(await rig.mem.clock.until(pred, ms, 50))) throw new Error(`not within ${ms} ms; sent: ${JSON.stringify(rig.bot.sent.map((s) => [s.chat, s.text]))}`);
-}
-
-async function api(rig: Rig, method: string, path: string, fields?: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }> {
-  const body = fields ? new URLSearchParams(fields).toString() : undefined;
-  const res = await request(rig.mem.net, PORT, method, path, {
-    headers: { 'X-Device-Token': rig.token, ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
-    ...(body ? { body } : {}),
-  });
-  return { status: res.status, json: JSON.parse(res.body) as Record<string, unknown> };
-}
+import { ADMIN_CALLER, api, chatRig as setup, GUEST, OWNER, reboot, TOKEN, until, USER } from './rig.ts';
 
 describe('device messages (the chat\'s notify): durable, keyed, split, screened', () => {
   const message = (over: Partial<DeviceMessage> = {}): DeviceMessage => ({ key: 'job:j1:done', text: 'Job [n] is done.', signed: true, provenance: 'model', ...over });
