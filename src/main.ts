@@ -39,7 +39,7 @@ import { docs as docsSubsystem } from './docs/index.ts';
 import { installSessionTools } from './agents/session-tools.ts';
 import { installAgents, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
-import { Chat } from './chat/index.ts';
+import { Chat, chat as chatSubsystem } from './chat/index.ts';
 import { installCompaction } from './turn/compact.ts';
 import { isChatId } from './chat/settings.ts';
 import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
@@ -58,7 +58,6 @@ import { schedule, type Scheduler } from './schedule/index.ts';
 import { skills as skillsSubsystem, skillPrompts } from './skills/index.ts';
 import { cloud as cloudSubsystem } from './cloud/index.ts';
 import { connectors as connectorsSubsystem, type Connectors } from './connectors/index.ts';
-import { installConnectorCommands } from './connectors/commands.ts';
 import { models } from './models/index.ts';
 import { search } from './search/index.ts';
 import { images } from './images/index.ts';
@@ -172,7 +171,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin });
   mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
   mount(kernel, authSubsystem, { token, signin, secrets: ctx.secrets, passphrase, addresses: () => provisioning.addresses() });
-  connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets: ctx.secrets, addresses: () => provisioning.addresses() });
+  connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets: ctx.secrets, addresses: () => provisioning.addresses(), chat: ctx.chat.commands });
   const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: connectors, turn: turnCodec });
   // Memory mounts later (its status fields keep their place): the prompt reads it only when a turn runs.
   const memoryView = {
@@ -186,8 +185,29 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));
   // Files before the chat, which plugs its people, sender and fetched-content screen into it.
   const { files, resources: fileResources } = mount(kernel, filesSubsystem, { card, client, notify: (key, text) => void ctx.outbox.post(key, text) });
-  ctx.chat.install(ctx, assistant, compactor, providers, files);
-  installConnectorCommands(ctx);
+  mount(kernel, chatSubsystem, {
+    chat: ctx.chat,
+    outbox: ctx.outbox,
+    client,
+    assistant,
+    compactor,
+    providers,
+    files,
+    music: ctx.music,
+    updates: ctx.ota,
+    config: ctx.actions,
+    // Memory mounts after the chat (it takes the chat's people): the chat reads it when a command or tool runs.
+    memory: {
+      get scratch() {
+        return ctx.memory.scratch;
+      },
+      get episodic() {
+        return ctx.memory.episodic;
+      },
+    },
+    audio: ctx.audio,
+    card,
+  });
   mount(kernel, storage, { card, timeline: ctx.timeline, files });
   installMusic(ctx);
   memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline: ctx.timeline, keys: embeddingKeys(providers), people: ctx.chat.people });

@@ -7,37 +7,14 @@
 // (/help and /start); every reply is signed with the device and firmware by
 // the caller (src/chat/service.ts).
 
-import type { Role } from '../memory/index.ts';
+import type { ChatCommand, ChatCommandRegistry, ChatRole } from '../contracts/index.ts';
+
+export type { ChatCommand, ChatCommandCall } from '../contracts/index.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const COMMAND_NAME = /^\/[a-z][a-z0-9_]{0,31}$/;
 /** "/cmd@botname args": the command word, its optional bot suffix and the rest. */
 const COMMAND_LINE = /^\/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]{1,64}))?(?:\s+([\s\S]*))?$/;
-
-export interface ChatCommandCall {
-  /** The chat the command came from. */
-  chat: string;
-  /** The memory and file namespace of the sender (null: the owner). */
-  person: string | null;
-  role: Role;
-  /** Everything after the command word, trimmed. */
-  args: string;
-  argv: string[];
-}
-
-export interface ChatCommand {
-  /** '/update' */
-  name: string;
-  /** Argument synopsis for /help, e.g. '<id>'. */
-  usage?: string;
-  help: string;
-  /** Anyone who may chat may run it (/help, /start); otherwise admins only. */
-  open?: boolean;
-  /** Answers "not available yet" until its subsystem registers the real command. */
-  placeholder?: boolean;
-  /** The reply text (signed by the service). */
-  run(call: ChatCommandCall): string | Promise<string>;
-}
 
 export function parseCommandLine(text: string): { name: string; bot: string | null; args: string } | null {
   const m = COMMAND_LINE.exec(text.trim());
@@ -45,7 +22,7 @@ export function parseCommandLine(text: string): { name: string; bot: string | nu
   return { name: `/${m[1]!.toLowerCase()}`, bot: m[2] ?? null, args: (m[3] ?? '').trim() };
 }
 
-export class ChatCommands {
+export class ChatCommands implements ChatCommandRegistry {
   private commands = new Map<string, ChatCommand>();
 
   /** Registers a command; a real command replaces a placeholder, anything else twice throws. */
@@ -61,7 +38,7 @@ export class ChatCommands {
   }
 
   /** Commands a role may run, sorted as /help lists them. */
-  listFor(role: Role): ChatCommand[] {
+  listFor(role: ChatRole): ChatCommand[] {
     return [...this.commands.values()].filter((c) => c.open || role === 'admin').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 }

@@ -6,12 +6,12 @@
 // download leaves nothing), the injection screen for downloaded text that
 // files.read hands a non-admin turn, and the owner commands /fetch and /play.
 
-import type { Context } from '../core/context.ts';
 import type { Files } from '../files/index.ts';
 import { FilesError, type FileMeta } from '../files/index.ts';
 import { checkName, nameFromUrl } from '../files/index.ts';
 import { errorMessage } from '../util/json.ts';
 import { randomId } from '../util/ids.ts';
+import type { SdCard } from '../hal/index.ts';
 import type { ChatCommands } from './commands.ts';
 import type { PeopleRegistry } from './people.ts';
 import type { InboundFiles } from './service.ts';
@@ -44,6 +44,10 @@ function mimeOf(name: string): string {
 
 export interface FilesBridgeDeps {
   files: Files;
+  /** The music player (src/music/), for /play. */
+  music: { command(text: string): { message: string } };
+  random(bytes: Uint8Array): void;
+  sd: Pick<SdCard, 'remove'>;
   people: PeopleRegistry;
   commands: ChatCommands;
   setInbound(sink: InboundFiles): void;
@@ -51,9 +55,8 @@ export interface FilesBridgeDeps {
   sendDocument(chat: string, doc: Upload, caption: string): Promise<{ ok: true } | { ok: false; error: string }>;
 }
 
-export function connectFiles(ctx: Context, d: FilesBridgeDeps): void {
-  const { music } = ctx;
-  const { files } = d;
+export function connectFiles(d: FilesBridgeDeps): void {
+  const { files, music } = d;
   files.setPeople(d.people);
   files.setFetchedScreen((text, caller) => d.screenFetched(text, caller));
 
@@ -82,9 +85,9 @@ export function connectFiles(ctx: Context, d: FilesBridgeDeps): void {
     const can = files.inbound(meta.kind);
     if (!can.ok) return { ok: false, reason: can.reply };
     let name = meta.name.includes('/') ? '' : nameFromUrl(meta.name);
-    if (!name || checkName(name) !== null) name = `${meta.kind}-${randomId(ctx.random, '', 4)}${meta.kind === 'photo' ? '.jpg' : '.bin'}`;
+    if (!name || checkName(name) !== null) name = `${meta.kind}-${randomId(d.random, '', 4)}${meta.kind === 'photo' ? '.jpg' : '.bin'}`;
     if (meta.size !== null && meta.size > files.store.room()) return { ok: false, reason: `I could not keep that ${meta.kind}: there is no room for it in the file store (its quota or the card is full).` };
-    const part = `${INCOMING}/tg-${randomId(ctx.random, '', 6)}`;
+    const part = `${INCOMING}/tg-${randomId(d.random, '', 6)}`;
     let writer: ReturnType<typeof files.store.beginPart>;
     try {
       writer = files.store.beginPart(part);
@@ -111,12 +114,12 @@ export function connectFiles(ctx: Context, d: FilesBridgeDeps): void {
             } catch (e) {
               // Someone else's file has that name: keep both under a distinct one.
               if (!(e instanceof FilesError) || e.code !== 'name-taken') throw e;
-              saved = files.store.adopt(meta.person, INBOX_PROJECT, `${randomId(ctx.random, '', 3)}-${name}`.slice(0, 48), part);
+              saved = files.store.adopt(meta.person, INBOX_PROJECT, `${randomId(d.random, '', 3)}-${name}`.slice(0, 48), part);
             }
             return { ok: true, ref: `${saved.project}/${saved.name}` };
           } catch (e) {
             try {
-              ctx.hal.sd.remove(part);
+              d.sd.remove(part);
             } catch {
               // cleared at the next boot
             }

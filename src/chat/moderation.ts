@@ -17,6 +17,7 @@
 // Mistral's (mistral-moderation-latest). The injection screen is local
 // (src/chat/injection.ts): no provider here offers an injection classifier.
 
+import type { Provenance } from '../contracts/index.ts';
 import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import type { Role } from '../memory/index.ts';
@@ -34,8 +35,7 @@ export type ModerationProvider = 'openai' | 'mistral';
 
 export type Verdict = { ok: true; flagged: boolean; categories: string[]; provider: ModerationProvider } | { ok: false; error: string };
 
-/** Who wrote an outbound text: the model (screened) or the device itself (exempt). */
-export type Provenance = 'model' | 'device';
+export type { Provenance } from '../contracts/index.ts';
 
 export type InboundDecision = { pass: true; screened: boolean } | { pass: false; reason: 'flagged' | 'unavailable'; detail: string };
 export type OutboundDecision = { send: true; screened: boolean; unscreened?: string } | { send: false; categories: string[] };

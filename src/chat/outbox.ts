@@ -17,6 +17,7 @@
 // SEEN_MAX keys, queued or delivered; a rule such as "once per version" that
 // must hold over months keeps its own record (src/ota/updates.ts).
 
+import type { NoticePoster, PostOptions } from '../contracts/index.ts';
 import type { Clock } from '../hal/index.ts';
 import type { Store } from '../core/store.ts';
 import { capBytes } from '../util/cap.ts';
@@ -36,14 +37,7 @@ export interface OwnerNotice {
   signed: boolean;
 }
 
-export interface PostOptions {
-  /** The chat to tell (default: the owner's). */
-  chat?: string;
-  /** Default true: a device notice. */
-  signed?: boolean;
-  /** Where the whole text can be read, named in the mark of a cut text. */
-  rest?: string;
-}
+export type { PostOptions } from '../contracts/index.ts';
 
 export const OUTBOX_NS = 'outbox';
 const K_STATE = 'q';
@@ -91,7 +85,7 @@ export function cutNotice(text: string, rest?: string): string {
   return capBytes(`${kept}${mark(bytes - utf8Length(kept))}`, NOTICE_TEXT_MAX);
 }
 
-export class Outbox {
+export class Outbox implements NoticePoster {
   /** Called after a notice is queued (the chat client's drainer). */
   onPost: ((notice: OwnerNotice) => void) | null = null;
   /** Called for each waiting notice pushed out by newer ones (the chat logs it). */

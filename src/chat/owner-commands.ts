@@ -7,18 +7,37 @@
 // register an honest placeholder here (ChatCommand.placeholder), which its
 // real command replaces (ChatCommands.register).
 
-import type { Context } from '../core/context.ts';
-import type { Compactor } from '../turn/compact.ts';
-import type { Assistant } from '../turn/index.ts';
+import type { Clock } from '../hal/index.ts';
+import type { Log } from '../log/log.ts';
+import type { Updates } from '../ota/index.ts';
 import type { ChatCommandCall, ChatCommands } from './commands.ts';
+import type { ChatAssistant } from './service.ts';
 
 /** How long "/clear yes" may follow "/clear". */
 export const CLEAR_CONFIRM_MS = 10 * 60_000;
 
+/** Conversation compaction (src/turn/compact.ts), for /compact. */
+export interface ChatCompactor {
+  busy(chat: string): boolean;
+  hasConversation(chat: string): boolean;
+  compact(chat: string, person: string | null, admin: boolean): Promise<{ ok: true; messages: number; saved: number; reply: string } | { ok: false; message: string }>;
+}
+
+/** The owner's active task (memory's scratchpad), which /clear forgets. */
+export interface ActiveTask {
+  scratch: { setActive(text: string): unknown };
+}
+
 export interface OwnerCommandDeps {
-  ctx: Context;
-  assistant: Assistant;
-  compactor: Compactor;
+  clock: Clock;
+  log: Log;
+  /** The running firmware's version. */
+  version: string;
+  /** Firmware updates (src/ota/), for /update. */
+  updates: Pick<Updates, 'apply'>;
+  memory: ActiveTask;
+  assistant: Pick<ChatAssistant, 'clear'>;
+  compactor: ChatCompactor;
   /** Sends a later message to a chat (device-authored, signed). */
   later(chat: string, text: string): void;
 }
@@ -28,7 +47,7 @@ function usage(name: string, synopsis: string): string {
 }
 
 export function registerOwnerCommands(commands: ChatCommands, deps: OwnerCommandDeps): void {
-  const { ctx, assistant, compactor } = deps;
+  const { assistant, compactor } = deps;
   const clearAsked = new Map<string, number>();
 
   const help = (c: ChatCommandCall): string => {
@@ -43,8 +62,8 @@ export function registerOwnerCommands(commands: ChatCommands, deps: OwnerCommand
     name: '/update',
     help: 'install a pending firmware update',
     run: (c) => {
-      const version = ctx.hal.build.version;
-      const ticket = ctx.ota.apply({ source: 'chat' });
+      const version = deps.version;
+      const ticket = deps.updates.apply({ source: 'chat' });
       if (!ticket.ok) return ticket.reason === 'up-to-date' ? `The firmware is up to date (${version}).` : ticket.message;
       void ticket.done.then(
         (o) => {
@@ -75,15 +94,15 @@ export function registerOwnerCommands(commands: ChatCommands, deps: OwnerCommand
     usage: '[yes]',
     help: 'forget our conversation and the active task (long-term memory and files stay)',
     run: (c) => {
-      const now = ctx.hal.clock.monoMs();
+      const now = deps.clock.monoMs();
       const asked = clearAsked.get(c.chat);
       if (c.args.toLowerCase() === 'yes') {
         if (asked === undefined || now - asked > CLEAR_CONFIRM_MS) return 'Send /clear first, then /clear yes to confirm.';
         clearAsked.delete(c.chat);
         assistant.clear(c.chat);
         // The active task is the owner's scratchpad line; a member's chat has none of its own.
-        if (c.person === null) ctx.memory.scratch.setActive('');
-        ctx.log.info('chat', `conversation ${c.chat} cleared from the chat`);
+        if (c.person === null) deps.memory.scratch.setActive('');
+        deps.log.info('chat', `conversation ${c.chat} cleared from the chat`);
         return 'Done: I forgot our conversation and the active task. Long-term memory and files are kept.';
       }
       if (c.args) return usage('/clear', '(then /clear yes)');

@@ -9,11 +9,11 @@
 //                      of vectors, bytes, ttl_hours, pins; 0 = role default)
 // Bodies are form-encoded, multipart or a JSON object.
 
-import type { Context } from '../core/context.ts';
-import { parseForm, parseJsonBody } from '../net/http/body.ts';
+import { formRoute } from '../core/form-route.ts';
+import type { Route } from '../core/router.ts';
+import type { Clock } from '../hal/index.ts';
+import type { Log } from '../log/log.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import type { HttpRequest } from '../net/http/types.ts';
-import { isPlainObject } from '../util/json.ts';
 import type { Moderation } from './moderation.ts';
 import type { PeopleRegistry, QuotaField } from './people.ts';
 import { QUOTA_FIELDS } from './people.ts';
@@ -25,30 +25,19 @@ import { unchanged } from '../util/sentence.ts';
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const INTEGER = /^-?\d{1,12}$/;
 
-function fieldsOf(req: HttpRequest): { ok: true; fields: Map<string, string> } | { ok: false; error: string } {
-  if ((req.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
-    const j = parseJsonBody(req);
-    if (!j.ok) return { ok: false, error: j.error };
-    if (!isPlainObject(j.value)) return { ok: false, error: 'the body must be a JSON object' };
-    const fields = new Map<string, string>();
-    for (const [k, v] of Object.entries(j.value)) fields.set(k, typeof v === 'string' ? v : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
-    return { ok: true, fields };
-  }
-  const f = parseForm(req);
-  return f.ok ? { ok: true, fields: f.form.fields } : { ok: false, error: f.error };
-}
-
 export interface ChatRouteDeps {
   settings: ChatSettings;
   people: PeopleRegistry;
   service: ChatService;
   moderation: Moderation;
   queue: ChatQueue;
+  clock: Clock;
+  log: Log;
 }
 
-export function chatView(ctx: Context, d: ChatRouteDeps): Record<string, unknown> {
+export function chatView(d: ChatRouteDeps): Record<string, unknown> {
   const { settings, service, moderation, queue } = d;
-  const now = ctx.hal.clock.monoMs();
+  const now = d.clock.monoMs();
   return {
     tokenSet: settings.token() !== '',
     bot: settings.botId() ? { id: settings.botId(), username: service.botUsername } : null,
@@ -68,46 +57,41 @@ export function chatView(ctx: Context, d: ChatRouteDeps): Record<string, unknown
   };
 }
 
-export function installChatRoutes(ctx: Context, d: ChatRouteDeps): void {
+export function chatRoutes(d: ChatRouteDeps): Route[] {
   const { settings, people } = d;
-  ctx.router.add({ method: 'GET', path: '/api/chat', handler: () => jsonResponse(chatView(ctx, d)) });
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/chat',
-    bodyLimit: 4096,
-    handler: (req) => {
-      const f = fieldsOf(req);
-      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-      const problem = settings.apply(f.fields);
-      if (problem) return errorResponse(400, 'bad-setting', unchanged(problem));
-      ctx.log.info('chat', 'chat settings changed on the web page');
-      return jsonResponse(chatView(ctx, d));
-    },
-  });
-  ctx.router.add({ method: 'GET', path: '/api/people', handler: () => jsonResponse({ people: people.list() }) });
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/people',
-    bodyLimit: 2048,
-    handler: (req) => {
-      const f = fieldsOf(req);
-      if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-      const chat = (f.fields.get('chat') ?? '').trim();
-      const action = f.fields.get('action');
-      if (!chat) return errorResponse(400, 'bad-request', 'Name the person (chat, a chat id). Nothing was changed.');
-      let r;
-      if (action === 'role') r = people.setRole(chat, (f.fields.get('role') ?? '').trim());
-      else if (action === 'quota') {
-        const fields: Partial<Record<QuotaField, unknown>> = {};
-        for (const q of QUOTA_FIELDS) {
-          const v = f.fields.get(q)?.trim();
-          if (v === undefined || v === '') continue;
-          fields[q] = INTEGER.test(v) ? Number(v) : v;
-        }
-        r = people.setQuota(chat, fields);
-      } else return errorResponse(400, 'bad-request', 'action must be role or quota. Nothing was changed.');
-      if (!r.ok) return errorResponse(r.code === 'not-allowed' ? 404 : r.code === 'last-admin' ? 409 : 400, r.code, unchanged(r.message));
-      return jsonResponse({ person: r.person, people: people.list() });
-    },
-  });
+  return [
+    { method: 'GET', path: '/api/chat', handler: () => jsonResponse(chatView(d)) },
+    formRoute({
+      path: '/api/chat',
+      bodyLimit: 4096,
+      json: true,
+      apply: (fields) => settings.apply(fields),
+      view: () => chatView(d),
+      log: { to: d.log, tag: 'chat', line: () => 'chat settings changed on the web page' },
+    }),
+    { method: 'GET', path: '/api/people', handler: () => jsonResponse({ people: people.list() }) },
+    formRoute({
+      path: '/api/people',
+      bodyLimit: 2048,
+      json: true,
+      apply: (f) => {
+        const chat = (f.get('chat') ?? '').trim();
+        const action = f.get('action');
+        if (!chat) return errorResponse(400, 'bad-request', 'Name the person (chat, a chat id). Nothing was changed.');
+        let r;
+        if (action === 'role') r = people.setRole(chat, (f.get('role') ?? '').trim());
+        else if (action === 'quota') {
+          const fields: Partial<Record<QuotaField, unknown>> = {};
+          for (const q of QUOTA_FIELDS) {
+            const v = f.get(q)?.trim();
+            if (v === undefined || v === '') continue;
+            fields[q] = INTEGER.test(v) ? Number(v) : v;
+          }
+          r = people.setQuota(chat, fields);
+        } else return errorResponse(400, 'bad-request', 'action must be role or quota. Nothing was changed.');
+        if (!r.ok) return errorResponse(r.code === 'not-allowed' ? 404 : r.code === 'last-admin' ? 409 : 400, r.code, unchanged(r.message));
+        return jsonResponse({ person: r.person, people: people.list() });
+      },
+    }),
+  ];
 }

@@ -6,14 +6,15 @@
 // outbox (update available, provider switches, job results).
 
 import { concatBytes } from '../util/bytes.ts';
-import type { Context } from '../core/context.ts';
-import type { Timer } from '../hal/index.ts';
+import type { ConfigKey, DeviceMessage, NotifyOutcome, TurnRequest } from '../contracts/index.ts';
+import type { Clock, Timer } from '../hal/index.ts';
+import type { Log } from '../log/log.ts';
 import type { Role } from '../memory/index.ts';
-import type { Assistant } from '../turn/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { errorMessage } from '../util/json.ts';
 import { parseCommandLine, type ChatCommands } from './commands.ts';
 import type { Moderation, Provenance } from './moderation.ts';
+import type { Outbox } from './outbox.ts';
 import type { PeopleRegistry } from './people.ts';
 import type { ChatQueue, InEntry } from './queue.ts';
 import type { ChatSettings } from './settings.ts';
@@ -61,9 +62,24 @@ export interface HeldReply {
   excerpt: string;
 }
 
+/** The assistant as the chat uses it (src/turn/): a turn for a message, and /clear. */
+export interface ChatAssistant {
+  engine: { run(req: TurnRequest): Promise<unknown> };
+  clear(chat: string): void;
+}
+
 export interface ServiceDeps {
-  ctx: Context;
-  assistant: Assistant;
+  clock: Clock;
+  log: Log;
+  /** The firmware version, in the signature. */
+  version: string;
+  /** The device's settings (src/device's actions): devName, in the signature. */
+  config: { config(key: ConfigKey): unknown };
+  /** Owner notices waiting for the chat (src/chat/outbox.ts), drained into the send queue. */
+  outbox: Pick<Outbox, 'post' | 'pending' | 'ack'>;
+  /** The SD card's state, for why a file cannot be received (src/storage/). */
+  card: { live(): boolean };
+  assistant: Pick<ChatAssistant, 'engine'>;
   api: BotApi;
   settings: ChatSettings;
   people: PeopleRegistry;
@@ -87,20 +103,7 @@ const VOICE_NOTE_MAX = 1024 * 1024;
 
 type Reply = { chat: string; text: string };
 
-/** A message the device sends on its own (not an answer to a chat message). */
-export interface DeviceMessage {
-  /** De-duplication key (a restart may produce the same message again). */
-  key: string;
-  text: string;
-  /** The chat to tell (absent: the owner's chat). */
-  chat?: string;
-  /** Signed with the device's name and firmware: device notices yes, the assistant's own words no. */
-  signed: boolean;
-  /** Who wrote it, for the outbound gate (text to a guest written by a model is screened). */
-  provenance: Provenance;
-}
-
-export type NotifyOutcome = 'queued' | 'duplicate' | 'dropped' | 'unroutable';
+export type { DeviceMessage, NotifyOutcome } from '../contracts/index.ts';
 
 export class ChatService {
   private gen = 0;
@@ -176,7 +179,7 @@ export class ChatService {
         if (this.sleeper?.wake === wake) this.sleeper = null;
         resolve();
       };
-      const timer = this.d.ctx.hal.clock.setTimeout(wake, ms);
+      const timer = this.d.clock.setTimeout(wake, ms);
       this.sleeper = { timer, wake };
     });
   }
@@ -199,7 +202,7 @@ export class ChatService {
   // --- the long poll -------------------------------------------------------------
 
   private async pollLoop(gen: number): Promise<void> {
-    const { api, queue, settings, ctx } = this.d;
+    const { api, queue, settings, clock, log } = this.d;
     while (gen === this.gen) {
       if (queue.room() === 0) {
         // A full inbox stops the poll: the service keeps the rest until there is room.
@@ -222,7 +225,7 @@ export class ChatService {
       this.backoff = 0;
       this.state = 'polling';
       this.lastError = null;
-      this.lastPollMono = ctx.hal.clock.monoMs();
+      this.lastPollMono = clock.monoMs();
       if (!r.value.length) continue;
       const entries = this.entriesOf(r.value);
       const next = Math.max(offset, ...r.value.map((u) => u.updateId + 1));
@@ -231,7 +234,7 @@ export class ChatService {
       } catch (e) {
         // Not stored, so not confirmed: the service sends them again.
         this.lastError = `could not store received messages: ${errorMessage(e)}`;
-        ctx.log.error('chat', this.lastError);
+        log.error('chat', this.lastError);
         await this.sleep(this.nextBackoff(), gen);
         continue;
       }
@@ -240,7 +243,7 @@ export class ChatService {
   }
 
   private pollFailed(error: BotErrorKind, message: string, retryAfterS: number | null): number {
-    const { log } = this.d.ctx;
+    const { log } = this.d;
     this.lastError = message;
     if (error === 'unauthorized') {
       this.state = 'unauthorized';
@@ -277,7 +280,7 @@ export class ChatService {
     const next = prev
       .then(() => this.handle(e))
       .catch((err: unknown) => {
-        this.d.ctx.log.error('chat', `handling a message failed: ${errorMessage(err)}`);
+        this.d.log.error('chat', `handling a message failed: ${errorMessage(err)}`);
         if (this.d.queue.holds(e.u)) this.finish(e, [{ chat: e.c, text: 'Sorry, something went wrong while handling that message.' }]);
       })
       .finally(() => {
@@ -298,7 +301,7 @@ export class ChatService {
   // Once begun, handling runs to its end even if the service restarts (a new
   // token): the entry is finished exactly once. A stopped service begins none.
   private async handle(e: InEntry): Promise<void> {
-    const { people, ctx } = this.d;
+    const { people, log } = this.d;
     if (!this.running || !this.d.queue.holds(e.u)) return;
     while (this.d.queue.outRoom() < OUT_ROOM_NEEDED) {
       await this.waitForRoom();
@@ -320,22 +323,22 @@ export class ChatService {
     if (e.k === 'voice' || e.k === 'audio') {
       const heard = await this.hearVoice(e);
       if (!heard.ok) return this.finish(e, [{ chat: e.c, text: heard.reply }]);
-      ctx.log.info('chat', `chat ${e.c} sent a voice message, transcribed (${heard.text.length} characters)`);
+      log.info('chat', `chat ${e.c} sent a voice message, transcribed (${heard.text.length} characters)`);
       return this.turn(e, person, role, heard.text);
     }
     if (e.k === 'photo' || e.k === 'document') {
       const saved = await this.receiveFile(e, person);
       if (!saved.ok) return this.finish(e, [{ chat: e.c, text: saved.reply }]);
       const what = e.k === 'photo' ? 'a photo' : `a document (${e.f?.name ?? 'unnamed'})`;
-      ctx.log.info('chat', `chat ${e.c} sent ${e.k === 'photo' ? 'a photo' : 'a document'}, saved as ${saved.ref}`);
+      log.info('chat', `chat ${e.c} sent ${e.k === 'photo' ? 'a photo' : 'a document'}, saved as ${saved.ref}`);
       return this.turn(e, person, role, `${e.t ? `${e.t}\n\n` : ''}[I sent ${what}; it is saved in the file store as ${saved.ref} (${saved.bytes} bytes).]`);
     }
     return this.finish(e, [{ chat: e.c, text: 'I can only read text messages (and photos or documents, which I keep in the file store when a storage card is in).' }]);
   }
 
   private reject(e: InEntry): Reply[] {
-    const { ctx, people } = this.d;
-    const now = ctx.hal.clock.monoMs();
+    const { clock, log, people } = this.d;
+    const now = clock.monoMs();
     const seen = this.rejected.find((r) => r.chat === e.c);
     if (seen) {
       seen.count++;
@@ -346,7 +349,7 @@ export class ChatService {
       if (this.rejected.length > REJECTED_KEPT) this.rejected.shift();
     }
     const revoked = people.onAllowlist(e.c);
-    ctx.log.info('chat', `message from chat ${e.c} refused (${revoked ? 'revoked' : 'not on the allowlist'})`);
+    log.info('chat', `message from chat ${e.c} refused (${revoked ? 'revoked' : 'not on the allowlist'})`);
     const last = this.rejectNoted.get(e.c);
     if (last !== undefined && now - last < REJECT_NOTE_EVERY_MS) return [];
     this.rejectNoted.set(e.c, now);
@@ -363,9 +366,8 @@ export class ChatService {
 
   /** The device's name and firmware, under every command reply and notice. */
   sign(text: string): string {
-    const { ctx } = this.d;
-    const name = ctx.actions.config('devName');
-    return `${text}\n\n— ${typeof name === 'string' && name ? name : DEFAULT_DEVICE_NAME} · firmware ${ctx.hal.build.version}`;
+    const name = this.d.config.config('devName');
+    return `${text}\n\n— ${typeof name === 'string' && name ? name : DEFAULT_DEVICE_NAME} · firmware ${this.d.version}`;
   }
 
   private async command(chat: string, person: string | null, role: Role, name: string, args: string): Promise<string> {
@@ -375,7 +377,7 @@ export class ChatService {
     try {
       return this.sign(await c.run({ chat, person, role, args, argv: args ? args.split(WHITESPACE) : [] }));
     } catch (err) {
-      this.d.ctx.log.error('chat', `${c.name} failed: ${errorMessage(err)}`);
+      this.d.log.error('chat', `${c.name} failed: ${errorMessage(err)}`);
       return this.sign(`${c.name} failed: ${capBytes(errorMessage(err), 200)}`);
     }
   }
@@ -421,10 +423,10 @@ export class ChatService {
   }
 
   private hold(chat: string, text: string, categories: string[]): void {
-    const { ctx } = this.d;
-    this.held.push({ chat, atMono: ctx.hal.clock.monoMs(), categories, excerpt: capBytes(text, 300) });
+    const { clock, outbox } = this.d;
+    this.held.push({ chat, atMono: clock.monoMs(), categories, excerpt: capBytes(text, 300) });
     if (this.held.length > HELD_KEPT) this.held.shift();
-    ctx.outbox.post(`held:${chat}:${ctx.hal.clock.monoMs()}`, `A reply to chat ${chat} (${this.d.people.nameOf(chat) ?? 'a guest'}) was held back by the content check (${categories.join(', ') || 'flagged'}). The web page shows it.`);
+    outbox.post(`held:${chat}:${clock.monoMs()}`, `A reply to chat ${chat} (${this.d.people.nameOf(chat) ?? 'a guest'}) was held back by the content check (${categories.join(', ') || 'flagged'}). The web page shows it.`);
   }
 
   /** A voice or audio message: declined with a reason, or downloaded into a bounded buffer and transcribed. */
@@ -452,10 +454,10 @@ export class ChatService {
   }
 
   private async receiveFile(e: InEntry, person: string | null): Promise<{ ok: true; ref: string; bytes: number } | { ok: false; reply: string }> {
-    const { ctx, api } = this.d;
+    const { card, api } = this.d;
     const describe = 'Please describe it in words instead.';
     const sink = this.d.files();
-    if (!sink) return { ok: false, reply: ctx.card.live() ? `I can't receive files on this device yet. ${describe}` : `I can't take photos or documents without a storage card in the device. ${describe}` };
+    if (!sink) return { ok: false, reply: card.live() ? `I can't receive files on this device yet. ${describe}` : `I can't take photos or documents without a storage card in the device. ${describe}` };
     if (!e.f) return { ok: false, reply: `That file did not come through. ${describe}` };
     if (e.f.size !== null && e.f.size > INBOUND_FILE_MAX) return { ok: false, reply: 'That file is larger than the 20 MB I can receive.' };
     const kind = e.k === 'photo' ? 'photo' : 'document';
@@ -511,7 +513,7 @@ export class ChatService {
   }
 
   private async sendLoop(gen: number): Promise<void> {
-    const { api, queue, ctx } = this.d;
+    const { api, queue, clock, log } = this.d;
     if (!api.hasToken()) return;
     this.sending = true;
     try {
@@ -523,7 +525,7 @@ export class ChatService {
         if (gen !== this.gen) return;
         if (r.ok || r.error === 'refused') {
           // Refused for good (a chat that blocked the bot, a bad chat id): dropped, so later ones are not stuck.
-          if (!r.ok) ctx.log.warn('chat', `a message to chat ${m.c} was refused and dropped: ${r.message}`);
+          if (!r.ok) log.warn('chat', `a message to chat ${m.c} was refused and dropped: ${r.message}`);
           queue.sent(m.s);
           this.roomFreed();
           this.sendBackoff = 0;
@@ -533,8 +535,8 @@ export class ChatService {
         this.sendBackoff = Math.min(BACKOFF_MAX_MS, this.sendBackoff ? this.sendBackoff * 2 : BACKOFF_MIN_MS);
         let backoff = r.error === 'rate-limit' && r.retryAfterS ? r.retryAfterS * 1000 : this.sendBackoff;
         if (r.error === 'unauthorized' || r.error === 'no-token') backoff = UNAUTHORIZED_RETRY_MS;
-        ctx.log.warn('chat', `sending failed (${r.error}: ${r.message}); next try in ${Math.round(backoff / 1000)} s`);
-        this.sendTimer = ctx.hal.clock.setTimeout(() => {
+        log.warn('chat', `sending failed (${r.error}: ${r.message}); next try in ${Math.round(backoff / 1000)} s`);
+        this.sendTimer = clock.setTimeout(() => {
           this.sendTimer = null;
           this.wakeSender();
         }, backoff);
@@ -561,7 +563,7 @@ export class ChatService {
    * whose provenance is 'model' passes the outbound gate before it is sent.
    */
   notify(n: DeviceMessage): NotifyOutcome {
-    const { people, queue, moderation, ctx } = this.d;
+    const { people, queue, moderation, log } = this.d;
     if (!this.running || !this.d.api.hasToken()) return 'unroutable';
     // Notices that waited in the outbox go first, so messages keep their order.
     this.drainNotices();
@@ -569,7 +571,7 @@ export class ChatService {
     const chat = n.chat ?? people.ownerChat();
     if (!chat) return 'unroutable';
     if (n.chat && !people.mayChat(n.chat)) {
-      ctx.log.info('chat', `message ${n.key} dropped: chat ${n.chat} may no longer talk to this device`);
+      log.info('chat', `message ${n.key} dropped: chat ${n.chat} may no longer talk to this device`);
       return 'dropped';
     }
     if (moderation.screensOutbound(people.roleOfChat(chat), n.provenance)) {
@@ -588,7 +590,7 @@ export class ChatService {
     this.screening = true;
     const gen = this.gen;
     void this.screenLoop(gen)
-      .catch((e: unknown) => this.d.ctx.log.error('chat', `checking a message failed: ${errorMessage(e)}`))
+      .catch((e: unknown) => this.d.log.error('chat', `checking a message failed: ${errorMessage(e)}`))
       .finally(() => {
         this.screening = false;
         if (this.running && gen !== this.gen) this.screenPending();
@@ -599,7 +601,7 @@ export class ChatService {
     const { queue, people, moderation } = this.d;
     for (let e = queue.pendingScreen()[0]; e && gen === this.gen; e = queue.pendingScreen()[0]) {
       if (!people.mayChat(e.c)) {
-        this.d.ctx.log.info('chat', `a message to chat ${e.c} dropped: the chat may no longer talk to this device`);
+        this.d.log.info('chat', `a message to chat ${e.c} dropped: the chat may no longer talk to this device`);
         queue.screened(e.s, []);
         continue;
       }
@@ -616,15 +618,15 @@ export class ChatService {
 
   /** Owner notices (the outbox) move into the send queue once there is a token and an owner chat. */
   drainNotices(): void {
-    const { ctx } = this.d;
+    const { outbox } = this.d;
     if (!this.running || this.draining || !this.d.api.hasToken()) return;
     this.draining = true;
     try {
-      for (const n of ctx.outbox.pending()) {
+      for (const n of outbox.pending()) {
         // A notice for a named chat may carry model-written text (a sub-agent's result): screened for a guest.
         const r = this.notify({ key: n.key, text: n.text, chat: n.chat, signed: n.signed, provenance: n.chat ? 'model' : 'device' });
         if (r === 'unroutable') return; // no owner chat yet: notices wait
-        ctx.outbox.ack(n.key);
+        outbox.ack(n.key);
       }
     } finally {
       this.draining = false;

@@ -7,10 +7,11 @@
 //   /mcp deny <name>        removes the approval; the record stays
 // <name> is the connector id, or its display name when only one connector
 // has it. Owner-only (the chat service refuses it to anyone else); the reply
-// is signed by the chat service like every command's. Registered after the
-// chat subsystem installed, replacing its placeholder.
+// is signed by the chat service like every command's. The connectors
+// subsystem registers it into the chat commands' registry it receives in its
+// options (index.ts).
 
-import type { Context } from '../core/context.ts';
+import type { ChatCommand } from '../contracts/index.ts';
 import type { Connectors } from './connectors.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -54,11 +55,14 @@ export function mcpCommand(c: Connectors, args: string): string {
   return r.changed ? `Approved ${label}.${when}` : `${label} was already approved.${when}`;
 }
 
-export function installConnectorCommands(ctx: Context): void {
-  ctx.chat.commands.register({
-    name: '/mcp',
-    usage: 'approve | deny <name>',
-    help: 'approve a tool server or remove its approval (/mcp alone lists them)',
-    run: (call) => mcpCommand(ctx.connectors, call.args),
-  });
+/** The connectors' chat commands. */
+export function connectorChatCommands(c: Connectors): ChatCommand[] {
+  return [
+    {
+      name: '/mcp',
+      usage: 'approve | deny <name>',
+      help: 'approve a tool server or remove its approval (/mcp alone lists them)',
+      run: (call) => mcpCommand(c, call.args),
+    },
+  ];
 }

@@ -18,8 +18,10 @@
 //                                              303 to / for anything else
 //   GET  /oauth/callback?state&code            ungated: the state must equal the flow's
 
+import type { ChatCommandRegistry } from '../contracts/index.ts';
 import type { Subsystem } from '../core/subsystem.ts';
 import type { HttpClient } from '../net/http/client.ts';
+import { connectorChatCommands } from './commands.ts';
 import { CONN_NS, Connectors } from './connectors.ts';
 import { connectorRoutes } from './routes.ts';
 
@@ -37,6 +39,8 @@ export interface ConnectorsOptions {
   secrets: { register(kind: 'launch-key', live: () => Iterable<string>): void };
   /** The device's LAN addresses, for the verify links (src/wifi). */
   addresses: () => Array<{ label: string; base: string }>;
+  /** The chat commands' registry (src/chat/), for /mcp. */
+  chat: ChatCommandRegistry;
 }
 
 export const connectors: Subsystem<ConnectorsOptions, Connectors> = {
@@ -46,6 +50,7 @@ export const connectors: Subsystem<ConnectorsOptions, Connectors> = {
     c.addresses = o.addresses;
     o.token.onRotate(() => c.flows.clear());
     o.secrets.register('launch-key', () => c.flows.liveKeys());
+    for (const command of connectorChatCommands(c)) o.chat.register(command);
     return { provides: c, routes: connectorRoutes(c, o.addresses, k.hal.clock) };
   },
 };

@@ -25,7 +25,7 @@ function mountConnectors(mem: MemHal) {
   const provisioning = mountWifi(dk);
   mountAuth(dk, provisioning);
   const { client, hotspots } = bootParts(dk.kernel);
-  const c = mount(dk.kernel, connectors, { client, sha256: (b) => sha256(hotspots.sha256, b), token: dk.token, secrets: dk.secrets, addresses: () => provisioning.addresses() });
+  const c = mount(dk.kernel, connectors, { client, sha256: (b) => sha256(hotspots.sha256, b), token: dk.token, secrets: dk.secrets, addresses: () => provisioning.addresses(), chat: { register: () => {} } });
   addSystemRoutes(dk.kernel);
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token, connectors: c } };

@@ -23,7 +23,7 @@ const as = (person: string, extra: Partial<ToolCaller> = {}): ToolCaller => ({ v
 
 // The store on its own: made-up persons ('chat:x') are on no chat allowlist, so the
 // chat's people registry would read them as revoked, and the chat's sender is unplugged
-// (test/unit/chat.test.ts covers the store through the chat).
+// (test/unit/chat/chat.test.ts covers the store through the chat).
 function start(options: Parameters<typeof createMemHal>[0] = {}): { mem: MemHal; device: Device } {
   const mem = createMemHal(options);
   const device = boot(mem.hal);

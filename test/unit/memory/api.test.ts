@@ -204,7 +204,7 @@ describe('console and status', () => {
     expect(device.ctx.status.snapshot()['memory']).toMatchObject({ vectors: 60, archive: 0, degraded: false });
     expect(await consoleLine(mem, 'MEMFILL vec x')).toMatch(/^ERR usage: MEMFILL/);
     expect(await consoleLine(mem, 'COMPACT')).toMatch(/^ERR usage: COMPACT <chat>/);
-    // COMPACT is the turn engine's now (src/turn/compact.ts; test/unit/chat.test.ts): an empty chat has nothing to compact.
+    // COMPACT is the turn engine's now (src/turn/compact.ts; test/unit/chat/chat.test.ts): an empty chat has nothing to compact.
     expect(await consoleLine(mem, 'COMPACT chat:1')).toBe('ERR There is no conversation to compact since it was last cleared.\r\n');
   });
 });

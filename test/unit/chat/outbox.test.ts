@@ -1,12 +1,10 @@
 // The owner-notice outbox (persisted, bounded, de-duplicated by key across
-// reboots) and the device timeline hook (rows buffered for a sink that
-// attaches later).
+// reboots). The device timeline hook it shared a file with is in
+// test/unit/timeline.test.ts.
 import { describe, expect, it } from 'vitest';
-import { NOTICE_TEXT_MAX, Outbox, OUTBOX_MAX, STATE_MAX_BYTES } from '../../src/chat/outbox.ts';
-import { Store } from '../../src/core/store.ts';
-import { Log } from '../../src/log/log.ts';
-import { Timeline, type TimelineRow } from '../../src/system/timeline.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { NOTICE_TEXT_MAX, Outbox, OUTBOX_MAX, STATE_MAX_BYTES } from '../../../src/chat/outbox.ts';
+import { Store } from '../../../src/core/store.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 describe('outbox', () => {
   it('queues notices oldest first, refuses a repeated key even after delivery and a reboot', () => {
@@ -77,18 +75,5 @@ describe('outbox', () => {
     const box = new Outbox(new Store(mem.nvs, 'outbox'), mem.clock);
     expect(box.pending()).toEqual([]);
     expect(box.post('x', 'y')).toBe(true);
-  });
-});
-
-describe('timeline', () => {
-  it('logs each row, keeps the last 16, and replays them to a sink that attaches later', () => {
-    const mem = createMemHal();
-    const t = new Timeline(mem.clock, new Log(mem.clock, mem.system));
-    for (let i = 0; i < 20; i++) t.row('restart', `r${i}`);
-    const got: TimelineRow[] = [];
-    t.attach((r) => got.push(r));
-    t.row('update', 'u');
-    expect(got.map((r) => r.text)).toEqual([...Array.from({ length: 16 }, (_, i) => `r${i + 4}`), 'u']);
-    expect(mem.system.logs.some((l) => l.includes('timeline: update: u'))).toBe(true);
   });
 });

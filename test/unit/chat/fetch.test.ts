@@ -2,12 +2,12 @@
 // the in-memory HAL: a download asked for under the url policy 'ask' waits;
 // the owner approves it from the chat (Bot API fake), the job runs in the
 // background against a web server on the in-memory network, and the file
-// lands in the store with the owner told. (test/unit/chat.test.ts covers the
+// lands in the store with the owner told. (test/unit/chat/chat.test.ts covers the
 // command's usage, unknown ids and deny.)
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { createMemHal } from '../support/memhal.ts';
-import { fakeTelegram, serveHttp } from '../support/telegram-net.ts';
+import { boot } from '../../../src/main.ts';
+import { createMemHal } from '../../support/memhal.ts';
+import { fakeTelegram, serveHttp } from '../../support/telegram-net.ts';
 
 const TOKEN = '123456789:AAH-fake-token-for-tests-0123456789abc';
 const OWNER = '1001';

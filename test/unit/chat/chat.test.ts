@@ -4,16 +4,15 @@
 // the moderation gates, the outbox, reply.telegram, inbound media, backoff,
 // the token's secrecy, and a reboot in the middle of a conversation.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { RoundRequest, RoundResult } from '../../src/contracts/index.ts';
-import type { BotApiFake } from '../../tools/telegram-fake.mjs';
-import { DEVICE_QUEUE_MAX, splitMessage } from '../../src/chat/queue.ts';
-import type { DeviceMessage } from '../../src/chat/index.ts';
-import { request } from '../support/http.ts';
-import { lastUserText, TestWire, turnResult } from '../support/test-wire.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
-import { UpdateFeed } from '../support/ota.ts';
-import { fakeModeration, fakeTelegram, serveTelegram, type ModerationFake } from '../support/telegram-net.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { RoundRequest, RoundResult } from '../../../src/contracts/index.ts';
+import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
+import { splitMessage } from '../../../src/chat/queue.ts';
+import { request } from '../../support/http.ts';
+import { lastUserText, TestWire, turnResult } from '../../support/test-wire.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { UpdateFeed } from '../../support/ota.ts';
+import { fakeModeration, fakeTelegram, serveTelegram, type ModerationFake } from '../../support/telegram-net.ts';
 
 export const TOKEN = '123456789:AAH-fake-token-for-tests-0123456789abc';
 const OWNER = '1001';
@@ -533,98 +532,6 @@ describe('the outbox and reply.telegram', () => {
   });
 });
 
-describe('device messages (ctx.chat.notify): durable, keyed, split, screened', () => {
-  const message = (over: Partial<DeviceMessage> = {}): DeviceMessage => ({ key: 'job:j1:done', text: 'Job [n] is done.', signed: true, provenance: 'model', ...over });
-
-  it('go through the send queue whole (split at 4096, never cut at 600 bytes); signed only when the device speaks', async () => {
-    const rig = setup();
-    await rig.mem.clock.advance(10); // the service starts just after boot
-    const long = Array.from({ length: 120 }, (_, i) => `Paragraph ${i}: ${'ünïcode '.repeat(6).trim()}`).join('\n');
-    expect(Buffer.byteLength(long)).toBeGreaterThan(6000);
-    expect(rig.device.ctx.chat.notify(message({ key: 'synth:j1', text: long, signed: false, chat: USER }))).toBe('queued');
-    await until(rig, () => rig.bot.to(USER).length === 2);
-    const got = rig.bot.to(USER).map((m) => m.text);
-    expect(got.every((t) => t.length <= 4096)).toBe(true);
-    expect(got.join('\n')).toBe(long);
-    expect(rig.device.ctx.chat.notify(message({ chat: USER }))).toBe('queued');
-    await until(rig, () => rig.bot.to(USER).length === 3);
-    expect(rig.bot.to(USER)[2]!.text).toMatch(/^Job \[n\] is done\.\n\n— Desk assistant · firmware v0\.1\.0$/);
-    // Without a chat: the owner's.
-    rig.device.ctx.chat.notify(message({ key: 'k2', text: 'for the owner' }));
-    await until(rig, () => rig.bot.to(OWNER).length === 1);
-    expect(rig.device.ctx.outbox.pending()).toHaveLength(0);
-  });
-
-  it('are sent once per key, also when a restart queues the same message again', async () => {
-    const rig = setup();
-    await rig.mem.clock.advance(10); // the service starts just after boot
-    expect(rig.device.ctx.chat.notify(message())).toBe('queued');
-    expect(rig.device.ctx.chat.notify(message({ text: 'again' }))).toBe('duplicate');
-    await until(rig, () => rig.bot.to(OWNER).length === 1);
-    reboot(rig);
-    await rig.mem.clock.advance(10);
-    expect(rig.device.ctx.chat.notify(message())).toBe('duplicate');
-    rig.device.ctx.chat.notify(message({ key: 'job:j2:done', text: 'Job [m] is done.' }));
-    await until(rig, () => rig.bot.to(OWNER).length === 2);
-    await rig.mem.clock.advance(2000);
-    expect(rig.bot.to(OWNER).map((m) => m.text.split('\n')[0])).toEqual(['Job [n] is done.', 'Job [m] is done.']);
-  });
-
-  it('wait in the outbox while there is no bot token (a long one cut with a mark saying where the whole text is), and go out once one is set', async () => {
-    const rig = setup({ token: null });
-    const long = 'x'.repeat(3000);
-    expect(rig.device.ctx.chat.notify({ ...message({ key: 'direct:j1', text: long }), rest: 'GET /api/sessions has it' })).toBe('waiting');
-    expect(rig.device.ctx.chat.notify(message({ key: 'synth:j2', text: 'A summary.', signed: false }))).toBe('waiting');
-    await rig.mem.clock.advance(3000);
-    expect(rig.bot.sent).toHaveLength(0);
-    expect((await api(rig, 'POST', '/api/chat', { tg_token: TOKEN })).status).toBe(200);
-    await until(rig, () => rig.bot.to(OWNER).length === 2);
-    const [direct, synth] = rig.bot.to(OWNER).map((m) => m.text);
-    expect(direct).toMatch(/^x+\n\[cut: \d+ more bytes did not fit a waiting notice; GET \/api\/sessions has it\]\n\n— Desk assistant/);
-    // The assistant's words stay unsigned on the way through the outbox too.
-    expect(synth).toBe('A summary.');
-  });
-
-  it('while the Bot API is down, at most 24 pieces wait in the send queue and the rest in the outbox; all go out in order once it is back', async () => {
-    const rig = setup();
-    await rig.mem.clock.advance(10);
-    rig.bot.fail('sendMessage', 500, { times: 5 });
-    for (let i = 0; i < 30; i++) rig.device.ctx.chat.notify(message({ key: `job:j${i}:done`, text: `Job [n${i}] is done.` }));
-    expect(rig.device.ctx.chat.queue.pendingOut()).toHaveLength(DEVICE_QUEUE_MAX);
-    expect(rig.device.ctx.outbox.pending()).toHaveLength(30 - DEVICE_QUEUE_MAX);
-    // Tries at 0, 1, 3, 7 and 15 s fail (the wait doubles, and new messages do not cut it short); 31 s succeeds.
-    await rig.mem.clock.advance(30_000);
-    expect(rig.bot.to(OWNER)).toHaveLength(0);
-    await until(rig, () => rig.bot.to(OWNER).length === 30, 120_000);
-    expect(rig.mem.clock.monoMs()).toBeGreaterThanOrEqual(31_000);
-    expect(rig.bot.to(OWNER).map((m) => m.text.split('\n')[0])).toEqual(Array.from({ length: 30 }, (_, i) => `Job [n${i}] is done.`));
-    expect(rig.device.ctx.outbox.pending()).toHaveLength(0);
-  });
-
-  it('screen model-written text to a guest before it is sent (whole, durably): clean goes out, flagged is held, device text is exempt', async () => {
-    const rig = setup({ moderation: { modOut: 1 } });
-    await rig.mem.clock.advance(10);
-    expect((await rig.device.ctx.tools.call('tenant.set_role', { chat: GUEST, role: 'guest' }, ADMIN_CALLER)).success).toBe(true);
-    rig.mod.decide = (input) => (input.includes('BAD') ? ['violence'] : 503);
-    // A restart before the verdict: the message waits whole in the queue, and is checked after it.
-    rig.device.ctx.chat.notify(message({ key: 'synth:g1', text: 'a fine summary', signed: false, chat: GUEST }));
-    expect(rig.device.ctx.chat.queue.pendingScreen()).toHaveLength(1);
-    reboot(rig);
-    // No verdict (503): sent anyway (fails open), once.
-    await until(rig, () => rig.bot.to(GUEST).length === 1);
-    expect(rig.bot.to(GUEST)[0]!.text).toBe('a fine summary');
-    rig.device.ctx.chat.notify(message({ key: 'synth:g2', text: 'a BAD summary', signed: false, chat: GUEST }));
-    await until(rig, () => rig.bot.to(GUEST).length === 2);
-    expect(rig.bot.to(GUEST)[1]!.text).toMatch(/^A message for you was held back: it did not pass this device's content check\./);
-    await until(rig, () => rig.bot.to(OWNER).some((m) => m.text.startsWith(`A reply to chat ${GUEST}`)));
-    const asked = rig.mod.inputs.length;
-    rig.device.ctx.chat.notify(message({ key: 'note:g3', text: 'a BAD device note', chat: GUEST, provenance: 'device' }));
-    await until(rig, () => rig.bot.to(GUEST).length === 3);
-    expect(rig.mod.inputs).toHaveLength(asked);
-    expect(rig.device.ctx.chat.queue.pendingScreen()).toHaveLength(0);
-  });
-});
-
 describe('inbound media and uploads', () => {
   it('declines photos and documents without a card, with a suggestion to describe them; voice while speech to text is off', async () => {
     const rig = setup({ sd: false });
@@ -702,34 +609,6 @@ describe('inbound media and uploads', () => {
 });
 
 describe('the Bot API link', () => {
-  it('backs off on errors (1, 2, 4 s ...), honours retry_after, and resumes', async () => {
-    const rig = setup();
-    rig.bot.fail('getUpdates', 502, { times: 3 });
-    await rig.mem.clock.advance(100);
-    rig.bot.say(OWNER, 'are you there?');
-    await until(rig, () => rig.bot.to(OWNER).length === 1);
-    const polls = rig.bot.calls.filter((c) => c.method === 'getUpdates');
-    expect(polls.length).toBeGreaterThanOrEqual(4);
-    expect(rig.device.ctx.log.text()).toMatch(/poll failed \(server: fake error 502\); next try in 1 s[\s\S]*next try in 2 s[\s\S]*next try in 4 s/);
-    rig.bot.fail('sendMessage', 429, { retryAfter: 7 });
-    const t0 = rig.mem.clock.monoMs();
-    await ask(rig, OWNER, 'again');
-    expect(rig.mem.clock.monoMs() - t0).toBeGreaterThanOrEqual(7000);
-  });
-
-  it('a refused token stops the poll until a new one is set on the web page', async () => {
-    const rig = setup();
-    await rig.mem.clock.advance(100);
-    rig.bot.setToken('123456789:BBH-another-token-0000000000000000000');
-    rig.bot.say(OWNER, 'hello?');
-    await rig.mem.clock.advance(5000);
-    expect((await api(rig, 'GET', '/api/chat')).json['status']).toMatchObject({ state: 'unauthorized' });
-    expect(await consoleLine(rig, 'CHAT?')).toContain('state=unauthorized');
-    expect((await api(rig, 'POST', '/api/chat', { tg_token: '123456789:BBH-another-token-0000000000000000000' })).status).toBe(200);
-    await until(rig, () => rig.bot.to(OWNER).length === 1);
-    expect(rig.bot.to(OWNER)[0]!.text).toBe('echo: hello?');
-  });
-
   it('never shows the bot token: not in the log, the web, the state, the console or the tools; no tool or action can set it', async () => {
     const rig = setup();
     await ask(rig, OWNER, 'hello');
