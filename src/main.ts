@@ -36,8 +36,7 @@ import { mcp } from './mcp/index.ts';
 import { DeviceActions } from './device/actions.ts';
 import { installSystemTools } from './system/tools.ts';
 import { docs as docsSubsystem } from './docs/index.ts';
-import { installSessionTools } from './agents/session-tools.ts';
-import { installAgents, type Agents } from './agents/index.ts';
+import { agents as agentsSubsystem, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { Chat } from './chat/index.ts';
 import { installCompaction } from './turn/compact.ts';
@@ -62,7 +61,7 @@ import { installConnectorCommands } from './connectors/commands.ts';
 import { models } from './models/index.ts';
 import { search } from './search/index.ts';
 import { images } from './images/index.ts';
-import { installStt } from './stt/index.ts';
+import { stt } from './stt/index.ts';
 import { installVoice } from './voice/wire.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
@@ -196,13 +195,24 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   mount(kernel, api, {});
   installSystemTools(ctx, power);
   const docs = mount(kernel, docsSubsystem, {});
-  installSessionTools(ctx);
-  const agents = installAgents(ctx, { assistant, providers, wire, files: files.store });
+  const agents = mount(kernel, agentsSubsystem, {
+    assistant,
+    providers,
+    wire,
+    files: files.store,
+    client,
+    connectors,
+    outbox: ctx.outbox,
+    chat: ctx.chat,
+    memory,
+    card,
+    time: ctx.time,
+  });
   const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox: ctx.outbox, chat: ctx.chat.commands });
   const scheduler = mount(kernel, schedule, { engine: assistant.engine, time: ctx.time, chat: ctx.chat });
   const { catalog } = mount(kernel, models, { assistant, settings: providers, wire });
   mount(kernel, images, { store: files.store, client, catalog, key: () => providers.key('openai') });
-  installStt(ctx);
+  mount(kernel, stt, { settings: ctx.actions });
   mount(kernel, search, { client: ctx.client, screen: (text, caller) => files.screenFetched(text, caller) });
   mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
   installTimeline(ctx);

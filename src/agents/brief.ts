@@ -17,7 +17,8 @@ import { utf8Length } from '../util/utf8.ts';
 import { ATTACH_MAX, ATTACH_TOTAL_BYTES, CONTEXT_BYTES, CONTEXT_LINE_CHARS, CONTEXT_MESSAGES, SKILL_BYTES, TASK_BYTES } from './limits.ts';
 import type { AgentDocs, AgentSkills } from './ports.ts';
 import { capChars, oneLine } from './text.ts';
-import type { JobOrigin, SpawnSpec } from './types.ts';
+import type { SpawnSpec } from '../contracts/index.ts';
+import type { JobOrigin } from './types.ts';
 
 export const SEPARATOR = '-----';
 
