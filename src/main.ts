@@ -22,7 +22,7 @@ import { DeviceTlsPolicy } from './net/tls.ts';
 import { Card } from './storage/card.ts';
 import { providers as providerSubsystem } from './providers/index.ts';
 import { prompt } from './prompt/index.ts';
-import { installAssistant, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
+import { turn, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
 import { storage } from './storage/index.ts';
 import { files as filesSubsystem, type Files } from './files/index.ts';
 import { installMusic } from './music/index.ts';
@@ -39,7 +39,6 @@ import { docs as docsSubsystem } from './docs/index.ts';
 import { agents as agentsSubsystem, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { Chat } from './chat/index.ts';
-import { installCompaction } from './turn/compact.ts';
 import { isChatId } from './chat/settings.ts';
 import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
@@ -180,9 +179,18 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     relevantMemories: (text: string, queries: readonly string[], person: string | null) => ctx.memory.relevantMemories(text, queries, person),
   };
   const { blocks } = mount(kernel, prompt, { settings: providers, memory: memoryView, connectors, time: ctx.time });
-  const assistant = installAssistant(ctx, providers, options.wire ?? wire, blocks);
-  // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
-  const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));
+  const { assistant, compactor } = mount(kernel, turn, {
+    settings: providers,
+    wire: options.wire ?? wire,
+    blocks,
+    // Memory mounts later: a turn reads it when it runs.
+    memory: () => ctx.memory,
+    outbox: ctx.outbox,
+    people: ctx.chat.people,
+    actions: ctx.actions,
+    // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
+    personOf: (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null),
+  });
   // Files before the chat, which plugs its people, sender and fetched-content screen into it.
   const { files, resources: fileResources } = mount(kernel, filesSubsystem, { card, client, notify: (key, text) => void ctx.outbox.post(key, text) });
   ctx.chat.install(ctx, assistant, compactor, providers, files);
