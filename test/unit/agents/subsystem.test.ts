@@ -8,25 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { agents } from '../../../src/agents/index.ts';
 import { mount } from '../../../src/core/subsystem.ts';
 import type { HttpResponse } from '../../../src/net/http/types.ts';
-import type { PromptBlocks } from '../../../src/prompt/index.ts';
 import type { ProviderSettings } from '../../../src/providers/index.ts';
-import { turn, type TurnMemory, type TurnWire } from '../../../src/turn/index.ts';
 import { testKernel } from '../../support/kernel.ts';
+import { mountTurnOnFakes } from '../../support/turn-fakes.ts';
 
 function setup() {
   const { kernel } = testKernel();
-  const blocks: string[] = [];
-  const episodic = { query: () => ({ rows: [] }), append: () => undefined };
-  const { assistant } = mount(kernel, turn, {
-    settings: {} as ProviderSettings,
-    wire: {} as TurnWire,
-    blocks: { register: (b: { name: string }) => void blocks.push(b.name) } as unknown as PromptBlocks,
-    memory: () => ({ episodic }) as unknown as TurnMemory,
-    outbox: { post: () => true },
-    people: { roleOf: () => 'admin' },
-    actions: { apply: () => ({ ok: true, note: '' }) },
-    personOf: () => null,
-  });
+  const { face, blocks, episodic } = mountTurnOnFakes(kernel);
+  const { assistant } = face;
   const sent: string[] = [];
   const fabric = mount(kernel, agents, {
     assistant,

@@ -4,35 +4,13 @@
 // COMPACT with nothing to compact. The turn itself, with the whole device, is
 // test/unit/turn/engine.test.ts.
 import { describe, expect, it } from 'vitest';
-import { mount } from '../../../src/core/subsystem.ts';
 import type { HttpRequest, HttpResponse } from '../../../src/net/http/types.ts';
-import type { PromptBlocks } from '../../../src/prompt/index.ts';
-import type { ProviderSettings } from '../../../src/providers/index.ts';
-import { turn, type TurnMemory, type TurnWire } from '../../../src/turn/index.ts';
 import { testKernel } from '../../support/kernel.ts';
-
-type Row = { session: string; ts: number; role: string; kind: 'message'; text: string };
+import { mountTurnOnFakes } from '../../support/turn-fakes.ts';
 
 function setup() {
   const t = testKernel();
-  const rows: Row[] = [];
-  const episodic = {
-    query: (q: { session?: string; limit: number }) => ({ rows: rows.filter((r) => !q.session || r.session === q.session).slice(0, q.limit) }),
-    append: () => undefined,
-  };
-  const blocks: string[] = [];
-  const face = mount(t.kernel, turn, {
-    // Nothing here runs a turn: the settings, the wire and the applier's parts are never called.
-    settings: {} as ProviderSettings,
-    wire: {} as TurnWire,
-    blocks: { register: (b: { name: string }) => void blocks.push(b.name) } as unknown as PromptBlocks,
-    memory: () => ({ episodic }) as unknown as TurnMemory,
-    outbox: { post: () => true },
-    people: { roleOf: () => 'admin' },
-    actions: { apply: () => ({ ok: true, note: '' }) },
-    personOf: () => null,
-  });
-  return { ...t, face, rows, blocks };
+  return { ...t, ...mountTurnOnFakes(t.kernel) };
 }
 
 function req(method: string, path: string, body = '', type = 'application/x-www-form-urlencoded'): HttpRequest {
