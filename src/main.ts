@@ -22,7 +22,7 @@ import { DeviceTlsPolicy } from './net/tls.ts';
 import { Card } from './storage/card.ts';
 import { providers as providerSubsystem } from './providers/index.ts';
 import { prompt } from './prompt/index.ts';
-import { installAssistant, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
+import { turn, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
 import { storage } from './storage/index.ts';
 import { files as filesSubsystem, type Files } from './files/index.ts';
 import { installMusic } from './music/index.ts';
@@ -36,11 +36,9 @@ import { mcp } from './mcp/index.ts';
 import { DeviceActions } from './device/actions.ts';
 import { installSystemTools } from './system/tools.ts';
 import { docs as docsSubsystem } from './docs/index.ts';
-import { installSessionTools } from './agents/session-tools.ts';
-import { installAgents, type Agents } from './agents/index.ts';
+import { agents as agentsSubsystem, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { Chat, chat as chatSubsystem } from './chat/index.ts';
-import { installCompaction } from './turn/compact.ts';
 import { isChatId } from './chat/settings.ts';
 import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
 import { installTimeline, Timeline } from './system/timeline.ts';
@@ -61,7 +59,7 @@ import { connectors as connectorsSubsystem, type Connectors } from './connectors
 import { models } from './models/index.ts';
 import { search } from './search/index.ts';
 import { images } from './images/index.ts';
-import { installStt } from './stt/index.ts';
+import { stt } from './stt/index.ts';
 import { installVoice } from './voice/wire.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
@@ -180,9 +178,18 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     relevantMemories: (text: string, queries: readonly string[], person: string | null) => ctx.memory.relevantMemories(text, queries, person),
   };
   const { blocks } = mount(kernel, prompt, { settings: providers, memory: memoryView, connectors, time: ctx.time });
-  const assistant = installAssistant(ctx, providers, options.wire ?? wire, blocks);
-  // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
-  const compactor = installCompaction(ctx, assistant, (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null));
+  const { assistant, compactor } = mount(kernel, turn, {
+    settings: providers,
+    wire: options.wire ?? wire,
+    blocks,
+    // Memory mounts later: a turn reads it when it runs.
+    memory: () => ctx.memory,
+    outbox: ctx.outbox,
+    people: ctx.chat.people,
+    actions: ctx.actions,
+    // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
+    personOf: (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null),
+  });
   // Files before the chat, which plugs its people, sender and fetched-content screen into it.
   const { files, resources: fileResources } = mount(kernel, filesSubsystem, { card, client, notify: (key, text) => void ctx.outbox.post(key, text) });
   mount(kernel, chatSubsystem, {
@@ -216,13 +223,24 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   mount(kernel, api, {});
   installSystemTools(ctx, power);
   const docs = mount(kernel, docsSubsystem, {});
-  installSessionTools(ctx);
-  const agents = installAgents(ctx, { assistant, providers, wire, files: files.store });
+  const agents = mount(kernel, agentsSubsystem, {
+    assistant,
+    providers,
+    wire,
+    files: files.store,
+    client,
+    connectors,
+    outbox: ctx.outbox,
+    chat: ctx.chat,
+    memory,
+    card,
+    time: ctx.time,
+  });
   const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox: ctx.outbox, chat: ctx.chat.commands });
   const scheduler = mount(kernel, schedule, { engine: assistant.engine, time: ctx.time, chat: ctx.chat });
   const { catalog } = mount(kernel, models, { assistant, settings: providers, wire });
   mount(kernel, images, { store: files.store, client, catalog, key: () => providers.key('openai') });
-  installStt(ctx);
+  mount(kernel, stt, { settings: ctx.actions });
   mount(kernel, search, { client: ctx.client, screen: (text, caller) => files.screenFetched(text, caller) });
   mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
   installTimeline(ctx);

@@ -1,6 +1,6 @@
 // The brief a sub-agent gets, in the spec's dispatch order:
 //   1. a now-header with the date and the owner's local time, its zone and UTC
-//      offset (ctx.time.nowStamp(); left out while the clock is unsynced);
+//      offset (the local time's nowStamp(); left out while the clock is unsynced);
 //   2. the skill capsule (at most 4096 bytes), only when it is approved and its
 //      inject is spawn or both;
 //   3. a separator line, then the task (at most 4095 bytes) as the lead instruction;
@@ -17,7 +17,8 @@ import { utf8Length } from '../util/utf8.ts';
 import { ATTACH_MAX, ATTACH_TOTAL_BYTES, CONTEXT_BYTES, CONTEXT_LINE_CHARS, CONTEXT_MESSAGES, SKILL_BYTES, TASK_BYTES } from './limits.ts';
 import type { AgentDocs, AgentSkills } from './ports.ts';
 import { capChars, oneLine } from './text.ts';
-import type { JobOrigin, SpawnSpec } from './types.ts';
+import type { SpawnSpec } from '../contracts/index.ts';
+import type { JobOrigin } from './types.ts';
 
 export const SEPARATOR = '-----';
 
@@ -30,7 +31,7 @@ export interface ContextMessage {
 }
 
 export interface BriefDeps {
-  /** 'Sun 2026-11-22 10:00 CET (UTC+01:00)' in the owner's time zone, or null while the clock is unsynced (ctx.time.nowStamp). */
+  /** 'Sun 2026-11-22 10:00 CET (UTC+01:00)' in the owner's time zone, or null while the clock is unsynced (the local time's nowStamp). */
   now(): string | null;
   skills: AgentSkills;
   docs: AgentDocs;

@@ -7,10 +7,9 @@
 // research model. Test builds with no provider at all use the offline demo.
 
 import { resolveModel } from '../providers/index.ts';
-import type { CustomEndpoint } from '../contracts/index.ts';
+import type { CustomEndpoint, SpawnSpec } from '../contracts/index.ts';
 import { PROVIDERS, type ProviderId } from '../contracts/index.ts';
 import type { AgentSkills } from './ports.ts';
-import type { SpawnSpec } from './types.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const DEEP_RESEARCH = /^deep[_-]?research$/i;

@@ -25,7 +25,7 @@
 
 import type { Hal, Timer } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import type { CustomEndpoint } from '../contracts/index.ts';
+import type { CustomEndpoint, SpawnSpec } from '../contracts/index.ts';
 import { randomId, type RandomFill } from '../util/ids.ts';
 import { errorMessage } from '../util/json.ts';
 import type { AgentBackend, StartOutcome } from './backends/types.ts';
@@ -48,7 +48,7 @@ import {
 import type { AgentDocs, AgentMessenger, MessageAuthor } from './ports.ts';
 import { visibleTo, type ResultStore } from './results.ts';
 import { capChars, oneLine } from './text.ts';
-import { displayName, type Job, type JobOrigin, type PendingSpawn, type SpawnSpec } from './types.ts';
+import { displayName, type Job, type JobOrigin, type PendingSpawn } from './types.ts';
 import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.

@@ -7,21 +7,24 @@
 // /api/sessions, the console's SESSIONS? and SESSIONMSG?, and the agents
 // section of the state snapshot; then resumes the journal's jobs.
 //
+// session.tell and session.poll (unsupported, /mcp only: session-tools.ts)
+// are mounted with the fabric's own tools.
+//
 // Ports (src/agents/ports.ts) the rest of the device plugs in:
-//   agents.setMessenger(m)  where the fabric's messages go (installAgents
-//                           plugs in the chat's send queue, ctx.chat.notify;
+//   agents.setMessenger(m)  where the fabric's messages go (mounting plugs in
+//                           the chat's send queue, options.chat.notify;
 //                           default: the outbox)
 //   agents.setDocs(d)       the file store for attachments and project saves
-//                           (installAgents plugs in deps.files)
+//                           (mounting plugs in options.files)
 //   agents.setSkills(s)     skill capsules and a connector-matching skill's provider
 
-import type { Context } from '../core/context.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { Subsystem } from '../core/subsystem.ts';
 import type { ArtifactStore } from '../files/index.ts';
 import type { ToolCaller } from '../core/tools/types.ts';
 import { CATALOG } from '../providers/index.ts';
 import { DEMO_ENDPOINT } from '../providers/index.ts';
-import type { CustomEndpoint } from '../contracts/index.ts';
-import type { ProviderId } from '../contracts/index.ts';
+import type { CustomEndpoint, ProviderId, ToolServerSource } from '../contracts/index.ts';
 import type { ProviderSettings } from '../providers/index.ts';
 import type { ProviderWire } from '../providers/index.ts';
 import type { Assistant, SessionOpsHandler } from '../turn/index.ts';
@@ -30,27 +33,51 @@ import type { BackendEnv } from './backends/types.ts';
 import { FabricBlocks } from './blocks.ts';
 import { buildBrief, type ContextMessage } from './brief.ts';
 import { chooseProvider, modelFor } from './choose.ts';
-import { installFabricConsole } from './console.ts';
+import { fabricCommands } from './console.ts';
 import { filesDocs } from './docs.ts';
 import { Fabric, queueFullText, spawnLabel } from './fabric.ts';
 import { AGENTS_NS, Journal } from './journal.ts';
 import { CONTEXT_MESSAGES } from './limits.ts';
-import { chatMessenger, NO_DOCS, NO_SKILLS, outboxMessenger, type AgentDocs, type AgentMessenger, type AgentSkills } from './ports.ts';
+import { chatMessenger, NO_DOCS, NO_SKILLS, outboxMessenger, type AgentDocs, type AgentMessenger, type AgentSkills, type DeviceNotifier, type NoticeQueue } from './ports.ts';
 import { ResultStore } from './results.ts';
-import { installSessionRoutes } from './routes.ts';
+import { sessionRoutes } from './routes.ts';
+import { SESSION_UNSUPPORTED_TOOLS } from './session-tools.ts';
 import { Synthesis } from './synthesis.ts';
 import { fabricTools } from './tools.ts';
 import { displayName, type JobOrigin } from './types.ts';
 
 export type { AgentSkills, SkillCapsule } from './ports.ts';
 
-export interface AgentsDeps {
-  /** The file store (src/files/) for [ATTACHED] documents and project saves. */
-  files: ArtifactStore;
-  assistant: Assistant;
-  providers: ProviderSettings;
+/** What the fabric reads and writes of the memory's episodic log: a chat's messages, and trace rows. */
+export interface AgentsEpisodic {
+  query(q: { session: string; kind: 'message'; limit: number }): { rows: ReadonlyArray<{ ts: number; role: string; text: string }> };
+  append(row: { session: string; role: 'system'; kind: 'log'; text: string; tags: string[] }): unknown;
+}
+
+/** What the sub-agent fabric needs from others. */
+export interface AgentsOptions {
+  /** The assistant (src/turn/): its engine (synthesis turns, notes for the next turn), its prompt blocks, a chat's clear point, and where the fabric serves session ops. */
+  assistant: Pick<Assistant, 'engine' | 'blocks' | 'clearedAt' | 'setSessionOps'>;
+  /** The provider settings (keys, the custom endpoint, the owner's priority). */
+  providers: Pick<ProviderSettings, 'key' | 'customBase' | 'customStyle' | 'customModel' | 'keyedList'>;
   /** The provider wire (keyed providers, the pinned Z.ai host, the router host). */
   wire: Pick<ProviderWire, 'keyed' | 'zaiHost' | 'routerHost'> & { usage?: ProviderWire['usage']; overBudget?: ProviderWire['overBudget'] };
+  /** The file store (src/files/) for [ATTACHED] documents and project saves. */
+  files: Pick<ArtifactStore, 'readText' | 'save'>;
+  /** Outbound HTTP(S), for the sub-agent backends. */
+  client: BackendEnv['client'];
+  /** The owner's approved tool servers (src/connectors/). */
+  connectors: ToolServerSource;
+  /** Owner notices (the chat's outbox): where messages go until the chat's send queue is plugged in. */
+  outbox: NoticeQueue;
+  /** The chat messenger's durable send queue (src/chat/). */
+  chat: DeviceNotifier;
+  /** The memory's episodic log (src/memory/). */
+  memory: { readonly episodic: AgentsEpisodic };
+  /** The SD card's state (src/storage/): trace rows only while a card is live. */
+  card: { live(): boolean };
+  /** The owner's local time (src/system/), for the brief's date line. */
+  time: { nowStamp(): string | null };
 }
 
 export class Agents {
@@ -64,30 +91,30 @@ export class Agents {
   private skills: AgentSkills = NO_SKILLS;
 
   constructor(
-    private readonly ctx: Context,
-    private readonly deps: AgentsDeps,
+    private readonly k: Kernel,
+    private readonly deps: AgentsOptions,
   ) {
     const { assistant, providers, wire } = deps;
-    const { hal, log } = ctx;
-    this.messenger = outboxMessenger(ctx.outbox);
-    this.journal = new Journal(ctx.store(AGENTS_NS));
+    const { hal, log } = k;
+    this.messenger = outboxMessenger(deps.outbox);
+    this.journal = new Journal(k.store(AGENTS_NS));
     const env = (endpoint: CustomEndpoint | null): BackendEnv => ({
-      client: ctx.client,
+      client: deps.client,
       key: (p) => providers.key(p),
       customBase: () => providers.customBase(),
       customStyle: () => providers.customStyle(),
       zaiHost: () => wire.zaiHost() ?? CATALOG.zai.base,
       routerHost: () => wire.routerHost(),
-      store: ctx.store(AGENTS_NS),
+      store: k.store(AGENTS_NS),
       endpoint,
-      servers: ctx.connectors,
+      servers: deps.connectors,
       warn: (m) => log.warn('agents', m),
       usage: (p, u) => wire.usage?.record(p, u),
     });
     this.fabric = new Fabric({
       hal,
       log,
-      random: ctx.random,
+      random: (bytes) => hal.system.random(bytes),
       journal: this.journal,
       results: this.results,
       choose: (spec) =>
@@ -98,7 +125,7 @@ export class Agents {
           demo: hal.build.testBuild ? DEMO_ENDPOINT : null,
           spent: (p) => wire.overBudget?.(p) === true,
         }),
-      brief: (spec) => buildBrief(spec, { now: () => ctx.time.nowStamp(), skills: this.skills, docs: this.docs, conversation: (chat) => this.conversation(chat) }),
+      brief: (spec) => buildBrief(spec, { now: () => deps.time.nowStamp(), skills: this.skills, docs: this.docs, conversation: (chat) => this.conversation(chat) }),
       backend: (provider, endpoint) => backendFor(provider, env(endpoint), hal.clock),
       resumable,
       messenger: () => this.messenger,
@@ -135,7 +162,7 @@ export class Agents {
 
   private conversation(chat: string): ContextMessage[] {
     const since = this.deps.assistant.clearedAt(chat);
-    return this.ctx.memory.episodic
+    return this.deps.memory.episodic
       .query({ session: chat, kind: 'message', limit: CONTEXT_MESSAGES })
       .rows.filter((r) => r.ts > since)
       .map((r) => ({ role: r.role === 'assistant' ? 'assistant' : 'user', text: r.text }));
@@ -143,11 +170,11 @@ export class Agents {
 
   /** Spawn trace rows go to the chat's episodic session while a card is live (spec: glass-box rows stop without one). */
   private trace(chat: string, ev: string, tag: string, text: string): void {
-    if (!this.ctx.card.live()) return;
+    if (!this.deps.card.live()) return;
     try {
-      this.ctx.memory.episodic.append({ session: chat, role: 'system', kind: 'log', text, tags: [ev, tag] });
+      this.deps.memory.episodic.append({ session: chat, role: 'system', kind: 'log', text, tags: [ev, tag] });
     } catch (e) {
-      this.ctx.log.warn('agents', `trace row not written: ${String(e)}`);
+      this.k.log.warn('agents', `trace row not written: ${String(e)}`);
     }
   }
 
@@ -197,26 +224,39 @@ export class Agents {
   }
 }
 
-export function installAgents(ctx: Context, deps: AgentsDeps): Agents {
-  const agents = new Agents(ctx, deps);
-  // The chat messenger's durable send queue (the outbox while the chat cannot take a message).
-  agents.setMessenger(chatMessenger(ctx.chat));
-  // The file store (src/files/) for [ATTACHED] documents and project saves.
-  agents.setDocs(filesDocs(deps.files));
-  agents.blocks.register(deps.assistant.blocks);
-  deps.assistant.setSessionOps(agents.sessionOps);
-  for (const spec of fabricTools({ fabric: agents.fabric, results: agents.results, originOf: (c) => agents.originOf(c), canSpawn: () => agents.keyed().length > 0 || ctx.hal.build.testBuild })) ctx.tools.register(spec);
-  installSessionRoutes(ctx, { fabric: agents.fabric, results: agents.results, synthesis: agents.synthesis, slotsInUse: () => agents.journal.inUse() });
-  installFabricConsole(ctx, { fabric: agents.fabric, results: agents.results });
-  ctx.status.section(() => ({
-    agents: {
-      queued: agents.fabric.queued(),
-      running: agents.fabric.inFlight(),
-      results: agents.results.list(null).length,
-      fresh: agents.results.freshChats().length,
-    },
-  }));
-  // Notifier mode keeps Wi-Fi off: journaled jobs wait, untouched, for the next Orchestrator boot.
-  if (ctx.mode === 1) agents.fabric.resume();
-  return agents;
-}
+export const agents: Subsystem<AgentsOptions, Agents> = {
+  name: 'agents',
+  start(k: Kernel, o: AgentsOptions) {
+    const agents = new Agents(k, o);
+    // The chat messenger's durable send queue (the outbox while the chat cannot take a message).
+    agents.setMessenger(chatMessenger(o.chat));
+    // The file store (src/files/) for [ATTACHED] documents and project saves.
+    agents.setDocs(filesDocs(o.files));
+    agents.blocks.register(o.assistant.blocks);
+    o.assistant.setSessionOps(agents.sessionOps);
+    // Notifier mode keeps Wi-Fi off: journaled jobs wait, untouched, for the next Orchestrator boot.
+    if (k.mode === 1) agents.fabric.resume();
+    return {
+      provides: agents,
+      tools: [
+        ...SESSION_UNSUPPORTED_TOOLS,
+        ...fabricTools({ fabric: agents.fabric, results: agents.results, originOf: (c) => agents.originOf(c), canSpawn: () => agents.keyed().length > 0 || k.hal.build.testBuild }),
+      ],
+      routes: sessionRoutes({ fabric: agents.fabric, results: agents.results, synthesis: agents.synthesis, slotsInUse: () => agents.journal.inUse() }),
+      commands: fabricCommands({ fabric: agents.fabric, results: agents.results }),
+      status: {
+        sections: [
+          () => ({
+            agents: {
+              queued: agents.fabric.queued(),
+              running: agents.fabric.inFlight(),
+              results: agents.results.list(null).length,
+              fresh: agents.results.freshChats().length,
+            },
+          }),
+        ],
+      },
+      stop: () => agents.stop(),
+    };
+  },
+};

@@ -3,8 +3,8 @@
 // without) them and main.ts (or their owners) plug the real ones in:
 //   AgentMessenger  sends the fabric's messages to a chat (job completions,
 //                   failures, the queue-full notice, synthesis replies,
-//                   directly delivered results). installAgents plugs in the
-//                   chat messenger's durable send queue (ctx.chat.notify,
+//                   directly delivered results). Mounting the agents plugs in the
+//                   chat messenger's durable send queue (the chat's notify,
 //                   which keeps a message in the owner-notice outbox while
 //                   the chat cannot take it); the default, for a device
 //                   without the chat, is the outbox itself.
@@ -90,7 +90,7 @@ export function outboxMessenger(outbox: NoticeQueue): AgentMessenger {
   };
 }
 
-/** What the chat messenger offers for device messages (src/chat/index.ts, ctx.chat.notify). */
+/** What the chat messenger offers for device messages (src/chat/index.ts, its notify). */
 export interface DeviceNotifier {
   notify(m: { key: string; text: string; chat?: string; signed: boolean; provenance: 'model' | 'device'; rest?: string }): unknown;
 }

@@ -11,7 +11,7 @@
 //         action=terminate&id=<tag> -> 200 {terminated: tag}; 404; 409 already ended
 //   (form fields or a JSON object). Web spawns report to the owner's chat.
 
-import type { Context } from '../core/context.ts';
+import type { Route } from '../core/router.ts';
 import { parseForm, parseJsonBody } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest } from '../net/http/types.ts';
@@ -23,6 +23,7 @@ import type { Synthesis } from './synthesis.ts';
 import { spawnSpec } from './tools.ts';
 import { sentence } from '../util/sentence.ts';
 
+/** The form reader of POST /api/sessions: a JSON object keeps its arrays (attach), so it is not formRoute's string fields. */
 function fields(req: HttpRequest): Record<string, unknown> | string {
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json') {
@@ -35,7 +36,7 @@ function fields(req: HttpRequest): Record<string, unknown> | string {
   return Object.fromEntries(f.form.fields);
 }
 
-export function installSessionRoutes(ctx: Context, d: { fabric: Fabric; results: ResultStore; synthesis: Synthesis; slotsInUse(): number }): void {
+export function sessionRoutes(d: { fabric: Fabric; results: ResultStore; synthesis: Synthesis; slotsInUse(): number }): Route[] {
   const { fabric, results, synthesis } = d;
   const job = (j: ReturnType<Fabric['running']>[number]) => ({
     tag: j.tag,
@@ -51,54 +52,56 @@ export function installSessionRoutes(ctx: Context, d: { fabric: Fabric; results:
     polls: j.polls,
     error: j.error,
   });
-  ctx.router.add({
-    method: 'GET',
-    path: '/api/sessions',
-    handler: () =>
-      jsonResponse({
-        capacity: {
-          queued: fabric.queued(),
-          queueDepth: QUEUE_DEPTH,
-          inFlight: fabric.inFlight(),
-          window: IN_FLIGHT,
-          journal: d.slotsInUse(),
-          slots: JOURNAL_SLOTS,
-          spawnCapacity: fabric.capacity(),
-          heapDeferrals: fabric.deferrals,
-        },
-        pending: fabric.pending(null).map((p, i) => ({ tag: p.tag, name: p.name, position: i + 1, provider: p.provider || null, model: p.model || null, chat: p.chat, project: p.project || null })),
-        running: fabric.running(null).map(job),
-        recent: fabric.recent(null).map(job),
-        results: results.list(null).map((e) => ({ tag: e.tag, kind: e.kind, name: e.name, size: e.size, fresh: e.fresh, chat: e.chat, provider: e.provider, model: e.model, at: e.atWall, saved: e.saved })),
-        messages: fabric.messages().map((m) => ({ chat: m.chat, text: m.text, at: m.atWall })),
-        synthesis: { turns: synthesis.turns, direct: synthesis.directs, due: synthesis.pendingChats() },
-      }),
-  });
-  ctx.router.add({
-    method: 'POST',
-    path: '/api/sessions',
-    bodyLimit: 8 * 1024,
-    handler: (req) => {
-      const f = fields(req);
-      if (typeof f === 'string') return errorResponse(400, 'bad-request', `${f}. Nothing was changed.`);
-      const action = typeof f['action'] === 'string' ? f['action'] : '';
-      if (action === 'spawn') {
-        const s = spawnSpec(f);
-        if (!s.ok) return errorResponse(400, 'bad-request', `${sentence(s.error)} Nothing was queued.`);
-        const r = fabric.enqueue(s.spec, { chat: 'web', person: null, admin: true });
-        // A full queue: the fabric tells the owner's chat too (the spec's queue-full message).
-        if (!r.ok) return r.reason === 'queue-full' ? errorResponse(409, 'queue-full', r.message) : errorResponse(400, 'bad-request', r.message);
-        return jsonResponse({ queued: r.tag, position: r.position }, 202);
-      }
-      if (action === 'terminate') {
-        const id = typeof f['id'] === 'string' ? f['id'].trim() : '';
-        if (!id) return errorResponse(400, 'bad-request', 'Name the job to stop (id, its tag). Nothing was changed.');
-        const r = fabric.terminate(id, null);
-        if (r === 'terminated') return jsonResponse({ terminated: id });
-        if (r === 'ended') return errorResponse(409, 'ended', `Job ${id} has already ended.`);
-        return errorResponse(404, 'not-found', `No job ${id}.`);
-      }
-      return errorResponse(400, 'bad-request', 'action must be spawn or terminate. Nothing was changed.');
+  return [
+    {
+      method: 'GET',
+      path: '/api/sessions',
+      handler: () =>
+        jsonResponse({
+          capacity: {
+            queued: fabric.queued(),
+            queueDepth: QUEUE_DEPTH,
+            inFlight: fabric.inFlight(),
+            window: IN_FLIGHT,
+            journal: d.slotsInUse(),
+            slots: JOURNAL_SLOTS,
+            spawnCapacity: fabric.capacity(),
+            heapDeferrals: fabric.deferrals,
+          },
+          pending: fabric.pending(null).map((p, i) => ({ tag: p.tag, name: p.name, position: i + 1, provider: p.provider || null, model: p.model || null, chat: p.chat, project: p.project || null })),
+          running: fabric.running(null).map(job),
+          recent: fabric.recent(null).map(job),
+          results: results.list(null).map((e) => ({ tag: e.tag, kind: e.kind, name: e.name, size: e.size, fresh: e.fresh, chat: e.chat, provider: e.provider, model: e.model, at: e.atWall, saved: e.saved })),
+          messages: fabric.messages().map((m) => ({ chat: m.chat, text: m.text, at: m.atWall })),
+          synthesis: { turns: synthesis.turns, direct: synthesis.directs, due: synthesis.pendingChats() },
+        }),
     },
-  });
+    {
+      method: 'POST',
+      path: '/api/sessions',
+      bodyLimit: 8 * 1024,
+      handler: (req) => {
+        const f = fields(req);
+        if (typeof f === 'string') return errorResponse(400, 'bad-request', `${f}. Nothing was changed.`);
+        const action = typeof f['action'] === 'string' ? f['action'] : '';
+        if (action === 'spawn') {
+          const s = spawnSpec(f);
+          if (!s.ok) return errorResponse(400, 'bad-request', `${sentence(s.error)} Nothing was queued.`);
+          const r = fabric.enqueue(s.spec, { chat: 'web', person: null, admin: true });
+          // A full queue: the fabric tells the owner's chat too (the spec's queue-full message).
+          if (!r.ok) return r.reason === 'queue-full' ? errorResponse(409, 'queue-full', r.message) : errorResponse(400, 'bad-request', r.message);
+          return jsonResponse({ queued: r.tag, position: r.position }, 202);
+        }
+        if (action === 'terminate') {
+          const id = typeof f['id'] === 'string' ? f['id'].trim() : '';
+          if (!id) return errorResponse(400, 'bad-request', 'Name the job to stop (id, its tag). Nothing was changed.');
+          const r = fabric.terminate(id, null);
+          if (r === 'terminated') return jsonResponse({ terminated: id });
+          if (r === 'ended') return errorResponse(409, 'ended', `Job ${id} has already ended.`);
+          return errorResponse(404, 'not-found', `No job ${id}.`);
+        }
+        return errorResponse(400, 'bad-request', 'action must be spawn or terminate. Nothing was changed.');
+      },
+    },
+  ];
 }

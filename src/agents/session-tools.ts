@@ -3,9 +3,8 @@
 // so these answer unsupported. They exist for /mcp clients that expect them
 // and are reachable over /mcp only; the live turn never offers them.
 // session.spawn, session.list and session.terminate belong to the fabric
-// and are registered with it.
+// and are registered with it (src/agents/index.ts mounts both).
 
-import type { Context } from '../core/context.ts';
 import { fail, type ToolSpec } from '../core/tools/types.ts';
 
 const UNSUPPORTED =
@@ -39,7 +38,3 @@ export const SESSION_UNSUPPORTED_TOOLS: ToolSpec[] = [
     handler: () => fail('unsupported', UNSUPPORTED),
   },
 ];
-
-export function installSessionTools(ctx: Context): void {
-  for (const t of SESSION_UNSUPPORTED_TOOLS) ctx.tools.register(t);
-}

@@ -10,7 +10,8 @@ import type { Fabric } from './fabric.ts';
 import { ATTACH_MAX, RESULT_PAGE_CHARS, TASK_BYTES } from './limits.ts';
 import type { ResultStore } from './results.ts';
 import { charPage } from './text.ts';
-import type { JobOrigin, SpawnSpec } from './types.ts';
+import type { SpawnSpec } from '../contracts/index.ts';
+import type { JobOrigin } from './types.ts';
 import { utf8Length } from '../util/utf8.ts';
 
 /** Spec caps for a spawn's fields (bytes). */

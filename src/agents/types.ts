@@ -10,7 +10,7 @@
 //   terminated  stopped by terminate; no fresh result
 //   expired     a restart found it and it cannot be resumed (synchronous backends)
 
-import type { ProviderId } from '../contracts/index.ts';
+import type { ProviderId, SpawnSpec } from '../contracts/index.ts';
 
 export type JobState = 'queued' | 'starting' | 'running' | 'done' | 'failed' | 'terminated' | 'expired';
 
@@ -20,19 +20,6 @@ export interface JobOrigin {
   /** The person (chat id) for a chat member; null for the owner. */
   person: string | null;
   admin: boolean;
-}
-
-/** What a spawn asks for (a session_ops spawn item, session.spawn, POST /api/sessions). */
-export interface SpawnSpec {
-  task: string;
-  /** Requested provider ('' = by priority). */
-  provider: string;
-  /** Requested model ('' = the provider's default; 'deep_research' upgrades provider A's). */
-  model: string;
-  skill: string;
-  name: string;
-  project: string;
-  attach: string[];
 }
 
 export interface PendingSpawn extends SpawnSpec, JobOrigin {

@@ -11,3 +11,4 @@ export * from './mcp-sources.ts';
 export * from './provider-wire.ts';
 export * from './turn.ts';
 export * from './chat.ts';
+export * from './turn-spawn.ts';

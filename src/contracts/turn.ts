@@ -21,6 +21,7 @@
 import type { ArrayField, Field, ObjectField, StringField } from './contract-types.ts';
 import { DEVICE_ACTION, MODEL_CAP_BYTES } from './device-contract.ts';
 import type { CustomEndpoint, ProviderId, RoundRequest, RoundResult } from './provider-wire.ts';
+import type { SpawnSpec } from './turn-spawn.ts';
 
 export const MEMORY_CAP_BYTES = 1200;
 export const TASK_CAP_BYTES = 4095;
@@ -153,18 +154,10 @@ export interface MemWrite {
   ttl?: TtlClass;
 }
 
-export interface SessionOp {
+export interface SessionOp extends SpawnSpec {
   /** tell, poll and list are known but do nothing (the engine answers them with a refusal). */
   op: SessionOpKind;
   id: string;
-  task: string;
-  /** Lowercase; '' lets the device pick by provider priority. */
-  provider: string;
-  model: string;
-  skill: string;
-  name: string;
-  project: string;
-  attach: string[];
   /** tell (retired): read, no effect. */
   message: string;
 }

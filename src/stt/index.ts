@@ -17,7 +17,8 @@
 export { acceptsFormat, sttEndpoint, transcribe, STT_TIMEOUT_MS, TRANSCRIBE_PATH, type AudioUpload, type SttEndpoint, type SttKeys, type SttProvider, type TranscribeResult } from './transcribe.ts';
 export { bytesSource } from './multipart.ts';
 
-import type { Context } from '../core/context.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { Subsystem } from '../core/subsystem.ts';
 import { fail, type ToolSpec } from '../core/tools/types.ts';
 import { STT_PROVIDERS } from '../contracts/index.ts';
 
@@ -35,11 +36,26 @@ export function transcribeTool(): ToolSpec {
   };
 }
 
-export function installStt(ctx: Context): void {
-  ctx.tools.register(transcribeTool());
-  ctx.status.section(() => {
-    const v = ctx.actions.config('sttProv');
-    const provider = typeof v === 'string' && (STT_PROVIDERS as readonly string[]).includes(v) ? v : 'off';
-    return { stt: { provider, transcribe: 'planned' } };
-  });
+/** What speech to text needs from others. */
+export interface SttOptions {
+  /** The device's settings (src/device/actions.ts): the sttProv config key. */
+  settings: { config(key: 'sttProv'): unknown };
 }
+
+/** The speech provider the owner chose (sttProv), or off. */
+function sttProvider(settings: SttOptions['settings']): string {
+  const v = settings.config('sttProv');
+  return typeof v === 'string' && (STT_PROVIDERS as readonly string[]).includes(v) ? v : 'off';
+}
+
+/** Provides nothing to later subsystems: voice takes the client (transcribe) from this face's exports. */
+export const stt: Subsystem<SttOptions, void> = {
+  name: 'stt',
+  start(_k: Kernel, o: SttOptions) {
+    return {
+      provides: undefined,
+      tools: [transcribeTool()],
+      status: { sections: [() => ({ stt: { provider: sttProvider(o.settings), transcribe: 'planned' } })] },
+    };
+  },
+};

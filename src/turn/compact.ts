@@ -8,11 +8,12 @@
 // through the turn engine's queue (one turn at a time), in the background
 // for the chat.
 
-import { CommandError } from '../core/console.ts';
-import type { Context } from '../core/context.ts';
+import { CommandError, type Command } from '../core/console.ts';
+import type { Log } from '../log/log.ts';
+import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { utf8Length } from '../util/utf8.ts';
-import type { Assistant } from './index.ts';
+import type { ConversationLog } from './conversation.ts';
 import { replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -28,12 +29,21 @@ export const COMPACT_INSTRUCTION =
 
 export type CompactOutcome = { ok: true; messages: number; saved: number; reply: string } | { ok: false; reason: 'empty' | 'busy' | 'failed'; message: string };
 
+/** What compaction needs of the assistant (src/turn/index.ts): a chat's clear point, clearing it, and the engine's queue. */
+export interface CompactedAssistant {
+  clearedAt(chat: string): number;
+  clear(chat: string): void;
+  readonly engine: { run(req: TurnRequest): Promise<TurnOutcome> };
+}
+
 export class Compactor {
   private running = new Set<string>();
 
   constructor(
-    private readonly ctx: Context,
-    private readonly assistant: Assistant,
+    private readonly log: Log,
+    /** The conversation's messages (the memory's episodic log, read when a compaction runs). */
+    private readonly conversation: () => ConversationLog,
+    private readonly assistant: CompactedAssistant,
   ) {}
 
   busy(chat: string): boolean {
@@ -48,7 +58,7 @@ export class Compactor {
   /** The chat's messages since its last clear, oldest first, as transcript lines within the budget. */
   private transcript(chat: string): { lines: string[]; count: number } {
     const since = this.assistant.clearedAt(chat);
-    const rows = this.ctx.memory.episodic.query({ session: chat, kind: 'message', limit: MESSAGES_MAX }).rows.filter((r) => r.ts > since);
+    const rows = this.conversation().query({ session: chat, kind: 'message', limit: MESSAGES_MAX }).rows.filter((r) => r.ts > since);
     const lines: string[] = [];
     let bytes = 0;
     for (const r of rows) {
@@ -78,12 +88,12 @@ export class Compactor {
         housekeeping: true,
       });
       if (out.status !== 'ok' || !out.turn) {
-        this.ctx.log.warn('turn', `compaction of ${chat} failed: ${out.error ?? out.status}`);
+        this.log.warn('turn', `compaction of ${chat} failed: ${out.error ?? out.status}`);
         return { ok: false, reason: 'failed', message: `Compaction failed (${out.error ?? out.status}); the conversation is unchanged.` };
       }
       // Fold what the summary covered. Turns run one at a time, so no message of this chat was recorded meanwhile.
       this.assistant.clear(chat);
-      this.ctx.log.info('turn', `compacted ${count} message(s) of ${chat} into ${out.turn.mem_write.length} memory write(s)`);
+      this.log.info('turn', `compacted ${count} message(s) of ${chat} into ${out.turn.mem_write.length} memory write(s)`);
       return { ok: true, messages: count, saved: out.turn.mem_write.length, reply: out.reply };
     } finally {
       this.running.delete(chat);
@@ -92,9 +102,8 @@ export class Compactor {
 }
 
 /** Console COMPACT <chat>: compacts as the owner would, into the chat's person's namespace. */
-export function installCompaction(ctx: Context, assistant: Assistant, personOf: (chat: string) => string | null = () => null): Compactor {
-  const compactor = new Compactor(ctx, assistant);
-  ctx.console.register({
+export function compactCommand(compactor: Compactor, personOf: (chat: string) => string | null): Command {
+  return {
     verb: 'COMPACT',
     maxArgs: 1,
     usage: '<chat>',
@@ -107,6 +116,5 @@ export function installCompaction(ctx: Context, assistant: Assistant, personOf: 
       c.out(`compacted ${out.messages} message(s) into ${out.saved} memory write(s)`);
       if (out.reply) c.out(out.reply);
     },
-  });
-  return compactor;
+  };
 }

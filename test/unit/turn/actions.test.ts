@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isProtectedConfigKey, validateAction, validateActions, type ActionResult } from '../../src/contracts/device-actions.ts';
-import { ACTION_KINDS, CONFIG_KEY_NAMES, PROTECTED_CONFIG_KEYS } from '../../src/contracts/device-contract.ts';
+import { isProtectedConfigKey, validateAction, validateActions, type ActionResult } from '../../../src/contracts/device-actions.ts';
+import { ACTION_KINDS, CONFIG_KEY_NAMES, PROTECTED_CONFIG_KEYS } from '../../../src/contracts/device-contract.ts';
 
 /** A strict-output element: every kind key present, all but the given one null. */
 function el(kind: string, params: unknown): Record<string, unknown> {

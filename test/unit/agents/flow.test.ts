@@ -4,9 +4,9 @@
 // rows go to the chat's episodic session, and after the 3 s coalesce window
 // a synthesis turn runs with [FRESH RESULTS] under the unattended rails.
 import { describe, expect, it } from 'vitest';
-import { POLL_MS, PUMP_MS } from '../../src/agents/limits.ts';
-import { SYNTHESIS_PREAMBLE } from '../../src/agents/synthesis.ts';
-import { rig, spawnOp, turn, turnResult } from '../support/agent-rig.ts';
+import { POLL_MS, PUMP_MS } from '../../../src/agents/limits.ts';
+import { SYNTHESIS_PREAMBLE } from '../../../src/agents/synthesis.ts';
+import { rig, spawnOp, turn, turnResult } from '../../support/agent-rig.ts';
 
 describe('a spawned job, start to synthesis', () => {
   it('queues, dispatches, polls, stores a fresh result, tells the chat, traces, and runs one synthesis turn', async () => {

@@ -4,16 +4,16 @@
 // an idle session ends the job by its stop reason (the SDK's: end_turn,
 // requires_action, retries_exhausted, budget_reached, refusal).
 import { describe, expect, it } from 'vitest';
-import { Store } from '../../src/core/store.ts';
-import { HttpClient } from '../../src/net/http/client.ts';
-import { sessionsBackend } from '../../src/agents/backends/sessions.ts';
-import type { PollOutcome } from '../../src/agents/backends/types.ts';
-import type { Usage } from '../../src/contracts/index.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
-import { agentNet } from '../support/agent-net.ts';
-import { VirtualClock } from '../support/clock.ts';
-import { MemNet } from '../support/memnet.ts';
-import { MemNvs } from '../support/memstorage.ts';
+import { Store } from '../../../src/core/store.ts';
+import { HttpClient } from '../../../src/net/http/client.ts';
+import { sessionsBackend } from '../../../src/agents/backends/sessions.ts';
+import type { PollOutcome } from '../../../src/agents/backends/types.ts';
+import type { Usage } from '../../../src/contracts/index.ts';
+import type { ProviderId } from '../../../src/providers/settings.ts';
+import { agentNet } from '../../support/agent-net.ts';
+import { VirtualClock } from '../../support/clock.ts';
+import { MemNet } from '../../support/memnet.ts';
+import { MemNvs } from '../../support/memstorage.ts';
 
 function setup() {
   const net = new MemNet();

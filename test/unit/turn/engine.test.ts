@@ -2,14 +2,14 @@
 // a turn (reply first), the tool loop, every cap, failover with midFail on and
 // off, context overflow, the heap floor, provider choice, and one turn at a time.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
-import { CATALOG } from '../../src/providers/catalog.ts';
-import type { RoundRequest, RoundResult, TranscriptItem } from '../../src/contracts/index.ts';
-import { MAX_ROUNDS, ONE_MOMENT, ROUND_FLOOR_MS, type TurnRequest } from '../../src/turn/engine.ts';
-import type { TurnWire } from '../../src/turn/index.ts';
-import { request } from '../support/http.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import type { ProviderId } from '../../../src/providers/settings.ts';
+import { CATALOG } from '../../../src/providers/catalog.ts';
+import type { RoundRequest, RoundResult, TranscriptItem } from '../../../src/contracts/index.ts';
+import { MAX_ROUNDS, ONE_MOMENT, ROUND_FLOOR_MS, type TurnRequest } from '../../../src/turn/engine.ts';
+import type { TurnWire } from '../../../src/turn/index.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
 
 type Step = RoundResult | ((req: RoundRequest) => RoundResult | Promise<RoundResult>);
 

@@ -7,13 +7,13 @@
 // terminating a synchronous call, dispatch notes for the model, and the
 // queue-full message whichever way a spawn came.
 import { describe, expect, it } from 'vitest';
-import { queueFullText } from '../../src/agents/fabric.ts';
-import { DIRECT_HEADING } from '../../src/agents/synthesis.ts';
-import { DIRECT_MS, ENVELOPE_BYTES, EXCERPT_CHARS, FRESH_CHARS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../src/agents/limits.ts';
-import { HTTP_PORT } from '../../src/main.ts';
-import type { RoundResult } from '../../src/contracts/index.ts';
-import { reboot, rig, spawnOp, turn, turnResult } from '../support/agent-rig.ts';
-import { request } from '../support/http.ts';
+import { queueFullText } from '../../../src/agents/fabric.ts';
+import { DIRECT_HEADING } from '../../../src/agents/synthesis.ts';
+import { DIRECT_MS, ENVELOPE_BYTES, EXCERPT_CHARS, FRESH_CHARS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../../src/agents/limits.ts';
+import { HTTP_PORT } from '../../../src/main.ts';
+import type { RoundResult } from '../../../src/contracts/index.ts';
+import { reboot, rig, spawnOp, turn, turnResult } from '../../support/agent-rig.ts';
+import { request } from '../../support/http.ts';
 
 const spec = (task: string, over: Record<string, unknown> = {}) => ({ task, provider: '', model: '', skill: '', name: '', project: '', attach: [] as string[], ...over });
 const owner = { chat: 'c1', person: null, admin: true };

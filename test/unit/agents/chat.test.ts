@@ -6,15 +6,15 @@
 // cut at the outbox's notice size), signed only when the device speaks; a
 // web spawn refused for a full queue is told to the owner's chat.
 import { describe, expect, it } from 'vitest';
-import { DIRECT_HEADING } from '../../src/agents/synthesis.ts';
-import { queueFullText } from '../../src/agents/fabric.ts';
-import { DIRECT_MS, FRESH_CHARS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../src/agents/limits.ts';
-import { HTTP_PORT } from '../../src/main.ts';
-import type { RoundResult } from '../../src/contracts/index.ts';
-import type { BotApiFake } from '../../tools/telegram-fake.mjs';
-import { rig, turn, turnResult, type Rig } from '../support/agent-rig.ts';
-import { request } from '../support/http.ts';
-import { fakeTelegram } from '../support/telegram-net.ts';
+import { DIRECT_HEADING } from '../../../src/agents/synthesis.ts';
+import { queueFullText } from '../../../src/agents/fabric.ts';
+import { DIRECT_MS, FRESH_CHARS, POLL_MS, PUMP_MS, QUEUE_DEPTH } from '../../../src/agents/limits.ts';
+import { HTTP_PORT } from '../../../src/main.ts';
+import type { RoundResult } from '../../../src/contracts/index.ts';
+import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
+import { rig, turn, turnResult, type Rig } from '../../support/agent-rig.ts';
+import { request } from '../../support/http.ts';
+import { fakeTelegram } from '../../support/telegram-net.ts';
 
 const TOKEN = '123456789:AAH-fake-token-for-tests-0123456789abc';
 const OWNER = '1001';

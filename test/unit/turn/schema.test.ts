@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import Ajv from 'ajv';
 import fc from 'fast-check';
-import { buildTurnSchema, turnSchemaText, type JsonSchema } from '../../src/turn/schema.ts';
-import { turnPromptDoc } from '../../src/turn/promptdoc.ts';
-import { parseTurn } from '../../src/turn/parse.ts';
-import { utf8Length } from '../../src/util/utf8.ts';
-import { CONFIG_KEY_NAMES } from '../../src/contracts/device-contract.ts';
+import { buildTurnSchema, turnSchemaText, type JsonSchema } from '../../../src/turn/schema.ts';
+import { turnPromptDoc } from '../../../src/turn/promptdoc.ts';
+import { parseTurn } from '../../../src/turn/parse.ts';
+import { utf8Length } from '../../../src/util/utf8.ts';
+import { CONFIG_KEY_NAMES } from '../../../src/contracts/device-contract.ts';
 
 const schema = buildTurnSchema();
 

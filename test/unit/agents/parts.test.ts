@@ -4,21 +4,21 @@
 // them, project auto-save, the session and results tools, GET and POST
 // /api/sessions, and the retired session ops.
 import { describe, expect, it } from 'vitest';
-import { buildBrief, SEPARATOR, type BriefDeps, type ContextMessage } from '../../src/agents/brief.ts';
-import { chooseProvider, DEEP_RESEARCH_MODEL } from '../../src/agents/choose.ts';
-import { POLL_MS, PUMP_MS } from '../../src/agents/limits.ts';
-import { NO_DOCS, NO_SKILLS, type AgentDocs, type AgentSkills } from '../../src/agents/ports.ts';
-import { HTTP_PORT } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import type { ProviderId } from '../../src/providers/settings.ts';
-import { utf8Length } from '../../src/util/utf8.ts';
-import { rig, spawnOp, turn, turnResult } from '../support/agent-rig.ts';
-import { VirtualClock } from '../support/clock.ts';
-import { createMemHal } from '../support/memhal.ts';
-import { Store } from '../../src/core/store.ts';
-import { Log } from '../../src/log/log.ts';
-import { LocalTime, TIME_NS } from '../../src/system/local-time.ts';
-import { request } from '../support/http.ts';
+import { buildBrief, SEPARATOR, type BriefDeps, type ContextMessage } from '../../../src/agents/brief.ts';
+import { chooseProvider, DEEP_RESEARCH_MODEL } from '../../../src/agents/choose.ts';
+import { POLL_MS, PUMP_MS } from '../../../src/agents/limits.ts';
+import { NO_DOCS, NO_SKILLS, type AgentDocs, type AgentSkills } from '../../../src/agents/ports.ts';
+import { HTTP_PORT } from '../../../src/main.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import type { ProviderId } from '../../../src/providers/settings.ts';
+import { utf8Length } from '../../../src/util/utf8.ts';
+import { rig, spawnOp, turn, turnResult } from '../../support/agent-rig.ts';
+import { VirtualClock } from '../../support/clock.ts';
+import { createMemHal } from '../../support/memhal.ts';
+import { Store } from '../../../src/core/store.ts';
+import { Log } from '../../../src/log/log.ts';
+import { LocalTime, TIME_NS } from '../../../src/system/local-time.ts';
+import { request } from '../../support/http.ts';
 
 const spec = (task: string, over: Record<string, unknown> = {}) => ({ task, provider: '', model: '', skill: '', name: '', project: '', attach: [] as string[], ...over });
 const owner = { chat: 'c1', person: null, admin: true };

@@ -2,9 +2,9 @@
 // Unavailable, never offered and never callable; sttProv takes the speech
 // providers of the catalog (or off) and the state shows it.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../src/main.ts';
-import { request } from '../support/http.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 describe('speech to text (planned)', () => {
   it('lists audio.transcribe as Unavailable, offers it nowhere, refuses every call; sttProv is a speech provider or off', async () => {

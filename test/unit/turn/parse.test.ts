@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { emptyTurn, parseTurn, parseTurnValue } from '../../src/turn/parse.ts';
-import type { Turn } from '../../src/contracts/index.ts';
-import { utf8Length } from '../../src/util/utf8.ts';
+import { emptyTurn, parseTurn, parseTurnValue } from '../../../src/turn/parse.ts';
+import type { Turn } from '../../../src/contracts/index.ts';
+import { utf8Length } from '../../../src/util/utf8.ts';
 
 const BASE = { reply: 'hi', memory: 'mem', ask: '' };
 

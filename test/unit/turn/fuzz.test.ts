@@ -2,9 +2,9 @@
 // every parse result is one of the five codes with the output cleared on failure.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseTurn, parseTurnValue } from '../../src/turn/parse.ts';
-import { validateAction, validateActions } from '../../src/contracts/device-actions.ts';
-import type { ParseResult } from '../../src/contracts/index.ts';
+import { parseTurn, parseTurnValue } from '../../../src/turn/parse.ts';
+import { validateAction, validateActions } from '../../../src/contracts/device-actions.ts';
+import type { ParseResult } from '../../../src/contracts/index.ts';
 
 const CODES = ['Ok', 'JsonError', 'NotObject', 'MissingField', 'WrongType'];
 

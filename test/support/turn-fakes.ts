@@ -1,0 +1,41 @@
+// The turn subsystem (src/turn/) mounted on a test kernel over small fakes,
+// for tests of turn's face and of the subsystems mounted after it: the prompt
+// records the names of the blocks registered into it, the memory's episodic
+// log reads the rows a test pushes. Nothing here runs a turn: the provider
+// settings, the wire and the applier's parts are never called.
+import { mount } from '../../src/core/subsystem.ts';
+import type { Kernel } from '../../src/core/kernel.ts';
+import type { PromptBlocks } from '../../src/prompt/index.ts';
+import type { ProviderSettings } from '../../src/providers/index.ts';
+import { turn, type TurnFace, type TurnMemory, type TurnWire } from '../../src/turn/index.ts';
+
+export type MessageRow = { session: string; ts: number; role: string; kind: 'message'; text: string };
+
+export interface FakedTurn {
+  face: TurnFace;
+  /** The episodic log's message rows, newest first. */
+  rows: MessageRow[];
+  /** The names of the prompt blocks registered, in order. */
+  blocks: string[];
+  episodic: { query(q: { session?: string; limit: number }): { rows: MessageRow[] }; append(): void };
+}
+
+export function mountTurnOnFakes(kernel: Kernel): FakedTurn {
+  const rows: MessageRow[] = [];
+  const blocks: string[] = [];
+  const episodic = {
+    query: (q: { session?: string; limit: number }) => ({ rows: rows.filter((r) => !q.session || r.session === q.session).slice(0, q.limit) }),
+    append: () => undefined,
+  };
+  const face = mount(kernel, turn, {
+    settings: {} as ProviderSettings,
+    wire: {} as TurnWire,
+    blocks: { register: (b: { name: string }) => void blocks.push(b.name) } as unknown as PromptBlocks,
+    memory: () => ({ episodic }) as unknown as TurnMemory,
+    outbox: { post: () => true },
+    people: { roleOf: () => 'admin' },
+    actions: { apply: () => ({ ok: true, note: '' }) },
+    personOf: () => null,
+  });
+  return { face, rows, blocks, episodic };
+}
