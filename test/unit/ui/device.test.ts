@@ -8,19 +8,19 @@
 // Touch console command ending OK or ERR.
 
 import { describe, expect, it, vi } from 'vitest';
-import { boot, type Device } from '../../src/main.ts';
-import type { RoundResult } from '../../src/contracts/index.ts';
-import { SCAN_LIFETIME_MS } from '../../src/auth/signin.ts';
-import { wifiJoinString } from '../../src/ui/qr.ts';
-import { SIGNIN_REFRESH_MS } from '../../src/ui/signin-screen.ts';
-import { HOLD_MS } from '../../src/ui/touch.ts';
-import { THEMES } from '../../src/ui/theme.ts';
-import type { DeviceType } from '../../src/hal/index.ts';
-import type { HttpResponse } from '../../src/net/http/types.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../support/memhal.ts';
-import { readPng, readQr } from '../support/ui.ts';
-import { TestWire, turnResult } from '../support/test-wire.ts';
+import { boot, type Device } from '../../../src/main.ts';
+import type { RoundResult } from '../../../src/contracts/index.ts';
+import { SCAN_LIFETIME_MS } from '../../../src/auth/signin.ts';
+import { wifiJoinString } from '../../../src/ui/qr.ts';
+import { SIGNIN_REFRESH_MS } from '../../../src/ui/signin-screen.ts';
+import { HOLD_MS } from '../../../src/ui/touch.ts';
+import { THEMES } from '../../../src/ui/theme.ts';
+import type { DeviceType } from '../../../src/hal/index.ts';
+import type { HttpResponse } from '../../../src/net/http/types.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { readPng, readQr } from '../../support/ui.ts';
+import { TestWire, turnResult } from '../../support/test-wire.ts';
 
 class ReplyWire extends TestWire {
   reply = 'It is sunny.';

@@ -7,16 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { FONT_OUT, FONT_SOURCE, fontModule } from '../../tools/gen-font.mjs';
-import { boot } from '../../src/main.ts';
-import { ELLIPSIS, glyphIndex, REPLACEMENT, toGlyphs, NO_GLYPH } from '../../src/ui/font.ts';
-import { ListBuilder, wrapText, type DisplayList } from '../../src/ui/list.ts';
-import { PngStream } from '../../src/ui/png.ts';
-import { canvasToDisplay, displayPointToCanvas, displayToCanvas, type Rotation } from '../../src/ui/raster.ts';
-import { Renderer } from '../../src/ui/renderer.ts';
-import { VirtualClock, flushJobs } from '../support/clock.ts';
-import { createMemHal } from '../support/memhal.ts';
-import { CheckedDisplay, rgb888 } from '../support/ui.ts';
+import { FONT_OUT, FONT_SOURCE, fontModule } from '../../../tools/gen-font.mjs';
+import { boot } from '../../../src/main.ts';
+import { ELLIPSIS, glyphIndex, REPLACEMENT, toGlyphs, NO_GLYPH } from '../../../src/ui/font.ts';
+import { ListBuilder, wrapText, type DisplayList } from '../../../src/ui/list.ts';
+import { PngStream } from '../../../src/ui/png.ts';
+import { canvasToDisplay, displayPointToCanvas, displayToCanvas, type Rotation } from '../../../src/ui/raster.ts';
+import { Renderer } from '../../../src/ui/renderer.ts';
+import { VirtualClock, flushJobs } from '../../support/clock.ts';
+import { createMemHal } from '../../support/memhal.ts';
+import { CheckedDisplay, rgb888 } from '../../support/ui.ts';
 
 const ROTATIONS: Rotation[] = [0, 90, 180, 270];
 

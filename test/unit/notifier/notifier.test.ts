@@ -8,16 +8,16 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { CONFIG_KEY, encodeConfig, parseConfigWrite, type NotifierConfig } from '../../src/notifier/config.ts';
-import { encodeFrame, parseFrame, RECORD } from '../../src/notifier/frame.ts';
-import { CONFIG_UUID, FRAME_UUID, NOTIFIER_GATT, NOTIFIER_SERVICE_UUID, STATUS_UUID } from '../../src/notifier/gatt.ts';
-import { MAX_VALUE_BYTES, RESULT } from '../../src/notifier/protocol.ts';
-import { decodeStatus, encodeStatus } from '../../src/notifier/status.ts';
-import type { BleCentral, DeviceType } from '../../src/hal/index.ts';
-import { toHex } from '../../src/util/encoding.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { boot } from '../../../src/main.ts';
+import { CONFIG_KEY, encodeConfig, parseConfigWrite, type NotifierConfig } from '../../../src/notifier/config.ts';
+import { encodeFrame, parseFrame, RECORD } from '../../../src/notifier/frame.ts';
+import { CONFIG_UUID, FRAME_UUID, NOTIFIER_GATT, NOTIFIER_SERVICE_UUID, STATUS_UUID } from '../../../src/notifier/gatt.ts';
+import { MAX_VALUE_BYTES, RESULT } from '../../../src/notifier/protocol.ts';
+import { decodeStatus, encodeStatus } from '../../../src/notifier/status.ts';
+import type { BleCentral, DeviceType } from '../../../src/hal/index.ts';
+import { toHex } from '../../../src/util/encoding.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
