@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { FONT_OUT, FONT_SOURCE, fontModule } from '../../../tools/gen-font.mjs';
-import { boot } from '../../../src/main.ts';
 import { ELLIPSIS, glyphIndex, REPLACEMENT, toGlyphs, NO_GLYPH } from '../../../src/ui/font.ts';
 import { ListBuilder, wrapText, type DisplayList } from '../../../src/ui/list.ts';
 import { PngStream } from '../../../src/ui/png.ts';
@@ -16,6 +15,7 @@ import { canvasToDisplay, displayPointToCanvas, displayToCanvas, type Rotation }
 import { Renderer } from '../../../src/ui/renderer.ts';
 import { VirtualClock, flushJobs } from '../../support/clock.ts';
 import { createMemHal } from '../../support/memhal.ts';
+import { screenRig } from '../../support/screen-rig.ts';
 import { CheckedDisplay, rgb888 } from '../../support/ui.ts';
 
 const ROTATIONS: Rotation[] = [0, 90, 180, 270];
@@ -153,14 +153,19 @@ describe('PNG export', () => {
   });
 });
 
+/** Wi-Fi joined, the setup network off. */
+const HOME_NETWORK = {
+  view: () => ({ provisioned: true, station: { state: 'connected', ip: '192.168.1.40' }, setup: { state: 'off' as const } }),
+  addresses: () => [{ label: 'home network', base: 'http://192.168.1.40' }],
+};
+
 describe('no full-screen buffer on the 4.0 inch board', () => {
   it('every tile is at most 4096 pixels and no allocation while drawing frames comes near a frame', async () => {
     const mem = createMemHal({ board: 'panel-40' });
     const display = new CheckedDisplay(480, 480, 4096);
     mem.hal.display = display;
-    mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
-    mem.wifi.networks.set('Home', 'home-pass-1');
-    const device = boot(mem.hal);
+    // The screen alone on a test kernel, on a home network (the sign-in QR needs an address).
+    const device = screenRig({ mem, network: HOME_NETWORK });
     await mem.clock.advance(1500);
     const cmd = async (line: string): Promise<string> => {
       mem.serial.take();
