@@ -26,6 +26,12 @@ export const IDLE_UPDATES: UiUpdates = {
   apply: () => ({ ok: false, message: 'no update server in this test' }),
 };
 
+/** Wi-Fi joined, the setup network off (the sign-in QR needs an address). */
+export const HOME_NETWORK: NonNullable<UiDeps['network']> = {
+  view: () => ({ provisioned: true, station: { state: 'connected', ip: '192.168.1.40' }, setup: { state: 'off' } }),
+  addresses: () => [{ label: 'home network', base: 'http://192.168.1.40' }],
+};
+
 export interface ScreenRig {
   mem: MemHal;
   kernel: Kernel;

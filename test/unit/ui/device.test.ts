@@ -5,7 +5,9 @@
 // the menu's zones), the sign-in QR and its refreshed code, the Wi-Fi join
 // QR (the passphrase on the panel only), settings kept by a factory reset,
 // the LED indicator, update progress, Notifier mode, and every Display and
-// Touch console command ending OK or ERR.
+// Touch console command ending OK or ERR. The tests that need nothing else
+// of the device (the LED indicator, Notifier mode, the console commands)
+// mount the screen alone on a test kernel (test/support/screen-rig.ts).
 
 import { describe, expect, it, vi } from 'vitest';
 import { boot, type Device } from '../../../src/main.ts';
@@ -19,6 +21,7 @@ import type { DeviceType } from '../../../src/hal/index.ts';
 import type { HttpResponse } from '../../../src/net/http/types.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { HOME_NETWORK, screenRig, type ScreenRig } from '../../support/screen-rig.ts';
 import { readPng, readQr } from '../../support/ui.ts';
 import { TestWire, turnResult } from '../../support/test-wire.ts';
 
@@ -44,13 +47,24 @@ function start(options: { board?: DeviceType; provisioned?: boolean; mode?: 0 | 
   mem.nvs.set('orch', 'key.anthropic', 'sk-anthropic-secret');
   const wire = new ReplyWire();
   const device = boot(mem.hal, { wire });
-  const cmd = async (line: string): Promise<string> => {
+  return { mem, device, wire, cmd: typer(mem) };
+}
+
+/** Types a console line and answers what the console wrote back. */
+function typer(mem: MemHal): (line: string) => Promise<string> {
+  return async (line) => {
     mem.serial.take();
     mem.serial.type(line + '\r\n');
     for (let i = 0; i < 6; i++) await flushJobs();
     return mem.serial.take().replace(/\r/g, '');
   };
-  return { mem, device, wire, cmd };
+}
+
+/** The screen alone on a test kernel (test/support/screen-rig.ts): for the tests that need nothing else of the device. */
+function mountScreen(options: { board?: DeviceType; mode?: 0 | 1 } = {}): { mem: MemHal; device: ScreenRig; cmd(line: string): Promise<string> } {
+  const mem = createMemHal({ board: options.board ?? 'panel-35' });
+  const device = screenRig({ mem, mode: options.mode ?? 1, network: options.mode === 0 ? undefined : HOME_NETWORK });
+  return { mem, device, cmd: typer(mem) };
 }
 
 /** Rows of MENU? as {id: {value, tap: [x, y]}}. */
@@ -166,8 +180,8 @@ describe('which screen shows', () => {
   });
 
   it('boards without a ring show the LED state on screen, animated; the ring board does not', async () => {
-    const { mem, device } = start();
-    device.ctx.actions.apply({ kind: 'led', mode: 'pulse', color: { r: 255, g: 0, b: 0 }, brightness: 255 });
+    const { mem, device } = mountScreen();
+    device.actions.apply({ kind: 'led', mode: 'pulse', color: { r: 255, g: 0, b: 0 }, brightness: 255 });
     const discColor = (): number[] => device.ui.frame()!.list.items.filter((i) => i.kind === 'disc').map((i) => i.color);
     // Picked up within a second (the idle check), then animated at the redraw rate.
     await mem.clock.advance(1100);
@@ -175,18 +189,18 @@ describe('which screen shows', () => {
     await mem.clock.advance(500);
     const b = discColor();
     expect(a).not.toEqual(b);
-    device.ctx.actions.apply({ kind: 'lights', value: 'off' });
+    device.actions.apply({ kind: 'lights', value: 'off' });
     await mem.clock.advance(200);
     // Only the state dot remains.
     expect(discColor()).toHaveLength(1);
-    const ring = start({ board: 'ring-tft' });
-    ring.device.ctx.actions.apply({ kind: 'led', mode: 'solid', color: { r: 255, g: 0, b: 0 }, brightness: 255 });
+    const ring = mountScreen({ board: 'ring-tft' });
+    ring.device.actions.apply({ kind: 'led', mode: 'solid', color: { r: 255, g: 0, b: 0 }, brightness: 255 });
     await ring.mem.clock.advance(200);
     expect(ring.device.ui.frame()!.list.items.filter((i) => i.kind === 'disc')).toHaveLength(0);
   });
 
   it('Notifier mode drives the screen too: its status, and notices from the API until they time out', async () => {
-    const { mem, device, cmd } = start({ mode: 0 });
+    const { mem, device, cmd } = mountScreen({ mode: 0 });
     await mem.clock.advance(500);
     expect(await cmd('RENDER?')).toContain('"Notifier mode"');
     device.ui.showNotice({ title: 'Call from Anna', body: 'Ringing on your phone', source: 'Phone', holdMs: 5000 });
@@ -480,7 +494,7 @@ describe('the QR screens', () => {
 
 describe('the Display and Touch commands', () => {
   it('answer OK with what they did, or ERR with why (and change nothing)', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     expect(await cmd('SCREEN eink')).toBe('ERR eink: a frozen legacy value that binds no supported display; nothing changed\n');
     expect(await cmd('SCREEN oled')).toMatch(/^ERR unknown panel model oled \(this board: tft = st7796s\)/);
@@ -510,7 +524,7 @@ describe('the Display and Touch commands', () => {
   });
 
   it('TFTBREAK: failing tiles are reported by TFTHEALTH? and the screen recovers after the back-off', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     const clean = Uint16Array.from(mem.display.pixels);
     expect(await cmd('TFTBREAK')).toMatch(/^the next 4 tiles fail/);
@@ -523,7 +537,7 @@ describe('the Display and Touch commands', () => {
   });
 
   it('the ring board (no touch panel) still takes TAP from the console; its menu is the round one', async () => {
-    const { mem, device, cmd } = start({ board: 'ring-tft' });
+    const { mem, device, cmd } = mountScreen({ board: 'ring-tft' });
     await mem.clock.advance(1500);
     expect(await cmd('TOUCH?')).toMatch(/^present=0 controller=none/);
     await cmd('TAP 120 120');

@@ -15,7 +15,7 @@ import { canvasToDisplay, displayPointToCanvas, displayToCanvas, type Rotation }
 import { Renderer } from '../../../src/ui/renderer.ts';
 import { VirtualClock, flushJobs } from '../../support/clock.ts';
 import { createMemHal } from '../../support/memhal.ts';
-import { screenRig } from '../../support/screen-rig.ts';
+import { HOME_NETWORK, screenRig } from '../../support/screen-rig.ts';
 import { CheckedDisplay, rgb888 } from '../../support/ui.ts';
 
 const ROTATIONS: Rotation[] = [0, 90, 180, 270];
@@ -152,12 +152,6 @@ describe('PNG export', () => {
     for (let i = 0; i < 320 * 240; i += 97) expect([...decoded.data.subarray(i * 4, i * 4 + 3)]).toEqual(rgb888(display.pixels[i]!));
   });
 });
-
-/** Wi-Fi joined, the setup network off. */
-const HOME_NETWORK = {
-  view: () => ({ provisioned: true, station: { state: 'connected', ip: '192.168.1.40' }, setup: { state: 'off' as const } }),
-  addresses: () => [{ label: 'home network', base: 'http://192.168.1.40' }],
-};
 
 describe('no full-screen buffer on the 4.0 inch board', () => {
   it('every tile is at most 4096 pixels and no allocation while drawing frames comes near a frame', async () => {
