@@ -6,8 +6,9 @@
 // QR (the passphrase on the panel only), settings kept by a factory reset,
 // the LED indicator, update progress, Notifier mode, and every Display and
 // Touch console command ending OK or ERR. The tests that need nothing else
-// of the device (the LED indicator, Notifier mode, the console commands)
-// mount the screen alone on a test kernel (test/support/screen-rig.ts).
+// of the device (the LED indicator, Notifier mode, the menu walk, the
+// sign-in hold, the mount, the saver, the console commands) mount the
+// screen alone on a test kernel (test/support/screen-rig.ts).
 
 import { describe, expect, it, vi } from 'vitest';
 import { boot, type Device } from '../../../src/main.ts';
@@ -220,7 +221,7 @@ describe('which screen shows', () => {
 
 describe('touch and the menu', () => {
   it('walks the menu with taps from the console: open, change theme, next page, hold to step back, close', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     expect(await cmd('TAP 240 160')).toMatch(/^tap at 240,160 screen=menu\nOK/);
     let menu = await cmd('MENU?');
@@ -229,7 +230,7 @@ describe('touch and the menu', () => {
     expect(rows.get('theme')!.value).toBe('dark');
     const [tx, ty] = rows.get('theme')!.tap;
     await cmd(`TAP ${tx} ${ty}`);
-    expect(device.ctx.actions.config('theme')).toBe('light');
+    expect(device.actions.config('theme')).toBe('light');
     expect(device.ui.frame()!.list.bg).toBe(THEMES['light']!.bg);
     // Hold on brightness steps it down; the hold fires after HOLD_MS, the release does nothing more.
     const bright = rows.get('bright')!;
@@ -263,7 +264,7 @@ describe('touch and the menu', () => {
   });
 
   it('a hold on the status screen opens the sign-in QR; a stuck contact is reported and ignored until it lifts', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     await cmd('TAP 240 160 HOLD');
     await mem.clock.advance(HOLD_MS + 10);
@@ -325,7 +326,7 @@ describe('touch and the menu', () => {
   });
 
   it('a flipped mount turns the frame and the touch map; a posture set by a device action is the mount', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     const upright = menuRows((await cmd('TAP 240 160'), await cmd('MENU?'))).get('theme')!.tap;
     await cmd('TFTFLIP 1');
@@ -333,15 +334,15 @@ describe('touch and the menu', () => {
     expect(flipped[0]).toBeCloseTo(479 - upright[0], -1);
     expect(flipped[1]).toBeCloseTo(319 - upright[1], -1);
     await cmd(`TAP ${flipped[0]} ${flipped[1]}`);
-    expect(device.ctx.actions.config('theme')).toBe('light');
-    device.ctx.actions.apply({ kind: 'config', values: { posture: 'right' } });
+    expect(device.actions.config('theme')).toBe('light');
+    device.actions.apply({ kind: 'config', values: { posture: 'right' } });
     await mem.clock.advance(200);
     expect(await cmd('SCREEN?')).toMatch(/canvas=320x480 round=0\nposture=right/);
     expect(mem.nvs.get('keep', 'posture')).toBe('right');
   });
 
   it('the screen saver starts after the idle delay, dims, and the waking touch does nothing else; sleepOvr and brightOvr override', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     expect(mem.display.brightness).toBe(200);
     await mem.clock.advance(5 * 60_000);
@@ -351,12 +352,12 @@ describe('touch and the menu', () => {
     await cmd('TAP 240 160');
     expect(device.ui.screen()).toBe('status');
     expect(await cmd('TOUCHISO?')).toContain('wake=1');
-    device.ctx.actions.apply({ kind: 'config', values: { sleepOvr: 0, brightOvr: 90 } });
+    device.actions.apply({ kind: 'config', values: { sleepOvr: 0, brightOvr: 90 } });
     await mem.clock.advance(20 * 60_000);
     expect(device.ui.screen()).toBe('status');
     expect(mem.display.brightness).toBe(90);
     expect(await cmd('SAVER')).toMatch(/^saver=never \(sleepOvr\)/);
-    device.ctx.actions.apply({ kind: 'config', values: { sleepOvr: -1, brightOvr: -1 } });
+    device.actions.apply({ kind: 'config', values: { sleepOvr: -1, brightOvr: -1 } });
     expect(await cmd('SAVER 1')).toMatch(/^saver=1 min \(setting\)/);
     await mem.clock.advance(61_000);
     expect(device.ui.screen()).toBe('saver');
