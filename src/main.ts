@@ -50,7 +50,7 @@ import { device as deviceSubsystem, RingEngine } from './device/index.ts';
 import { power as powerSubsystem, Power } from './power/index.ts';
 import { Audio, installAudio } from './audio/index.ts';
 import { wifi as wifiSubsystem } from './wifi/index.ts';
-import { installNotifier, type NotifierLink } from './notifier/index.ts';
+import { notifier as notifierSubsystem, type NotifierLink } from './notifier/index.ts';
 import { unavailable } from './console/index.ts';
 import { schedule, type Scheduler } from './schedule/index.ts';
 import { skills as skillsSubsystem, skillPrompts } from './skills/index.ts';
@@ -62,7 +62,10 @@ import { images } from './images/index.ts';
 import { stt } from './stt/index.ts';
 import { installVoice } from './voice/wire.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
-import { installUi, type Ui } from './ui/index.ts';
+import { ui as uiSubsystem, type Ui } from './ui/index.ts';
+// The screen's options: the namespace a factory reset keeps, and which of the menu's zones is the owner's.
+import { KEEP_NS } from './system/danger.ts';
+import { sameZone } from './system/local-time.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
 import { clock as clockSubsystem, ClockSync, gateTlsOnClock } from './clock/index.ts';
 
@@ -83,7 +86,7 @@ export interface Device {
   agents: Agents;
   /** Routines, wakeups and reminders (src/schedule/). */
   scheduler: Scheduler;
-  /** The device screen (src/ui/): its API for other subsystems is in src/ui/ui.ts. */
+  /** The device screen (src/ui/; its face: src/ui/index.ts): its API for other subsystems is in src/ui/ui.ts. */
   ui: Ui;
   /** The Bluetooth LE Notifier link (src/notifier/): running in Notifier mode only. */
   notifier: NotifierLink;
@@ -254,8 +257,20 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   mount(kernel, faultsSubsystem, { faults, card });
   const cloud = mount(kernel, cloudSubsystem, { token, secrets: ctx.secrets, tls });
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
-  const ui = installUi(ctx, { turns: assistant.engine, network: provisioning, passphrase, voice: voice.ptt });
-  const notifier = installNotifier(ctx, ui);
+  const ui = mount(kernel, uiSubsystem, {
+    actions: ctx.actions,
+    updates: ctx.ota,
+    signin,
+    time: ctx.time,
+    sameZone,
+    keep: store(KEEP_NS),
+    sha256: hotspots.sha256,
+    turns: assistant.engine,
+    network: provisioning,
+    passphrase,
+    voice: voice.ptt,
+  });
+  const notifier = mount(kernel, notifierSubsystem, { actions: ctx.actions, ring: ctx.ring, ui });
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   mount(kernel, unavailable, {});
   ctx.console.start();

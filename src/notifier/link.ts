@@ -5,14 +5,16 @@
 // unbonded one (the characteristics are bondedOnly), and this code checks
 // again before it applies anything. A frame changes the ring (the led layer
 // through the device actions, so LEDSTATE and the screen's indicator agree;
-// attention animations through ctx.ring) and the screen (the Ui's notices).
+// attention animations through the ring engine) and the screen (the Ui's notices).
 // A bad write is refused whole: nothing changes, STATUS carries the reason's
 // code, and the write itself is answered with an error where the stack lets
 // the firmware refuse it (the simulator does; docs/notifier-protocol.md).
 
-import type { Context } from '../core/context.ts';
-import type { BleCentral } from '../hal/index.ts';
-import type { Ui } from '../ui/index.ts';
+import type { ConfigKey, DeviceAction } from '../contracts/index.ts';
+import type { AnimId } from '../device/index.ts';
+import type { BleCentral, Hal } from '../hal/index.ts';
+import type { Log } from '../log/log.ts';
+import type { Notice } from '../ui/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { configInForce, encodeConfig, parseConfigWrite } from './config.ts';
 import { parseFrame, type Frame } from './frame.ts';
@@ -31,6 +33,25 @@ const COLONS = /:/;
 
 export type WriteResult = { ok: true; summary: string; seq: number } | Refusal;
 
+/** What the notifier needs from others (src/notifier/index.ts), each by the calls it makes. */
+export interface NotifierOptions {
+  /** The device actions (src/device/): the led layer a frame sets, the config keys CONFIG reads and writes. */
+  actions: {
+    config(key: ConfigKey): unknown;
+    apply(action: DeviceAction): { ok: boolean; note: string };
+  };
+  /** The ring's attention animations (src/device/'s RingEngine). */
+  ring: { attention(anim: AnimId, holdMs?: number): void };
+  /** The screen (src/ui/'s Ui): notices a frame shows or clears, wake, and how many phones are linked. */
+  ui: {
+    showNotice(n: Notice): void;
+    clearNotice(): void;
+    hasNotice(): boolean;
+    wake(): void;
+    setPhones(n: number): void;
+  };
+}
+
 export class NotifierLink {
   private running = false;
   private centrals = new Map<number, BleCentral>();
@@ -39,23 +60,32 @@ export class NotifierLink {
   private last: number = RESULT.ok;
   private name = '';
 
+  private readonly actions: NotifierOptions['actions'];
+  private readonly ring: NotifierOptions['ring'];
+  private readonly ui: NotifierOptions['ui'];
+
   constructor(
-    private readonly ctx: Context,
-    private readonly ui: Ui,
-  ) {}
+    private readonly hal: Pick<Hal, 'ble' | 'wifi' | 'ring' | 'build'>,
+    private readonly log: Log,
+    o: NotifierOptions,
+  ) {
+    this.actions = o.actions;
+    this.ring = o.ring;
+    this.ui = o.ui;
+  }
 
   /** The name the link advertises: the device name, or "Desk" and the last two bytes of the address. */
   advertisedName(): string {
-    const dev = this.ctx.actions.config('devName');
+    const dev = this.actions.config('devName');
     if (typeof dev === 'string' && dev) return capBytes(dev, ADV_NAME_MAX_BYTES);
-    const addr = this.ctx.hal.ble.address() || this.ctx.hal.wifi.mac();
+    const addr = this.hal.ble.address() || this.hal.wifi.mac();
     return `Desk ${replaceEvery(addr, COLONS, '').slice(-4).toUpperCase()}`;
   }
 
   start(): void {
-    const { ble } = this.ctx.hal;
+    const { ble } = this.hal;
     if (!ble.present) {
-      this.ctx.log.warn('notifier', 'this board has no Bluetooth LE: the Notifier link cannot run');
+      this.log.warn('notifier', 'this board has no Bluetooth LE: the Notifier link cannot run');
       return;
     }
     this.name = this.advertisedName();
@@ -63,27 +93,27 @@ export class NotifierLink {
       onConnect: (c) => {
         this.centrals.set(c.id, c);
         this.ui.setPhones(this.centrals.size);
-        this.ctx.log.info('notifier', `central ${c.address} connected${c.bonded ? ' (bonded)' : ''}`);
+        this.log.info('notifier', `central ${c.address} connected${c.bonded ? ' (bonded)' : ''}`);
       },
       onDisconnect: (c) => {
         this.centrals.delete(c.id);
         this.ui.setPhones(this.centrals.size);
-        this.ctx.log.info('notifier', `central ${c.address} disconnected`);
+        this.log.info('notifier', `central ${c.address} disconnected`);
       },
       onBond: (c, ok) => {
         this.centrals.set(c.id, c);
-        this.ctx.log.info('notifier', ok ? `bonded with ${c.address}` : `bonding with ${c.address} failed`);
+        this.log.info('notifier', ok ? `bonded with ${c.address}` : `bonding with ${c.address} failed`);
       },
       onRead: (c, uuid) => this.read(c, uuid),
       onWrite: (c, uuid, value) => this.write(c, uuid, value).ok,
     });
     this.running = true;
-    this.ctx.log.info('notifier', `advertising as "${this.name}"`);
+    this.log.info('notifier', `advertising as "${this.name}"`);
   }
 
   stop(): void {
     if (!this.running) return;
-    this.ctx.hal.ble.stop();
+    this.hal.ble.stop();
     this.running = false;
     this.centrals.clear();
     this.ui.setPhones(0);
@@ -108,19 +138,19 @@ export class NotifierLink {
     return encodeStatus({
       bonded,
       notice: this.ui.hasNotice(),
-      ring: this.ctx.hal.ring.count > 0,
-      hasBonds: this.ctx.hal.ble.bonds().length > 0,
+      ring: this.hal.ring.count > 0,
+      hasBonds: this.hal.ble.bonds().length > 0,
       seq: this.seq,
       frames: this.frames,
       last: this.last,
-      firmware: this.ctx.hal.build.version,
+      firmware: this.hal.build.version,
     });
   }
 
   private read(c: BleCentral, uuid: string): Uint8Array | null {
     const id = uuid.toLowerCase();
     if (id === STATUS_UUID) return this.status(c.bonded);
-    if (id === CONFIG_UUID && c.bonded) return encodeConfig(configInForce((k) => this.ctx.actions.config(k)));
+    if (id === CONFIG_UUID && c.bonded) return encodeConfig(configInForce((k) => this.actions.config(k)));
     return null;
   }
 
@@ -134,8 +164,8 @@ export class NotifierLink {
   /** Records the outcome for STATUS, logs a refusal, and tells every connected central. */
   private done(r: WriteResult): WriteResult {
     this.last = r.ok ? RESULT.ok : r.code;
-    if (!r.ok) this.ctx.log.warn('notifier', `write refused, nothing changed: ${resultName(r.code)} (${r.reason})`);
-    for (const c of this.centrals.values()) this.ctx.hal.ble.notify(c, STATUS_UUID, this.status(c.bonded));
+    if (!r.ok) this.log.warn('notifier', `write refused, nothing changed: ${resultName(r.code)} (${r.reason})`);
+    for (const c of this.centrals.values()) this.hal.ble.notify(c, STATUS_UUID, this.status(c.bonded));
     return r;
   }
 
@@ -154,12 +184,12 @@ export class NotifierLink {
     for (const r of frame.records) {
       switch (r.kind) {
         case 'led':
-          if (r.mode === 'off') this.ctx.actions.apply({ kind: 'lights', value: 'off' });
-          else this.ctx.actions.apply({ kind: 'led', mode: r.mode, color: r.color, brightness: r.brightness });
+          if (r.mode === 'off') this.actions.apply({ kind: 'lights', value: 'off' });
+          else this.actions.apply({ kind: 'led', mode: r.mode, color: r.color, brightness: r.brightness });
           did.push(`led ${r.mode}`);
           break;
         case 'anim':
-          this.ctx.ring.attention(r.anim, r.holdMs ?? undefined);
+          this.ring.attention(r.anim, r.holdMs ?? undefined);
           did.push(`anim ${r.anim}`);
           break;
         case 'notice':
@@ -182,15 +212,15 @@ export class NotifierLink {
   private applyConfig(value: Uint8Array): WriteResult {
     const parsed = parseConfigWrite(value);
     if (!parsed.ok) return this.done(parsed);
-    const r = this.ctx.actions.apply({ kind: 'config', values: parsed.change });
+    const r = this.actions.apply({ kind: 'config', values: parsed.change });
     if (!r.ok) return this.done(refuse(RESULT.storage, r.note));
     return this.done({ ok: true, summary: r.note, seq: this.seq });
   }
 
   /** FORGETBONDS: the stack forgets every bond; a connected central's link no longer counts as bonded. */
   forgetBonds(): number {
-    const n = this.ctx.hal.ble.bonds().length;
-    this.ctx.hal.ble.forgetBonds();
+    const n = this.hal.ble.bonds().length;
+    this.hal.ble.forgetBonds();
     for (const [id, c] of this.centrals) this.centrals.set(id, { id: c.id, address: c.address, bonded: false });
     return n;
   }

@@ -12,8 +12,8 @@ import { themeFor } from './theme.ts';
 /** Tiles TFTBREAK makes fail. */
 const BREAK_TILES = 4;
 
-const screen: UiCommand = ({ ctx, ui }) => {
-  const controller = ctx.hal.board.display.controller;
+const screen: UiCommand = ({ dev, ui }) => {
+  const controller = dev.hal.board.display.controller;
   return {
     verb: 'SCREEN',
     usage: '<tft>',
@@ -30,14 +30,14 @@ const screen: UiCommand = ({ ctx, ui }) => {
   };
 };
 
-const screenQuery: UiCommand = ({ ctx, ui }) => ({
+const screenQuery: UiCommand = ({ dev, ui }) => ({
   verb: 'SCREEN?',
   help: 'the panel model, resolution, orientation, theme, brightness and the screen showing',
   maxArgs: 0,
   run: (call) => {
-    const { hal } = ctx;
+    const { hal } = dev;
     const l = ui.layoutNow();
-    const named = ctx.actions.config('theme');
+    const named = dev.actions.config('theme');
     const theme = themeFor(named);
     call.out(`screen=${ui.settings.screen()} controller=${hal.board.display.controller} size=${hal.display.width}x${hal.display.height} canvas=${l.width}x${l.height} round=${l.round ? 1 : 0}`);
     call.out(`posture=${postureName(ui.renderer.rotation)} theme=${theme.theme.name}${theme.known ? '' : ` (unknown theme ${String(named)}: default shown)`} brightness=${ui.brightness()} (${ui.brightnessSource()}) showing=${ui.screen()}`);
@@ -63,14 +63,14 @@ const saver: UiCommand = ({ ui }) => ({
   },
 });
 
-const health: UiCommand = ({ ctx, ui }) => ({
+const health: UiCommand = ({ dev, ui }) => ({
   verb: 'TFTHEALTH?',
   help: 'display health: tiles, pixels, largest tile, errors and back-off, pending pixels, last frame time',
   maxArgs: 0,
   run: (call) => {
     const s = ui.renderer.stats();
     // A tile error in the last 10 s with pixels still pending: the panel is not catching up.
-    const recent = s.lastErrorAt !== null && ctx.hal.clock.monoMs() - s.lastErrorAt < 10_000;
+    const recent = s.lastErrorAt !== null && dev.hal.clock.monoMs() - s.lastErrorAt < 10_000;
     const ok = !recent || s.pendingPx === 0;
     call.out(
       `ok=${ok ? 1 : 0} frames=${s.frames} tiles=${s.tiles} pixels=${s.pixels} largestTile=${s.largestTile}px limit=${ui.renderer.tilePx}px errors=${s.errors} lastError=${s.lastError ?? '-'} pending=${s.pendingPx}px lastFrame=${Math.round(s.lastFrameMs)}ms brightness=${ui.brightness()}`,
@@ -90,12 +90,12 @@ const hz: UiCommand = ({ ui }) => ({
   },
 });
 
-const fill: UiCommand = ({ ctx, ui }) => ({
+const fill: UiCommand = ({ dev, ui }) => ({
   verb: 'TFTFILL?',
   help: 'fill-rate test: the whole panel red, green, blue through the HAL in tiles, timed; then the screen again',
   maxArgs: 0,
   run: (call) => {
-    const px = ctx.hal.display.width * ctx.hal.display.height;
+    const px = dev.hal.display.width * dev.hal.display.height;
     for (const [name, color] of [['red', 0xf800], ['green', 0x07e0], ['blue', 0x001f]] as const) {
       const r = ui.renderer.fillTest(color);
       const rate = r.ms > 0 ? `${((px / r.ms) * 1000 / 1e6).toFixed(2)} Mpx/s` : 'under 1 ms';
@@ -106,12 +106,12 @@ const fill: UiCommand = ({ ctx, ui }) => ({
   },
 });
 
-const id: UiCommand = ({ ctx, ui }) => ({
+const id: UiCommand = ({ dev, ui }) => ({
   verb: 'TFTID?',
   help: 'the display identity: controller, panel model, resolution, mounting, touch controller',
   maxArgs: 0,
   run: (call) => {
-    const { board } = ctx.hal;
+    const { board } = dev.hal;
     const d = board.display;
     call.out(`controller=${d.controller} model=${ui.settings.screen()} size=${d.width}x${d.height} rotation=${d.rotation} round=${ui.layoutNow().round ? 1 : 0} touch=${board.touch?.controller ?? 'none'} board=${board.type}`);
   },

@@ -3,11 +3,14 @@
 // console table), and the argument reader they share.
 
 import { CommandError, type Command } from '../core/console.ts';
-import type { Context } from '../core/context.ts';
+import type { Sha256Api } from '../../modules/sha256/sha256.ts';
+import type { ScreenDevice } from './screen-kit.ts';
 import type { Ui } from './ui.ts';
 
 export interface UiConsoleEnv {
-  ctx: Pick<Context, 'hal' | 'actions' | 'hotspots'>;
+  dev: Pick<ScreenDevice, 'hal' | 'actions'>;
+  /** The frame's checksum (RENDER?, RAWFRAME?): the native hotspot or its fallback. */
+  sha256: Sha256Api;
   ui: Ui;
 }
 

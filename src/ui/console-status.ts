@@ -9,15 +9,15 @@ import { frameDigest } from './frame-digest.ts';
 import { describeItem } from './list.ts';
 import { postureName } from './settings.ts';
 
-const render: UiCommand = ({ ctx, ui }) => ({
+const render: UiCommand = ({ dev, sha256, ui }) => ({
   verb: 'RENDER?',
   help: 'draw the screen now and describe it: screen, items, frame sha256; the simulator also saves the panel as display.png',
   maxArgs: 0,
   run: (call) => {
-    const { hal } = ctx;
+    const { hal } = dev;
     if (!ui.flush()) throw new CommandError(`display: a tile failed (${ui.renderer.stats().lastError ?? 'unknown'})`);
     const list = ui.renderer.current()!;
-    const d = frameDigest(ctx, ui);
+    const d = frameDigest(sha256, ui);
     call.out(`screen=${list.screen} size=${hal.display.width}x${hal.display.height} canvas=${list.width}x${list.height} posture=${postureName(ui.renderer.rotation)} theme=${ui.theme().name} items=${list.items.length}`);
     for (const item of list.items) call.out(describeItem(item));
     call.out(`frame=${d.hex}${d.redacted ? ' redacted=1' : ''}`);
@@ -42,13 +42,13 @@ const menu: UiCommand = ({ ui }) => ({
   },
 });
 
-const rawFrame: UiCommand = ({ ctx, ui }) => ({
+const rawFrame: UiCommand = ({ sha256, ui }) => ({
   verb: 'RAWFRAME?',
   help: 'the raw frame: format, size, sha256 of the RGB565 pixels, tile and frame counters',
   maxArgs: 0,
   run: (call) => {
     ui.flush();
-    const d = frameDigest(ctx, ui);
+    const d = frameDigest(sha256, ui);
     const s = ui.renderer.stats();
     call.out(`format=rgb565 order=display-rows bytes=${d.bytes} sha256=${d.hex}${d.redacted ? ' redacted=1' : ''}`);
     call.out(`tile<=${ui.renderer.tilePx}px largestTile=${s.largestTile}px tiles=${s.tiles} pixels=${s.pixels} frames=${s.frames} lastFrame=${s.lastFramePx}px/${Math.round(s.lastFrameMs)}ms pending=${s.pendingPx}px build=${ui.lastBuild().toFixed(1)}ms`);

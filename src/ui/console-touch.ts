@@ -14,12 +14,12 @@ function where(ui: Ui): string {
   return `screen=${ui.screen()}`;
 }
 
-const tap: UiCommand = ({ ctx, ui }) => ({
+const tap: UiCommand = ({ dev, ui }) => ({
   verb: 'TAP',
   usage: '<x> <y> [HOLD]',
   help: `touch at display coordinates x y and release (a tap); with HOLD it stays down (a hold fires after ${HOLD_MS} ms) until TAPUP`,
   run: (call) => {
-    const { display } = ctx.hal;
+    const { display } = dev.hal;
     const hold = call.argv.length === 3 && call.argv[2]!.toUpperCase() === 'HOLD';
     if (call.argv.length !== 2 && !hold) throw new CommandError('usage: TAP <x> <y> [HOLD]');
     const x = int(call.argv[0], 0, display.width - 1, 'TAP <x> <y> [HOLD]');
@@ -48,7 +48,7 @@ const tapUp: UiCommand = ({ ui }) => ({
   },
 });
 
-const touch: UiCommand = ({ ctx, ui }) => ({
+const touch: UiCommand = ({ dev, ui }) => ({
   verb: 'TOUCH?',
   help: 'the touch panel: controller, calibration, whether a touch is down, the last point, tap and hold counts',
   maxArgs: 0,
@@ -56,7 +56,7 @@ const touch: UiCommand = ({ ctx, ui }) => ({
     const d = ui.touch.diagnostics();
     const cal = ui.touch.calibration;
     const last = d.last ? `${d.last.kind} ${d.last.x},${d.last.y} raw=${d.last.rawX},${d.last.rawY} source=${d.last.source} at=${d.last.atMs}ms` : 'none';
-    call.out(`present=${ctx.hal.touch.present ? 1 : 0} controller=${ctx.hal.board.touch?.controller ?? 'none'} cal=${cal ? formatCalibration(cal) : 'default'} down=${d.down ? 1 : 0}`);
+    call.out(`present=${dev.hal.touch.present ? 1 : 0} controller=${dev.hal.board.touch?.controller ?? 'none'} cal=${cal ? formatCalibration(cal) : 'default'} down=${d.down ? 1 : 0}`);
     call.out(`last=${last} taps=${d.taps} holds=${d.holds} events=${d.events}`);
   },
 });

@@ -15,13 +15,13 @@ export class DeviceReads implements Reads {
   private net: { at: number; view: NetView | null } = { at: -Infinity, view: null };
 
   constructor(
-    private readonly ctx: ScreenDevice,
+    private readonly dev: ScreenDevice,
     private readonly network: UiDeps['network'],
   ) {}
 
   netView(): NetView | null {
     if (!this.network) return null;
-    const now = this.ctx.hal.clock.monoMs();
+    const now = this.dev.hal.clock.monoMs();
     if (now - this.net.at >= NET_EVERY_MS) this.net = { at: now, view: this.network.view() };
     return this.net.view;
   }
@@ -32,26 +32,26 @@ export class DeviceReads implements Reads {
   }
 
   setupUp(): boolean {
-    return this.ctx.mode === 1 && this.netView()?.setup.state === 'up';
+    return this.dev.mode === 1 && this.netView()?.setup.state === 'up';
   }
 
   /** The update state; read afresh every time while an update installs (the progress bar). */
   otaView(): OtaView {
-    const now = this.ctx.hal.clock.monoMs();
-    if (!this.ota.state || this.ctx.ota.installing() || now - this.ota.at >= OTA_EVERY_MS) this.ota = { at: now, state: this.ctx.ota.state() };
+    const now = this.dev.hal.clock.monoMs();
+    if (!this.ota.state || this.dev.ota.installing() || now - this.ota.at >= OTA_EVERY_MS) this.ota = { at: now, state: this.dev.ota.state() };
     return this.ota.state!;
   }
 
   batteryText(): string | null {
-    const now = this.ctx.hal.clock.monoMs();
+    const now = this.dev.hal.clock.monoMs();
     if (now - this.battery.at >= BATTERY_EVERY_MS) {
-      const b = this.ctx.hal.battery.read();
+      const b = this.dev.hal.battery.read();
       this.battery = { at: now, text: b.present && b.levelPct !== null ? `${b.levelPct}%${b.charging ? '+' : ''}` : null };
     }
     return this.battery.text;
   }
 
   clock(): ScreenClock {
-    return screenClock(this.ctx.hal.clock, this.ctx.time);
+    return screenClock(this.dev.hal.clock, this.dev.time);
   }
 }

@@ -1,19 +1,33 @@
-// The device screen subsystem: installs the Ui (screens, touch, menu) on the
-// HAL display and touch panel, its console commands and its debug route;
-// boot() starts it (ui.start()) once the mode's services run, in both modes (in Notifier mode the screen shows what the
+// The device screen subsystem's face: the Ui (screens, touch, menu) on the
+// HAL display and touch panel, its console commands (console.ts) and its
+// debug route (routes.ts). main.ts starts it (ui.start()) once the mode's
+// services run, in both modes (in Notifier mode the screen shows what the
 // Notifier link sends through the Ui's API; see src/ui/ui.ts).
+//
+// What it needs it declares in UiOptions (src/ui/screen-kit.ts), each by the
+// calls it makes: the device actions, the update engine, the sign-in codes,
+// the owner's time zone, the namespace a factory reset keeps, sha256; and,
+// where there are any, the turn engine, the network, the setup passphrase
+// and push to talk.
 
-import type { Context } from '../core/context.ts';
-import { installUiConsole } from './console.ts';
-import { installUiRoutes } from './routes.ts';
-import { Ui, type UiDeps } from './ui.ts';
+import type { Subsystem } from '../core/subsystem.ts';
+import { uiCommands } from './console.ts';
+import { uiRoutes } from './routes.ts';
+import { Ui, type UiOptions } from './ui.ts';
 
-export type { Notice, ScreenName } from './ui.ts';
+export type { Notice, ScreenName, UiDeps, UiOptions } from './ui.ts';
+export type { UiActions, UiSignIn, UiTicket, UiTime, UiUpdates } from './screen-kit.ts';
 export { Ui };
 
-export function installUi(ctx: Context, deps: UiDeps = {}): Ui {
-  const ui = new Ui(ctx, { round: ctx.hal.board.display.round, ...deps });
-  installUiConsole(ctx, ui);
-  installUiRoutes(ctx, ui);
-  return ui;
-}
+export const ui: Subsystem<UiOptions, Ui> = {
+  name: 'ui',
+  start(k, o) {
+    const screen = new Ui(k, { round: k.hal.board.display.round, ...o });
+    return {
+      provides: screen,
+      commands: uiCommands({ dev: screen.dev, sha256: o.sha256, ui: screen }),
+      routes: uiRoutes(screen, k.hal.display, o.sha256),
+      stop: () => screen.stop(),
+    };
+  },
+};

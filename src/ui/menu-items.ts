@@ -3,7 +3,6 @@
 // owner sets here also clears the assistant's override of it (brightOvr,
 // sleepOvr): the owner's touch wins.
 
-import { sameZone } from '../system/local-time.ts';
 import type { Notice } from './notice-screen.ts';
 import type { Rotation } from './raster.ts';
 import type { ScreenHost } from './screen-kit.ts';
@@ -54,14 +53,14 @@ const brightness: Row = (h, m) => {
   const over = m.brightnessSource() === 'brightOvr';
   const step = (dir: Dir): void => {
     m.settings.setBrightness(stepFrom(BRIGHT_STEPS, m.settings.brightness(), dir));
-    if (over) h.ctx.actions.apply({ kind: 'config', values: { brightOvr: -1 } });
+    if (over) h.dev.actions.apply({ kind: 'config', values: { brightOvr: -1 } });
   };
   return { id: 'bright', label: 'Brightness', short: 'Light', value: `${Math.round((level * 100) / 255)}%${over ? '*' : ''}`, tap: () => step(1), hold: () => step(-1) };
 };
 
 const theme: Row = (h) => {
   const name = h.theme().name;
-  const step = (dir: Dir): void => void h.ctx.actions.apply({ kind: 'config', values: { theme: cycle(THEME_NAMES, THEME_NAMES.indexOf(name), dir) } });
+  const step = (dir: Dir): void => void h.dev.actions.apply({ kind: 'config', values: { theme: cycle(THEME_NAMES, THEME_NAMES.indexOf(name), dir) } });
   return { id: 'theme', label: 'Theme', value: name, tap: () => step(1), hold: () => step(-1) };
 };
 
@@ -69,7 +68,7 @@ const saver: Row = (h, m) => {
   const s = m.saverMinutes();
   const step = (dir: Dir): void => {
     m.settings.setSaverMin(Math.min(MAX_SAVER_MIN, stepFrom(SAVER_STEPS, s.min, dir)));
-    if (s.source === 'sleepOvr') h.ctx.actions.apply({ kind: 'config', values: { sleepOvr: -1 } });
+    if (s.source === 'sleepOvr') h.dev.actions.apply({ kind: 'config', values: { sleepOvr: -1 } });
   };
   const value = `${s.min ? `${s.min} min` : 'off'}${s.source === 'sleepOvr' ? '*' : ''}`;
   return { id: 'saver', label: 'Screen saver', short: 'Saver', value, tap: () => step(1), hold: () => step(-1) };
@@ -81,9 +80,9 @@ const posture: Row = (h, m) => {
   return { id: 'posture', label: 'Orientation', short: 'Turn', value: postureName(rot), tap: () => step(1), hold: () => step(-1) };
 };
 
-/** The owner's one time zone (ctx.time): common zones east on a tap, west on a hold, and the custom one set on the web. */
+/** The owner's one time zone (the device's, src/system/'s LocalTime): common zones east on a tap, west on a hold, and the custom one set on the web. */
 const zone: Row = (h, m) => {
-  const { time } = h.ctx;
+  const { time, sameZone } = h.dev;
   const zones = time.choices();
   const current = zones.findIndex((z) => sameZone(z.zone, time.zone()));
   const step = (dir: Dir): void => {
@@ -94,14 +93,14 @@ const zone: Row = (h, m) => {
   return { id: 'clock', label: 'Time zone', short: 'Zone', value: current < 0 ? time.label() : zones[current]!.name, tap: () => step(1), hold: () => step(-1) };
 };
 
-const signin: Row = (h, m) => (h.ctx.mode === 1 && h.deps.network ? { id: 'signin', label: 'Sign in (QR)', short: 'Sign in', value: null, tap: () => void m.signin.open() } : null);
+const signin: Row = (h, m) => (h.dev.mode === 1 && h.deps.network ? { id: 'signin', label: 'Sign in (QR)', short: 'Sign in', value: null, tap: () => void m.signin.open() } : null);
 
 const wifi: Row = (_h, m) => (m.wifi.available() ? { id: 'wifi', label: 'Wi-Fi setup (QR)', short: 'Wi-Fi QR', value: null, tap: () => void m.wifi.open() } : null);
 
 /** Updates: a tap checks, or installs the version a check found. */
 const update: Row = (h, m) => {
-  const { ota } = h.ctx;
-  if (h.ctx.mode !== 1) return null;
+  const { ota } = h.dev;
+  if (h.dev.mode !== 1) return null;
   const s = ota.state();
   const value = s.ota === 'checking' ? 'checking' : s.otaResult === 'new-version' && s.otaLatest ? `install ${s.otaLatest}` : s.otaResult === 'up-to-date' ? 'up to date' : 'check';
   const tap = (): void => {
@@ -111,16 +110,16 @@ const update: Row = (h, m) => {
   return { id: 'update', label: 'Updates', short: 'Update', value, tap };
 };
 
-const about: Row = (h, m) => ({ id: 'about', label: 'About', value: h.ctx.hal.build.version, tap: () => m.notices.show({ title: 'About', body: aboutText(h), source: 'Settings' }) });
+const about: Row = (h, m) => ({ id: 'about', label: 'About', value: h.dev.hal.build.version, tap: () => m.notices.show({ title: 'About', body: aboutText(h), source: 'Settings' }) });
 
 function aboutText(h: ScreenHost): string {
-  const { hal } = h.ctx;
+  const { hal } = h.dev;
   const v = h.reads.netView();
   const ip = v?.station.state === 'connected' ? v.station.ip : null;
   return [
     `Firmware ${hal.build.version} (${hal.build.buildId})`,
     `Board ${hal.board.type}, ${hal.display.width}x${hal.display.height}`,
-    `Mode ${h.ctx.mode === 1 ? 'Orchestrator' : 'Notifier'}`,
+    `Mode ${h.dev.mode === 1 ? 'Orchestrator' : 'Notifier'}`,
     ip ? `Address http://${ip}/` : 'No network address',
   ].join('\n');
 }

@@ -42,7 +42,7 @@ export class MenuScreen implements Screen {
     const l = this.host.layout();
     const t = this.host.theme();
     const { rows, pages } = this.paged();
-    const { hal } = this.host.ctx;
+    const { hal } = this.host.dev;
     const footer = pages > 1 ? '' : `${hal.build.version} - ${hal.board.type}`;
     const v: MenuView = { title: 'Settings', rows: rows.map((r) => ({ id: r.id, label: r.label, ...(r.short ? { short: r.short } : {}), value: r.value })), pressed: this.pressed(), footer };
     return { key: `menu|${t.name}|${stringify(v)}`, make: () => menuScreen(l, t, v) };
@@ -61,7 +61,7 @@ export class MenuScreen implements Screen {
     const { rows, page, pages } = this.paged();
     const frame = open ? shown : menuScreen(this.host.layout(), this.host.theme(), { title: 'Settings', rows, pressed: null, footer: '' });
     const targets = frame?.targets ?? [];
-    const { width, height } = this.host.ctx.hal.display;
+    const { width, height } = this.host.dev.hal.display;
     return {
       open,
       page,

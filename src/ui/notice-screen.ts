@@ -20,7 +20,7 @@ export class NoticeScreen implements Screen {
   constructor(private readonly host: ScreenHost) {}
 
   show(n: Notice): void {
-    const now = this.host.ctx.hal.clock.monoMs();
+    const now = this.host.dev.hal.clock.monoMs();
     this.notice = { ...n, until: n.holdMs && n.holdMs > 0 ? now + n.holdMs : null };
     this.host.nav.choose('notice');
   }

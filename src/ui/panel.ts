@@ -4,10 +4,10 @@
 // wins over the menu's setting while it is set; a posture set by an action
 // is the mount, so it is also kept across a factory reset.
 
-import type { Context } from '../core/context.ts';
 import { layoutFor, type Layout } from './layout.ts';
 import type { Rotation } from './raster.ts';
 import type { Renderer } from './renderer.ts';
+import type { ScreenDevice } from './screen-kit.ts';
 import { parsePosture, postureName, type UiSettings } from './settings.ts';
 import { themeFor, type Theme } from './theme.ts';
 
@@ -18,7 +18,7 @@ export class Panel {
   private brightnessNow = -1;
 
   constructor(
-    private readonly ctx: Pick<Context, 'hal' | 'actions'>,
+    private readonly dev: Pick<ScreenDevice, 'hal' | 'actions'>,
     private readonly settings: UiSettings,
     private readonly renderer: Renderer,
     private readonly round: boolean,
@@ -47,20 +47,20 @@ export class Panel {
   setPosture(r: Rotation): boolean {
     this.settings.setPosture(r);
     const name = postureName(r);
-    this.ctx.actions.apply({ kind: 'config', values: { posture: name } });
+    this.dev.actions.apply({ kind: 'config', values: { posture: name } });
     this.cfgPosture = name;
     return this.turn(r);
   }
 
   /** The backlight level: brightOvr, else the menu's setting; the saver dims it. */
   brightness(saver: boolean): number {
-    const over = this.ctx.actions.config('brightOvr');
+    const over = this.dev.actions.config('brightOvr');
     const base = typeof over === 'number' && over >= 0 ? over : this.settings.brightness();
     return saver ? Math.min(base, Math.max(4, Math.round(base / 6))) : base;
   }
 
   brightnessSource(): string {
-    const over = this.ctx.actions.config('brightOvr');
+    const over = this.dev.actions.config('brightOvr');
     return typeof over === 'number' && over >= 0 ? 'brightOvr' : 'setting';
   }
 
@@ -69,22 +69,22 @@ export class Panel {
     const level = this.brightness(saver);
     if (level === this.brightnessNow) return;
     this.brightnessNow = level;
-    this.ctx.hal.display.setBrightness(level);
+    this.dev.hal.display.setBrightness(level);
   }
 
   /** Minutes of idle before the saver (0 = never): sleepOvr while set, else SAVER. */
   saverMinutes(): { min: number; source: 'sleepOvr' | 'setting' } {
-    const over = this.ctx.actions.config('sleepOvr');
+    const over = this.dev.actions.config('sleepOvr');
     if (typeof over === 'number' && over >= 0) return { min: over, source: 'sleepOvr' };
     return { min: this.settings.saverMin(), source: 'setting' };
   }
 
   theme(): Theme {
-    return themeFor(this.ctx.actions.config('theme')).theme;
+    return themeFor(this.dev.actions.config('theme')).theme;
   }
 
   private postureConfig(): string | undefined {
-    const cfg = this.ctx.actions.config('posture');
+    const cfg = this.dev.actions.config('posture');
     return typeof cfg === 'string' ? cfg : undefined;
   }
 

@@ -29,7 +29,7 @@ export class ProbeScreen implements Screen {
 
   build(): Built {
     const l = this.host.layout();
-    const { hal } = this.host.ctx;
+    const { hal } = this.host.dev;
     const info = [
       `${hal.board.display.controller} ${hal.display.width}x${hal.display.height}`,
       `canvas ${l.width}x${l.height} ${postureName(this.host.rotation())}`,

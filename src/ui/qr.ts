@@ -2,7 +2,7 @@
 // byte mode only, error correction level M (or L), versions 1-10 (up to 213
 // bytes at M, 271 at L): enough for a sign-in link and a Wi-Fi join string,
 // with room to spare. The mask is chosen by the standard's penalty rules
-// (N1-N4), or forced for tests. test/unit/ui-qr.test.ts checks every module
+// (N1-N4), or forced for tests. test/unit/ui/qr.test.ts checks every module
 // against the `qrcode` npm package and decodes the symbols with jsQR.
 //
 // Cost: one encode builds a size x size matrix a few times over (8 masks);

@@ -4,7 +4,9 @@
 // frame's sha256). Secret items (the setup passphrase, the Wi-Fi join QR)
 // leave as grey boxes: the passphrase never crosses the API.
 
-import type { Context } from '../core/context.ts';
+import type { Sha256Api } from '../../modules/sha256/sha256.ts';
+import type { Route } from '../core/router.ts';
+import type { Display } from '../hal/index.ts';
 import { queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { frameDigest } from './frame-digest.ts';
@@ -13,17 +15,18 @@ import { PngStream } from './png.ts';
 import { postureName } from './settings.ts';
 import type { Ui } from './ui.ts';
 
-export function installUiRoutes(ctx: Context, ui: Ui): void {
-  ctx.router.add({
+/** The screen's routes: GET /api/ui/frame. */
+export function uiRoutes(ui: Ui, display: Pick<Display, 'width' | 'height'>, sha256: Sha256Api): Route[] {
+  return [{
     method: 'GET',
     path: '/api/ui/frame',
     handler: (req) => {
       ui.flush();
       const list = ui.renderer.current();
       if (!list) return errorResponse(503, 'no-frame', 'Nothing has been drawn yet.');
-      const { width, height } = ctx.hal.display;
+      const { width, height } = display;
       if (queryParams(req).get('describe') === '1') {
-        const d = frameDigest(ctx, ui);
+        const d = frameDigest(sha256, ui);
         return jsonResponse({
           screen: list.screen,
           width,
@@ -70,5 +73,5 @@ export function installUiRoutes(ctx: Context, ui: Ui): void {
         },
       };
     },
-  });
+  }];
 }

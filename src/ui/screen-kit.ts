@@ -4,8 +4,13 @@
 // dispatcher draws a new frame only when the key changes, so a key changes
 // with everything the frame shows.
 
-import type { Context } from '../core/context.ts';
-import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
+import type { ConfigKey, DeviceAction, TurnOutcome, TurnRequest } from '../contracts/index.ts';
+import type { Sha256Api } from '../../modules/sha256/sha256.ts';
+import type { Mode } from '../core/kernel.ts';
+import type { Store } from '../core/store.ts';
+import type { LedState } from '../device/index.ts';
+import type { Hal } from '../hal/index.ts';
+import type { LocalFields, TimeZone } from '../util/tz.ts';
 import type { Layout } from './layout.ts';
 import type { Rotation } from './raster.ts';
 import type { RendererOptions } from './renderer.ts';
@@ -36,8 +41,64 @@ export interface UiDeps {
   voice?: { gesture(kind: 'press' | 'hold' | 'tap' | 'release' | 'cancel', screen: ScreenName): boolean; state(): 'idle' | 'listening' | 'thinking' | 'speaking' };
 }
 
-/** The device services the screens read: named, so the subsystem's dependencies can be declared. */
-export type ScreenDevice = Pick<Context, 'hal' | 'mode' | 'actions' | 'ota' | 'signin' | 'time'>;
+/** The device actions the screen reads and sets (src/device/'s DeviceActions): the config keys it follows, the LED state it mirrors. */
+export interface UiActions {
+  config(key: ConfigKey): number | string | boolean | undefined;
+  apply(action: DeviceAction): unknown;
+  ledState(): LedState;
+}
+
+/** A check or an install asked for from the menu: refused with a message the screen shows. */
+export type UiTicket = { ok: true } | { ok: false; message: string };
+
+/** Firmware updates as the screen shows and starts them (src/ota/'s Updates). */
+export interface UiUpdates {
+  /** From the start of a download until the restart: the update screen takes over. */
+  installing(): boolean;
+  state(): { ota: string; otaResult: string | null; otaLatest: string | null; otaPct: number };
+  check(): UiTicket;
+  apply(options: { source: 'menu' }): UiTicket;
+}
+
+/** The sign-in codes (src/auth/): the sign-in screen mints the code its QR carries. */
+export interface UiSignIn {
+  mint(lifetimeMs: number): { code: string; expiresAtMono: number };
+}
+
+/** The owner's one time zone (src/system/'s LocalTime): the clock's text and the menu's zone row. */
+export interface UiTime {
+  zone(): TimeZone;
+  local(ms: number): LocalFields;
+  label(): string;
+  /** The zones the menu offers. */
+  choices(): ReadonlyArray<{ name: string; zone: TimeZone }>;
+  set(text: string): { ok: true } | { ok: false; message: string };
+}
+
+/** What the ui subsystem needs (src/ui/index.ts): the device services it reads, then the optional parts in UiDeps. */
+export interface UiOptions extends UiDeps {
+  actions: UiActions;
+  updates: UiUpdates;
+  signin: UiSignIn;
+  time: UiTime;
+  sameZone: ScreenDevice['sameZone'];
+  /** The NVS namespace a factory reset keeps (src/system/'s danger zone): the panel model, the mount and the touch calibration. */
+  keep: Store;
+  /** The frame's checksum (RENDER?, RAWFRAME?, GET /api/ui/frame?describe=1). */
+  sha256: Sha256Api;
+}
+
+/** The device services the screens read, each declared by what the screen calls. */
+export interface ScreenDevice {
+  hal: Hal;
+  mode: Mode;
+  actions: UiActions;
+  ota: UiUpdates;
+  signin: UiSignIn;
+  time: UiTime;
+  /** Two zones are one (same offsets, names and rules): which of the menu's zones is the owner's. */
+  sameZone: (a: TimeZone, b: TimeZone) => boolean;
+}
 
 export type NetView = ReturnType<NonNullable<UiDeps['network']>['view']>;
 export type OtaView = ReturnType<ScreenDevice['ota']['state']>;
@@ -91,7 +152,7 @@ export interface Navigator {
 
 /** What every screen gets from the dispatcher. */
 export interface ScreenHost {
-  readonly ctx: ScreenDevice;
+  readonly dev: ScreenDevice;
   readonly deps: UiDeps;
   readonly reads: Reads;
   readonly nav: Navigator;

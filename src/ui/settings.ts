@@ -3,7 +3,7 @@
 // orientation (posture, TFTFLIP, the menu) and the touch calibration (TCAL).
 // In namespace 'ui' (erased by a factory reset): brightness, screen-saver
 // delay and redraw rate, set from the menu or the console. (The clock's time
-// zone is the device's, ctx.time: src/system/local-time.ts.) The config keys brightOvr and sleepOvr (device actions) override
+// zone is the device's: src/system/local-time.ts.) The config keys brightOvr and sleepOvr (device actions) override
 // brightness and saver delay while set; posture set by a device action is
 // copied to 'keep' so the mount survives a factory reset either way.
 

@@ -23,15 +23,15 @@ export class SigninScreen implements Screen {
 
   /** Shows the sign-in QR with a new code; refused (false) in Notifier mode or without a network. */
   open(): boolean {
-    const { ctx, deps, nav } = this.host;
-    if (ctx.mode !== 1 || !deps.network) return false;
+    const { dev, deps, nav } = this.host;
+    if (dev.mode !== 1 || !deps.network) return false;
     this.code = null;
     nav.choose('signin');
     return true;
   }
 
   lapsed(idleMs: number): boolean {
-    return idleMs > QR_IDLE_MS || this.host.ctx.mode !== 1;
+    return idleMs > QR_IDLE_MS || this.host.dev.mode !== 1;
   }
 
   build(): Built {
@@ -54,12 +54,12 @@ export class SigninScreen implements Screen {
   }
 
   private view(): { key: string; view: QrView } | null {
-    const now = this.host.ctx.hal.clock.monoMs();
+    const now = this.host.dev.hal.clock.monoMs();
     const base = this.base();
     if (!base) return null;
     const s = this.code;
     if (!s || s.expiresAt - now <= SIGNIN_REFRESH_MS || !s.url.startsWith(base + '/')) {
-      const code = this.host.ctx.signin.mint(SCAN_LIFETIME_MS);
+      const code = this.host.dev.signin.mint(SCAN_LIFETIME_MS);
       const url = `${base}/?c=${code.code}`;
       this.code = { code: code.code, url, expiresAt: code.expiresAtMono, qr: encodeQr(url) };
     }

@@ -57,25 +57,25 @@ export class StatusScreen implements Screen {
 
   /** A tap opens the menu; a hold opens the sign-in QR where there is one. */
   act(_target: Target, how: Press): void {
-    const { ctx, deps, nav } = this.host;
-    if (how === 'hold' && ctx.mode === 1 && deps.network) this.signin.open();
+    const { dev, deps, nav } = this.host;
+    if (how === 'hold' && dev.mode === 1 && deps.network) this.signin.open();
     else nav.choose('menu');
   }
 
   /** The indicator moves (boards without a ring). */
   animating(): boolean {
-    const { ctx } = this.host;
-    return ctx.hal.ring.count === 0 && ledAnimates(ctx.actions.ledState());
+    const { dev } = this.host;
+    return dev.hal.ring.count === 0 && ledAnimates(dev.actions.ledState());
   }
 
   private view(): StatusView {
-    const { ctx, reads } = this.host;
-    const { hal } = ctx;
+    const { dev, reads } = this.host;
+    const { hal } = dev;
     const now = hal.clock.monoMs();
     const c = reads.clock();
-    const name = ctx.actions.config('devName');
+    const name = dev.actions.config('devName');
     const { net, state, tone } = this.line();
-    const hint = hal.touch.present ? 'Tap the screen for settings.' : ctx.mode === 1 ? 'Ask me from the web page or the chat.' : this.phones > 0 ? 'Phone connected.' : 'Waiting for the phone.';
+    const hint = hal.touch.present ? 'Tap the screen for settings.' : dev.mode === 1 ? 'Ask me from the web page or the chat.' : this.phones > 0 ? 'Phone connected.' : 'Waiting for the phone.';
     return {
       name: typeof name === 'string' && name ? name : 'Desk assistant',
       time: c.time,
@@ -87,16 +87,16 @@ export class StatusScreen implements Screen {
       tone,
       reply: this.reply ?? hint,
       replyDim: this.reply === null,
-      indicator: hal.ring.count === 0 ? ledIndicator(ctx.actions.ledState(), ctx.actions.config('ledBrightness'), now) : null,
+      indicator: hal.ring.count === 0 ? ledIndicator(dev.actions.ledState(), dev.actions.config('ledBrightness'), now) : null,
     };
   }
 
   /** The network and the assistant's state, first match wins. */
   private line(): { net: string; state: string; tone: Tone } {
-    const { ctx, deps, reads } = this.host;
+    const { dev, deps, reads } = this.host;
     const v = reads.netView();
     const ota = reads.otaView();
-    if (ctx.mode === 0) return { net: this.phones > 0 ? 'Phone connected' : 'Bluetooth', state: 'Notifier mode', tone: 'dim' };
+    if (dev.mode === 0) return { net: this.phones > 0 ? 'Phone connected' : 'Bluetooth', state: 'Notifier mode', tone: 'dim' };
     if (!v) return { net: 'no Wi-Fi', state: 'Ready', tone: 'ok' };
     const net = v.station.state === 'connected' && v.station.ip ? v.station.ip : v.setup.state === 'up' ? 'Wi-Fi setup' : 'no Wi-Fi';
     const voice = deps.voice?.state() ?? 'idle';

@@ -1,5 +1,5 @@
 // The clock's text: HH:MM and a short date ('Sun 22 Nov') from local
-// calendar fields (the owner's time zone, ctx.time.local()), and the clock as
+// calendar fields (the owner's time zone, the device's LocalTime, local()), and the clock as
 // the status screen and the saver show it (no time until the clock is set).
 
 import type { Clock } from '../hal/index.ts';

@@ -9,8 +9,8 @@
 // from touches, and from the redraw timer while the screen is active
 // (src/ui/redraw.ts).
 //
-// API for other subsystems (installUi returns the Ui; main.ts hands it to the
-// installs that need it, e.g. the Notifier's BLE link):
+// API for other subsystems (the ui subsystem's face, src/ui/index.ts, provides
+// the Ui; main.ts hands it to those that need it, e.g. the Notifier's BLE link):
 //   showNotice({title, body, source?, holdMs?})  a frame-driven screen update:
 //       shows the message until tapped, replaced, cleared or holdMs passes;
 //       wakes the screen. The Notifier's "show this" frames map onto it.
@@ -24,10 +24,10 @@
 //   wake()                             counts as activity (ends the saver).
 //   screen()                           the screen showing now.
 
-import type { Context } from '../core/context.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { Log } from '../log/log.ts';
 import type { TouchEvent } from '../hal/index.ts';
 import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
-import { KEEP_NS } from '../system/danger.ts';
 import { DeviceReads } from './device-reads.ts';
 import { Gestures } from './gestures.ts';
 import type { Layout } from './layout.ts';
@@ -40,7 +40,7 @@ import type { Rotation } from './raster.ts';
 import { Redraw } from './redraw.ts';
 import { Renderer } from './renderer.ts';
 import { SaverScreen } from './saver-screen.ts';
-import type { Screen, ScreenHost, ScreenName, UiDeps } from './screen-kit.ts';
+import type { Screen, ScreenDevice, ScreenHost, ScreenName, UiDeps, UiOptions } from './screen-kit.ts';
 import type { Frame } from './screens.ts';
 import { UiSettings, UI_NS } from './settings.ts';
 import { SigninScreen } from './signin-screen.ts';
@@ -50,7 +50,7 @@ import { TouchInput, type TouchSource } from './touch.ts';
 import { UpdateScreen } from './update-screen.ts';
 import { WifiScreen } from './wifi-screen.ts';
 
-export type { MenuState, Notice, ScreenName, UiDeps };
+export type { MenuState, Notice, ScreenName, UiDeps, UiOptions };
 
 /** Screen update failures logged (then only counted): a broken panel must not flood the log. */
 const LOGGED_FAILURES = 5;
@@ -59,6 +59,9 @@ export class Ui {
   readonly renderer: Renderer;
   readonly touch: TouchInput;
   readonly settings: UiSettings;
+  /** What the screens read of the device (the kernel's HAL and mode, and the services in the options). */
+  readonly dev: ScreenDevice;
+  private readonly log: Log;
   private readonly panel: Panel;
   private readonly nav: Navigation;
   private readonly redraw: Redraw;
@@ -83,13 +86,15 @@ export class Ui {
   private lastBuildMs = 0;
 
   constructor(
-    private readonly ctx: Context,
-    private readonly deps: UiDeps = {},
+    k: Kernel,
+    private readonly deps: UiOptions,
   ) {
-    const { hal } = ctx;
-    this.settings = new UiSettings(ctx.store(UI_NS), ctx.store(KEEP_NS));
+    const { hal } = k;
+    this.log = k.log;
+    this.dev = { hal, mode: k.mode, actions: deps.actions, ota: deps.updates, signin: deps.signin, time: deps.time, sameZone: deps.sameZone };
+    this.settings = new UiSettings(k.store(UI_NS), deps.keep);
     this.renderer = new Renderer(hal.display, hal.clock, deps.renderer);
-    this.panel = new Panel(ctx, this.settings, this.renderer, deps.round === true);
+    this.panel = new Panel(this.dev, this.settings, this.renderer, deps.round === true);
     this.touch = new TouchInput(hal.clock, hal.display.width, hal.display.height, (g) => deps.voice?.gesture(g.kind, this.screenNow) === true || this.gestures.handle(g));
     this.touch.calibration = this.settings.calibration();
     this.nav = new Navigation(hal.clock, { wake: () => this.wake(), enter: (n) => this.screens[n].enter?.(), leave: (n) => this.screens[n].leave?.() });
@@ -100,8 +105,8 @@ export class Ui {
       hz: () => this.settings.hz(),
       turnBusy: () => this.deps.turns?.busy === true,
     });
-    this.reads = new DeviceReads(ctx, deps.network);
-    const host: ScreenHost = { ctx, deps, reads: this.reads, nav: this.nav, layout: () => this.panel.layout(), theme: () => this.theme(), rotation: () => this.renderer.rotation };
+    this.reads = new DeviceReads(this.dev, deps.network);
+    const host: ScreenHost = { dev: this.dev, deps, reads: this.reads, nav: this.nav, layout: () => this.panel.layout(), theme: () => this.theme(), rotation: () => this.renderer.rotation };
     this.notices = new NoticeScreen(host);
     this.signin = new SigninScreen(host);
     this.wifi = new WifiScreen(host);
@@ -132,7 +137,7 @@ export class Ui {
    * while the screen is active.
    */
   start(): void {
-    this.ctx.hal.touch.onTouch = (e) => this.handleTouch(e, 'panel');
+    this.dev.hal.touch.onTouch = (e) => this.handleTouch(e, 'panel');
     this.redraw.running = true;
     this.guard(() => this.tick());
     this.redraw.schedule();
@@ -302,14 +307,14 @@ export class Ui {
     try {
       work();
     } catch (e) {
-      if (this.failures++ < LOGGED_FAILURES) this.ctx.log.error('ui', `screen update failed: ${String(e)}`);
+      if (this.failures++ < LOGGED_FAILURES) this.log.error('ui', `screen update failed: ${String(e)}`);
     }
   }
 
   /** Everything a screen shows, cheaply read (no view is built). */
   private fingerprint(): string {
-    const { hal } = this.ctx;
-    const a = this.ctx.actions;
+    const { hal } = this.dev;
+    const a = this.dev.actions;
     const screen = this.pickScreen();
     const clock = hal.clock;
     const minute = Math.floor((clock.synced() ? clock.wallMs() : clock.monoMs()) / 60_000);
@@ -318,10 +323,10 @@ export class Ui {
     const ota = this.reads.otaView();
     const net = this.reads.netView();
     return [
-      screen, minute, second, this.version, this.deps.turns?.busy, this.ctx.ota.installing(), ota.ota, ota.otaPct, ota.otaResult, ota.otaLatest,
+      screen, minute, second, this.version, this.deps.turns?.busy, this.dev.ota.installing(), ota.ota, ota.otaPct, ota.otaResult, ota.otaLatest,
       led.mode, led.color.r, led.color.g, led.color.b, led.brightness, a.config('theme'), a.config('brightOvr'), a.config('sleepOvr'),
       a.config('posture'), a.config('devName'), a.config('ledBrightness'), net?.station.state, net?.station.ip, net?.setup.state,
-      net?.provisioned, this.reads.batteryText(), this.ctx.time.zone().text, this.settings.hz(),
+      net?.provisioned, this.reads.batteryText(), this.dev.time.zone().text, this.settings.hz(),
     ].join('|');
   }
 
@@ -344,9 +349,9 @@ export class Ui {
     }
     const built = this.screens[name].build();
     if (built.key === this.viewKey && this.frameNow) return;
-    const t0 = this.ctx.hal.clock.monoMs();
+    const t0 = this.dev.hal.clock.monoMs();
     const frame = built.make();
-    this.lastBuildMs = this.ctx.hal.clock.monoMs() - t0;
+    this.lastBuildMs = this.dev.hal.clock.monoMs() - t0;
     this.viewKey = built.key;
     this.frameNow = frame;
     this.renderer.show(frame.list);
@@ -360,8 +365,8 @@ export class Ui {
    */
   private pickScreen(): ScreenName {
     if (this.probe.showing()) return 'probe';
-    if (this.ctx.ota.installing()) return 'update';
-    this.notices.expire(this.ctx.hal.clock.monoMs());
+    if (this.dev.ota.installing()) return 'update';
+    this.notices.expire(this.dev.hal.clock.monoMs());
     const chosen = this.nav.chosen();
     if (chosen && this.screens[chosen].lapsed?.(this.nav.idleMs(), this.nav.sinceChosenMs())) this.nav.back();
     const base: ScreenName = this.nav.chosen() ?? (this.wifi.firstRun() ? 'wifi' : 'status');

@@ -13,7 +13,7 @@ export class UpdateScreen implements Screen {
   build(): Built {
     const l = this.host.layout();
     const t = this.host.theme();
-    const s = this.host.ctx.ota.state();
+    const s = this.host.dev.ota.state();
     const detail = s.ota === 'verifying' ? 'Checking it' : s.ota === 'restarting' ? 'Restarting' : 'Do not unplug';
     const v: UpdateView = { title: 'Updating', version: s.otaLatest ? `to ${s.otaLatest}` : 'new firmware', pct: s.otaPct, detail };
     return { key: `update|${t.name}|${stringify(v)}`, make: () => updateScreen(l, t, v) };

@@ -31,8 +31,8 @@ export class WifiScreen implements Screen {
 
   /** An unprovisioned device with its setup network up, not yet tapped away: the base screen is this one. */
   firstRun(): boolean {
-    const { ctx, deps, reads } = this.host;
-    if (this.dismissed || ctx.mode !== 1 || !deps.passphrase) return false;
+    const { dev, deps, reads } = this.host;
+    if (this.dismissed || dev.mode !== 1 || !deps.passphrase) return false;
     const v = reads.netView();
     return v !== null && !v.provisioned && v.setup.state === 'up';
   }

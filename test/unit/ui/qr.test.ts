@@ -5,7 +5,7 @@
 import jsQR from 'jsqr';
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { encodeQr, qrCapacity, qrPenalty, qrTablesConsistent, wifiJoinString, type QrCode } from '../../src/ui/qr.ts';
+import { encodeQr, qrCapacity, qrPenalty, qrTablesConsistent, wifiJoinString, type QrCode } from '../../../src/ui/qr.ts';
 
 /** The symbol as RGBA pixels, with a quiet zone, `scale` pixels per module. */
 function image(qr: QrCode, scale = 4, quiet = 4): { data: Uint8ClampedArray; width: number } {

@@ -5,22 +5,26 @@
 // the menu's zones), the sign-in QR and its refreshed code, the Wi-Fi join
 // QR (the passphrase on the panel only), settings kept by a factory reset,
 // the LED indicator, update progress, Notifier mode, and every Display and
-// Touch console command ending OK or ERR.
+// Touch console command ending OK or ERR. The tests that need nothing else
+// of the device (the LED indicator, Notifier mode, the menu walk, the
+// sign-in hold, the mount, the saver, the console commands) mount the
+// screen alone on a test kernel (test/support/screen-rig.ts).
 
 import { describe, expect, it, vi } from 'vitest';
-import { boot, type Device } from '../../src/main.ts';
-import type { RoundResult } from '../../src/contracts/index.ts';
-import { SCAN_LIFETIME_MS } from '../../src/auth/signin.ts';
-import { wifiJoinString } from '../../src/ui/qr.ts';
-import { SIGNIN_REFRESH_MS } from '../../src/ui/signin-screen.ts';
-import { HOLD_MS } from '../../src/ui/touch.ts';
-import { THEMES } from '../../src/ui/theme.ts';
-import type { DeviceType } from '../../src/hal/index.ts';
-import type { HttpResponse } from '../../src/net/http/types.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../support/memhal.ts';
-import { readPng, readQr } from '../support/ui.ts';
-import { TestWire, turnResult } from '../support/test-wire.ts';
+import { boot, type Device } from '../../../src/main.ts';
+import type { RoundResult } from '../../../src/contracts/index.ts';
+import { SCAN_LIFETIME_MS } from '../../../src/auth/signin.ts';
+import { wifiJoinString } from '../../../src/ui/qr.ts';
+import { SIGNIN_REFRESH_MS } from '../../../src/ui/signin-screen.ts';
+import { HOLD_MS } from '../../../src/ui/touch.ts';
+import { THEMES } from '../../../src/ui/theme.ts';
+import type { DeviceType } from '../../../src/hal/index.ts';
+import type { HttpResponse } from '../../../src/net/http/types.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { HOME_NETWORK, screenRig, type ScreenRig } from '../../support/screen-rig.ts';
+import { readPng, readQr } from '../../support/ui.ts';
+import { TestWire, turnResult } from '../../support/test-wire.ts';
 
 class ReplyWire extends TestWire {
   reply = 'It is sunny.';
@@ -44,13 +48,24 @@ function start(options: { board?: DeviceType; provisioned?: boolean; mode?: 0 | 
   mem.nvs.set('orch', 'key.anthropic', 'sk-anthropic-secret');
   const wire = new ReplyWire();
   const device = boot(mem.hal, { wire });
-  const cmd = async (line: string): Promise<string> => {
+  return { mem, device, wire, cmd: typer(mem) };
+}
+
+/** Types a console line and answers what the console wrote back. */
+function typer(mem: MemHal): (line: string) => Promise<string> {
+  return async (line) => {
     mem.serial.take();
     mem.serial.type(line + '\r\n');
     for (let i = 0; i < 6; i++) await flushJobs();
     return mem.serial.take().replace(/\r/g, '');
   };
-  return { mem, device, wire, cmd };
+}
+
+/** The screen alone on a test kernel (test/support/screen-rig.ts): for the tests that need nothing else of the device. */
+function mountScreen(options: { board?: DeviceType; mode?: 0 | 1 } = {}): { mem: MemHal; device: ScreenRig; cmd(line: string): Promise<string> } {
+  const mem = createMemHal({ board: options.board ?? 'panel-35' });
+  const device = screenRig({ mem, mode: options.mode ?? 1, network: options.mode === 0 ? undefined : HOME_NETWORK });
+  return { mem, device, cmd: typer(mem) };
 }
 
 /** Rows of MENU? as {id: {value, tap: [x, y]}}. */
@@ -166,8 +181,8 @@ describe('which screen shows', () => {
   });
 
   it('boards without a ring show the LED state on screen, animated; the ring board does not', async () => {
-    const { mem, device } = start();
-    device.ctx.actions.apply({ kind: 'led', mode: 'pulse', color: { r: 255, g: 0, b: 0 }, brightness: 255 });
+    const { mem, device } = mountScreen();
+    device.actions.apply({ kind: 'led', mode: 'pulse', color: { r: 255, g: 0, b: 0 }, brightness: 255 });
     const discColor = (): number[] => device.ui.frame()!.list.items.filter((i) => i.kind === 'disc').map((i) => i.color);
     // Picked up within a second (the idle check), then animated at the redraw rate.
     await mem.clock.advance(1100);
@@ -175,18 +190,18 @@ describe('which screen shows', () => {
     await mem.clock.advance(500);
     const b = discColor();
     expect(a).not.toEqual(b);
-    device.ctx.actions.apply({ kind: 'lights', value: 'off' });
+    device.actions.apply({ kind: 'lights', value: 'off' });
     await mem.clock.advance(200);
     // Only the state dot remains.
     expect(discColor()).toHaveLength(1);
-    const ring = start({ board: 'ring-tft' });
-    ring.device.ctx.actions.apply({ kind: 'led', mode: 'solid', color: { r: 255, g: 0, b: 0 }, brightness: 255 });
+    const ring = mountScreen({ board: 'ring-tft' });
+    ring.device.actions.apply({ kind: 'led', mode: 'solid', color: { r: 255, g: 0, b: 0 }, brightness: 255 });
     await ring.mem.clock.advance(200);
     expect(ring.device.ui.frame()!.list.items.filter((i) => i.kind === 'disc')).toHaveLength(0);
   });
 
   it('Notifier mode drives the screen too: its status, and notices from the API until they time out', async () => {
-    const { mem, device, cmd } = start({ mode: 0 });
+    const { mem, device, cmd } = mountScreen({ mode: 0 });
     await mem.clock.advance(500);
     expect(await cmd('RENDER?')).toContain('"Notifier mode"');
     device.ui.showNotice({ title: 'Call from Anna', body: 'Ringing on your phone', source: 'Phone', holdMs: 5000 });
@@ -206,7 +221,7 @@ describe('which screen shows', () => {
 
 describe('touch and the menu', () => {
   it('walks the menu with taps from the console: open, change theme, next page, hold to step back, close', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     expect(await cmd('TAP 240 160')).toMatch(/^tap at 240,160 screen=menu\nOK/);
     let menu = await cmd('MENU?');
@@ -215,7 +230,7 @@ describe('touch and the menu', () => {
     expect(rows.get('theme')!.value).toBe('dark');
     const [tx, ty] = rows.get('theme')!.tap;
     await cmd(`TAP ${tx} ${ty}`);
-    expect(device.ctx.actions.config('theme')).toBe('light');
+    expect(device.actions.config('theme')).toBe('light');
     expect(device.ui.frame()!.list.bg).toBe(THEMES['light']!.bg);
     // Hold on brightness steps it down; the hold fires after HOLD_MS, the release does nothing more.
     const bright = rows.get('bright')!;
@@ -249,7 +264,7 @@ describe('touch and the menu', () => {
   });
 
   it('a hold on the status screen opens the sign-in QR; a stuck contact is reported and ignored until it lifts', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     await cmd('TAP 240 160 HOLD');
     await mem.clock.advance(HOLD_MS + 10);
@@ -311,7 +326,7 @@ describe('touch and the menu', () => {
   });
 
   it('a flipped mount turns the frame and the touch map; a posture set by a device action is the mount', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     const upright = menuRows((await cmd('TAP 240 160'), await cmd('MENU?'))).get('theme')!.tap;
     await cmd('TFTFLIP 1');
@@ -319,15 +334,15 @@ describe('touch and the menu', () => {
     expect(flipped[0]).toBeCloseTo(479 - upright[0], -1);
     expect(flipped[1]).toBeCloseTo(319 - upright[1], -1);
     await cmd(`TAP ${flipped[0]} ${flipped[1]}`);
-    expect(device.ctx.actions.config('theme')).toBe('light');
-    device.ctx.actions.apply({ kind: 'config', values: { posture: 'right' } });
+    expect(device.actions.config('theme')).toBe('light');
+    device.actions.apply({ kind: 'config', values: { posture: 'right' } });
     await mem.clock.advance(200);
     expect(await cmd('SCREEN?')).toMatch(/canvas=320x480 round=0\nposture=right/);
     expect(mem.nvs.get('keep', 'posture')).toBe('right');
   });
 
   it('the screen saver starts after the idle delay, dims, and the waking touch does nothing else; sleepOvr and brightOvr override', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     expect(mem.display.brightness).toBe(200);
     await mem.clock.advance(5 * 60_000);
@@ -337,12 +352,12 @@ describe('touch and the menu', () => {
     await cmd('TAP 240 160');
     expect(device.ui.screen()).toBe('status');
     expect(await cmd('TOUCHISO?')).toContain('wake=1');
-    device.ctx.actions.apply({ kind: 'config', values: { sleepOvr: 0, brightOvr: 90 } });
+    device.actions.apply({ kind: 'config', values: { sleepOvr: 0, brightOvr: 90 } });
     await mem.clock.advance(20 * 60_000);
     expect(device.ui.screen()).toBe('status');
     expect(mem.display.brightness).toBe(90);
     expect(await cmd('SAVER')).toMatch(/^saver=never \(sleepOvr\)/);
-    device.ctx.actions.apply({ kind: 'config', values: { sleepOvr: -1, brightOvr: -1 } });
+    device.actions.apply({ kind: 'config', values: { sleepOvr: -1, brightOvr: -1 } });
     expect(await cmd('SAVER 1')).toMatch(/^saver=1 min \(setting\)/);
     await mem.clock.advance(61_000);
     expect(device.ui.screen()).toBe('saver');
@@ -480,7 +495,7 @@ describe('the QR screens', () => {
 
 describe('the Display and Touch commands', () => {
   it('answer OK with what they did, or ERR with why (and change nothing)', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     expect(await cmd('SCREEN eink')).toBe('ERR eink: a frozen legacy value that binds no supported display; nothing changed\n');
     expect(await cmd('SCREEN oled')).toMatch(/^ERR unknown panel model oled \(this board: tft = st7796s\)/);
@@ -510,7 +525,7 @@ describe('the Display and Touch commands', () => {
   });
 
   it('TFTBREAK: failing tiles are reported by TFTHEALTH? and the screen recovers after the back-off', async () => {
-    const { mem, device, cmd } = start();
+    const { mem, device, cmd } = mountScreen();
     await mem.clock.advance(1500);
     const clean = Uint16Array.from(mem.display.pixels);
     expect(await cmd('TFTBREAK')).toMatch(/^the next 4 tiles fail/);
@@ -523,7 +538,7 @@ describe('the Display and Touch commands', () => {
   });
 
   it('the ring board (no touch panel) still takes TAP from the console; its menu is the round one', async () => {
-    const { mem, device, cmd } = start({ board: 'ring-tft' });
+    const { mem, device, cmd } = mountScreen({ board: 'ring-tft' });
     await mem.clock.advance(1500);
     expect(await cmd('TOUCH?')).toMatch(/^present=0 controller=none/);
     await cmd('TAP 120 120');

@@ -4,7 +4,7 @@
 // under test/fixtures/ui/ with a small tolerance.
 //
 // Regenerate them, after a deliberate change of the screens, with
-//   UPDATE_UI_GOLDENS=1 npx vitest run test/unit/ui-golden.test.ts
+//   UPDATE_UI_GOLDENS=1 npx vitest run test/unit/ui/golden.test.ts
 // and look at every changed PNG before committing it. Without the variable a
 // missing or different golden fails the test (the actual frame is written to
 // the temporary folder the failure names), never silently.
@@ -13,19 +13,19 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { boardInfo } from '../../boards/index.ts';
-import { DEVICE_TYPES, type DeviceType } from '../../src/hal/index.ts';
-import { layoutFor } from '../../src/ui/layout.ts';
-import { encodeQr, wifiJoinString } from '../../src/ui/qr.ts';
-import type { Rotation } from '../../src/ui/raster.ts';
-import { Renderer } from '../../src/ui/renderer.ts';
-import { menuScreen, noticeScreen, probeScreen, qrScreen, saverScreen, statusScreen, updateScreen, type Frame, type StatusView } from '../../src/ui/screens.ts';
-import { rgb565, THEMES } from '../../src/ui/theme.ts';
-import type { Layout } from '../../src/ui/layout.ts';
-import { VirtualClock } from '../support/clock.ts';
-import { CheckedDisplay, compareFrame, framePng, readQr } from '../support/ui.ts';
+import { boardInfo } from '../../../boards/index.ts';
+import { DEVICE_TYPES, type DeviceType } from '../../../src/hal/index.ts';
+import { layoutFor } from '../../../src/ui/layout.ts';
+import { encodeQr, wifiJoinString } from '../../../src/ui/qr.ts';
+import type { Rotation } from '../../../src/ui/raster.ts';
+import { Renderer } from '../../../src/ui/renderer.ts';
+import { menuScreen, noticeScreen, probeScreen, qrScreen, saverScreen, statusScreen, updateScreen, type Frame, type StatusView } from '../../../src/ui/screens.ts';
+import { rgb565, THEMES } from '../../../src/ui/theme.ts';
+import type { Layout } from '../../../src/ui/layout.ts';
+import { VirtualClock } from '../../support/clock.ts';
+import { CheckedDisplay, compareFrame, framePng, readQr } from '../../support/ui.ts';
 
-const ROOT = join(import.meta.dirname, '../fixtures/ui');
+const ROOT = join(import.meta.dirname, '../../fixtures/ui');
 const UPDATE = process.env['UPDATE_UI_GOLDENS'] === '1';
 /** Pixels (share of the frame) that may differ, by more than 24 per channel, from the golden. */
 const TOLERANCE = 0.0002;

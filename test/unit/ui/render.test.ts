@@ -7,16 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { FONT_OUT, FONT_SOURCE, fontModule } from '../../tools/gen-font.mjs';
-import { boot } from '../../src/main.ts';
-import { ELLIPSIS, glyphIndex, REPLACEMENT, toGlyphs, NO_GLYPH } from '../../src/ui/font.ts';
-import { ListBuilder, wrapText, type DisplayList } from '../../src/ui/list.ts';
-import { PngStream } from '../../src/ui/png.ts';
-import { canvasToDisplay, displayPointToCanvas, displayToCanvas, type Rotation } from '../../src/ui/raster.ts';
-import { Renderer } from '../../src/ui/renderer.ts';
-import { VirtualClock, flushJobs } from '../support/clock.ts';
-import { createMemHal } from '../support/memhal.ts';
-import { CheckedDisplay, rgb888 } from '../support/ui.ts';
+import { FONT_OUT, FONT_SOURCE, fontModule } from '../../../tools/gen-font.mjs';
+import { ELLIPSIS, glyphIndex, REPLACEMENT, toGlyphs, NO_GLYPH } from '../../../src/ui/font.ts';
+import { ListBuilder, wrapText, type DisplayList } from '../../../src/ui/list.ts';
+import { PngStream } from '../../../src/ui/png.ts';
+import { canvasToDisplay, displayPointToCanvas, displayToCanvas, type Rotation } from '../../../src/ui/raster.ts';
+import { Renderer } from '../../../src/ui/renderer.ts';
+import { VirtualClock, flushJobs } from '../../support/clock.ts';
+import { createMemHal } from '../../support/memhal.ts';
+import { HOME_NETWORK, screenRig } from '../../support/screen-rig.ts';
+import { CheckedDisplay, rgb888 } from '../../support/ui.ts';
 
 const ROTATIONS: Rotation[] = [0, 90, 180, 270];
 
@@ -158,9 +158,8 @@ describe('no full-screen buffer on the 4.0 inch board', () => {
     const mem = createMemHal({ board: 'panel-40' });
     const display = new CheckedDisplay(480, 480, 4096);
     mem.hal.display = display;
-    mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
-    mem.wifi.networks.set('Home', 'home-pass-1');
-    const device = boot(mem.hal);
+    // The screen alone on a test kernel, on a home network (the sign-in QR needs an address).
+    const device = screenRig({ mem, network: HOME_NETWORK });
     await mem.clock.advance(1500);
     const cmd = async (line: string): Promise<string> => {
       mem.serial.take();

@@ -1,5 +1,6 @@
 // The Notifier link (spec: What the service does 1, "Notifier link",
-// Authentication 16) on the booted firmware with the in-memory HAL's test
+// Authentication 16), mounted with the screen and the device actions on a
+// test kernel (test/support/screen-rig.ts), with the in-memory HAL's test
 // central: STATUS is readable unbonded, FRAME and CONFIG need a bond, a
 // bonded central's frames change the ring and the screen, a bad frame or
 // CONFIG write changes nothing and says why in STATUS, bonds outlive a
@@ -8,16 +9,16 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { CONFIG_KEY, encodeConfig, parseConfigWrite, type NotifierConfig } from '../../src/notifier/config.ts';
-import { encodeFrame, parseFrame, RECORD } from '../../src/notifier/frame.ts';
-import { CONFIG_UUID, FRAME_UUID, NOTIFIER_GATT, NOTIFIER_SERVICE_UUID, STATUS_UUID } from '../../src/notifier/gatt.ts';
-import { MAX_VALUE_BYTES, RESULT } from '../../src/notifier/protocol.ts';
-import { decodeStatus, encodeStatus } from '../../src/notifier/status.ts';
-import type { BleCentral, DeviceType } from '../../src/hal/index.ts';
-import { toHex } from '../../src/util/encoding.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal, rebootMemHal, type MemHal } from '../support/memhal.ts';
+import { CONFIG_KEY, encodeConfig, parseConfigWrite, type NotifierConfig } from '../../../src/notifier/config.ts';
+import { encodeFrame, parseFrame, RECORD } from '../../../src/notifier/frame.ts';
+import { CONFIG_UUID, FRAME_UUID, NOTIFIER_GATT, NOTIFIER_SERVICE_UUID, STATUS_UUID } from '../../../src/notifier/gatt.ts';
+import { MAX_VALUE_BYTES, RESULT } from '../../../src/notifier/protocol.ts';
+import { decodeStatus, encodeStatus } from '../../../src/notifier/status.ts';
+import type { BleCentral, DeviceType } from '../../../src/hal/index.ts';
+import { toHex } from '../../../src/util/encoding.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { screenRig } from '../../support/screen-rig.ts';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -38,7 +39,7 @@ const led = (mode: number, r: number, g: number, b: number, brightness?: number)
 function start(options: { mode?: 0 | 1; board?: DeviceType; mem?: MemHal } = {}) {
   const mem = options.mem ?? createMemHal({ board: options.board ?? 'ring-tft' });
   if (!options.mem) mem.nvs.set('sys', 'mode', options.mode ?? 0);
-  const device = boot(mem.hal);
+  const device = screenRig({ mem, notifier: true });
   const cmd = async (line: string): Promise<string> => {
     mem.serial.take();
     mem.serial.type(line + '\r\n');
@@ -79,7 +80,7 @@ describe('the GATT service', () => {
     const mem = createMemHal({ board: 'ring-tft' });
     mem.nvs.set('sys', 'mode', 0);
     mem.nvs.set('cfg', 'devName', 'Kitchen desk assistant unit');
-    boot(mem.hal);
+    screenRig({ mem, notifier: true });
     expect(mem.ble.name).toBe('Kitchen desk assista');
   });
 });
@@ -94,7 +95,7 @@ describe('an unbonded central', () => {
   it('may not write a frame or read or write CONFIG, and nothing changes', async () => {
     const { mem, device, status } = start();
     const c = mem.ble.connect();
-    const before = device.ctx.actions.ledState();
+    const before = device.actions.ledState();
     const frame = encodeFrame(1, [led(1, 255, 0, 0, 200), { type: RECORD.notice, body: notice(0, 'Hi', '') }]);
     expect(refusal(() => mem.ble.write(c, FRAME_UUID, frame))).toBe('ETLS: ATT error 0x05 (Insufficient Authentication)');
     expect(refusal(() => mem.ble.read(c, CONFIG_UUID))).toMatch(/^ETLS/);
@@ -102,10 +103,10 @@ describe('an unbonded central', () => {
     // The firmware checks again if a stack ever let such a write through.
     mem.ble.handlers!.onWrite(c, FRAME_UUID, frame);
     await mem.clock.advance(100);
-    expect(device.ctx.actions.ledState()).toEqual(before);
+    expect(device.actions.ledState()).toEqual(before);
     expect(device.ui.screen()).not.toBe('notice');
     expect(status(c)).toMatchObject({ seq: 0, frames: 0, last: RESULT.notBonded });
-    expect(device.ctx.actions.config('ledBrightness')).toBeUndefined();
+    expect(device.actions.config('ledBrightness')).toBeUndefined();
   });
 });
 
@@ -131,7 +132,7 @@ describe('a bonded central', () => {
     const shows = mem.ring.frames.length;
     mem.ble.write(c, FRAME_UUID, encodeFrame(7, [led(1, 0, 255, 0, 255), { type: RECORD.notice, body: notice(30, 'Call from Anna', 'Ringing on\nyour phone') }]));
     await mem.clock.advance(200);
-    expect(device.ctx.actions.ledState()).toEqual({ mode: 'solid', color: { r: 0, g: 255, b: 0 }, brightness: 255 });
+    expect(device.actions.ledState()).toEqual({ mode: 'solid', color: { r: 0, g: 255, b: 0 }, brightness: 255 });
     expect(mem.ring.frames.length).toBeGreaterThan(shows);
     expect([...mem.ring.last()!.subarray(0, 3)]).toEqual([0, 255, 0]);
     const render = await cmd('RENDER?');
@@ -144,14 +145,14 @@ describe('a bonded central', () => {
     // An attention animation on top, then a clear: the notice goes, the led layer stays.
     mem.ble.write(c, FRAME_UUID, encodeFrame(8, [{ type: RECORD.anim, body: Uint8Array.from([3, 0xe8, 0x03]) }, { type: RECORD.clear, body: new Uint8Array() }]));
     await mem.clock.advance(100);
-    expect(device.ctx.ring.view()).toMatchObject({ layer: 'attention', name: 'success' });
+    expect(device.ring.view()).toMatchObject({ layer: 'attention', name: 'success' });
     expect(device.ui.screen()).toBe('status');
     await mem.clock.advance(1000);
-    expect(device.ctx.ring.view()).toMatchObject({ layer: 'led', name: 'solid' });
+    expect(device.ring.view()).toMatchObject({ layer: 'led', name: 'solid' });
     // LED mode 0 turns the ring off.
     mem.ble.write(c, FRAME_UUID, encodeFrame(9, [led(0, 0, 0, 0)]));
     await mem.clock.advance(100);
-    expect(device.ctx.actions.ledState().mode).toBe('off');
+    expect(device.actions.ledState().mode).toBe('off');
     expect([...mem.ring.last()!].every((b) => b === 0)).toBe(true);
     expect(status(c)).toMatchObject({ seq: 9, frames: 3 });
   });
@@ -171,13 +172,13 @@ describe('a bonded central', () => {
     const c = mem.ble.pair(mem.ble.connect());
     mem.ble.write(c, FRAME_UUID, encodeFrame(1, [led(1, 1, 2, 3, 4)]));
     await mem.clock.advance(100);
-    const ledBefore = device.ctx.actions.ledState();
+    const ledBefore = device.actions.ledState();
     const framesBefore = mem.ring.frames.length;
     // A good LED record followed by a notice whose title is not UTF-8.
     const bad = encodeFrame(2, [led(2, 255, 0, 0), { type: RECORD.notice, body: Uint8Array.from([0, 0, 2, 0xc3, 0x28]) }]);
     expect(refusal(() => mem.ble.write(c, FRAME_UUID, bad))).toBe('EINVAL: ATT error 0x03 (Write Not Permitted)');
     await mem.clock.advance(100);
-    expect(device.ctx.actions.ledState()).toEqual(ledBefore);
+    expect(device.actions.ledState()).toEqual(ledBefore);
     expect(mem.ring.frames.length).toBe(framesBefore);
     expect(device.ui.screen()).toBe('status');
     expect(status(c)).toMatchObject({ seq: 1, frames: 1, last: RESULT.badText });
@@ -194,11 +195,11 @@ describe('a bonded central', () => {
     const write = Uint8Array.from([1, CONFIG_KEY.ledBrightness, 1, 40, CONFIG_KEY.attnHoldMs, 4, 0x10, 0x27, 0, 0, CONFIG_KEY.sfxLvlN, 1, 0, CONFIG_KEY.devName, 4, ...utf8('Desk')]);
     mem.ble.write(c, CONFIG_UUID, write);
     expect(mem.ble.read(c, CONFIG_UUID)).toEqual(encodeConfig({ ledBrightness: 40, attnHoldMs: 10_000, sfxLvlN: 0, devName: 'Desk' }));
-    expect(device.ctx.actions.config('ledBrightness')).toBe(40);
-    expect(device.ctx.actions.config('devName')).toBe('Desk');
+    expect(device.actions.config('ledBrightness')).toBe(40);
+    expect(device.actions.config('devName')).toBe('Desk');
     // One good key and one out of range: neither is saved.
     expect(refusal(() => mem.ble.write(c, CONFIG_UUID, Uint8Array.from([1, CONFIG_KEY.ledBrightness, 1, 99, CONFIG_KEY.sfxLvlN, 1, 101])))).toMatch(/^EINVAL/);
-    expect(device.ctx.actions.config('ledBrightness')).toBe(40);
+    expect(device.actions.config('ledBrightness')).toBe(40);
     expect(status(c).last).toBe(RESULT.badValue);
     await mem.clock.advance(10);
   });
@@ -230,7 +231,7 @@ describe('the Bluetooth console commands', () => {
     const frame = encodeFrame(42, [led(3, 0, 0, 255), { type: RECORD.notice, body: notice(0, 'Build', 'green') }]);
     expect(await cmd(`NSNFEED ${toHex(frame)}`)).toBe('applied seq=42: led pulse, notice\nOK\n');
     await mem.clock.advance(100);
-    expect(device.ctx.actions.ledState()).toMatchObject({ mode: 'pulse', color: { r: 0, g: 0, b: 255 } });
+    expect(device.actions.ledState()).toMatchObject({ mode: 'pulse', color: { r: 0, g: 0, b: 255 } });
     expect(device.ui.screen()).toBe('notice');
     expect(await cmd(`NSNFEED ${toHex(frame).slice(0, 14)}`)).toBe('ERR refused: truncated (the record header at byte 6 runs past the end); nothing changed\n');
     expect(await cmd('NSNFEED 0g')).toBe('ERR usage: NSNFEED <hex> (an even number of hex digits)\n');
@@ -348,7 +349,7 @@ describe('the FRAME parser', () => {
     const good = encodeFrame(1, [led(1, 10, 20, 30, 40), { type: RECORD.notice, body: notice(0, 'Standing', 'by') }]);
     mem.ble.write(c, FRAME_UUID, good);
     await mem.clock.advance(100);
-    const ledBefore = device.ctx.actions.ledState();
+    const ledBefore = device.actions.ledState();
     const ringBefore = mem.ring.frames.length;
     const screen = device.ui.screen();
     let refused = 0;
@@ -359,7 +360,7 @@ describe('the FRAME parser', () => {
         if (parseFrame(bytes).ok) return;
         refused++;
         expect(() => mem.ble.write(c, FRAME_UUID, bytes)).toThrow();
-        expect(device.ctx.actions.ledState()).toEqual(ledBefore);
+        expect(device.actions.ledState()).toEqual(ledBefore);
         expect(mem.ring.frames.length).toBe(ringBefore);
         expect(device.ui.screen()).toBe(screen);
       }),
