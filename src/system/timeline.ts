@@ -7,7 +7,6 @@
 // sink receives the rows buffered since boot, then every new row, and should
 // write each as an episodic row in session 'system', kind 'log'.
 
-import type { Context } from '../core/context.ts';
 import type { Clock } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 
@@ -52,9 +51,4 @@ export class Timeline {
     this.sink = sink;
     for (const r of this.rows) sink({ ...r });
   }
-}
-
-/** The restart row of this boot. */
-export function installTimeline(ctx: Context): void {
-  ctx.timeline.row('restart', `${ctx.hal.build.version} started (reset reason: ${ctx.hal.system.resetReason()})`);
 }
