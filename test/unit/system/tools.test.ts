@@ -4,10 +4,10 @@
 // applier (reboot and protected keys refused, nothing changed on refusal),
 // and ota.status (read-only).
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { MCP_CALLER } from '../../src/mcp/index.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { createMemHal, type MemHalOptions } from '../support/memhal.ts';
+import { boot } from '../../../src/main.ts';
+import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { createMemHal, type MemHalOptions } from '../../support/memhal.ts';
 
 const SYNTHESIS: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: true, person: null };
 

@@ -7,24 +7,24 @@
 // firmware's own client); TTSTG to the owner's chat; MICREC, refused while
 // an update installs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boot, type Device } from '../../src/main.ts';
-import { Log } from '../../src/log/log.ts';
-import { MIC_RATE } from '../../src/audio/mic.ts';
-import { AHEAD, BLOCK, DUCK_GAIN, MAX_EFFECTS, Speaker } from '../../src/audio/speaker.ts';
-import { MIX_RATE, peakOf, rmsOf, SFX_PEAK, SFX_SLUGS, sfxClip, themeOf, toneClip } from '../../src/audio/synth.ts';
-import { streamSpeech, fetchSpeech, ttsEndpoint, type TtsEndpoint } from '../../src/audio/tts.ts';
-import { Resampler, WavReader } from '../../src/audio/wav.ts';
-import type { RoundResult } from '../../src/contracts/index.ts';
-import { speechAnswer, speechMs, start, wavBytes as emuWav, speechPcm, type Emulator, type SpeechOptions } from '../../tools/provider-emulator.mjs';
-import { testCaPem } from '../../tools/test-ca.mjs';
-import { wavBytes } from '../support/audio-files.ts';
-import { TestWire, turnResult } from '../support/test-wire.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import { nodeClient } from '../support/node-client.ts';
-import { makeKey, simImage, UpdateFeed } from '../support/ota.ts';
-import { fakeTelegram, serveHttp } from '../support/telegram-net.ts';
-import type { BotApiFake } from '../../tools/telegram-fake.mjs';
+import { boot, type Device } from '../../../src/main.ts';
+import { Log } from '../../../src/log/log.ts';
+import { MIC_RATE } from '../../../src/audio/mic.ts';
+import { AHEAD, BLOCK, DUCK_GAIN, MAX_EFFECTS, Speaker } from '../../../src/audio/speaker.ts';
+import { MIX_RATE, peakOf, rmsOf, SFX_PEAK, SFX_SLUGS, sfxClip, themeOf, toneClip } from '../../../src/audio/synth.ts';
+import { streamSpeech, fetchSpeech, ttsEndpoint, type TtsEndpoint } from '../../../src/audio/tts.ts';
+import { Resampler, WavReader } from '../../../src/audio/wav.ts';
+import type { RoundResult } from '../../../src/contracts/index.ts';
+import { speechAnswer, speechMs, start, wavBytes as emuWav, speechPcm, type Emulator, type SpeechOptions } from '../../../tools/provider-emulator.mjs';
+import { testCaPem } from '../../../tools/test-ca.mjs';
+import { wavBytes } from '../../support/audio-files.ts';
+import { TestWire, turnResult } from '../../support/test-wire.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import { nodeClient } from '../../support/node-client.ts';
+import { makeKey, simImage, UpdateFeed } from '../../support/ota.ts';
+import { fakeTelegram, serveHttp } from '../../support/telegram-net.ts';
+import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
 
 const decoder = new TextDecoder();
 const OWNER = '1001';
