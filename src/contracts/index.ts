@@ -10,3 +10,4 @@ export * from './device-actions.ts';
 export * from './mcp-sources.ts';
 export * from './provider-wire.ts';
 export * from './turn.ts';
+export * from './system.ts';

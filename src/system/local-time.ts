@@ -17,6 +17,7 @@
 //   POST /api/timezone   tz=<POSIX TZ string> (empty: UTC); the same, and message
 // Errors: 400 bad-input (a string that does not parse), 500 storage.
 
+import type { LocalTimeView } from '../contracts/index.ts';
 import type { Store } from '../core/store.ts';
 import type { Clock } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
@@ -65,7 +66,7 @@ function isCommon(zone: TimeZone): boolean {
   return commonZones().some((c) => sameZone(c.zone, zone));
 }
 
-export class LocalTime {
+export class LocalTime implements LocalTimeView {
   private current: TimeZone = UTC;
   private customZone: TimeZone | null = null;
   private listeners: Array<(zone: TimeZone) => void> = [];
