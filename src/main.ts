@@ -25,30 +25,24 @@ import { prompt } from './prompt/index.ts';
 import { turn, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
 import { storage } from './storage/index.ts';
 import { files as filesSubsystem, type Files } from './files/index.ts';
-import { installMusic } from './music/index.ts';
-import { MusicPlayer } from './music/player.ts';
+import { music as musicSubsystem, MusicPlayer } from './music/index.ts';
 import { memory as memorySubsystem, type Memory } from './memory/index.ts';
 import { embeddingKeys } from './memory/keys.ts';
-import { installDangerZone } from './system/danger.ts';
-import { installSystem } from './system/index.ts';
+import { KEEP_NS, LEGACY_TIME_NS, LocalTime, sameZone, system as systemSubsystem, TIME_NS, Timeline } from './system/index.ts';
 import { web } from './web/index.ts';
 import { mcp } from './mcp/index.ts';
 import { DeviceActions } from './device/actions.ts';
-import { installSystemTools } from './system/tools.ts';
 import { docs as docsSubsystem } from './docs/index.ts';
 import { agents as agentsSubsystem, type Agents } from './agents/index.ts';
 import { Outbox, OUTBOX_NS } from './chat/outbox.ts';
 import { Chat, chat as chatSubsystem } from './chat/index.ts';
 import { isChatId } from './chat/settings.ts';
 import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
-import { installTimeline, Timeline } from './system/timeline.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
 import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
-import { installSystemConsole } from './system/console.ts';
-import { installSelftestConsole } from './system/selftest-console.ts';
 import { device as deviceSubsystem, RingEngine } from './device/index.ts';
 import { power as powerSubsystem, Power } from './power/index.ts';
-import { Audio, installAudio } from './audio/index.ts';
+import { Audio, audio as audioSubsystem } from './audio/index.ts';
 import { wifi as wifiSubsystem } from './wifi/index.ts';
 import { notifier as notifierSubsystem, type NotifierLink } from './notifier/index.ts';
 import { unavailable } from './console/index.ts';
@@ -63,10 +57,6 @@ import { stt } from './stt/index.ts';
 import { installVoice } from './voice/wire.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { ui as uiSubsystem, type Ui } from './ui/index.ts';
-// The screen's options: the namespace a factory reset keeps, and which of the menu's zones is the owner's.
-import { KEEP_NS } from './system/danger.ts';
-import { sameZone } from './system/local-time.ts';
-import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
 import { clock as clockSubsystem, ClockSync, gateTlsOnClock } from './clock/index.ts';
 
 export const HTTP_PORT = 80;
@@ -135,6 +125,9 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // The battery model: the update gate and device.status read it before the power subsystem is mounted.
   const power = new Power(hal, log);
   const audio = new Audio(hal, log);
+  // The device timeline and the owner's local time, made before the Context that carries them (hosts, tests); system is handed both.
+  const timeline = new Timeline(hal.clock, log);
+  const time = new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS));
   const ctx: Context = {
     ...kernel,
     random,
@@ -149,7 +142,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     ota: new Updates(otaVerdict),
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     chat: new Chat(hal.nvs, store, log),
-    timeline: new Timeline(hal.clock, log),
+    timeline,
     // The turn, the prompt, the chat and the agents still read memory here until they take it in their options (issue 25).
     get memory(): Memory {
       if (!memory) throw new Error('memory is read before it is mounted');
@@ -164,10 +157,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       if (!connectors) throw new Error('connectors are read before they are mounted');
       return connectors;
     },
-    time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
+    time,
   };
 
-  installSystem(ctx);
+  mount(kernel, systemSubsystem, { timeline, time, card, actions: ctx.actions, people: ctx.chat.people, music: ctx.music, audio, battery: power });
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin });
   mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
@@ -219,12 +212,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     card,
   });
   mount(kernel, storage, { card, timeline: ctx.timeline, files });
-  installMusic(ctx);
+  mount(kernel, musicSubsystem, { player: ctx.music, card, audio });
   memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline: ctx.timeline, keys: embeddingKeys(providers), people: ctx.chat.people });
-  installDangerZone(ctx);
   mount(kernel, web, {});
   mount(kernel, api, {});
-  installSystemTools(ctx, power);
   const docs = mount(kernel, docsSubsystem, {});
   const agents = mount(kernel, agentsSubsystem, {
     assistant,
@@ -246,13 +237,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   mount(kernel, stt, { settings: ctx.actions });
   mount(kernel, search, { client: ctx.client, screen: (text, caller) => files.screenFetched(text, caller) });
   mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
-  installTimeline(ctx);
   mount(kernel, powerSubsystem, { power, settings: ctx.actions, timeline: ctx.timeline, updates: ctx.ota });
   mount(kernel, otaSubsystem, { updates: ctx.ota, battery: power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox: ctx.outbox, timeline: ctx.timeline, ring: ctx.ring });
-  installSystemConsole(ctx);
-  installSelftestConsole(ctx);
   mount(kernel, deviceSubsystem, { actions: ctx.actions, ring: ctx.ring });
-  installAudio(ctx, { assistant, providers });
+  mount(kernel, audioSubsystem, { audio, keys: providers, actions: ctx.actions, updates: ctx.ota, client, chat: ctx.chat, ring: ctx.ring, card });
   const voice = installVoice(ctx, ctx.audio, assistant, providers);
   mount(kernel, faultsSubsystem, { faults, card });
   const cloud = mount(kernel, cloudSubsystem, { token, secrets: ctx.secrets, tls });

@@ -12,3 +12,4 @@ export * from './provider-wire.ts';
 export * from './turn.ts';
 export * from './chat.ts';
 export * from './turn-spawn.ts';
+export * from './system.ts';

@@ -2,11 +2,11 @@
 // its own exact typed phrase, answers first and runs on the main loop after
 // the answer, then restarts the device so nothing in RAM outlives the data.
 // Factory reset keeps only the 'keep' namespace (panel model, mount
-// orientation, touch calibration, update slug).
+// orientation, touch calibration, update slug). The routes are in
+// src/system/routes.ts, FACTRESET in src/system/console.ts.
 
-import type { Context } from '../core/context.ts';
-import { formRoute } from '../core/form-route.ts';
-import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import type { Kernel } from '../core/kernel.ts';
+import { errorResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
 import { removeTree } from '../storage/index.ts';
 
@@ -21,33 +21,33 @@ export const PHRASES = {
   formatCard: 'FORMAT CARD',
 } as const;
 
-function mismatch(phrase: string): HttpResponse {
+export function mismatch(phrase: string): HttpResponse {
   return errorResponse(400, 'confirmation-mismatch', `Type ${phrase} exactly (capital letters) to confirm. Nothing was changed.`);
 }
 
-function eraseNvsExceptKeep(ctx: Context): void {
-  const { nvs } = ctx.hal;
+function eraseNvsExceptKeep(k: Kernel): void {
+  const { nvs } = k.hal;
   // The HAL erases whole namespaces; everything but 'keep' goes.
   const keep = nvs.keys(KEEP_NS).map((k) => [k, nvs.get(KEEP_NS, k)] as const);
   nvs.erase();
   if (keep.length) nvs.setMany(KEEP_NS, keep);
 }
 
-function wipeCard(ctx: Context, root: string): number {
-  if (!ctx.hal.sd.probe().present) return 0;
-  return removeTree(ctx.hal.sd, root);
+export function wipeCard(k: Kernel, root: string): number {
+  if (!k.hal.sd.probe().present) return 0;
+  return removeTree(k.hal.sd, root);
 }
 
 /** Runs work on the main loop after the answer has gone out, then restarts (whether the work succeeded or not). */
-function later(ctx: Context, what: string, work: () => void): void {
-  ctx.defer(() => {
+export function later(k: Kernel, what: string, work: () => void): void {
+  k.defer(() => {
     try {
       work();
-      ctx.log.warn('danger', `${what} done; restarting`);
+      k.log.warn('danger', `${what} done; restarting`);
     } catch (e) {
-      ctx.log.error('danger', `${what} failed: ${String(e)}`);
+      k.log.error('danger', `${what} failed: ${String(e)}`);
     }
-    ctx.hal.system.reboot(what);
+    k.hal.system.reboot(what);
   });
 }
 
@@ -56,53 +56,11 @@ function later(ctx: Context, what: string, work: () => void): void {
  * has answered, erases NVS except 'keep' (and the whole card with eraseCard),
  * then restarts.
  */
-export function scheduleFactoryReset(ctx: Context, options: { eraseCard: boolean }): void {
-  later(ctx, 'factory reset', () => {
-    if (options.eraseCard) wipeCard(ctx, '/');
-    eraseNvsExceptKeep(ctx);
+export function scheduleFactoryReset(k: Kernel, options: { eraseCard: boolean }): void {
+  later(k, 'factory reset', () => {
+    if (options.eraseCard) wipeCard(k, '/');
+    eraseNvsExceptKeep(k);
     // The Bluetooth stack keeps its bonds apart from our settings: a factory reset forgets them too.
-    ctx.hal.ble.forgetBonds();
+    k.hal.ble.forgetBonds();
   });
-}
-
-export function installDangerZone(ctx: Context): void {
-  // A confirmation the body does not carry (no form, bad JSON) is a mismatch like a wrong one.
-  const confirmed = { bodyLimit: 1024, json: true, onUnreadable: 'empty' } as const;
-  ctx.router.add(
-    formRoute({
-      ...confirmed,
-      path: '/api/factory-reset',
-      apply: (f) => {
-        if (f.get('confirm') !== PHRASES.factoryReset) return mismatch(PHRASES.factoryReset);
-        const eraseCard = f.get('eraseCard') === '1' || f.get('eraseCard') === 'true';
-        scheduleFactoryReset(ctx, { eraseCard });
-        return jsonResponse({ scheduled: 'factory-reset', eraseCard, restarting: true }, 202);
-      },
-    }),
-  );
-
-  ctx.router.add(
-    formRoute({
-      ...confirmed,
-      path: '/api/storage/erase',
-      apply: (f) => {
-        if (f.get('confirm') !== PHRASES.eraseStorage) return mismatch(PHRASES.eraseStorage);
-        later(ctx, 'erase storage', () => void wipeCard(ctx, DATA_ROOT));
-        return jsonResponse({ scheduled: 'erase-storage', restarting: true }, 202);
-      },
-    }),
-  );
-
-  ctx.router.add(
-    formRoute({
-      ...confirmed,
-      path: '/api/card/format',
-      apply: (f) => {
-        if (f.get('confirm') !== PHRASES.formatCard) return mismatch(PHRASES.formatCard);
-        if (!ctx.card.probe() || ctx.card.get().tier === 'none') return errorResponse(409, 'no-card', 'There is no SD card to format.');
-        later(ctx, 'format card', () => void wipeCard(ctx, '/'));
-        return jsonResponse({ scheduled: 'format-card', restarting: true }, 202);
-      },
-    }),
-  );
 }

@@ -1,60 +1,69 @@
-// The system subsystem: identity and health in the status line and state
-// snapshot, the console's basic status commands, and the owner's time zone
-// routes (src/system/local-time.ts).
+// The system subsystem's face: identity and health in the status line and
+// the state snapshot, the device timeline (its restart row of this boot), the
+// owner's time zone (local-time.ts), the danger zone (danger.ts), the
+// self-test (selftest.ts), the console's basic, restart and self-test
+// commands (console.ts), its routes (routes.ts) and its tools (tools.ts:
+// system.health, device.status, device.selftest, device.control, ota.status).
+// The timeline and the local time are made at boot (main.ts) and handed in:
+// ctx carries them for the hosts and the tests, and the subsystems mounted
+// after this one receive them through their own options.
 
-import type { Context } from '../core/context.ts';
-import { jsonResponse } from '../net/http/errors.ts';
-import { installLocalTime } from './local-time.ts';
+import type { Subsystem } from '../core/subsystem.ts';
+import { systemCommands } from './console.ts';
+import type { LocalTime } from './local-time.ts';
+import type { SystemOptions } from './options.ts';
+import { systemRoutes } from './routes.ts';
+import { selftestParts } from './selftest.ts';
+import type { Timeline } from './timeline.ts';
+import { systemTools } from './tools.ts';
 
-export function installSystem(ctx: Context): void {
-  const { hal } = ctx;
-  ctx.status.field('fw', () => hal.build.version);
-  ctx.status.field('build', () => hal.build.buildId);
-  ctx.status.field('board', () => hal.board.type);
-  ctx.status.field('mode', () => ctx.mode);
-  ctx.status.field('up', () => Math.floor(hal.clock.monoMs() / 1000));
-  ctx.status.field('psram', () => Math.floor(hal.system.heap().freePsram / 1024));
-  ctx.status.field('minheap', () => Math.floor(hal.system.heap().minFreeInternal / 1024));
-  ctx.status.section(() => {
-    const heap = hal.system.heap();
-    return {
-      version: hal.build.version,
-      buildId: hal.build.buildId,
-      board: hal.board.type,
-      mode: ctx.mode,
-      uptimeS: Math.floor(hal.clock.monoMs() / 1000),
-      resetReason: hal.system.resetReason(),
-      heap: { freeInternal: heap.freeInternal, largestBlock: heap.largestBlock, minFreeInternal: heap.minFreeInternal, freePsram: heap.freePsram, xsNow: heap.xsNow, xsPeak: heap.xsPeak, xsStatic: heap.xsStatic },
-    };
-  });
+export type { AudioProbe, BatteryView, MusicProbe, SystemActions, SystemOptions } from './options.ts';
+export { Timeline, TIMELINE_RING, type TimelineKind, type TimelineRow } from './timeline.ts';
+export { LEGACY_TIME_NS, LocalTime, sameZone, TIME_NS, type TimeSet, type ZoneChoice } from './local-time.ts';
+export { KEEP_NS } from './danger.ts';
 
-  ctx.router.add({ method: 'GET', path: '/api/state', handler: () => jsonResponse(ctx.status.snapshot()) });
-  installLocalTime(ctx);
-  ctx.router.add({
-    method: 'GET',
-    path: '/api/log',
-    handler: () => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: ctx.log.text() }),
-  });
-
-  ctx.console.register({ verb: 'PING', help: 'answer PONG', testOnly: false, maxArgs: 0, run: (c) => c.out('PONG') });
-  ctx.console.register({ verb: 'STATUS', help: 'print the status line', maxArgs: 0, run: (c) => c.out(ctx.status.line()) });
-  ctx.console.register({
-    verb: 'HEAP?',
-    maxArgs: 0,
-    help: 'collect garbage, then print heap figures in bytes (xs = live XS heap)',
-    run: (c) => {
-      hal.system.gc();
-      const h = hal.system.heap();
-      c.out(`xs=${h.xsNow} xsStatic=${h.xsStatic} xsRam=${h.xsNow - h.xsStatic} xsPeak=${h.xsPeak} xsReserved=${h.xsReserved} free=${h.freeInternal} largest=${h.largestBlock} minFree=${h.minFreeInternal} psram=${h.freePsram}${h.xsKeys === undefined ? '' : ` keys=${h.xsKeys}`}${h.xsStackPeak === undefined ? '' : ` stackPeak=${h.xsStackPeak}`}`);
-    },
-  });
-  ctx.console.register({
-    verb: 'HEAPRESET',
-    maxArgs: 0,
-    help: 'reset the XS heap high-water (xsPeak), so a later HEAP? shows the peak of what ran in between',
-    run: (c) => {
-      hal.system.resetHeapPeak();
-      c.out(`xsPeak=${hal.system.heap().xsPeak}`);
-    },
-  });
+/** What the system provides to the subsystems mounted after it. */
+export interface SystemFace {
+  timeline: Timeline;
+  time: LocalTime;
 }
+
+export const system: Subsystem<SystemOptions, SystemFace> = {
+  name: 'system',
+  start(k, o) {
+    const { hal } = k;
+    const selftest = selftestParts(k, o);
+    o.timeline.row('restart', `${hal.build.version} started (reset reason: ${hal.system.resetReason()})`);
+    return {
+      provides: { timeline: o.timeline, time: o.time },
+      routes: systemRoutes(k, o),
+      commands: systemCommands(k, o.timeline, selftest),
+      tools: systemTools(k, o, selftest),
+      status: {
+        fields: [
+          ['fw', () => hal.build.version],
+          ['build', () => hal.build.buildId],
+          ['board', () => hal.board.type],
+          ['mode', () => k.mode],
+          ['up', () => Math.floor(hal.clock.monoMs() / 1000)],
+          ['psram', () => Math.floor(hal.system.heap().freePsram / 1024)],
+          ['minheap', () => Math.floor(hal.system.heap().minFreeInternal / 1024)],
+        ],
+        sections: [
+          () => {
+            const heap = hal.system.heap();
+            return {
+              version: hal.build.version,
+              buildId: hal.build.buildId,
+              board: hal.board.type,
+              mode: k.mode,
+              uptimeS: Math.floor(hal.clock.monoMs() / 1000),
+              resetReason: hal.system.resetReason(),
+              heap: { freeInternal: heap.freeInternal, largestBlock: heap.largestBlock, minFreeInternal: heap.minFreeInternal, freePsram: heap.freePsram, xsNow: heap.xsNow, xsPeak: heap.xsPeak, xsStatic: heap.xsStatic },
+            };
+          },
+        ],
+      },
+    };
+  },
+};

@@ -1,4 +1,5 @@
-// The owner's time zone: the device's one notion of local time (ctx.time).
+// The owner's time zone: the device's one notion of local time (the
+// system subsystem's `time`, made at boot and handed to those that read it).
 // The scheduler plans daily and weekly runs in it, the screen's clock and
 // saver show it, the sub-agent brief's now-header and the turn prompt's now
 // line say it. One POSIX TZ string (src/util/tz.ts), default UTC, kept in
@@ -11,17 +12,15 @@
 // written before it is applied, then told to the listeners (the scheduler
 // moves its daily and weekly runs at once).
 //
-// Routes (token-gated; the shapes the web page reads):
+// Routes (src/system/routes.ts; token-gated; the shapes the web page reads):
 //   GET  /api/timezone   {tz, now, offset, abbr, label, dst, synced}
 //   POST /api/timezone   tz=<POSIX TZ string> (empty: UTC); the same, and message
 // Errors: 400 bad-input (a string that does not parse), 500 storage.
 
-import type { Context } from '../core/context.ts';
+import type { LocalTimeView } from '../contracts/index.ts';
 import type { Store } from '../core/store.ts';
 import type { Clock } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import { formRoute } from '../core/form-route.ts';
-import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { errorMessage, stringify } from '../util/json.ts';
 import { formatFields, formatOffset, offsetLabel, parseTz, toLocal, UTC, type LocalFields, type TimeZone } from '../util/tz.ts';
 import { COMMON_ZONES } from '../util/zones.ts';
@@ -67,7 +66,7 @@ function isCommon(zone: TimeZone): boolean {
   return commonZones().some((c) => sameZone(c.zone, zone));
 }
 
-export class LocalTime {
+export class LocalTime implements LocalTimeView {
   private current: TimeZone = UTC;
   private customZone: TimeZone | null = null;
   private listeners: Array<(zone: TimeZone) => void> = [];
@@ -187,36 +186,4 @@ export class LocalTime {
     }
     return list;
   }
-}
-
-export function installLocalTime(ctx: Context): void {
-  const { router, time } = ctx;
-  const view = (): Record<string, unknown> => {
-    const synced = ctx.hal.clock.synced();
-    const t = time.local();
-    return {
-      tz: time.zone().text,
-      now: synced ? formatFields(t) : 'unknown (the clock is not set yet)',
-      offset: formatOffset(t.offset),
-      abbr: t.abbr,
-      label: t.label,
-      dst: t.dst,
-      synced,
-    };
-  };
-  router.add({ method: 'GET', path: '/api/timezone', handler: () => jsonResponse(view()) });
-  router.add(
-    formRoute({
-      path: '/api/timezone',
-      bodyLimit: 1024,
-      apply: (f) => {
-        const text = f.get('tz');
-        if (text === undefined) return errorResponse(400, 'bad-request', 'tz is the time zone, a POSIX TZ string such as CET-1CEST,M3.5.0,M10.5.0/3.');
-        const r = time.set(text);
-        if (!r.ok) return errorResponse(r.code === 'storage' ? 500 : 400, r.code, r.message);
-        const v = view();
-        return jsonResponse({ ...v, message: `The time zone is ${r.zone.text}; it is ${String(v['now'])}.` });
-      },
-    }),
-  );
 }

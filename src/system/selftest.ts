@@ -12,10 +12,23 @@
 // The test console (SELFTEST, TEST <name>) adds two items device.selftest
 // leaves out: clock (synced) and wifi (the station link).
 
-import type { Context } from '../core/context.ts';
+import type { Kernel, Mode } from '../core/kernel.ts';
+import type { Hal } from '../hal/index.ts';
+import type { SystemOptions } from './options.ts';
 import { randomId } from '../util/ids.ts';
 import { errorMessage } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';
+
+/** What the self-test reads: the HAL, the boot mode, the settings and the LED, the music player's decoder, the speaker and the microphone. */
+export interface SelftestParts extends Pick<SystemOptions, 'actions' | 'music' | 'audio'> {
+  hal: Hal;
+  mode: Mode;
+}
+
+/** The self-test's parts from the kernel and the system's options. */
+export function selftestParts(k: Kernel, o: Pick<SystemOptions, 'actions' | 'music' | 'audio'>): SelftestParts {
+  return { hal: k.hal, mode: k.mode, actions: o.actions, music: o.music, audio: o.audio };
+}
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const APP_SLOT = /^ota_[01]$/;
@@ -38,11 +51,11 @@ const kb = (n: number): string => `${Math.floor(n / 1024)} KB`;
 const mb = (n: number): string => `${(n / 1024 ** 2).toFixed(1)} MB`;
 
 /** Why sound is off, or null when the device may make sound. */
-export function silentReason(ctx: Context): string | null {
-  const vol = ctx.actions.config('sfxVol');
+export function silentReason(sys: SelftestParts): string | null {
+  const vol = sys.actions.config('sfxVol');
   if (vol === 0) return 'sfxVol is 0';
-  const levelKey = ctx.mode === 1 ? 'sfxLvlO' : 'sfxLvlN';
-  if (ctx.actions.config(levelKey) === 0) return `${levelKey} is 0`;
+  const levelKey = sys.mode === 1 ? 'sfxLvlO' : 'sfxLvlN';
+  if (sys.actions.config(levelKey) === 0) return `${levelKey} is 0`;
   return null;
 }
 
@@ -55,10 +68,10 @@ function attempt(item: string, run: () => [SelftestStatus, string]): SelftestIte
   }
 }
 
-function nvs(ctx: Context): SelftestItem {
+function nvs(sys: SelftestParts): SelftestItem {
   return attempt('nvs', () => {
-    const value = randomId(ctx.random, 'st-');
-    const { nvs } = ctx.hal;
+    const value = randomId((b) => sys.hal.system.random(b), 'st-');
+    const { nvs } = sys.hal;
     nvs.set('selftest', 'probe', value);
     // get() may be served by the firmware's write-through cache; keys() always asks the store.
     const stored = nvs.keys('selftest').indexOf('probe') >= 0;
@@ -70,29 +83,29 @@ function nvs(ctx: Context): SelftestItem {
   });
 }
 
-function sd(ctx: Context): SelftestItem {
+function sd(sys: SelftestParts): SelftestItem {
   return attempt('sd', () => {
-    const info = ctx.hal.sd.probe();
+    const info = sys.hal.sd.probe();
     if (!info.present) return ['SKIP', 'no card inserted'];
     const path = '/selftest.tmp';
-    const data = encode(randomId(ctx.random, 'st-'));
-    const f = ctx.hal.sd.open(path, 'w');
+    const data = encode(randomId((b) => sys.hal.system.random(b), 'st-'));
+    const f = sys.hal.sd.open(path, 'w');
     try {
       f.write(data);
       f.sync();
     } finally {
       f.close();
     }
-    const back = decode(ctx.hal.sd.read(path, 0, data.length + 8));
-    ctx.hal.sd.remove(path);
+    const back = decode(sys.hal.sd.read(path, 0, data.length + 8));
+    sys.hal.sd.remove(path);
     const size = info.totalBytes === null ? 'size unknown' : `${mb(info.totalBytes)}${info.totalBytes < 1024 ** 3 ? ' (under 1 GB: unsupported for files)' : ''}`;
     return back === decode(data) ? ['PASS', `card ${size}; wrote, read back and removed a test file`] : ['FAIL', 'read back different bytes'];
   });
 }
 
-function flash(ctx: Context): SelftestItem {
+function flash(sys: SelftestParts): SelftestItem {
   return attempt('flash', () => {
-    const { flash } = ctx.hal;
+    const { flash } = sys.hal;
     const parts = flash.partitions();
     const apps = parts.filter((p) => p.type === 'app' && APP_SLOT.test(p.subtype));
     const otadata = parts.some((p) => p.type === 'data' && p.subtype === 'ota');
@@ -105,43 +118,43 @@ function flash(ctx: Context): SelftestItem {
   });
 }
 
-function heap(ctx: Context): SelftestItem {
+function heap(sys: SelftestParts): SelftestItem {
   return attempt('heap', () => {
-    const h = ctx.hal.system.heap();
+    const h = sys.hal.system.heap();
     const figures = `free ${kb(h.freeInternal)}, largest block ${kb(h.largestBlock)}, lowest ${kb(h.minFreeInternal)}`;
     const ok = h.freeInternal >= HEAP_FLOOR_FREE && h.largestBlock >= HEAP_FLOOR_BLOCK;
     return [ok ? 'PASS' : 'FAIL', `${figures}; floor ${kb(HEAP_FLOOR_FREE)} free and ${kb(HEAP_FLOOR_BLOCK)} block`];
   });
 }
 
-function display(ctx: Context): SelftestItem {
+function display(sys: SelftestParts): SelftestItem {
   return attempt('display', () => {
-    const { width, height } = ctx.hal.display;
-    const { controller } = ctx.hal.board.display;
+    const { width, height } = sys.hal.display;
+    const { controller } = sys.hal.board.display;
     if (!(width > 0 && height > 0)) return ['FAIL', `the panel reports ${width}x${height}`];
     // Nothing is drawn: the panel cannot be read back, so a drawing proves nothing here.
     return ['PASS', `${controller} ${width}x${height} reports its size (not drawn)`];
   });
 }
 
-function ring(ctx: Context): SelftestItem {
+function ring(sys: SelftestParts): SelftestItem {
   return attempt('ring', () => {
-    if (ctx.hal.ring.count === 0) return ['SKIP', 'this board has no LED ring'];
-    ctx.actions.showLed();
-    return ['PASS', `${ctx.hal.ring.count} LEDs took a frame (the current LED state)`];
+    if (sys.hal.ring.count === 0) return ['SKIP', 'this board has no LED ring'];
+    sys.actions.showLed();
+    return ['PASS', `${sys.hal.ring.count} LEDs took a frame (the current LED state)`];
   });
 }
 
-function touch(ctx: Context): SelftestItem {
+function touch(sys: SelftestParts): SelftestItem {
   return attempt('touch', () => {
-    if (!ctx.hal.touch.present) return ['SKIP', 'this board has no touch panel'];
-    return ['PASS', `${ctx.hal.board.touch?.controller ?? 'controller'} present`];
+    if (!sys.hal.touch.present) return ['SKIP', 'this board has no touch panel'];
+    return ['PASS', `${sys.hal.board.touch?.controller ?? 'controller'} present`];
   });
 }
 
-function battery(ctx: Context): SelftestItem {
+function battery(sys: SelftestParts): SelftestItem {
   return attempt('battery', () => {
-    const b = ctx.hal.battery.read();
+    const b = sys.hal.battery.read();
     if (!b.present) return ['SKIP', 'no battery gauge (or monitoring off)'];
     if (b.levelPct === null || b.millivolts === null) return ['FAIL', 'the gauge gives no reading'];
     const health = b.healthPct === null ? '' : `, health ${b.healthPct}%`;
@@ -151,25 +164,25 @@ function battery(ctx: Context): SelftestItem {
 }
 
 /** The speaker, silently: an output is there, and the host's MP3 decoder turns a test frame into a frame of samples. */
-function speaker(ctx: Context): SelftestItem {
+function speaker(sys: SelftestParts): SelftestItem {
   return attempt('speaker', () => {
-    if (!ctx.hal.audio.present) return ['SKIP', 'this board has no speaker'];
-    const d = ctx.music.decodeCheck();
-    if (!d) return ['PASS', `output present (the mixer runs at ${ctx.audio.speaker.streamRate()} Hz); no MP3 decoder on this host`];
+    if (!sys.hal.audio.present) return ['SKIP', 'this board has no speaker'];
+    const d = sys.music.decodeCheck();
+    if (!d) return ['PASS', `output present (the mixer runs at ${sys.audio.speaker.streamRate()} Hz); no MP3 decoder on this host`];
     if (d.samples !== 1152) return ['FAIL', `the MP3 decoder gave ${d.samples} samples for a 1152-sample test frame`];
-    return ['PASS', `output present (the mixer runs at ${ctx.audio.speaker.streamRate()} Hz); the MP3 decoder turned a test frame into 1152 samples`];
+    return ['PASS', `output present (the mixer runs at ${sys.audio.speaker.streamRate()} Hz); the MP3 decoder turned a test frame into 1152 samples`];
   });
 }
 
-function audio(ctx: Context, audible: boolean): SelftestItem {
+function audio(sys: SelftestParts, audible: boolean): SelftestItem {
   return attempt('audio', () => {
-    const out = ctx.hal.audio;
+    const out = sys.hal.audio;
     if (!out.present) return ['SKIP', 'this board has no speaker'];
     if (!audible) return ['SKIP', 'audible test not requested (audible: false)'];
-    const silent = silentReason(ctx);
+    const silent = silentReason(sys);
     if (silent !== null) return ['SKIP', `refused: the device is silent (${silent})`];
     // Through the speaker's mixer (src/audio), at the effects' volume, over any music.
-    if (!ctx.audio.tone(TONE_HZ, TONE_MS)) return ['FAIL', 'the speaker is busy with other sounds'];
+    if (!sys.audio.tone(TONE_HZ, TONE_MS)) return ['FAIL', 'the speaker is busy with other sounds'];
     return ['PASS', `played a ${TONE_MS} ms ${TONE_HZ} Hz tone`];
   });
 }
@@ -179,35 +192,35 @@ function audio(ctx: Context, audible: boolean): SelftestItem {
  * lock (so it is never taken from a recording or a voice turn). No sound is
  * recorded: the self-test is instant and silent, and MICREC records.
  */
-function mic(ctx: Context): SelftestItem {
+function mic(sys: SelftestParts): SelftestItem {
   return attempt('mic', () => {
-    if (!ctx.hal.mic.present) return ['SKIP', 'this board has no microphone'];
-    const opened = ctx.audio.recorder.open(() => undefined);
+    if (!sys.hal.mic.present) return ['SKIP', 'this board has no microphone'];
+    const opened = sys.audio.recorder.open(() => undefined);
     if (!opened.ok) return ['SKIP', `not tested: ${opened.reason}`];
     opened.close();
     return ['PASS', 'opened and closed the 16 kHz mono input (MICREC records a clip)'];
   });
 }
 
-function clockItem(ctx: Context): SelftestItem {
+function clockItem(sys: SelftestParts): SelftestItem {
   return attempt('clock', () => {
-    if (ctx.hal.clock.synced()) return ['PASS', `synced (${Math.floor(ctx.hal.clock.wallMs() / 1000)} s since 1970)`];
-    if (ctx.mode === 0) return ['SKIP', 'not synced: Notifier mode has no network time'];
+    if (sys.hal.clock.synced()) return ['PASS', `synced (${Math.floor(sys.hal.clock.wallMs() / 1000)} s since 1970)`];
+    if (sys.mode === 0) return ['SKIP', 'not synced: Notifier mode has no network time'];
     return ['FAIL', 'not synced: times read from the clock are wrong until the network time arrives'];
   });
 }
 
-function wifiItem(ctx: Context): SelftestItem {
+function wifiItem(sys: SelftestParts): SelftestItem {
   return attempt('wifi', () => {
-    if (ctx.mode === 0) return ['SKIP', 'Notifier mode keeps Wi-Fi off'];
-    const s = ctx.hal.wifi.station();
+    if (sys.mode === 0) return ['SKIP', 'Notifier mode keeps Wi-Fi off'];
+    const s = sys.hal.wifi.station();
     if (s.state === 'connected') return ['PASS', `station connected to ${s.ssid ?? '?'} as ${s.ip ?? '?'}`];
     if (s.state === 'off') return ['SKIP', 'no station network joined (nothing saved yet)'];
     return ['FAIL', `station ${s.state}${s.ssid ? ` (${s.ssid})` : ''}`];
   });
 }
 
-type ItemRun = (ctx: Context, audible: boolean) => SelftestItem;
+type ItemRun = (sys: SelftestParts, audible: boolean) => SelftestItem;
 
 /** The device.selftest items, in report order. */
 const DEVICE_ITEMS: ReadonlyArray<readonly [string, ItemRun]> = [
@@ -233,15 +246,15 @@ const CONSOLE_ITEMS: ReadonlyArray<readonly [string, ItemRun]> = [
 export const TEST_NAMES: readonly string[] = [...DEVICE_ITEMS, ...CONSOLE_ITEMS].map(([name]) => name);
 
 /** device.selftest's items; withConsoleItems adds clock and wifi (the console's SELFTEST). */
-export function runSelftest(ctx: Context, options: { audible: boolean; withConsoleItems?: boolean }): SelftestItem[] {
+export function runSelftest(sys: SelftestParts, options: { audible: boolean; withConsoleItems?: boolean }): SelftestItem[] {
   const items = options.withConsoleItems ? [...DEVICE_ITEMS, ...CONSOLE_ITEMS] : DEVICE_ITEMS;
-  return items.map(([, run]) => run(ctx, options.audible));
+  return items.map(([, run]) => run(sys, options.audible));
 }
 
 /** One named item (TEST <name>), or null for an unknown name. */
-export function runSelftestItem(ctx: Context, name: string, options: { audible: boolean }): SelftestItem | null {
+export function runSelftestItem(sys: SelftestParts, name: string, options: { audible: boolean }): SelftestItem | null {
   const entry = [...DEVICE_ITEMS, ...CONSOLE_ITEMS].find(([n]) => n === name);
-  return entry ? entry[1](ctx, options.audible) : null;
+  return entry ? entry[1](sys, options.audible) : null;
 }
 
 export function formatSelftest(items: SelftestItem[]): string {

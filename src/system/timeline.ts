@@ -7,25 +7,16 @@
 // sink receives the rows buffered since boot, then every new row, and should
 // write each as an episodic row in session 'system', kind 'log'.
 
-import type { Context } from '../core/context.ts';
+import type { TimelineKind, TimelineRow, TimelineSink } from '../contracts/index.ts';
 import type { Clock } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 
-export type TimelineKind = 'restart' | 'update' | 'mode' | 'storage';
-
-export interface TimelineRow {
-  kind: TimelineKind;
-  text: string;
-  /** Wall-clock ms (meaningful when synced), and ms since boot. */
-  wallMs: number;
-  synced: boolean;
-  monoMs: number;
-}
+export type { TimelineKind, TimelineRow } from '../contracts/index.ts';
 
 /** Rows kept for a sink that attaches later. */
 export const TIMELINE_RING = 16;
 
-export class Timeline {
+export class Timeline implements TimelineSink {
   private rows: TimelineRow[] = [];
   private sink: ((row: TimelineRow) => void) | null = null;
 
@@ -52,9 +43,4 @@ export class Timeline {
     this.sink = sink;
     for (const r of this.rows) sink({ ...r });
   }
-}
-
-/** The restart row of this boot. */
-export function installTimeline(ctx: Context): void {
-  ctx.timeline.row('restart', `${ctx.hal.build.version} started (reset reason: ${ctx.hal.system.resetReason()})`);
 }

@@ -5,13 +5,13 @@
 // and ota.status (read from the snapshot's update fields, so it needs no
 // update engine to exist: absent fields read as null).
 
-import type { Context } from '../core/context.ts';
-import type { BatteryReading } from '../hal/index.ts';
+import type { Kernel } from '../core/kernel.ts';
 import { fail, ok, type ToolSpec } from '../core/tools/types.ts';
 import { validateAction } from '../contracts/index.ts';
 import { actingRole, actionRefusal } from '../device/index.ts';
 import { isPlainObject, stringify } from '../util/json.ts';
-import { HEAP_FLOOR_BLOCK, HEAP_FLOOR_FREE, formatSelftest, runSelftest } from './selftest.ts';
+import type { SystemOptions } from './options.ts';
+import { HEAP_FLOOR_BLOCK, HEAP_FLOOR_FREE, formatSelftest, runSelftest, type SelftestParts } from './selftest.ts';
 
 /** The spec's update fields, in the order ota.status reports them. */
 export const OTA_FIELDS = ['ota', 'otaResult', 'otaLatest', 'otaNotes', 'otaPct', 'otaErr', 'otaSlot', 'lastOta', 'autoUpd'] as const;
@@ -29,13 +29,8 @@ function withoutSecrets(v: unknown): unknown {
 
 const NO_ARGS = { type: 'object', properties: {}, additionalProperties: false };
 
-/** The battery model as device.status reads it (src/power: the update gate's one source). */
-export interface BatteryView {
-  reading(): BatteryReading;
-}
-
-function health(ctx: Context, battery: BatteryView): Record<string, unknown> {
-  const { hal } = ctx;
+function health(k: Kernel, card: SystemOptions['card'], battery: SystemOptions['battery']): Record<string, unknown> {
+  const { hal } = k;
   const heap = hal.system.heap();
   let nvs = 'ok';
   try {
@@ -43,15 +38,15 @@ function health(ctx: Context, battery: BatteryView): Record<string, unknown> {
   } catch (e) {
     nvs = `error: ${String(e)}`;
   }
-  const card = ctx.card.get();
+  const sd = card.get();
   const station = hal.wifi.station();
   const running = hal.flash.runningSlot();
   return {
-    firmware: { version: hal.build.version, build: hal.build.buildId, board: hal.board.type, mode: ctx.mode, uptimeS: Math.floor(hal.clock.monoMs() / 1000), resetReason: hal.system.resetReason() },
+    firmware: { version: hal.build.version, build: hal.build.buildId, board: hal.board.type, mode: k.mode, uptimeS: Math.floor(hal.clock.monoMs() / 1000), resetReason: hal.system.resetReason() },
     heap: { ...heap, aboveFloor: heap.freeInternal >= HEAP_FLOOR_FREE && heap.largestBlock >= HEAP_FLOOR_BLOCK },
     storage: {
       nvs,
-      sd: { tier: card.tier, totalBytes: card.totalBytes, freeBytes: card.freeBytes, quota: card.quota },
+      sd: { tier: sd.tier, totalBytes: sd.totalBytes, freeBytes: sd.freeBytes, quota: sd.quota },
       flash: { runningSlot: running, bootSlot: hal.flash.bootSlot(), runningState: hal.flash.slotState(running) },
     },
     hardware: {
@@ -63,20 +58,20 @@ function health(ctx: Context, battery: BatteryView): Record<string, unknown> {
       speaker: hal.audio.present,
       microphone: hal.mic.present,
     },
-    network: { wifi: hal.wifi.enabled(), station: { state: station.state, ssid: station.ssid, rssi: station.rssi }, setupNetwork: hal.wifi.apActive(), http: ctx.mode === 1 },
-    subsystems: { tools: ctx.tools.all().length, console: hal.build.testBuild ? 'test build' : 'release build' },
+    network: { wifi: hal.wifi.enabled(), station: { state: station.state, ssid: station.ssid, rssi: station.rssi }, setupNetwork: hal.wifi.apActive(), http: k.mode === 1 },
+    subsystems: { tools: k.tools.all().length, console: hal.build.testBuild ? 'test build' : 'release build' },
   };
 }
 
 /** The live state: the snapshot, with usage.budget per provider ({} until providers report one). */
-function status(ctx: Context): Record<string, unknown> {
-  const snap = ctx.status.snapshot();
+function status(k: Kernel): Record<string, unknown> {
+  const snap = k.status.snapshot();
   const usage = isPlainObject(snap.usage) ? snap.usage : {};
   return withoutSecrets({ ...snap, usage: { ...usage, budget: isPlainObject(usage.budget) ? usage.budget : {} } }) as Record<string, unknown>;
 }
 
-function otaStatus(ctx: Context): Record<string, unknown> {
-  const snap = ctx.status.snapshot();
+function otaStatus(k: Kernel): Record<string, unknown> {
+  const snap = k.status.snapshot();
   const out: Record<string, unknown> = {};
   for (const k of OTA_FIELDS) out[k] = k in snap ? snap[k] : null;
   out.engine = OTA_FIELDS.some((k) => k in snap) ? 'present' : 'absent (no update engine reports yet)';
@@ -84,7 +79,7 @@ function otaStatus(ctx: Context): Record<string, unknown> {
   return out;
 }
 
-export function systemTools(ctx: Context, battery: BatteryView): ToolSpec[] {
+export function systemTools(k: Kernel, o: Pick<SystemOptions, 'card' | 'battery' | 'actions' | 'people'>, selftest: SelftestParts): ToolSpec[] {
   return [
     {
       name: 'system.health',
@@ -92,7 +87,7 @@ export function systemTools(ctx: Context, battery: BatteryView): ToolSpec[] {
       schema: NO_ARGS,
       access: 'open',
       where: 'both',
-      handler: () => ok(stringify(health(ctx, battery))),
+      handler: () => ok(stringify(health(k, o.card, o.battery))),
     },
     {
       name: 'device.status',
@@ -100,7 +95,7 @@ export function systemTools(ctx: Context, battery: BatteryView): ToolSpec[] {
       schema: NO_ARGS,
       access: 'open',
       where: 'both',
-      handler: () => ok(stringify(status(ctx))),
+      handler: () => ok(stringify(status(k))),
     },
     {
       name: 'device.selftest',
@@ -114,7 +109,7 @@ export function systemTools(ctx: Context, battery: BatteryView): ToolSpec[] {
       },
       access: 'open',
       where: 'both',
-      handler: (args) => ok(formatSelftest(runSelftest(ctx, { audible: args.audible === true }))),
+      handler: (args) => ok(formatSelftest(runSelftest(selftest, { audible: args.audible === true }))),
     },
     {
       name: 'device.control',
@@ -135,9 +130,9 @@ export function systemTools(ctx: Context, battery: BatteryView): ToolSpec[] {
         const v = validateAction(args.action);
         if (!v.ok) return fail('refused', `refused: ${v.reason}${v.key ? ` (${v.key})` : ''}; nothing was changed.`);
         if (v.action.kind === 'reboot') return fail('refused', 'refused: reboot is not available from device.control; nothing was changed.');
-        const refusal = actionRefusal(v.action.kind, actingRole(caller, (p) => ctx.chat.people.roleOf(p)));
+        const refusal = actionRefusal(v.action.kind, actingRole(caller, (p) => o.people.roleOf(p)));
         if (refusal) return fail('forbidden', `refused: ${refusal}; nothing was changed.`);
-        const r = ctx.actions.apply(v.action, { unattended: caller.unattended || caller.scheduled });
+        const r = o.actions.apply(v.action, { unattended: caller.unattended || caller.scheduled });
         return r.ok ? ok(r.note) : fail(r.reason, r.note);
       },
     },
@@ -147,11 +142,7 @@ export function systemTools(ctx: Context, battery: BatteryView): ToolSpec[] {
       schema: NO_ARGS,
       access: 'open',
       where: 'both',
-      handler: () => ok(stringify(otaStatus(ctx))),
+      handler: () => ok(stringify(otaStatus(k))),
     },
   ];
-}
-
-export function installSystemTools(ctx: Context, battery: BatteryView): void {
-  for (const t of systemTools(ctx, battery)) ctx.tools.register(t);
 }

@@ -3,7 +3,7 @@
 // them beside its free-text field. Ordered by standard offset, west to east,
 // so a tap on the menu row moves east and a hold moves west. Each rule is
 // held to the IANA database (Node's Intl), for every place it names, by
-// test/unit/local-time.test.ts.
+// test/unit/system/local-time.test.ts.
 
 export interface CommonZone {
   /** Short, for the menu's value column. */

@@ -5,13 +5,19 @@
 // route, the media tools and the console's PLAY and MEDIATEST.
 
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../src/main.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { frameHeader, parseMp3, parseWav, recognise } from '../../src/music/formats.ts';
-import { flushJobs } from '../support/clock.ts';
-import { exchange } from '../support/http.ts';
-import { mp3Bytes, wavBytes } from '../support/audio-files.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
+import { Audio } from '../../../src/audio/index.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import type { ToolRegistry } from '../../../src/core/tools/registry.ts';
+import { music as musicSubsystem, MusicPlayer } from '../../../src/music/index.ts';
+import { HttpServer } from '../../../src/net/http/server.ts';
+import { Card } from '../../../src/storage/index.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { frameHeader, parseMp3, parseWav, recognise } from '../../../src/music/formats.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { exchange } from '../../support/http.ts';
+import { mp3Bytes, wavBytes } from '../../support/audio-files.ts';
+import { testKernel } from '../../support/kernel.ts';
+import type { MemHal, MemHalOptions } from '../../support/memhal.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 
@@ -22,9 +28,34 @@ function put(mem: MemHal, name: string, bytes: Uint8Array): void {
   f.sync();
 }
 
-function start(): { mem: MemHal; device: Device } {
-  const mem = createMemHal();
-  return { mem, device: boot(mem.hal) };
+const HTTP_PORT = 80;
+
+/** The music subsystem alone: mounted on a test kernel over the speaker's music port, a card, the console and HTTP. */
+interface MusicRig {
+  music: MusicPlayer;
+  tools: ToolRegistry;
+  stop(): void;
+}
+
+function start(options: MemHalOptions = {}): { mem: MemHal; device: MusicRig } {
+  const { kernel, mem } = testKernel({ hal: options });
+  const audio = new Audio(mem.hal, kernel.log);
+  const player = new MusicPlayer({ sd: mem.hal.sd, audio: audio.speaker.music, clock: mem.hal.clock, log: kernel.log });
+  const music = mount(kernel, musicSubsystem, { player, card: new Card(mem.hal.sd), audio });
+  kernel.console.start();
+  const http = new HttpServer(mem.hal.net, mem.hal.clock, kernel.router);
+  http.listen(HTTP_PORT);
+  return {
+    mem,
+    device: {
+      music,
+      tools: kernel.tools,
+      stop() {
+        audio.stop();
+        http.close();
+      },
+    },
+  };
 }
 
 const reader = (b: Uint8Array) => (o: number, l: number) => b.subarray(o, o + l);
@@ -41,7 +72,7 @@ function pcmFrames(mem: MemHal): number {
   return mem.audio.samples.reduce((n, s) => n + s.length, 0);
 }
 
-async function upload(mem: MemHal, device: Device, filename: string, data: Uint8Array) {
+async function upload(mem: MemHal, filename: string, data: Uint8Array) {
   const boundary = 'b0undary';
   const head = new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
   const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
@@ -50,7 +81,7 @@ async function upload(mem: MemHal, device: Device, filename: string, data: Uint8
   body.set(data, head.length);
   body.set(tail, head.length + data.length);
   const req = new TextEncoder().encode(
-    `POST /api/music HTTP/1.1\r\nHost: d\r\nConnection: close\r\nX-Device-Token: ${device.ctx.token.reveal()}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`,
+    `POST /api/music HTTP/1.1\r\nHost: d\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`,
   );
   const raw = new Uint8Array(req.length + body.length);
   raw.set(req);
@@ -91,7 +122,7 @@ describe('the music player', () => {
     put(mem, 'a-song.mp3', mp3Bytes(30));
     put(mem, 'c-eight.wav', wavBytes({ bits: 8 }));
     put(mem, 'notes.txt', new TextEncoder().encode('not music'));
-    const r = device.ctx.music.command('');
+    const r = device.music.command('');
     expect(r.ok).toBe(true);
     expect(r.message).toBe('Playing a-song.mp3. Then 1 more. Skipped (not 16-bit PCM WAV or MP3): c-eight.wav, notes.txt.');
     expect(mem.audio.format).toEqual({ sampleRate: 44100, channels: 1 });
@@ -109,14 +140,14 @@ describe('the music player', () => {
     const tone = wavBytes({ seconds: 0.25 });
     expect(wavStream.pcm.flatMap((s) => Array.from(s))).toEqual(Array.from(new Int16Array(tone.buffer.slice(44))));
     expect(mem.audio.format).toBeNull();
-    expect(device.ctx.music.status()).toMatchObject({ state: 'idle', played: 2 });
+    expect(device.music.status()).toMatchObject({ state: 'idle', played: 2 });
     device.stop();
   });
 
   it('play replaces the queue and plays now; queue true appends; stop halts and clears', async () => {
     const { mem, device } = start();
     for (const n of ['one.wav', 'two.wav', 'three.wav']) put(mem, n, wavBytes({ seconds: 2 }));
-    const music = device.ctx.music;
+    const music = device.music;
     expect(music.play(null).message).toBe('Playing one.wav. Then 2 more.');
     expect(music.play('three').message).toBe('Playing three.wav.');
     expect(music.status().queue).toEqual([]);
@@ -133,7 +164,7 @@ describe('the music player', () => {
     const { mem, device } = start();
     const wav = wavBytes({ seconds: 1 });
     put(mem, 'song.wav', wav);
-    const music = device.ctx.music;
+    const music = device.music;
     // An output that plays in real time: 16 frames per ms.
     let queued = 0;
     Object.defineProperty(mem.audio, 'queued', { get: () => queued, configurable: true });
@@ -176,7 +207,7 @@ describe('the music player', () => {
   it('holds an MP3 pause at a frame boundary', async () => {
     const { mem, device } = start();
     put(mem, 'x.mp3', mp3Bytes(40));
-    const music = device.ctx.music;
+    const music = device.music;
     let queued = 0;
     Object.defineProperty(mem.audio, 'queued', { get: () => queued, configurable: true });
     const write = mem.audio.write.bind(mem.audio);
@@ -206,7 +237,7 @@ describe('the music player', () => {
   it('the media tools, PLAY and MEDIATEST', async () => {
     const { mem, device } = start();
     put(mem, 'a.wav', wavBytes({ seconds: 3 }));
-    const call = (n: string, a: Record<string, unknown> = {}) => device.ctx.tools.call(n, a, OWNER);
+    const call = (n: string, a: Record<string, unknown> = {}) => device.tools.call(n, a, OWNER);
     expect((await call('media.play', { name: 'a' })).output).toBe('Playing a.wav.');
     expect((await call('media.pause')).success).toBe(true);
     expect((await call('media.pause')).error).toBe('Already paused.');
@@ -221,8 +252,7 @@ describe('the music player', () => {
   });
 
   it('without a card PLAY says so', async () => {
-    const mem = createMemHal({ sd: { present: false } });
-    const device = boot(mem.hal);
+    const { mem, device } = start({ sd: { present: false } });
     expect(await consoleLine(mem, 'PLAY')).toBe('ERR No SD card: music plays from the card\'s /music folder.\r\n');
     device.stop();
   });
@@ -231,18 +261,18 @@ describe('the music player', () => {
 describe('Add music (POST /api/music)', () => {
   it('accepts .wav and .mp3, refuses other files and unplayable content with a note, and says so without a card', async () => {
     const { mem, device } = start();
-    const ok = await upload(mem, device, 'My Song.wav', wavBytes({ seconds: 0.1 }));
+    const ok = await upload(mem, 'My Song.wav', wavBytes({ seconds: 0.1 }));
     expect(ok).toMatchObject({ status: 200, json: { name: 'My Song.wav', kind: 'wav', playable: true } });
     expect(mem.sd.stat('/music/My Song.wav')!.size).toBe(wavBytes({ seconds: 0.1 }).length);
-    expect((await upload(mem, device, 'tune.mp3', mp3Bytes(4))).json).toMatchObject({ name: 'tune.mp3', kind: 'mp3' });
-    const txt = await upload(mem, device, 'notes.txt', new TextEncoder().encode('hello'));
+    expect((await upload(mem, 'tune.mp3', mp3Bytes(4))).json).toMatchObject({ name: 'tune.mp3', kind: 'mp3' });
+    const txt = await upload(mem, 'notes.txt', new TextEncoder().encode('hello'));
     expect(txt).toMatchObject({ status: 415, json: { error: 'not-music', message: 'notes.txt: only .wav and .mp3 files can be added.' } });
-    const bad = await upload(mem, device, 'fake.mp3', new TextEncoder().encode('not really'));
+    const bad = await upload(mem, 'fake.mp3', new TextEncoder().encode('not really'));
     expect(bad.status).toBe(415);
     expect(bad.json['message']).toMatch(/^fake\.mp3 cannot play/);
     expect(mem.sd.list('/music').map((e) => e.name)).toEqual(['My Song.wav', 'tune.mp3']);
     mem.sd.pull();
-    const none = await upload(mem, device, 'x.wav', wavBytes({ seconds: 0.1 }));
+    const none = await upload(mem, 'x.wav', wavBytes({ seconds: 0.1 }));
     expect(none).toMatchObject({ status: 409, json: { error: 'no-card', message: 'No SD card: music is kept on the card. Insert one and try again.' } });
     device.stop();
   });

@@ -7,24 +7,30 @@
 // firmware's own client); TTSTG to the owner's chat; MICREC, refused while
 // an update installs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boot, type Device } from '../../src/main.ts';
-import { Log } from '../../src/log/log.ts';
-import { MIC_RATE } from '../../src/audio/mic.ts';
-import { AHEAD, BLOCK, DUCK_GAIN, MAX_EFFECTS, Speaker } from '../../src/audio/speaker.ts';
-import { MIX_RATE, peakOf, rmsOf, SFX_PEAK, SFX_SLUGS, sfxClip, themeOf, toneClip } from '../../src/audio/synth.ts';
-import { streamSpeech, fetchSpeech, ttsEndpoint, type TtsEndpoint } from '../../src/audio/tts.ts';
-import { Resampler, WavReader } from '../../src/audio/wav.ts';
-import type { RoundResult } from '../../src/contracts/index.ts';
-import { speechAnswer, speechMs, start, wavBytes as emuWav, speechPcm, type Emulator, type SpeechOptions } from '../../tools/provider-emulator.mjs';
-import { testCaPem } from '../../tools/test-ca.mjs';
-import { wavBytes } from '../support/audio-files.ts';
-import { TestWire, turnResult } from '../support/test-wire.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal, type MemHal } from '../support/memhal.ts';
-import { nodeClient } from '../support/node-client.ts';
-import { makeKey, simImage, UpdateFeed } from '../support/ota.ts';
-import { fakeTelegram, serveHttp } from '../support/telegram-net.ts';
-import type { BotApiFake } from '../../tools/telegram-fake.mjs';
+import { Audio, audio as audioSubsystem } from '../../../src/audio/index.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { device as deviceSubsystem, DeviceActions, RingEngine } from '../../../src/device/index.ts';
+import { boot, type Device } from '../../../src/main.ts';
+import { MusicPlayer } from '../../../src/music/index.ts';
+import { Card } from '../../../src/storage/index.ts';
+import { Log } from '../../../src/log/log.ts';
+import { MIC_RATE } from '../../../src/audio/mic.ts';
+import { AHEAD, BLOCK, DUCK_GAIN, MAX_EFFECTS, Speaker } from '../../../src/audio/speaker.ts';
+import { MIX_RATE, peakOf, rmsOf, SFX_PEAK, SFX_SLUGS, sfxClip, themeOf, toneClip } from '../../../src/audio/synth.ts';
+import { streamSpeech, fetchSpeech, ttsEndpoint, type TtsEndpoint } from '../../../src/audio/tts.ts';
+import { Resampler, WavReader } from '../../../src/audio/wav.ts';
+import { validateAction, type RoundResult } from '../../../src/contracts/index.ts';
+import { speechAnswer, speechMs, start, wavBytes as emuWav, speechPcm, type Emulator, type SpeechOptions } from '../../../tools/provider-emulator.mjs';
+import { testCaPem } from '../../../tools/test-ca.mjs';
+import { wavBytes } from '../../support/audio-files.ts';
+import { TestWire, turnResult } from '../../support/test-wire.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { testKernel } from '../../support/kernel.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+import { nodeClient } from '../../support/node-client.ts';
+import { makeKey, simImage, UpdateFeed } from '../../support/ota.ts';
+import { fakeTelegram, serveHttp } from '../../support/telegram-net.ts';
+import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
 
 const decoder = new TextDecoder();
 const OWNER = '1001';
@@ -325,7 +331,48 @@ function rig(options: { openaiKey?: boolean; chat?: boolean; mode?: 0 | 1 } = {}
   return r;
 }
 
-async function consoleLine(r: Rig, line: string, ms = 10_000): Promise<string> {
+/**
+ * The audio subsystem alone, for effects and the mixer: a test kernel with the
+ * device actions and ring it reads (mounted), the music player over its
+ * speaker, the card; no speech provider, chat or network.
+ */
+interface SoundRig {
+  mem: MemHal;
+  audio: Audio;
+  music: MusicPlayer;
+  /** A config device action, as device.control applies it. */
+  config(values: Record<string, unknown>): void;
+}
+
+function soundRig(options: { mode?: 0 | 1 } = {}): SoundRig {
+  const { kernel, mem } = testKernel({ mode: options.mode ?? 1 });
+  const { hal, log } = kernel;
+  const actions = new DeviceActions(hal, kernel.store('cfg'), kernel.store('orch'), log);
+  const ring = new RingEngine(hal.ring, hal.clock);
+  mount(kernel, deviceSubsystem, { actions, ring });
+  const audio = new Audio(hal, log);
+  const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
+  mount(kernel, audioSubsystem, {
+    audio,
+    keys: { key: () => null, customBase: () => '' },
+    actions,
+    updates: { installing: () => false, addBusyProbe: () => undefined },
+    client: { request: () => Promise.reject(new Error('no network in this test')) },
+    chat: { settings: { token: () => '' }, people: { ownerChat: () => null }, sendVoice: () => Promise.resolve({ ok: false, error: 'no chat in this test' }) },
+    ring,
+    card: new Card(hal.sd),
+  });
+  kernel.console.start();
+  const config = (values: Record<string, unknown>): void => {
+    const v = validateAction({ config: values });
+    if (!v.ok) throw new Error(`bad config ${v.reason}`);
+    const r = actions.apply(v.action);
+    if (!r.ok) throw new Error(r.note);
+  };
+  return { mem, audio, music, config };
+}
+
+async function consoleLine(r: { mem: MemHal }, line: string, ms = 10_000): Promise<string> {
   const serial = r.mem.serial;
   serial.take();
   serial.type(`${line}\r\n`);
@@ -337,7 +384,7 @@ const config = (r: Rig, values: Record<string, unknown>) => r.device.ctx.tools.c
 
 describe('SFX and SFXVOL on the device', () => {
   it('plays at sfxVol (default 50) times the mode level; the peak follows the volume; silent at 0', async () => {
-    const r = rig();
+    const r = soundRig();
     const peakOfOutput = async (line: string): Promise<{ out: string; peak: number; samples: number }> => {
       const before = r.mem.audio.samples.length;
       const out = await consoleLine(r, line);
@@ -353,7 +400,7 @@ describe('SFX and SFXVOL on the device', () => {
     expect(await consoleLine(r, 'SFXVOL 100')).toBe('sfxVol=100\nOK\n');
     const full = await peakOfOutput('SFX ding');
     expect(full.peak).toBe(peakOf(clip));
-    await config(r, { sfxLvlO: 25 });
+    r.config({ sfxLvlO: 25 });
     const quarter = await peakOfOutput('SFX ding');
     expect(Math.abs(quarter.peak - peakOf(clip) * 0.25)).toBeLessThanOrEqual(1);
     expect(await consoleLine(r, 'SFXVOL 0')).toBe('sfxVol=0 (silent)\nOK\n');
@@ -363,18 +410,18 @@ describe('SFX and SFXVOL on the device', () => {
     expect(await consoleLine(r, 'SFX kazoo')).toBe('ERR unknown sound effect \'kazoo\' (boot, tap, ding, notify, success, error)\n');
     expect(await consoleLine(r, 'SFXVOL 101')).toBe('ERR usage: SFXVOL <0-100>\n');
     expect(await consoleLine(r, 'SFXVOL')).toBe('sfxVol=0\nOK\n');
-    await config(r, { sfxVol: 80, sfxTheme: 'retro' });
+    r.config({ sfxVol: 80, sfxTheme: 'retro' });
     expect(await consoleLine(r, 'SFX tap')).toMatch(/^sfx=tap theme=retro volume=80 sfxLvlO=25 gain=0\.20 samples=720 ms=30 peak=\d+\n/);
   });
 
   it('Notifier mode uses sfxLvlN', async () => {
-    const r = rig({ mode: 0 });
-    await config(r, { sfxLvlN: 0, sfxLvlO: 100 });
+    const r = soundRig({ mode: 0 });
+    r.config({ sfxLvlN: 0, sfxLvlO: 100 });
     expect(await consoleLine(r, 'SFX notify')).toMatch(/sfxLvlN=0 gain=0\.00 .* silent \(sfxLvlN is 0\): nothing played\nOK\n$/);
   });
 
   it('music keeps playing under an effect, in one stream at its rate: no sample lost or repeated', async () => {
-    const r = rig();
+    const r = soundRig();
     const track = wavBytes({ rate: 16000, seconds: 2 });
     r.mem.sd.mkdir('/music');
     const f = r.mem.sd.open('/music/song.wav', 'w');
@@ -383,17 +430,17 @@ describe('SFX and SFXVOL on the device', () => {
     // The output plays in real time: 320 samples (16 kHz) each 20 ms.
     let played = 0;
     Object.defineProperty(r.mem.audio, 'queued', { get: () => Math.max(0, total(r.mem.audio.samples) - played), configurable: true });
-    expect(r.device.ctx.music.play(null).ok).toBe(true);
+    expect(r.music.play(null).ok).toBe(true);
     const clip = sfxClip('success', 'classic');
     const before = total(r.mem.audio.samples);
-    expect(r.device.ctx.audio.sfx('success')).toMatchObject({ ok: true, played: true });
-    expect(r.device.ctx.music.status()).toMatchObject({ state: 'playing', held: false });
-    for (let i = 0; i < 400 && r.device.ctx.music.status().state !== 'idle'; i++) {
+    expect(r.audio.sfx('success')).toMatchObject({ ok: true, played: true });
+    expect(r.music.status()).toMatchObject({ state: 'playing', held: false });
+    for (let i = 0; i < 400 && r.music.status().state !== 'idle'; i++) {
       played += 320;
       await r.mem.clock.advance(20);
     }
-    expect(r.device.ctx.music.status()).toMatchObject({ state: 'idle', held: false });
-    expect(r.device.ctx.music.played).toBe(1);
+    expect(r.music.status()).toMatchObject({ state: 'idle', held: false });
+    expect(r.music.played).toBe(1);
     // One stream at the track's rate, as long as the track (the in-memory output plays at once).
     expect(r.mem.audio.streams.map((s) => s.format)).toEqual([{ sampleRate: 16000, channels: 1 }]);
     const out = joined(r.mem.audio.streams[0]!.pcm);

@@ -6,17 +6,17 @@
 // (there while the clock is set, absent while it is not).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Store } from '../../src/core/store.ts';
-import { Log } from '../../src/log/log.ts';
-import { boot, type Device } from '../../src/main.ts';
-import type { RoundRequest, RoundResult } from '../../src/contracts/index.ts';
-import { LEGACY_TIME_NS, LocalTime, TIME_NS } from '../../src/system/local-time.ts';
-import { offsetAt, parseTz } from '../../src/util/tz.ts';
-import { COMMON_ZONES } from '../../src/util/zones.ts';
-import { flushJobs } from '../support/clock.ts';
-import { ianaOffset, ianaTransitions } from '../support/iana.ts';
-import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../support/memhal.ts';
-import { TestWire, turnResult } from '../support/test-wire.ts';
+import { Store } from '../../../src/core/store.ts';
+import { Log } from '../../../src/log/log.ts';
+import { boot, type Device } from '../../../src/main.ts';
+import type { RoundRequest, RoundResult } from '../../../src/contracts/index.ts';
+import { LEGACY_TIME_NS, LocalTime, TIME_NS } from '../../../src/system/local-time.ts';
+import { offsetAt, parseTz } from '../../../src/util/tz.ts';
+import { COMMON_ZONES } from '../../../src/util/zones.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { ianaOffset, ianaTransitions } from '../../support/iana.ts';
+import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { TestWire, turnResult } from '../../support/test-wire.ts';
 
 const BERLIN = 'CET-1CEST,M3.5.0,M10.5.0/3';
 const at = (y: number, mo: number, d: number, h = 0, mi = 0): number => Date.UTC(y, mo - 1, d, h, mi);

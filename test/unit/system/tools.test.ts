@@ -4,10 +4,18 @@
 // applier (reboot and protected keys refused, nothing changed on refusal),
 // and ota.status (read-only).
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../src/main.ts';
-import { MCP_CALLER } from '../../src/mcp/index.ts';
-import type { ToolCaller } from '../../src/core/tools/types.ts';
-import { createMemHal, type MemHalOptions } from '../support/memhal.ts';
+import { Audio } from '../../../src/audio/index.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import { device as deviceSubsystem, DeviceActions, RingEngine } from '../../../src/device/index.ts';
+import { boot } from '../../../src/main.ts';
+import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { MusicPlayer } from '../../../src/music/index.ts';
+import { Power } from '../../../src/power/index.ts';
+import { Card } from '../../../src/storage/index.ts';
+import { LocalTime, system, TIME_NS, Timeline } from '../../../src/system/index.ts';
+import { testKernel } from '../../support/kernel.ts';
+import { createMemHal, type MemHalOptions } from '../../support/memhal.ts';
 
 const SYNTHESIS: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: true, person: null };
 
@@ -16,6 +24,32 @@ function start(options: MemHalOptions = {}) {
   const device = boot(mem.hal);
   const call = (name: string, args: unknown = {}, caller: ToolCaller = MCP_CALLER) => device.ctx.tools.call(name, args, caller);
   return { mem, device, call };
+}
+
+/**
+ * The system subsystem alone, for the self-test: a test kernel with the real
+ * lower parts it reads (the device actions and ring, the speaker and the music
+ * player over it, the card, the battery model); every caller is the owner.
+ */
+function selftestStart(options: MemHalOptions = {}) {
+  const { kernel, mem } = testKernel({ hal: options });
+  const { hal, log } = kernel;
+  const actions = new DeviceActions(hal, kernel.store('cfg'), kernel.store('orch'), log);
+  mount(kernel, deviceSubsystem, { actions, ring: new RingEngine(hal.ring, hal.clock) });
+  const audio = new Audio(hal, log);
+  const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
+  mount(kernel, system, {
+    timeline: new Timeline(hal.clock, log),
+    time: new LocalTime(hal.clock, kernel.store(TIME_NS), log),
+    card: new Card(hal.sd),
+    actions,
+    people: { roleOf: () => 'admin' },
+    music,
+    audio,
+    battery: new Power(hal, log),
+  });
+  const call = (name: string, args: unknown = {}, caller: ToolCaller = MCP_CALLER) => kernel.tools.call(name, args, caller);
+  return { mem, call };
 }
 
 describe('system.health and device.status', () => {
@@ -50,7 +84,7 @@ describe('system.health and device.status', () => {
 
 describe('device.selftest', () => {
   it('gives one line per item and skips what the board lacks', async () => {
-    const { call } = start({ board: 'panel-35', sd: { present: false } });
+    const { call } = selftestStart({ board: 'panel-35', sd: { present: false } });
     const r = await call('device.selftest');
     expect(r.success).toBe(true);
     const lines = r.output.split('\n');
@@ -63,7 +97,7 @@ describe('device.selftest', () => {
   });
 
   it('tests the card, the ring and the battery where present, and leaves no trace', async () => {
-    const { call, mem } = start({ board: 'ring-tft', sd: { present: true, totalBytes: 32 * 1024 ** 3 } });
+    const { call, mem } = selftestStart({ board: 'ring-tft', sd: { present: true, totalBytes: 32 * 1024 ** 3 } });
     const before = mem.ring.frames.length;
     const r = await call('device.selftest');
     expect(r.output).toMatch(/PASS sd: card 32768\.0 MB; wrote, read back and removed a test file/);
@@ -74,7 +108,7 @@ describe('device.selftest', () => {
   });
 
   it('reports a heap below the floor and a broken NVS as FAIL', async () => {
-    const { call, mem } = start();
+    const { call, mem } = selftestStart();
     mem.system.heapFigures.largestBlock = 8 * 1024;
     const broken = (): never => {
       throw new Error('NVS write failed');
@@ -88,7 +122,7 @@ describe('device.selftest', () => {
   });
 
   it('plays the tone only when audible is asked and the device is not silent', async () => {
-    const { call, mem } = start();
+    const { call, mem } = selftestStart();
     expect((await call('device.selftest', { audible: true })).output).toContain('PASS audio: played a 200 ms 880 Hz tone');
     const played = mem.audio.samples.length;
     expect(mem.audio.samples.reduce((n, pcm) => n + pcm.length, 0)).toBe(4800); // 200 ms at 24 kHz

@@ -1,0 +1,45 @@
+// What the audio subsystem needs from others, each as the narrow interface it
+// calls, passed in as one options object by main.ts (with the Audio made at
+// boot: index.ts): the speech provider's keys, the device actions (settings;
+// audio is the tts action's speaker), the update engine (no recording while an update
+// installs; no install while the device speaks or records), outbound HTTP,
+// the chat messenger (TTSTG's voice message), the LED ring (listening while
+// MICREC records) and the SD card (where MICREC saves its clip).
+
+import type { ConfigKey, DeviceAction } from '../contracts/index.ts';
+import type { AnimId, ApplyOptions, ApplyResult } from '../device/index.ts';
+import type { ClientRequest, ClientResult } from '../net/http/client.ts';
+import type { Card } from '../storage/index.ts';
+import type { TtsKeys } from './tts.ts';
+
+/** The device actions as audio reads them, and the port through which a tts action speaks (src/device/actions.ts). */
+export interface AudioActions {
+  config(key: ConfigKey): unknown;
+  setSpeech(port: (text: string, options: ApplyOptions) => ApplyResult): void;
+  apply(action: DeviceAction): ApplyResult;
+}
+
+/** The update engine (src/ota/): whether an update installs now, and the probes that hold an install back. */
+export interface AudioUpdates {
+  installing(): boolean;
+  addBusyProbe(probe: () => boolean): void;
+}
+
+/** The chat messenger (src/chat/) as TTSTG sends a voice message through it. */
+export interface VoiceMessenger {
+  settings: { token(): string };
+  people: { ownerChat(): string | null };
+  sendVoice(chat: string, audio: { name: string; mime: string; bytes: Uint8Array }): Promise<{ ok: true } | { ok: false; error: string }>;
+}
+
+/** What audio needs besides the Audio itself (AudioOptions, in index.ts, adds it). */
+export interface AudioNeeds {
+  /** Provider keys and the custom endpoint (human-web-only settings). */
+  keys: TtsKeys;
+  actions: AudioActions;
+  updates: AudioUpdates;
+  client: { request(req: ClientRequest): Promise<ClientResult> };
+  chat: VoiceMessenger;
+  ring: { hold(anim: AnimId): () => void };
+  card: Pick<Card, 'live'>;
+}
