@@ -12,11 +12,10 @@
 //   speaking   the reply is spoken while ttsOn is on (src/audio's speak)
 //
 // stop() ends whatever runs at once and returns to idle: the microphone
-// closes, the transcription request is aborted, the speech stops. A turn
-// already handed to the assistant has no abort in the turn engine: its
-// provider call finishes in the background and its reply is recorded, but it
-// is neither spoken nor reported (a generation number tells a stale answer
-// from the current one). The ring shows listening (anim 2), thinking
+// closes, the transcription request is aborted, the turn is cancelled (the
+// turn engine closes its provider call in flight and records, applies and
+// delivers nothing: contracts' TurnCancel), the speech stops. A generation
+// number tells a stale answer from the current one. The ring shows listening (anim 2), thinking
 // (anim 1) and speaking (anim 3) through hold(); the home screen's state
 // line says it too (src/ui/status-screen.ts asks state()). Voice capture is refused while an update installs.
 
@@ -24,6 +23,7 @@ import type { Clock, Microphone, SdCard } from '../hal/index.ts';
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';
 import { sttEndpoint, transcribe, type SttKeys, type AudioUpload } from '../stt/index.ts';
 import { capBytes } from '../util/cap.ts';
+import { turnCancel, type TurnCancel, type TurnOutcome, type TurnRequest } from '../contracts/index.ts';
 import { UtteranceSink } from './capture.ts';
 import { MAX_UTTERANCE_MS, NO_SPEECH_MS, Vad, VAD_RATE } from './vad.ts';
 
@@ -46,13 +46,6 @@ export type SpeakLike =
   | { ok: true; voice: { readonly taken: number; abort(): void }; fetched: Promise<{ ok: true; samples: number } | { ok: false; reason: string }>; played: Promise<void> }
   | { ok: false; reason: string; degraded: boolean };
 
-export interface TurnLike {
-  status: 'ok' | 'deferred' | 'error';
-  reply: string;
-  ask: string;
-  error?: string | null;
-}
-
 /** What voice needs from others, in one options object. */
 export interface VoiceOptions {
   mic: Microphone;
@@ -74,7 +67,8 @@ export interface VoiceOptions {
   openMic(onSamples: (pcm: Int16Array) => void): { ok: true; close: () => void } | { ok: false; reason: string };
   ring: { hold(anim: 1 | 2 | 3): () => void };
   episodic: { append(row: { session: string; role: 'creator'; kind: 'transcript'; text: string; tags: string[] }): unknown };
-  turns: { ownerTurn(chat: string, text: string, origin: 'voice'): Promise<TurnLike> };
+  /** The turn engine: a voice turn is the owner's (admin, chat voice), cancelled by stop(). */
+  turns: { run(req: TurnRequest): Promise<Pick<TurnOutcome, 'status' | 'reply' | 'ask' | 'error'>> };
   speak(text: string): SpeakLike;
   /** The XS heap now and its code part (VOICE?'s high-water during a turn). */
   heap(): { xsNow: number; xsStatic: number };
@@ -115,6 +109,7 @@ export class VoiceSession {
   private closeMic: (() => void) | null = null;
   private endListen: ((why: Ending) => void) | null = null;
   private cancelStt: { onCancel: (() => void) | null } | null = null;
+  private cancelTurn: TurnCancel | null = null;
   private speaking: { abort(): void } | null = null;
   /** Resolves when stop() ends the current turn: every wait races it, so a stopped turn answers at once. */
   private stopped: Promise<typeof STOPPED> = new Promise(() => {});
@@ -158,6 +153,8 @@ export class VoiceSession {
     this.endListen?.('stopped');
     this.closeMic?.();
     this.cancelStt?.onCancel?.();
+    this.cancelTurn?.cancel();
+    this.cancelTurn = null;
     this.speaking?.abort();
     this.speaking = null;
     this.fireStop?.();
@@ -285,10 +282,14 @@ export class VoiceSession {
       }
       this.o.log.info('voice', `heard: ${capBytes(text, 60)}`);
     }
-    const out = await this.until(this.o.turns.ownerTurn(VOICE_CHAT, text, 'voice'));
+    const cancel = turnCancel();
+    this.cancelTurn = cancel;
+    const out = await this.until(this.o.turns.run({ chat: VOICE_CHAT, text, person: null, admin: true, origin: 'voice', cancel }));
+    if (this.cancelTurn === cancel) this.cancelTurn = null;
     times.replied = this.o.clock.monoMs();
     this.sampleHeap(times);
     if (out === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
+    if (out.status === 'cancelled') return this.finish(gen, { ok: false, reason: 'stopped', transcript: text, cancelled: true });
     if (out.status !== 'ok') return this.finish(gen, { ok: false, transcript: text, reply: out.reply, ask: out.ask, reason: out.status === 'deferred' ? 'deferred (heap below the turn floor)' : (out.error ?? 'turn failed') });
     const said = [out.reply, out.ask].filter((s) => s.trim()).join(' ');
     const base = { ok: true as const, transcript: text, reply: out.reply, ask: out.ask, heardMs: at.heardMs, where: at.where, times };

@@ -28,7 +28,7 @@ export function installVoice(ctx: Context, audio: Audio, assistant: Assistant, k
     openMic: (onSamples) => audio.recorder.open(onSamples),
     ring: ctx.ring,
     episodic: ctx.memory.episodic,
-    turns: assistant,
+    turns: assistant.engine,
     speak: (text) => audio.speak(text, { voiceReply: true }),
     heap: () => ctx.hal.system.heap(),
     record: (ms) => audio.record(ms),
