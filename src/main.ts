@@ -63,7 +63,7 @@ import { models } from './models/index.ts';
 import { search } from './search/index.ts';
 import { images } from './images/index.ts';
 import { installStt } from './stt/index.ts';
-import { installVoice } from './voice/wire.ts';
+import { voice as voiceSubsystem } from './voice/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { installUi, type Ui } from './ui/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './system/local-time.ts';
@@ -212,7 +212,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   installSelftestConsole(ctx);
   mount(kernel, deviceSubsystem, { actions: ctx.actions, ring: ctx.ring });
   installAudio(ctx, { assistant, providers });
-  const voice = installVoice(ctx, ctx.audio, assistant, providers);
+  const voice = mount(kernel, voiceSubsystem, { client, keys: providers, settings: ctx.actions, updates: ctx.ota, card, ring: ctx.ring, episodic: ctx.memory.episodic, turns: assistant.engine, audio: ctx.audio });
+  ctx.chat.setVoiceNotes(voice.notes);
   mount(kernel, faultsSubsystem, { faults, card });
   const cloud = mount(kernel, cloudSubsystem, { token, secrets: ctx.secrets, tls });
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).

@@ -46,8 +46,8 @@ export type SpeakLike =
   | { ok: true; voice: { readonly taken: number; abort(): void }; fetched: Promise<{ ok: true; samples: number } | { ok: false; reason: string }>; played: Promise<void> }
   | { ok: false; reason: string; degraded: boolean };
 
-/** What voice needs from others, in one options object. */
-export interface VoiceOptions {
+/** What the session needs (src/voice/index.ts builds it from voice's options and the kernel). */
+export interface SessionNeeds {
   mic: Microphone;
   sd: SdCard;
   clock: Clock;
@@ -119,7 +119,7 @@ export class VoiceSession {
   turns = 0;
   stops = 0;
 
-  constructor(private readonly o: VoiceOptions) {}
+  constructor(private readonly o: SessionNeeds) {}
 
   state(): VoiceState {
     return this.st;
