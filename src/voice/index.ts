@@ -89,6 +89,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
       turns: o.turns,
       speak: (text) => o.audio.speak(text, { voiceReply: true }),
       heap: () => k.hal.system.heap(),
+      gc: () => k.hal.system.gc(),
     });
     const ptt = new PushToTalk(session, (out: VoiceOutcome) => {
       if (!out.ok && !out.cancelled) k.log.warn('voice', `push to talk: ${out.reason}`);

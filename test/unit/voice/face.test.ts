@@ -3,7 +3,8 @@
 // was given (chat voice, admin, with a cancel handle) and speaks the reply;
 // a press on the screen while the turn is in flight cancels that handle and
 // answers ERR stopped at once; ring-tft's main button stops it too; the voice
-// section of the state snapshot and the busy probe it hands to updates.
+// section of the state snapshot and the busy probe it hands to updates; the
+// live heap high-water VOICE? shows while the engine's heap probe is on.
 import { describe, expect, it } from 'vitest';
 import { mount } from '../../../src/core/subsystem.ts';
 import type { TurnOutcome, TurnRequest } from '../../../src/contracts/index.ts';
@@ -13,7 +14,8 @@ import { testKernel } from '../../support/kernel.ts';
 function rig(board?: 'ring-tft') {
   const { kernel, mem } = testKernel(board ? { hal: { board } } : {});
   const asked: TurnRequest[] = [];
-  let answer: ((o: Pick<TurnOutcome, 'status' | 'reply' | 'ask' | 'error'>) => void) | null = null;
+  type Answer = Pick<TurnOutcome, 'status' | 'reply' | 'ask' | 'error'> & { xsLivePeak?: number };
+  let answer: ((o: Answer) => void) | null = null;
   const probes: Array<() => boolean> = [];
   const spoken: string[] = [];
   const holds: number[] = [];
@@ -31,6 +33,7 @@ function rig(board?: 'ring-tft') {
     },
     episodic: { append: () => undefined },
     turns: {
+      probeHeap: false,
       run: (req) => {
         asked.push(req);
         return new Promise((resolve) => (answer = resolve));
@@ -53,7 +56,7 @@ function rig(board?: 'ring-tft') {
     await mem.clock.until(() => /(OK|ERR[^\r\n]*)\r\n$/.test(mem.serial.output), 2000, 10);
     return mem.serial.take();
   };
-  return { kernel, mem, face, asked, probes, spoken, holds, answer: (o: Pick<TurnOutcome, 'status' | 'reply' | 'ask' | 'error'>) => answer!(o), run };
+  return { kernel, mem, face, options, asked, probes, spoken, holds, answer: (o: Answer) => answer!(o), run };
 }
 
 describe("voice's face", () => {
@@ -95,5 +98,20 @@ describe("voice's face", () => {
     r.mem.hal.buttons!.onButton!('main', false);
     expect(r.asked[0]!.cancel?.cancelled).toBe(true);
     expect(await out).toBe('ERR stopped\r\n');
+  });
+
+  it("with the engine's heap probe on, VOICE? adds the live XS heap high-water (the turn's rounds' included); off, the line is as before", async () => {
+    const r = rig();
+    const out = r.run('VOICE hi');
+    await r.mem.clock.until(() => r.asked.length > 0, 2000, 10);
+    r.answer({ status: 'ok', reply: 'Hello.', ask: '', error: null, xsLivePeak: 99_999_999 });
+    await out;
+    expect(await r.run('VOICE?')).toMatch(/ xsPeak=\d+ xsStatic=\d+\r\nOK\r\n$/);
+    (r.options.turns as { probeHeap: boolean }).probeHeap = true;
+    const again = r.run('VOICE hi again');
+    await r.mem.clock.until(() => r.asked.length > 1, 2000, 10);
+    r.answer({ status: 'ok', reply: 'Hello again.', ask: '', error: null, xsLivePeak: 99_999_999 });
+    await again;
+    expect(await r.run('VOICE?')).toMatch(/ xsPeak=\d+ xsStatic=\d+ xsLivePeak=99999999\r\nOK\r\n$/);
   });
 });
