@@ -307,6 +307,10 @@ console.log('\nVoice (a spoken turn on the simulator against the provider emulat
       `${v.firstAudioMs} ms (transcript at ${v.transcriptMs} ms, reply at ${v.replyMs} ms; the emulator answers at once, so this is what the device adds)`,
     );
     row('XS heap high-water during a voice turn (not collected: what XS let the heap reach)', `${kb(v.xsPeak - v.xsStatic)} = ${kb(v.xsPeak)} minus ${kb(v.xsStatic)} of code and module objects`);
+    row(
+      `XS heap high-water during a voice turn, live (HEAPPROBE on: collected at each step and while sound flows; the most of ${v.probed} turns)`,
+      `${kb(v.xsLivePeak - v.xsStatic)} RAM part (${kb(v.xsLivePeak)} minus ${kb(v.xsStatic)} of code and module objects); +${kb(v.xsLivePeak - v.xsRest)} over the live heap at rest before the turn (${kb(v.xsRest - v.xsStatic)} RAM part)`,
+    );
   } catch (e) {
     row('a spoken turn on the simulator', `FAILED: ${e.message.split('\n')[0]}`);
   }

@@ -6,7 +6,11 @@
 // speech (the VAD's decision) to the transcript, the reply and the first
 // sample of speech handed to the speaker, and the XS heap high-water during
 // the turn. The provider's own latency is the emulator's (near zero), so the
-// figure is what the device adds.
+// figure is what the device adds. Then, with HEAPPROBE on (a collection at
+// each step of the turn, every 100 ms while sound flows, and after every
+// round of the turn: slow, so the timed turns run first with it off), the
+// LIVE XS heap high-water of a voice turn: what the turn holds, not how lazily
+// the collector ran; and the live heap at rest before it (HEAP?).
 import { connect } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +47,7 @@ async function control(deviceDir, op, args) {
 
 const stat = (text) => Object.fromEntries([...text.matchAll(/(\w+)=([\w.-]+)/g)].map((m) => [m[1], m[2]]));
 
-export async function voiceBench(turns = 5) {
+export async function voiceBench(turns = 5, probed = 2) {
   const emu = await start();
   const board = boardWith(routeArgs(emu.port, EMULATOR_NAMES));
   const tmp = mkdtempSync(join(tmpdir(), 'bench-voice-'));
@@ -67,6 +71,21 @@ export async function voiceBench(turns = 5) {
       if (!/spoken: /.test(out)) throw new Error(`bench: VOICE answered ${out.slice(0, 200)}`);
       runs.push(stat((await board.command('VOICE?')).split('\n')[1]));
     }
+    // The live heap: at rest (HEAP? collects first), then the high-water of probed turns.
+    const rest = stat((await board.command('HEAP?')).split('\n')[0]);
+    await board.command('HEAPPROBE on');
+    const live = [];
+    for (let i = 0; i < probed; i++) {
+      emu.script([
+        { match: { path: '/v1/audio/transcriptions' }, transcript: `probed question ${i}` },
+        { match: { path: '/v1/messages' }, turn: turnObject(`Probed answer ${i}.`) },
+      ]);
+      const out = await board.command('VOICE');
+      if (!/spoken: /.test(out)) throw new Error(`bench: VOICE (probed) answered ${out.slice(0, 200)}`);
+      live.push(stat((await board.command('VOICE?')).split('\n')[1]));
+    }
+    await board.command('HEAPPROBE off');
+    if (live.some((r) => !(Number(r.xsLivePeak) > 0))) throw new Error('bench: VOICE? gave no xsLivePeak with HEAPPROBE on');
     const med = (k) => {
       const v = runs.map((r) => Number(r[k])).sort((a, b) => a - b);
       return v[v.length >> 1];
@@ -78,6 +97,9 @@ export async function voiceBench(turns = 5) {
       replyMs: med('reply'),
       xsPeak: Math.max(...runs.map((r) => Number(r.xsPeak))),
       xsStatic: Number(runs[0].xsStatic),
+      probed,
+      xsLivePeak: Math.max(...live.map((r) => Number(r.xsLivePeak))),
+      xsRest: Number(rest.xs),
     };
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -54,7 +54,7 @@ import { models } from './models/index.ts';
 import { search } from './search/index.ts';
 import { images } from './images/index.ts';
 import { stt } from './stt/index.ts';
-import { installVoice } from './voice/wire.ts';
+import { voice as voiceSubsystem } from './voice/index.ts';
 import { sha256 } from '../modules/sha256/sha256.ts';
 import { ui as uiSubsystem, type Ui } from './ui/index.ts';
 import { clock as clockSubsystem, ClockSync, gateTlsOnClock } from './clock/index.ts';
@@ -241,7 +241,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   mount(kernel, otaSubsystem, { updates: ctx.ota, battery: power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox: ctx.outbox, timeline: ctx.timeline, ring: ctx.ring });
   mount(kernel, deviceSubsystem, { actions: ctx.actions, ring: ctx.ring });
   mount(kernel, audioSubsystem, { audio, keys: providers, actions: ctx.actions, updates: ctx.ota, client, chat: ctx.chat, ring: ctx.ring, card });
-  const voice = installVoice(ctx, ctx.audio, assistant, providers);
+  const voice = mount(kernel, voiceSubsystem, { client, keys: providers, settings: ctx.actions, updates: ctx.ota, card, ring: ctx.ring, episodic: ctx.memory.episodic, turns: assistant.engine, audio: ctx.audio });
+  ctx.chat.setVoiceNotes(voice.notes);
   mount(kernel, faultsSubsystem, { faults, card });
   const cloud = mount(kernel, cloudSubsystem, { token, secrets: ctx.secrets, tls });
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).

@@ -46,6 +46,8 @@ export interface Behaviour {
   timeout?: boolean;
   /** Answer after this many milliseconds. */
   delayMs?: number;
+  /** Hold the answer until the barrier opens (barrier()): a test's step without a wall-clock wait. */
+  barrier?: Barrier;
   /** Send the body in chunks of chunkBytes every intervalMs. */
   slow?: { chunkBytes?: number; intervalMs?: number };
   /** Answer exactly this. */
@@ -59,6 +61,17 @@ export interface Behaviour {
   /** Speech (POST /v1/audio/speech): its length (default speechMs(input)), a WAV's rate and channels, 0xFFFFFFFF sizes as streamed. */
   speech?: SpeechOptions;
 }
+
+/** A held answer (Behaviour.barrier): the test waits for the request, acts, then opens it or sees the client hang up. */
+export interface Barrier {
+  /** Resolves with the request's record when it arrives and is held. */
+  arrived: Promise<RecordedRequest>;
+  /** Resolves with the record when the client closes the connection before the answer (record.hungUp is then true). */
+  hungUp: Promise<RecordedRequest>;
+  /** Lets the held answer go (if the connection is still open). */
+  open(): void;
+}
+export function barrier(): Barrier;
 
 export interface SpeechOptions {
   ms?: number;
@@ -83,6 +96,10 @@ export interface RecordedRequest {
   refused?: { status: number; message: string; code?: string };
   /** A sub-agent backend's request (answered by tools/agent-emulator.mjs). */
   agent?: boolean;
+  /** Held by a barrier. */
+  held?: boolean;
+  /** The client closed the connection before the answer went out. */
+  hungUp?: boolean;
   /** A transcription request's form (POST /v1/audio/transcriptions), as parsed and judged. */
   form?: import('./provider-rules.mjs').TranscriptionForm;
 }

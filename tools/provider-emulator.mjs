@@ -483,6 +483,20 @@ export function speechAnswer(body, options = {}) {
 // ---------------------------------------------------------------------------
 
 /**
+ * A barrier for one behaviour's answer ({ match, turn, barrier }): the request
+ * is held until open(); arrived resolves with its record when it comes in, and
+ * hungUp when the client closes the connection first (a cancelled turn), so a
+ * test steps on events instead of the wall clock.
+ */
+export function barrier() {
+  let arrive, hangUp, open;
+  const arrived = new Promise((r) => (arrive = r));
+  const hungUp = new Promise((r) => (hangUp = r));
+  const opened = new Promise((r) => (open = r));
+  return { arrived, hungUp, open: () => open(), opened, arrive, hangUp };
+}
+
+/**
  * Starts the emulator on 127.0.0.1. Options: port (0 = any free), tls
  * (default true), names (certificate names), untrusted (a self-signed
  * certificate the firmware does not trust), log. Returns { url, port,
@@ -545,6 +559,19 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
 
   const perform = (res, rec, dialect, b) => {
     if (b.timeout) return; // hold the connection: the client's deadline must fire
+    if (b.barrier) {
+      const { barrier: gate, ...rest } = b;
+      rec.held = true;
+      res.on('close', () => {
+        if (res.writableFinished) return;
+        rec.hungUp = true;
+        gate.hangUp(rec);
+      });
+      gate.arrive(rec);
+      return void gate.opened.then(() => {
+        if (!res.destroyed) perform(res, rec, dialect, rest);
+      });
+    }
     if (b.delayMs) {
       const { delayMs: _d, ...rest } = b;
       return later(() => perform(res, rec, dialect, rest), b.delayMs);

@@ -213,9 +213,20 @@ export type ParseResult =
   | { code: 'Ok'; detail: ''; turn: Turn }
   | { code: Exclude<ParseCode, 'Ok'>; detail: string; turn: null };
 
+/**
+ * One round's cancel hook, in the HTTP client's shape (src/net/http/client.ts
+ * ClientRequest.cancel): the wire hands it to the request, which sets
+ * onCancel while the exchange runs; calling it closes the connection.
+ * cancelled: the turn was stopped before the request started (send nothing).
+ */
+export interface RoundCancel {
+  onCancel: (() => void) | null;
+  readonly cancelled?: boolean;
+}
+
 /** The provider wire as the engine uses it (src/providers/wire.ts implements it). */
 export interface RoundSender {
-  round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint): Promise<RoundResult>;
+  round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel): Promise<RoundResult>;
 }
 
 /** A provider the turn may use, in the order it should be tried. */
@@ -236,6 +247,39 @@ export interface ProviderChoice {
 
 export type TurnOrigin = 'console' | 'chat' | 'web' | 'voice' | 'synthesis' | 'schedule' | 'mcp';
 
+/**
+ * A turn's stop (the voice stop: a tap, the ring button). Whoever starts a
+ * turn may cancel it until its reply is delivered: the engine closes the
+ * provider call in flight, records nothing in the conversation, applies no
+ * device action, delivers nothing, and the turn resolves at once with status
+ * 'cancelled'. A cancel after the reply went out changes nothing (the turn
+ * is the owner's by then). Made by turnCancel().
+ */
+export interface TurnCancel {
+  readonly cancelled: boolean;
+  /** The engine's hook while the turn can still be stopped (null otherwise). */
+  onCancel: (() => void) | null;
+  cancel(): void;
+}
+
+export function turnCancel(): TurnCancel {
+  let cancelled = false;
+  const c: TurnCancel = {
+    get cancelled() {
+      return cancelled;
+    },
+    onCancel: null,
+    cancel() {
+      if (cancelled) return;
+      cancelled = true;
+      const hook = c.onCancel;
+      c.onCancel = null;
+      hook?.();
+    },
+  };
+  return c;
+}
+
 export interface TurnRequest {
   chat: string;
   text: string;
@@ -254,12 +298,15 @@ export interface TurnRequest {
    * and the scratchpad as they are.
    */
   housekeeping?: boolean;
+  /** Lets the starter stop the turn before its reply (TurnCancel). */
+  cancel?: TurnCancel;
 }
 
 export type CapName = 'rounds' | 'deadline' | 'heap' | 'bytes' | 'stall';
 
 export interface TurnOutcome {
-  status: 'ok' | 'deferred' | 'error';
+  /** cancelled: stopped through req.cancel before the reply (nothing delivered, recorded or applied). */
+  status: 'ok' | 'deferred' | 'error' | 'cancelled';
   reply: string;
   ask: string;
   provider: ProviderId | null;

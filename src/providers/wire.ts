@@ -35,7 +35,7 @@ import { openaiBackend } from './openai.ts';
 import { routerBackend, routerRoot } from './router.ts';
 import { PROVIDERS, type CustomStyle, type ProviderId } from './settings.ts';
 import type { ToolServerSource } from './tool-servers.ts';
-import type { ProviderErrorKind, RoundRequest, RoundResult } from '../contracts/index.ts';
+import type { ProviderErrorKind, RoundCancel, RoundRequest, RoundResult } from '../contracts/index.ts';
 import { zaiBackend } from './zai.ts';
 import type { UsageLedger } from './usage.ts';
 import { errorMessage } from '../util/json.ts';
@@ -140,13 +140,14 @@ export class ProviderWire {
    * the turn's remaining time with its floor); the provider's own cap
    * (catalog.ts) shortens it further. endpoint sends a 'custom' round to
    * that endpoint, keyless, instead of the configured one (the offline demo).
+   * cancel: the turn's stop closes the round's connection (the request ends 'aborted').
    * Never throws.
    */
-  async round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint): Promise<RoundResult> {
+  async round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel): Promise<RoundResult> {
     const t0 = this.clock.monoMs();
     let result: RoundResult;
     try {
-      result = await this.run(req, timeoutMs, endpoint);
+      result = await this.run(req, timeoutMs, endpoint, cancel);
     } catch (e) {
       result = fail('malformed', `wire: ${errorMessage(e)}`);
     }
@@ -158,7 +159,7 @@ export class ProviderWire {
     return result;
   }
 
-  private async run(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint): Promise<RoundResult> {
+  private async run(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel): Promise<RoundResult> {
     const provider = req.provider;
     if (!(PROVIDERS as readonly string[]).includes(provider)) return fail('config', `unknown provider ${String(provider)}`);
     if (endpoint && provider !== 'custom') return fail('config', 'an endpoint is only for custom rounds');
@@ -181,19 +182,20 @@ export class ProviderWire {
     }
     const cap = Math.max(1, Math.min(timeoutMs, CATALOG[provider].roundMs));
     const t0 = this.clock.monoMs();
-    let result = await this.exchange(backend, round, key, cap);
+    let result = await this.exchange(backend, round, key, cap, cancel);
     if (backend.schemalessRetry && req.mode === 'single' && result.kind === 'error' && result.error === 'http' && result.status === 400) {
       this.log.info('wire', `${provider} refused the schema (HTTP 400): retrying without it`);
-      result = await this.exchange(backend, { ...round, schemaless: true }, key, Math.max(1, cap - (this.clock.monoMs() - t0)));
+      result = await this.exchange(backend, { ...round, schemaless: true }, key, Math.max(1, cap - (this.clock.monoMs() - t0)), cancel);
     }
     return result;
   }
 
-  private async exchange(backend: WireBackend, req: WireRound, key: string | null, timeoutMs: number): Promise<RoundResult> {
+  private async exchange(backend: WireBackend, req: WireRound, key: string | null, timeoutMs: number, cancel?: RoundCancel): Promise<RoundResult> {
     const built = backend.build(req, key);
     if ('kind' in built) return built;
     if (leaksKey(built.url, built.headers, key)) return fail('config', `refusing to send the ${req.provider} key over plain http`);
-    const res = await this.client.request({ method: 'POST', url: built.url, headers: built.headers, body: built.body, timeoutMs });
+    if (cancel?.cancelled) return fail('transport', 'cancelled before it was sent');
+    const res = await this.client.request({ method: 'POST', url: built.url, headers: built.headers, body: built.body, timeoutMs, ...(cancel ? { cancel } : {}) });
     if (!res.ok) return fromClient(res.error, res.message);
     let result: RoundResult;
     try {

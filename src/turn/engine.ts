@@ -10,12 +10,18 @@
 // 8 s floor, a heap floor, a transcript byte cap, and a stall detector. A
 // tripped cap gets one forced tool-less final round pinning orch_turn; if the
 // model still does not finish, a clean error reply follows.
+//
+// A turn with req.cancel (the voice stop) can be cancelled until its reply is
+// delivered: the provider call in flight is closed through the HTTP client,
+// every await of the turn races the cancel, and the turn resolves at once
+// with status 'cancelled', having delivered, recorded and applied nothing;
+// the lines it took from the chat's pending input go back for the next turn.
 
 import type { Log } from '../log/log.ts';
 import type { Hal } from '../hal/index.ts';
 import type { ToolCaller, ToolResult } from '../core/tools/types.ts';
 import type { ToolRegistry } from '../core/tools/registry.ts';
-import type { CapName, ProviderChoice, ProviderErrorKind, RoundRequest, RoundSender, ToolDef, TranscriptItem, TurnOutcome, TurnRequest } from '../contracts/index.ts';
+import type { CapName, ProviderChoice, ProviderErrorKind, RoundCancel, RoundRequest, RoundSender, ToolDef, TranscriptItem, TurnCancel, TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { buildTurnSchema } from './schema.ts';
 import { turnPromptDoc } from './promptdoc.ts';
 import { parseTurn } from './parse.ts';
@@ -74,7 +80,48 @@ export interface EngineDeps {
 
 type LoopResult =
   | { kind: 'turn'; turn: Turn; json: string }
-  | { kind: 'error'; error: ProviderErrorKind | 'cap' | 'parse'; message: string };
+  | { kind: 'error'; error: ProviderErrorKind | 'cap' | 'parse'; message: string }
+  | { kind: 'cancelled' };
+
+const CANCELLED = Symbol('cancelled');
+
+/**
+ * One running turn's side of its TurnCancel: the cancel closes the round in
+ * flight (through the HTTP client's cancel hook) and settles every race.
+ */
+class TurnGate {
+  cancelled = false;
+  /** The provider round in flight: the wire hands it to its HTTP request. */
+  readonly round: RoundCancel & { cancelled: boolean } = { onCancel: null, cancelled: false };
+  private readonly fired: Promise<typeof CANCELLED> | null;
+
+  constructor(private readonly handle: TurnCancel | undefined) {
+    if (!handle) {
+      this.fired = null;
+      return;
+    }
+    let fire: () => void = () => undefined;
+    this.fired = new Promise((resolve) => (fire = () => resolve(CANCELLED)));
+    handle.onCancel = () => {
+      this.cancelled = true;
+      this.round.cancelled = true;
+      const close = this.round.onCancel;
+      this.round.onCancel = null;
+      close?.();
+      fire();
+    };
+  }
+
+  /** p, or CANCELLED as soon as the turn is cancelled. */
+  race<T>(p: Promise<T>): Promise<T | typeof CANCELLED> {
+    return this.fired ? Promise.race([p, this.fired]) : p;
+  }
+
+  /** The reply goes out: from here the turn can no longer be cancelled. */
+  commit(): void {
+    if (this.handle) this.handle.onCancel = null;
+  }
+}
 
 /** Failures retried once on the same provider before switching (midFail on); read by GET /api/fallbacks. */
 export const TRANSPORTISH: readonly ProviderErrorKind[] = ['transport', 'timeout', 'http', 'malformed'];
@@ -170,6 +217,8 @@ export class TurnEngine {
 
   private async runNow(req: TurnRequest): Promise<TurnOutcome> {
     const { hal, log } = this.deps;
+    // Stopped while it waited for the turn ahead of it: it never starts.
+    if (req.cancel?.cancelled) return this.outcome({ status: 'cancelled', reply: '' });
     const off = this.deps.unavailable?.() ?? null;
     if (off !== null) {
       req.deliver?.(off, '');
@@ -186,8 +235,9 @@ export class TurnEngine {
     this.providerMs = 0;
     this.livePeak = 0;
     hal.system.resetHeapPeak();
+    const gate = new TurnGate(req.cancel);
     try {
-      const out = await this.turn(req);
+      const out = await this.turn(req, gate);
       out.providerMs = Math.round(this.providerMs);
       out.deviceMs = Math.round(hal.clock.monoMs() - t0 - this.providerMs);
       out.xsPeak = hal.system.heap().xsPeak;
@@ -196,6 +246,7 @@ export class TurnEngine {
       this.tellListeners(req, out);
       return out;
     } finally {
+      gate.commit();
       this.busy = false;
     }
   }
@@ -213,7 +264,14 @@ export class TurnEngine {
     return defs;
   }
 
-  private async turn(req: TurnRequest): Promise<TurnOutcome> {
+  private cancelled(req: TurnRequest, pending: readonly string[], log: Log): TurnOutcome {
+    // The lines this turn took from the chat's input were never seen by a model: they wait for the next turn.
+    if (pending.length) this.pendingInput.set(req.chat, [...pending, ...(this.pendingInput.get(req.chat) ?? [])].slice(-12));
+    log.info('turn', 'cancelled: nothing was delivered, recorded or applied');
+    return this.outcome({ status: 'cancelled', reply: '', error: 'cancelled' });
+  }
+
+  private async turn(req: TurnRequest, gate: TurnGate): Promise<TurnOutcome> {
     const { hal, log } = this.deps;
     const started = hal.clock.monoMs();
     const chain = this.deps.providers();
@@ -226,11 +284,15 @@ export class TurnEngine {
       req.deliver?.(reply, '');
       return this.outcome({ status: 'error', reply, error: refusal !== null ? 'budget' : 'no provider' });
     }
-    const prompt = await this.deps.blocks.assemble(
-      { chat: req.chat, person: req.person, admin: req.admin, text: req.text, memQueries: [], unattended: req.unattended === true },
-      this.deps.budget?.() ?? DEFAULT_BUDGET,
-      started,
+    const assembled = await gate.race(
+      this.deps.blocks.assemble(
+        { chat: req.chat, person: req.person, admin: req.admin, text: req.text, memQueries: [], unattended: req.unattended === true },
+        this.deps.budget?.() ?? DEFAULT_BUDGET,
+        started,
+      ),
     );
+    if (assembled === CANCELLED) return this.cancelled(req, pending, log);
+    const prompt = assembled;
     if (prompt.overBudget) log.warn('turn', `prompt ${prompt.bytes} bytes is over its ${prompt.budget}-byte budget even at the blocks' floors`);
     const fresh = (): TranscriptItem[] => [
       { kind: 'system', text: prompt.text },
@@ -248,7 +310,8 @@ export class TurnEngine {
     let result: LoopResult;
     for (;;) {
       const choice = chain[index]!;
-      result = await this.loop(choice, transcript, tools, caller, started, stats);
+      result = await this.loop(choice, transcript, tools, caller, started, stats, gate);
+      if (result.kind === 'cancelled') return this.cancelled(req, pending, log);
       // A refusal is the model's answer: no other host or provider is asked.
       if (result.kind === 'turn' || result.error === 'parse' || result.error === 'cap' || result.error === 'refused') break;
       log.warn('turn', `${choice.label}: ${result.error}: ${result.message}`);
@@ -289,7 +352,7 @@ export class TurnEngine {
     const choice = chain[index]!;
     const servedBy =
       result.kind !== 'turn' ? null : index > 0 ? `served by ${choice.provider} ${choice.model}` : choice.note ? `served by ${choice.provider} ${choice.model}: ${choice.note}` : null;
-    if (result.kind !== 'turn') {
+    if (result.kind === 'error') {
       const reply =
         result.error === 'cap'
           ? `Sorry, I could not finish that within my limits (${stats.cap ?? 'limit'}). Please try a smaller request.`
@@ -302,7 +365,9 @@ export class TurnEngine {
       if (!req.housekeeping) this.deps.remember(req.chat, 'creator', req.text);
       return this.outcome({ status: 'error', reply, error: `${result.error}: ${result.message}`, provider: choice.provider, model: choice.model, ...stats });
     }
+    if (gate.cancelled) return this.cancelled(req, pending, log);
     const turn = result.turn;
+    gate.commit();
     const reply = servedBy ? `${turn.reply}\n\n(${servedBy})` : turn.reply;
     this.lastTurn = { json: result.json, chat: req.chat, provider: choice.provider, model: choice.model, atWall: hal.clock.wallMs() };
     // The reply leaves first: what it says it saved is an intent until applied below.
@@ -338,6 +403,7 @@ export class TurnEngine {
     caller: ToolCaller,
     started: number,
     stats: { rounds: number; toolCalls: number; cap: CapName | null },
+    gate: TurnGate,
   ): Promise<LoopResult> {
     const { hal, wire } = { hal: this.deps.hal, wire: this.deps.wire };
     const mode: 'single' | 'loop' = choice.loops && tools.length ? 'loop' : 'single';
@@ -371,8 +437,9 @@ export class TurnEngine {
         connectors: caller.admin,
       };
       const sent = hal.clock.monoMs();
-      const res = await wire.round(req, timeout, choice.endpoint);
+      const res = await gate.race(wire.round(req, timeout, choice.endpoint, gate.round));
       this.providerMs += hal.clock.monoMs() - sent;
+      if (res === CANCELLED || gate.cancelled) return { kind: 'cancelled' };
       stats.rounds++;
       roundsHere++;
       if (res.kind === 'error') return { kind: 'error', error: res.error, message: res.message };
@@ -398,7 +465,8 @@ export class TurnEngine {
         const signature = `${call.name}:${call.args}`;
         repeats = signature === lastCall ? repeats + 1 : 1;
         lastCall = signature;
-        const result = await this.dispatch(call.name, call.args, caller);
+        const result = await gate.race(this.dispatch(call.name, call.args, caller));
+        if (result === CANCELLED) return { kind: 'cancelled' };
         stats.toolCalls++;
         transcript.push({ kind: 'tool_result', id: call.id, name: call.name, output: stringify(result) });
       }

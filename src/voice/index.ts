@@ -5,47 +5,107 @@
 // and a button), console.ts (MICREC, VOICE, VOICE?), and chat voice notes
 // (notes.ts). Speech to text itself is src/stt's.
 //
-// startVoice() takes what voice needs in ONE options object (VoiceOptions
-// plus the console's and the notes' needs) and returns the face: the
-// session, the gesture hook for the screen, the console commands, a status
-// section and a busy probe for updates.
+// voice declares what it needs of others in VoiceOptions (narrow: only what
+// it calls) and takes the microphone, the card, the clock, randomness, the
+// heap figures and the board's buttons from the kernel's HAL. It provides the
+// session, push to talk (the screen's gesture hook), the voice-note sink the
+// chat plugs in, and stop(); it registers its console commands, the voice
+// section of the state snapshot, and a busy probe that holds updates while it
+// listens. Push to talk also rides a board button named main (ring-tft's).
 
-import type { Command } from '../core/console.ts';
-import { voiceCommands, type VoiceConsoleNeeds } from './console.ts';
-import { VoiceNotes, type NoteNeeds } from './notes.ts';
+import type { Kernel } from '../core/kernel.ts';
+import type { Subsystem } from '../core/subsystem.ts';
+import { MIX_RATE, rmsOf } from '../audio/index.ts';
+import type { ClientRequest, ClientResult } from '../net/http/client.ts';
+import type { SttKeys } from '../stt/index.ts';
+import { voiceCommands, type RecordLike } from './console.ts';
+import { VoiceNotes } from './notes.ts';
 import { PushToTalk } from './ptt.ts';
-import { VoiceSession, type VoiceOptions, type VoiceOutcome } from './voice.ts';
+import { VoiceSession, type SessionNeeds, type SpeakLike, type VoiceOutcome } from './voice.ts';
 
-export { VOICE_CHAT, VoiceSession, type VoiceOptions, type VoiceOutcome, type VoiceState } from './voice.ts';
+export { VOICE_CHAT, VoiceSession, type VoiceOutcome, type VoiceState } from './voice.ts';
 export { END_SILENCE_MS, MAX_UTTERANCE_MS, NO_SPEECH_MS, SPEECH_RMS_MIN, Vad } from './vad.ts';
-export type { GestureKind } from './ptt.ts';
+export { NOTE_MAX_BYTES, VoiceNotes } from './notes.ts';
+export type { GestureKind, PushToTalk } from './ptt.ts';
 
-export interface VoiceStartOptions extends VoiceOptions, Omit<VoiceConsoleNeeds, 'session'>, Omit<NoteNeeds, 'session'> {}
+/** The button that talks (board.json buttons). */
+export const PTT_BUTTON = 'main';
+
+/** What voice needs from other subsystems, in one options object. */
+export interface VoiceOptions {
+  /** The device's HTTP client: transcription requests (src/net/http/client.ts). */
+  client: { request(req: ClientRequest): Promise<ClientResult> };
+  /** Provider keys and the custom endpoint's base (src/providers' settings; human-web-only). */
+  keys: SttKeys;
+  /** The device settings: sttProv (src/device's actions). */
+  settings: { config(key: 'sttProv'): unknown };
+  /** Updates (src/ota): capture is refused while one installs, and one waits while voice listens. */
+  updates: { installing(): boolean; addBusyProbe(probe: () => boolean): void };
+  /** Whether the card is mounted and writable (recordings go there, else to a bounded RAM buffer). */
+  card: { live(): boolean };
+  /** The ring's held animations: listening, thinking, speaking (src/device's ring engine). */
+  ring: SessionNeeds['ring'];
+  /** Memory's episodic log: the transcript rows. */
+  episodic: SessionNeeds['episodic'];
+  /** The turn engine (src/turn): the voice turn, cancelled by a stop. */
+  turns: SessionNeeds['turns'];
+  /** The sound (src/audio): the microphone's lock, MICREC's clip, the spoken reply. */
+  audio: {
+    recorder: { open: SessionNeeds['openMic'] };
+    record(ms: number): Promise<RecordLike>;
+    speak(text: string, opts: { voiceReply: boolean }): SpeakLike;
+  };
+}
 
 export interface VoiceFace {
   session: VoiceSession;
+  /** The screen's gesture hook and the state line. */
   ptt: PushToTalk;
+  /** Chat voice notes (the chat plugs this in as its voice-note sink). */
   notes: VoiceNotes;
-  commands: Command[];
-  status(): Record<string, unknown>;
-  /** Updates wait while voice listens, thinks or speaks. */
-  busy(): boolean;
+  /** Stops a voice turn at once (shutdown). */
   stop(): void;
 }
 
-export function startVoice(o: VoiceStartOptions): VoiceFace {
-  const session = new VoiceSession(o);
-  const ptt = new PushToTalk(session, (out: VoiceOutcome) => {
-    if (!out.ok && !out.cancelled) o.log.warn('voice', `push to talk: ${out.reason}`);
-  });
-  const notes = new VoiceNotes({ ...o, session });
-  return {
-    session,
-    ptt,
-    notes,
-    commands: voiceCommands({ ...o, session }),
-    status: () => ({ voice: { state: session.state(), turns: session.turns, stops: session.stops, last: session.last?.outcome ?? null } }),
-    busy: () => session.state() === 'listening',
-    stop: () => void session.stop(),
-  };
-}
+export const voice: Subsystem<VoiceOptions, VoiceFace> = {
+  name: 'voice',
+  start(k: Kernel, o: VoiceOptions) {
+    const random = (bytes: Uint8Array): void => k.hal.system.random(bytes);
+    const session = new VoiceSession({
+      mic: k.hal.mic,
+      sd: k.hal.sd,
+      clock: k.hal.clock,
+      random,
+      log: k.log,
+      client: o.client,
+      keys: o.keys,
+      config: (key) => o.settings.config(key),
+      installing: () => o.updates.installing(),
+      mode: () => k.mode,
+      cardLive: () => o.card.live(),
+      openMic: (onSamples) => o.audio.recorder.open(onSamples),
+      ring: o.ring,
+      episodic: o.episodic,
+      turns: o.turns,
+      speak: (text) => o.audio.speak(text, { voiceReply: true }),
+      heap: () => k.hal.system.heap(),
+      gc: () => k.hal.system.gc(),
+    });
+    const ptt = new PushToTalk(session, (out: VoiceOutcome) => {
+      if (!out.ok && !out.cancelled) k.log.warn('voice', `push to talk: ${out.reason}`);
+    });
+    const notes = new VoiceNotes({ session, keys: o.keys, config: (key) => o.settings.config(key), client: o.client, random });
+    // Updates wait while voice listens.
+    o.updates.addBusyProbe(() => session.state() === 'listening');
+    // Push to talk on a board button named main (ring-tft's; the panels' boot button is left alone).
+    const buttons = k.hal.buttons;
+    if (buttons?.names.includes(PTT_BUTTON)) buttons.onButton = (name, down) => name === PTT_BUTTON && ptt.button(down);
+    const stop = (): void => void session.stop();
+    return {
+      provides: { session, ptt, notes, stop },
+      commands: voiceCommands({ session, record: (ms) => o.audio.record(ms), rmsOf, mixRate: MIX_RATE }),
+      status: { sections: [() => ({ voice: { state: session.state(), turns: session.turns, stops: session.stops, last: session.last?.outcome ?? null } })] },
+      stop,
+    };
+  },
+};

@@ -12,11 +12,10 @@
 //   speaking   the reply is spoken while ttsOn is on (src/audio's speak)
 //
 // stop() ends whatever runs at once and returns to idle: the microphone
-// closes, the transcription request is aborted, the speech stops. A turn
-// already handed to the assistant has no abort in the turn engine: its
-// provider call finishes in the background and its reply is recorded, but it
-// is neither spoken nor reported (a generation number tells a stale answer
-// from the current one). The ring shows listening (anim 2), thinking
+// closes, the transcription request is aborted, the turn is cancelled (the
+// turn engine closes its provider call in flight and records, applies and
+// delivers nothing: contracts' TurnCancel), the speech stops. A generation
+// number tells a stale answer from the current one. The ring shows listening (anim 2), thinking
 // (anim 1) and speaking (anim 3) through hold(); the home screen's state
 // line says it too (src/ui/status-screen.ts asks state()). Voice capture is refused while an update installs.
 
@@ -24,6 +23,7 @@ import type { Clock, Microphone, SdCard } from '../hal/index.ts';
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';
 import { sttEndpoint, transcribe, type SttKeys, type AudioUpload } from '../stt/index.ts';
 import { capBytes } from '../util/cap.ts';
+import { turnCancel, type TurnCancel, type TurnOutcome, type TurnRequest } from '../contracts/index.ts';
 import { UtteranceSink } from './capture.ts';
 import { MAX_UTTERANCE_MS, NO_SPEECH_MS, Vad, VAD_RATE } from './vad.ts';
 
@@ -46,15 +46,8 @@ export type SpeakLike =
   | { ok: true; voice: { readonly taken: number; abort(): void }; fetched: Promise<{ ok: true; samples: number } | { ok: false; reason: string }>; played: Promise<void> }
   | { ok: false; reason: string; degraded: boolean };
 
-export interface TurnLike {
-  status: 'ok' | 'deferred' | 'error';
-  reply: string;
-  ask: string;
-  error?: string | null;
-}
-
-/** What voice needs from others, in one options object. */
-export interface VoiceOptions {
+/** What the session needs (src/voice/index.ts builds it from voice's options and the kernel). */
+export interface SessionNeeds {
   mic: Microphone;
   sd: SdCard;
   clock: Clock;
@@ -74,10 +67,17 @@ export interface VoiceOptions {
   openMic(onSamples: (pcm: Int16Array) => void): { ok: true; close: () => void } | { ok: false; reason: string };
   ring: { hold(anim: 1 | 2 | 3): () => void };
   episodic: { append(row: { session: string; role: 'creator'; kind: 'transcript'; text: string; tags: string[] }): unknown };
-  turns: { ownerTurn(chat: string, text: string, origin: 'voice'): Promise<TurnLike> };
+  /**
+   * The turn engine: a voice turn is the owner's (admin, chat voice), cancelled by stop(). While its
+   * heap probe is on (HEAPPROBE on, benchmarks) voice measures the live heap too, and the turn's
+   * rounds report theirs (xsLivePeak).
+   */
+  turns: { run(req: TurnRequest): Promise<Pick<TurnOutcome, 'status' | 'reply' | 'ask' | 'error'> & { xsLivePeak?: number }>; readonly probeHeap?: boolean };
   speak(text: string): SpeakLike;
   /** The XS heap now and its code part (VOICE?'s high-water during a turn). */
   heap(): { xsNow: number; xsStatic: number };
+  /** A full collection (the live heap probe). */
+  gc(): void;
 }
 
 export interface VoiceTimes {
@@ -89,7 +89,15 @@ export interface VoiceTimes {
   firstAudio: number | null;
   /** The most XS heap in use seen during the turn (sampled as sound arrives, at each step, and while speaking). */
   xsPeak: number;
+  /**
+   * With the heap probe on: the most LIVE XS heap seen during the turn (after a collection, at most every
+   * LIVE_SAMPLE_MS while listening and speaking, at each step, and the turn's own rounds); 0 when off.
+   */
+  xsLivePeak: number;
 }
+
+/** The live heap probe collects garbage at most this often while sound flows. */
+const LIVE_SAMPLE_MS = 100;
 
 export type VoiceOutcome =
   | {
@@ -115,6 +123,7 @@ export class VoiceSession {
   private closeMic: (() => void) | null = null;
   private endListen: ((why: Ending) => void) | null = null;
   private cancelStt: { onCancel: (() => void) | null } | null = null;
+  private cancelTurn: TurnCancel | null = null;
   private speaking: { abort(): void } | null = null;
   /** Resolves when stop() ends the current turn: every wait races it, so a stopped turn answers at once. */
   private stopped: Promise<typeof STOPPED> = new Promise(() => {});
@@ -124,7 +133,7 @@ export class VoiceSession {
   turns = 0;
   stops = 0;
 
-  constructor(private readonly o: VoiceOptions) {}
+  constructor(private readonly o: SessionNeeds) {}
 
   state(): VoiceState {
     return this.st;
@@ -158,6 +167,8 @@ export class VoiceSession {
     this.endListen?.('stopped');
     this.closeMic?.();
     this.cancelStt?.onCancel?.();
+    this.cancelTurn?.cancel();
+    this.cancelTurn = null;
     this.speaking?.abort();
     this.speaking = null;
     this.fireStop?.();
@@ -193,7 +204,7 @@ export class VoiceSession {
     if (!ep.ok) return { ok: false, reason: ep.reason };
     const gen = this.begin();
     this.turns++;
-    const times: VoiceTimes = { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null, xsPeak: 0 };
+    const times: VoiceTimes = { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null, xsPeak: 0, xsLivePeak: 0 };
     let sink: UtteranceSink;
     try {
       sink = new UtteranceSink(this.o.cardLive() ? this.o.sd : null, VAD_RATE, MAX_UTTERANCE_MS);
@@ -246,13 +257,14 @@ export class VoiceSession {
     if (why === 'mic-stopped') this.o.log.warn('voice', 'the microphone stopped delivering; sending what arrived');
 
     this.enter('thinking', ANIM_THINKING);
-    this.sampleHeap(times);
+    this.sampleHeap(times, true);
     const upload: AudioUpload = { filename: 'speech.wav', mime: 'audio/wav', source: sink.upload() };
     const cancel = { onCancel: null as (() => void) | null };
     this.cancelStt = cancel;
     const t = await this.until(transcribe(this.o.client, ep.endpoint, upload, this.o.random, cancel));
     this.cancelStt = null;
     times.transcribed = this.o.clock.monoMs();
+    this.sampleHeap(times, true);
     if (t === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', cancelled: true };
     if (!t.ok) return this.finish(gen, { ok: false, reason: t.reason });
     if (!t.text) return this.finish(gen, { ok: false, reason: 'no-speech: the transcription came back empty' });
@@ -265,7 +277,7 @@ export class VoiceSession {
     if (this.o.installing()) return { ok: false, reason: 'busy: an update is installing; voice is refused until it is done' };
     const gen = this.begin();
     this.turns++;
-    const times: VoiceTimes = { endOfSpeech: this.o.clock.monoMs(), transcribed: null, replied: null, firstAudio: null, xsPeak: 0 };
+    const times: VoiceTimes = { endOfSpeech: this.o.clock.monoMs(), transcribed: null, replied: null, firstAudio: null, xsPeak: 0, xsLivePeak: 0 };
     return this.turn(gen, text, { provider: null, heardMs: 0, where: 'ram', times });
   }
 
@@ -285,10 +297,16 @@ export class VoiceSession {
       }
       this.o.log.info('voice', `heard: ${capBytes(text, 60)}`);
     }
-    const out = await this.until(this.o.turns.ownerTurn(VOICE_CHAT, text, 'voice'));
+    const cancel = turnCancel();
+    this.cancelTurn = cancel;
+    const out = await this.until(this.o.turns.run({ chat: VOICE_CHAT, text, person: null, admin: true, origin: 'voice', cancel }));
+    if (this.cancelTurn === cancel) this.cancelTurn = null;
     times.replied = this.o.clock.monoMs();
-    this.sampleHeap(times);
+    this.sampleHeap(times, true);
+    // The turn's rounds measured their own live heap (the engine's probe).
+    if (this.o.turns.probeHeap === true && out !== STOPPED && out.xsLivePeak !== undefined && out.xsLivePeak > times.xsLivePeak) times.xsLivePeak = out.xsLivePeak;
     if (out === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
+    if (out.status === 'cancelled') return this.finish(gen, { ok: false, reason: 'stopped', transcript: text, cancelled: true });
     if (out.status !== 'ok') return this.finish(gen, { ok: false, transcript: text, reply: out.reply, ask: out.ask, reason: out.status === 'deferred' ? 'deferred (heap below the turn floor)' : (out.error ?? 'turn failed') });
     const said = [out.reply, out.ask].filter((s) => s.trim()).join(' ');
     const base = { ok: true as const, transcript: text, reply: out.reply, ask: out.ask, heardMs: at.heardMs, where: at.where, times };
@@ -305,20 +323,31 @@ export class VoiceSession {
     if (f !== STOPPED && f.ok && gen === this.gen) await this.until(ticket.played);
     watch.cancel();
     if (times.firstAudio === null && ticket.voice.taken > 0) times.firstAudio = this.o.clock.monoMs();
+    this.sampleHeap(times, true);
     if (f === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
     this.speaking = null;
     if (!f.ok) return this.finish(gen, { ...base, spoken: null, notSpoken: { reason: f.reason, error: true } });
     return this.finish(gen, { ...base, spoken: { text: said, samples: f.samples }, notSpoken: null });
   }
 
-  private sampleHeap(times: VoiceTimes): void {
+  private lastLive = -Infinity;
+
+  /** The heap high-water; live: a step of the turn, where the probe (when on) always collects. */
+  private sampleHeap(times: VoiceTimes, live = false): void {
     const now = this.o.heap().xsNow;
     if (now > times.xsPeak) times.xsPeak = now;
+    if (this.o.turns.probeHeap !== true) return;
+    const t = this.o.clock.monoMs();
+    if (!live && t - this.lastLive < LIVE_SAMPLE_MS) return;
+    this.lastLive = t;
+    this.o.gc();
+    const held = this.o.heap().xsNow;
+    if (held > times.xsLivePeak) times.xsLivePeak = held;
   }
 
   private finish(gen: number, out: VoiceOutcome): VoiceOutcome {
     if (gen === this.gen) this.enter('idle', null);
-    const times = out.ok ? out.times : { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null, xsPeak: 0 };
+    const times = out.ok ? out.times : { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null, xsPeak: 0, xsLivePeak: 0 };
     this.last = { outcome: out.ok ? 'ok' : out.reason, times, heardMs: out.ok ? out.heardMs : 0 };
     return out;
   }

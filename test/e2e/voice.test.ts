@@ -5,10 +5,13 @@
 // body: tools/provider-rules.mjs checkTranscription), writes the transcript
 // to the episodic log, runs the turn and speaks the reply (ttsOn); VOICE?
 // gives the timings from the end of speech (npm run bench reports them).
+// A tap on the screen (panel-35) while the turn's provider call is held by the
+// emulator (a barrier) cancels the turn: the emulator sees the connection
+// closed, nothing is recorded or applied, and the next turn runs at once.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { speechWav } from '../../bench/voice.mjs';
-import { turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
+import { barrier, turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
 import { tempDir } from './harness.ts';
 import { startProviderRig, type ProviderRig } from './fixtures/provider-rig.ts';
 
@@ -51,5 +54,29 @@ describe('voice in on the simulator', () => {
     expect(stats).toMatch(/^state=idle turns=1 stops=0\nlast: ok heard=\d+ms transcript=\d+ reply=\d+ firstAudio=\d+ xsPeak=\d+ xsStatic=\d+\nOK$/);
     const epi = await rig.device.command('EPIQ what is the battery level');
     expect(epi).toMatch(/transcript/);
+  }, 120_000);
+
+  it('a tap on the screen while the provider call is in flight cancels the turn: the connection closes, nothing is recorded or applied, the next turn runs', async () => {
+    const held = barrier();
+    // The held answer would switch voice replies off: it must never be applied.
+    emu.script({ match: { path: '/v1/messages' }, turn: turnObject('It will rain at noon.', { device: [{ config: { ttsOn: false } }] }), barrier: held });
+    const asked = rig.device.command('VOICE what is the weather like', 60_000);
+    const rec = await held.arrived;
+    expect(rec.text).toContain('what is the weather like');
+    await rig.device.board.request('touch', { kind: 'down', x: 10, y: 10 });
+    await rig.device.board.request('touch', { kind: 'up', x: 10, y: 10 });
+    expect(await asked).toBe('ERR stopped');
+    // The device closed the provider call's connection; letting the answer go now reaches no one.
+    expect((await held.hungUp).hungUp).toBe(true);
+    held.open();
+    const ctx = await rig.device.command('CTX? voice');
+    expect(ctx).not.toMatch(/weather|rain/);
+    expect(await rig.device.command('VOICE?')).toMatch(/^state=idle turns=2 stops=1\nlast: /);
+    emu.script({ match: { path: '/v1/messages' }, turn: turnObject('Sunny tomorrow.') });
+    // Spoken: ttsOn is still on (the cancelled turn's device action was not applied).
+    expect(await rig.device.command('VOICE and tomorrow', 60_000)).toMatch(/^Sunny tomorrow\.\nspoken: \d+\.\d\d s\nOK$/);
+    const after = await rig.device.command('CTX? voice');
+    expect(after).toMatch(/creator: and tomorrow\nassistant: Sunny tomorrow\./);
+    expect(after).not.toMatch(/weather|rain/);
   }, 120_000);
 });

@@ -11,6 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { BOARD_DESCRIPTORS } from '../../boards/index.ts';
 import { createAudioOut, type OutputCodec, type SdkMp3 } from '../../hosts/esp32/hal/audio.ts';
+import { createMic, sharesClockPins, type SdkAudioIn, type SdkAudioInClass } from '../../hosts/esp32/hal/mic.ts';
 import type { AudioOut } from '../../src/hal/index.ts';
 import { boot, HTTP_PORT } from '../../src/main.ts';
 import { NO_MP3 } from '../../src/music/player.ts';
@@ -288,5 +289,67 @@ describe('music on the device speaker', () => {
     expect(out.heard.length).toBe(samples.length);
     expect(out.heard.every((v, i) => v === samples[i])).toBe(true);
     device.stop();
+  });
+});
+
+describe("panel-35's shared I2S clock pins (the SDK's AudioIn and AudioOut are each an I2S master: one at a time)", () => {
+  class FakeAudioIn implements SdkAudioIn {
+    static made: FakeAudioIn[] = [];
+    /** How many SDK outputs were open when this input opened. */
+    readonly outputsOpen = SdkAudioOut.made.filter((o) => !o.closed).length;
+    closed = false;
+    constructor(readonly options: { sampleRate: number; channels: 1 | 2; bitsPerSample: 16 }) {
+      FakeAudioIn.made.push(this);
+    }
+    read(): ArrayBuffer {
+      return new ArrayBuffer(0);
+    }
+    start(): void {}
+    stop(): void {}
+    close(): void {
+      this.closed = true;
+    }
+  }
+
+  it('only panel-35 shares them (BCLK 13, LRCK 15 for both); the other boards keep mic and speaker apart', () => {
+    expect(sharesClockPins(BOARD_DESCRIPTORS['panel-35'])).toBe(true);
+    for (const board of ['ring-tft', 'panel-28', 'panel-40'] as const) expect(sharesClockPins(BOARD_DESCRIPTORS[board]), board).toBe(false);
+  });
+
+  it('a capture closes the playing speaker first and sets the codec to 16 kHz; after it, the speaker opens again at its rate and asks for samples', () => {
+    SdkAudioOut.made = [];
+    FakeAudioIn.made = [];
+    const codec = new (class extends CodecFake {
+      enableAdc(on: boolean): void {
+        this.log.push(`adc ${on}`);
+      }
+    })();
+    const d = BOARD_DESCRIPTORS['panel-35'];
+    const audio = createAudioOut(d, SdkAudioOut, { codec });
+    const mic = createMic(d, FakeAudioIn as unknown as SdkAudioInClass, { codec, clocks: { take: () => audio.suspend(), give: () => audio.resume() } });
+    let needs = 0;
+    audio.onNeed = () => void needs++;
+    audio.start({ sampleRate: 24000, channels: 1 });
+    audio.write(Int16Array.of(1, 2, 3));
+    mic.start({ sampleRate: 16000, channels: 1 });
+    expect(FakeAudioIn.made).toHaveLength(1);
+    expect(FakeAudioIn.made[0]!.outputsOpen).toBe(0); // the speaker's I2S channel was closed before the input's opened
+    expect(SdkAudioOut.made[0]!.closed).toBe(true);
+    expect(audio.queued).toBe(0);
+    // The mixer may start a stream while the microphone holds the pins: it waits.
+    audio.start({ sampleRate: 24000, channels: 1 });
+    expect(SdkAudioOut.made).toHaveLength(1);
+    const before = needs;
+    mic.stop();
+    expect(SdkAudioOut.made).toHaveLength(2);
+    expect(SdkAudioOut.made[1]!.options.sampleRate).toBe(24000);
+    expect(SdkAudioOut.made[1]!.closed).toBe(false);
+    expect(needs).toBe(before + 1);
+    expect(codec.log).toEqual(['rate 24000', 'dac true', 'dac false', 'rate 16000', 'adc true', 'adc false', 'rate 24000', 'dac true']);
+    // A capture with the speaker stopped opens nothing after it.
+    audio.stop();
+    mic.start({ sampleRate: 16000, channels: 1 });
+    mic.stop();
+    expect(SdkAudioOut.made).toHaveLength(2);
   });
 });

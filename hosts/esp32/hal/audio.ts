@@ -100,14 +100,29 @@ export function frameDecoder(Mp3: SdkMp3Class): FrameDecoder {
  * plain I2S amplifier, or a codec whose driver is given (codec), and the SDK
  * module is linked; Mp3, the SDK's decoder when linked, adds MP3.
  */
-export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undefined, extras: { codec?: OutputCodec | null; Mp3?: SdkMp3Class } = {}): AudioOut {
+/**
+ * The speaker's side of clock pins shared with the microphone (panel-35: see
+ * sharesClockPins): suspend() closes the SDK's AudioOut (its I2S channel lets
+ * the pins go) and holds the format; resume() opens it again at that format
+ * and asks for samples (onNeed), so what was playing goes on from where the
+ * mixer stopped pulling.
+ */
+export interface SharedClockOut {
+  suspend(): void;
+  resume(): void;
+}
+
+export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undefined, extras: { codec?: OutputCodec | null; Mp3?: SdkMp3Class } = {}): AudioOut & SharedClockOut {
   const amp = d.audio.out?.driver;
   const codec = amp && I2S_CODECS.includes(amp) ? (extras.codec ?? null) : null;
   if (!Sdk || !amp || !(I2S_AMPLIFIERS.includes(amp) || codec)) {
-    return { present: false, codecs: [], queued: 0, onNeed: null, start: () => undefined, write: () => undefined, stop: () => undefined, setVolume: () => undefined };
+    return { present: false, codecs: [], queued: 0, onNeed: null, start: () => undefined, write: () => undefined, stop: () => undefined, setVolume: () => undefined, suspend: () => undefined, resume: () => undefined };
   }
   const Mp3 = extras.Mp3;
   let out: SdkAudioOut | null = null;
+  /** The format the speaker was started at (null: stopped), and whether the microphone holds the clock pins. */
+  let format: PcmFormat | null = null;
+  let suspended = false;
   let channels: 1 | 2 = 1;
   let volume = 256;
   let queued = 0;
@@ -139,32 +154,39 @@ export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undef
     codec?.enableDac(false);
   };
 
-  const audio: AudioOut = {
+  const open = (f: PcmFormat): void => {
+    channels = f.channels === 2 ? 2 : 1;
+    // The codec's clock dividers follow the rate (its MCLK is the bit clock) before the bit clock starts.
+    codec?.setRate(f.sampleRate);
+    const o = new Sdk({ sampleRate: f.sampleRate, bitsPerSample: 16, numChannels: channels, streams: 1 });
+    o.enqueue(STREAM, Sdk.Volume, codec ? 256 : volume);
+    o.callback = (id: number) => {
+      if (out !== o) return;
+      const c = playing.get(id);
+      if (!c) return;
+      playing.delete(id);
+      queued = Math.max(0, queued - c.frames);
+      pump();
+      audio.onNeed?.();
+    };
+    out = o;
+    o.start();
+    codec?.enableDac(true);
+  };
+
+  const audio: AudioOut & SharedClockOut = {
     present: true,
     codecs: Mp3 ? (['mp3'] as const) : [],
     onNeed: null,
     get queued() {
       return queued;
     },
-    start(format: PcmFormat) {
+    start(f: PcmFormat) {
       close();
-      channels = format.channels === 2 ? 2 : 1;
-      // The codec's clock dividers follow the rate (its MCLK is the bit clock) before the bit clock starts.
-      codec?.setRate(format.sampleRate);
-      const o = new Sdk({ sampleRate: format.sampleRate, bitsPerSample: 16, numChannels: channels, streams: 1 });
-      o.enqueue(STREAM, Sdk.Volume, codec ? 256 : volume);
-      o.callback = (id: number) => {
-        if (out !== o) return;
-        const c = playing.get(id);
-        if (!c) return;
-        playing.delete(id);
-        queued = Math.max(0, queued - c.frames);
-        pump();
-        audio.onNeed?.();
-      };
-      out = o;
-      o.start();
-      codec?.enableDac(true);
+      format = f;
+      channels = f.channels === 2 ? 2 : 1;
+      // While the microphone holds the clock pins the speaker only remembers the format (resume() opens it).
+      if (!suspended) open(f);
     },
     write(pcm: Int16Array) {
       if (!out) return;
@@ -177,7 +199,20 @@ export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undef
       pump();
     },
     stop() {
+      format = null;
       close();
+    },
+    suspend() {
+      if (suspended) return;
+      suspended = true;
+      close();
+    },
+    resume() {
+      if (!suspended) return;
+      suspended = false;
+      if (!format) return;
+      open(format);
+      audio.onNeed?.();
     },
     setVolume(level: number) {
       if (codec) {

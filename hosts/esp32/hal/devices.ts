@@ -18,7 +18,7 @@ import { consoleOpen, consoleRead, consoleWrite, panelBegin, panelEnd, panelOpen
 import type { BoardDescriptor } from '../../../boards/index.ts';
 import { encode } from '../../../src/util/utf8.ts';
 import Mp3 from 'mp3/decode';
-import { createAudioOut } from './audio.ts';
+import { createAudioOut, type SharedClockOut } from './audio.ts';
 import { Es8311 } from './es8311.ts';
 import { drivers } from './drivers.ts';
 import type { AudioOut, Battery, BatteryReading, Clock, Display, LedRing, Serial as HalSerial, Touch, TouchEvent } from '../../../src/hal/index.ts';
@@ -230,9 +230,9 @@ export function createCodec(d: BoardDescriptor): Es8311 | null {
 }
 
 /** The speaker: the SDK's AudioOut on a plain I2S amplifier or the board's codec, with the SDK's MP3 decoder (./audio.ts). */
-export function createAudio(d: BoardDescriptor, codec: Es8311 | null): AudioOut {
+export function createAudio(d: BoardDescriptor, codec: Es8311 | null): AudioOut & SharedClockOut {
   return createAudioOut(d, drivers.audioOut, { codec, Mp3 });
 }
 
 /** The microphone: ./mic.ts (the SDK's ECMA-419 audio input). */
-export { createMic } from './mic.ts';
+export { createMic, sharesClockPins } from './mic.ts';

@@ -10,7 +10,7 @@ import { createBle } from './ble.ts';
 import { createButtons } from './buttons.ts';
 import { createClock } from './clock.ts';
 import { drivers } from './drivers.ts';
-import { createAudio, createBattery, createCodec, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
+import { createAudio, createBattery, createCodec, createDisplay, createMic, createRing, createSerial, createTouch, sharesClockPins } from './devices.ts';
 import { createNatives } from './natives.ts';
 import { createNet } from './net.ts';
 import { createMdns, createWifi } from './wifi.ts';
@@ -40,6 +40,7 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     clear: () => nvs.erase(BOND_NS),
   };
   const codec = createCodec(descriptor);
+  const audio = createAudio(descriptor, codec);
   return {
     board: toBoardInfo(descriptor),
     build,
@@ -56,9 +57,9 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     display: createDisplay(descriptor),
     touch: createTouch(descriptor, clock),
     battery: createBattery(descriptor),
-    audio: createAudio(descriptor, codec),
-    // panel-35: the one ES8311 is both the speaker's DAC and the microphone's ADC
-    mic: createMic(descriptor, drivers.audioIn, { log, ...(codec ? { codec } : {}) }),
+    audio,
+    // panel-35: the one ES8311 is both the speaker's DAC and the microphone's ADC, on one pair of clock pins
+    mic: createMic(descriptor, drivers.audioIn, { log, ...(codec ? { codec } : {}), ...(sharesClockPins(descriptor) ? { clocks: { take: () => audio.suspend(), give: () => audio.resume() } } : {}) }),
     buttons: createButtons(descriptor, () => clock.monoMs(), log),
     ble: createBle(bondStore),
     natives: createNatives(),

@@ -18,6 +18,16 @@
 // it. A failure to open (the port taken, a bad define) leaves the microphone
 // stopped and is logged, not thrown: a capture then ends by its own guard
 // with what arrived (nothing), as src/audio/mic.ts expects of a silent mic.
+//
+// Where the microphone and the speaker share their I2S clock pins (panel-35:
+// the ES8311's one BCLK/LRCK pair, pins 13 and 15), the SDK cannot run both:
+// AudioIn and AudioOut each open a simplex I2S channel as master (audioin.c
+// and audioout-esp32.c, I2S_ROLE_MASTER, no slave or full-duplex option), and
+// a pin's output comes from one peripheral signal in the GPIO matrix. The
+// codec's ADC and DAC also run on that one LRCK, so they could not take
+// 16 kHz in and the mixer's rate out at once anyway. So a capture takes the
+// pins (clocks.take(): the speaker closes and waits) and gives them back
+// after (docs/decisions.md, "panel-35's shared I2S clock pins").
 
 import type { BoardDescriptor } from '../../../boards/index.ts';
 import type { Microphone, PcmFormat } from '../../../src/hal/index.ts';
@@ -34,9 +44,21 @@ export interface SdkAudioInClass {
   new (options: { sampleRate: number; channels: 1 | 2; bitsPerSample: 16; onReadable?: (this: SdkAudioIn, byteLength: number) => void }): SdkAudioIn;
 }
 
-/** A codec whose ADC must be switched on for its microphone (panel-35's ES8311). */
+/** A codec whose ADC must be switched on for its microphone (panel-35's ES8311); its clock dividers follow the rate. */
 export interface MicCodec {
   enableAdc(on: boolean): void;
+  setRate?(fs: number): void;
+}
+
+/**
+ * The clock pins the microphone shares with the speaker (panel-35): the SDK's
+ * AudioIn and AudioOut each open their own I2S channel as master on the pins
+ * their defines name, so only one may run at a time. take() before the input
+ * opens (the speaker lets the pins go), give() after it closes.
+ */
+export interface SharedClocks {
+  take(): void;
+  give(): void;
 }
 
 /** Microphones on plain I2S (no registers to set). */
@@ -44,8 +66,17 @@ export const I2S_MICROPHONES: readonly string[] = ['inmp441'];
 /** Microphones behind a codec (its ADC set up over I2C by the codec's driver). */
 export const CODEC_MICROPHONES: readonly string[] = ['es8311'];
 
+/** Whether the board's microphone and speaker share a clock pin (BCLK or LRCK): then only one may run at a time. */
+export function sharesClockPins(d: BoardDescriptor): boolean {
+  const mic = d.audio?.mic?.i2s;
+  const out = d.audio?.out?.i2s;
+  if (!mic || !out) return false;
+  return (mic['bclk'] !== undefined && mic['bclk'] === out['bclk']) || (mic['lrclk'] !== undefined && mic['lrclk'] === out['lrclk']);
+}
+
 export interface MicOptions {
   codec?: MicCodec;
+  clocks?: SharedClocks;
   log?: (message: string) => void;
 }
 
@@ -59,7 +90,9 @@ export function createMic(d: BoardDescriptor, AudioIn: SdkAudioInClass | undefin
     start(format: PcmFormat): void {
       if (!wired || !AudioIn) return;
       mic.stop();
+      options.clocks?.take();
       try {
+        options.codec?.setRate?.(format.sampleRate);
         options.codec?.enableAdc(true);
         const opened = new AudioIn({
           sampleRate: format.sampleRate,
@@ -78,6 +111,7 @@ export function createMic(d: BoardDescriptor, AudioIn: SdkAudioInClass | undefin
       } catch (e) {
         input = null;
         options.codec?.enableAdc(false);
+        options.clocks?.give();
         options.log?.(`microphone: the audio input did not open (${String(e)})`);
       }
     },
@@ -90,6 +124,7 @@ export function createMic(d: BoardDescriptor, AudioIn: SdkAudioInClass | undefin
         i.close();
       } finally {
         options.codec?.enableAdc(false);
+        options.clocks?.give();
       }
     },
   };
