@@ -1,6 +1,6 @@
 // Boot: builds the device context on the given HAL, lets every subsystem
 // register its routes, commands and status fields, then starts the HTTP
-// server in Orchestrator mode. Each subsystem decides from ctx.mode in its
+// server in Orchestrator mode. Each subsystem decides from kernel.mode in its
 // own install what it runs (docs/decisions.md, "Modes, Wi-Fi, mDNS and the
 // Notifier link"): Orchestrator mode runs Wi-Fi, HTTP, the assistant and the
 // setup network; Notifier mode only the Bluetooth link, the ring and the
@@ -10,8 +10,8 @@ import { createKernel, storesOn } from './core/kernel.ts';
 import { mount } from './core/subsystem.ts';
 import { api } from './api/index.ts';
 import { AccessToken, auth as authSubsystem, makeGate, SCAN_LIFETIME_MS, Secrets, SetupPassphrase, SignInCodes } from './auth/index.ts';
-import type { Context, Mode } from './core/context.ts';
-import { chooseHotspots, describeHotspots } from './core/hotspots.ts';
+import type { Kernel, Mode } from './core/kernel.ts';
+import { chooseHotspots, describeHotspots, type Hotspots } from './core/hotspots.ts';
 import { CachedNvs } from './core/nvs-cache.ts';
 import type { Store } from './core/store.ts';
 import type { Hal } from './hal/index.ts';
@@ -39,6 +39,7 @@ import { Chat, chat as chatSubsystem } from './chat/index.ts';
 import { isChatId } from './chat/settings.ts';
 import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
+import type { RandomFill } from './util/ids.ts';
 import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
 import { device as deviceSubsystem, RingEngine } from './device/index.ts';
 import { power as powerSubsystem, Power } from './power/index.ts';
@@ -63,8 +64,35 @@ export const HTTP_PORT = 80;
 /** How often the firmware feeds the task watchdog (hosts/esp32/sdkconfig: 8 s; the simulator board: --watchdog-ms). */
 export const WATCHDOG_FEED_MS = 1000;
 
+/**
+ * What main.ts made and mounted, for the hosts and the tests (dev.ctx.memory, dev.ctx.ota ...): the kernel and
+ * the objects of the subsystems. No subsystem receives it; each gets what it declares in its options.
+ */
+export interface DeviceParts extends Kernel {
+  random: RandomFill;
+  hotspots: Hotspots;
+  token: AccessToken;
+  signin: SignInCodes;
+  secrets: Secrets;
+  client: HttpClient;
+  tls: DeviceTlsPolicy;
+  card: Card;
+  actions: DeviceActions;
+  ota: Updates;
+  outbox: Outbox;
+  chat: Chat;
+  timeline: Timeline;
+  memory: Memory;
+  music: MusicPlayer;
+  ring: RingEngine;
+  audio: Audio;
+  connectors: Connectors;
+  time: LocalTime;
+}
+
 export interface Device {
-  ctx: Context;
+  /** The parts (see DeviceParts). */
+  ctx: DeviceParts;
   /** The artifact store, downloads and the chat's hooks (src/files/). */
   files: Files;
   /** Injected faults (test builds; console FAULT): the HAL every subsystem holds is wrapped by src/faults/hal.ts. */
@@ -121,99 +149,80 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // Before any subsystem installs, so each can register its routes, commands, tools and status.
   const kernel = createKernel(hal, log, { gate: makeGate(token), mode: readMode(store('sys')), store });
   let memory: Memory | null = null;
-  let connectors: Connectors | null = null;
   // The battery model: the update gate and device.status read it before the power subsystem is mounted.
   const power = new Power(hal, log);
   const audio = new Audio(hal, log);
-  // The device timeline and the owner's local time, made before the Context that carries them (hosts, tests); system is handed both.
+  // The device timeline and the owner's local time, made at boot: system is handed both, and mounted first.
   const timeline = new Timeline(hal.clock, log);
   const time = new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS));
-  const ctx: Context = {
-    ...kernel,
-    random,
-    hotspots,
-    token,
-    signin,
-    secrets: new Secrets(),
-    tls,
-    card,
-    client,
-    actions: new DeviceActions(hal, store('cfg'), store('orch'), log),
-    ota: new Updates(otaVerdict),
-    outbox: new Outbox(store(OUTBOX_NS), hal.clock),
-    chat: new Chat(hal.nvs, store, log),
-    timeline,
-    // The turn, the prompt, the chat and the agents still read memory here until they take it in their options (issue 25).
-    get memory(): Memory {
-      if (!memory) throw new Error('memory is read before it is mounted');
-      return memory;
-    },
-    // Music goes through the speaker's mixer (src/audio/speaker.ts), with speech and effects.
-    music: new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log }),
-    ring: new RingEngine(hal.ring, hal.clock),
-    audio,
-    // The agents, the provider wire and the prompt still read connectors here until they take them in their options (issue 25).
-    get connectors(): Connectors {
-      if (!connectors) throw new Error('connectors are read before they are mounted');
-      return connectors;
-    },
-    time,
+  const secrets = new Secrets();
+  const actions = new DeviceActions(hal, store('cfg'), store('orch'), log);
+  const updates = new Updates(otaVerdict);
+  const outbox = new Outbox(store(OUTBOX_NS), hal.clock);
+  const chat = new Chat(hal.nvs, store, log);
+  // Music goes through the speaker's mixer (src/audio/speaker.ts), with speech and effects.
+  const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
+  const ring = new RingEngine(hal.ring, hal.clock);
+  // Memory mounts after the turn, the prompt and the chat (it takes the chat's people): they read it when they run.
+  const mountedMemory = (): Memory => {
+    if (!memory) throw new Error('memory is read before it is mounted');
+    return memory;
   };
 
-  mount(kernel, systemSubsystem, { timeline, time, card, actions: ctx.actions, people: ctx.chat.people, music: ctx.music, audio, battery: power });
+  mount(kernel, systemSubsystem, { timeline, time, card, actions, people: chat.people, music, audio, battery: power });
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin });
   mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
-  mount(kernel, authSubsystem, { token, signin, secrets: ctx.secrets, passphrase, addresses: () => provisioning.addresses() });
-  connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets: ctx.secrets, addresses: () => provisioning.addresses(), chat: ctx.chat.commands });
+  mount(kernel, authSubsystem, { token, signin, secrets, passphrase, addresses: () => provisioning.addresses() });
+  const connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets, addresses: () => provisioning.addresses(), chat: chat.commands });
   const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: connectors, turn: turnCodec });
   // Memory mounts later (its status fields keep their place): the prompt reads it only when a turn runs.
   const memoryView = {
-    scratchpadBlock: () => ctx.memory.scratchpadBlock(),
-    runningMemory: () => ctx.memory.runningMemory(),
-    relevantMemories: (text: string, queries: readonly string[], person: string | null) => ctx.memory.relevantMemories(text, queries, person),
+    scratchpadBlock: () => mountedMemory().scratchpadBlock(),
+    runningMemory: () => mountedMemory().runningMemory(),
+    relevantMemories: (text: string, queries: readonly string[], person: string | null) => mountedMemory().relevantMemories(text, queries, person),
   };
-  const { blocks } = mount(kernel, prompt, { settings: providers, memory: memoryView, connectors, time: ctx.time });
+  const { blocks } = mount(kernel, prompt, { settings: providers, memory: memoryView, connectors, time });
   const { assistant, compactor } = mount(kernel, turn, {
     settings: providers,
     wire: options.wire ?? wire,
     blocks,
     // Memory mounts later: a turn reads it when it runs.
-    memory: () => ctx.memory,
-    outbox: ctx.outbox,
-    people: ctx.chat.people,
-    actions: ctx.actions,
+    memory: mountedMemory,
+    outbox,
+    people: chat.people,
+    actions,
     // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
-    personOf: (chat) => (isChatId(chat) ? ctx.chat.people.personOf(chat) : null),
+    personOf: (id) => (isChatId(id) ? chat.people.personOf(id) : null),
   });
   // Files before the chat, which plugs its people, sender and fetched-content screen into it.
-  const { files, resources: fileResources } = mount(kernel, filesSubsystem, { card, client, notify: (key, text) => void ctx.outbox.post(key, text) });
+  const { files, resources: fileResources } = mount(kernel, filesSubsystem, { card, client, notify: (key, text) => void outbox.post(key, text) });
   mount(kernel, chatSubsystem, {
-    chat: ctx.chat,
-    outbox: ctx.outbox,
+    chat,
+    outbox,
     client,
     assistant,
     compactor,
     providers,
     files,
-    music: ctx.music,
-    updates: ctx.ota,
-    config: ctx.actions,
+    music,
+    updates,
+    config: actions,
     // Memory mounts after the chat (it takes the chat's people): the chat reads it when a command or tool runs.
     memory: {
       get scratch() {
-        return ctx.memory.scratch;
+        return mountedMemory().scratch;
       },
       get episodic() {
-        return ctx.memory.episodic;
+        return mountedMemory().episodic;
       },
     },
-    audio: ctx.audio,
+    audio,
     card,
   });
-  mount(kernel, storage, { card, timeline: ctx.timeline, files });
-  mount(kernel, musicSubsystem, { player: ctx.music, card, audio });
-  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline: ctx.timeline, keys: embeddingKeys(providers), people: ctx.chat.people });
+  mount(kernel, storage, { card, timeline, files });
+  mount(kernel, musicSubsystem, { player: music, card, audio });
+  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline, keys: embeddingKeys(providers), people: chat.people });
   mount(kernel, web, {});
   mount(kernel, api, {});
   const docs = mount(kernel, docsSubsystem, {});
@@ -224,33 +233,33 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     files: files.store,
     client,
     connectors,
-    outbox: ctx.outbox,
-    chat: ctx.chat,
+    outbox,
+    chat,
     memory,
     card,
-    time: ctx.time,
+    time,
   });
-  const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox: ctx.outbox, chat: ctx.chat.commands });
-  const scheduler = mount(kernel, schedule, { engine: assistant.engine, time: ctx.time, chat: ctx.chat });
+  const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox, chat: chat.commands });
+  const scheduler = mount(kernel, schedule, { engine: assistant.engine, time, chat });
   const { catalog } = mount(kernel, models, { assistant, settings: providers, wire });
   mount(kernel, images, { store: files.store, client, catalog, key: () => providers.key('openai') });
-  mount(kernel, stt, { settings: ctx.actions });
-  mount(kernel, search, { client: ctx.client, screen: (text, caller) => files.screenFetched(text, caller) });
+  mount(kernel, stt, { settings: actions });
+  mount(kernel, search, { client, screen: (text, caller) => files.screenFetched(text, caller) });
   mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
-  mount(kernel, powerSubsystem, { power, settings: ctx.actions, timeline: ctx.timeline, updates: ctx.ota });
-  mount(kernel, otaSubsystem, { updates: ctx.ota, battery: power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox: ctx.outbox, timeline: ctx.timeline, ring: ctx.ring });
-  mount(kernel, deviceSubsystem, { actions: ctx.actions, ring: ctx.ring });
-  mount(kernel, audioSubsystem, { audio, keys: providers, actions: ctx.actions, updates: ctx.ota, client, chat: ctx.chat, ring: ctx.ring, card });
-  const voice = mount(kernel, voiceSubsystem, { client, keys: providers, settings: ctx.actions, updates: ctx.ota, card, ring: ctx.ring, episodic: ctx.memory.episodic, turns: assistant.engine, audio: ctx.audio });
-  ctx.chat.setVoiceNotes(voice.notes);
+  mount(kernel, powerSubsystem, { power, settings: actions, timeline, updates });
+  mount(kernel, otaSubsystem, { updates, battery: power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox, timeline, ring });
+  mount(kernel, deviceSubsystem, { actions, ring });
+  mount(kernel, audioSubsystem, { audio, keys: providers, actions, updates, client, chat, ring, card });
+  const voice = mount(kernel, voiceSubsystem, { client, keys: providers, settings: actions, updates, card, ring, episodic: mountedMemory().episodic, turns: assistant.engine, audio });
+  chat.setVoiceNotes(voice.notes);
   mount(kernel, faultsSubsystem, { faults, card });
-  const cloud = mount(kernel, cloudSubsystem, { token, secrets: ctx.secrets, tls });
+  const cloud = mount(kernel, cloudSubsystem, { token, secrets, tls });
   // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
   const ui = mount(kernel, uiSubsystem, {
-    actions: ctx.actions,
-    updates: ctx.ota,
+    actions,
+    updates,
     signin,
-    time: ctx.time,
+    time,
     sameZone,
     keep: store(KEEP_NS),
     sha256: hotspots.sha256,
@@ -259,10 +268,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     passphrase,
     voice: voice.ptt,
   });
-  const notifier = mount(kernel, notifierSubsystem, { actions: ctx.actions, ring: ctx.ring, ui });
+  const notifier = mount(kernel, notifierSubsystem, { actions, ring, ui });
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   mount(kernel, unavailable, {});
-  ctx.console.start();
+  kernel.console.start();
 
   const feed = hal.clock.setInterval(() => {
     hal.system.feedWatchdog();
@@ -272,11 +281,11 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   hal.system.feedWatchdog();
 
   let http: HttpServer | null = null;
-  if (ctx.mode === 1) {
-    http = new HttpServer(hal.net, hal.clock, ctx.router, undefined, (m) => log.error('http', m));
+  if (kernel.mode === 1) {
+    http = new HttpServer(hal.net, hal.clock, kernel.router, undefined, (m) => log.error('http', m));
     http.listen(HTTP_PORT);
     const server = http;
-    ctx.console.register({
+    kernel.console.register({
       verb: 'HTTP?',
       maxArgs: 0,
       help: 'HTTP server: connections open (trusted: showed the token), accepted, requests, rejected, evicted, refused at the head, timed out',
@@ -294,6 +303,28 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   }
   ui.start();
 
+  const ctx: DeviceParts = {
+    ...kernel,
+    random,
+    hotspots,
+    token,
+    signin,
+    secrets,
+    tls,
+    card,
+    client,
+    actions,
+    ota: updates,
+    outbox,
+    chat,
+    timeline,
+    memory: mountedMemory(),
+    music,
+    ring,
+    audio,
+    connectors,
+    time,
+  };
   return {
     ctx,
     files,
@@ -312,11 +343,11 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       notifier.stop();
       agents.stop();
       scheduler.stop();
-      ctx.ota.stop();
+      updates.stop();
       power.stop();
       voice.stop();
-      ctx.audio.stop();
-      ctx.chat.stop();
+      audio.stop();
+      chat.stop();
       cloud.relay.stop();
       http?.close();
     },

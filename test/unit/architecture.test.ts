@@ -4,17 +4,13 @@
 // importing nothing of src/. The graph is read from the sources, type-only
 // imports included (test/support/imports.ts).
 //
-// While the conversion is under way, today's violations are listed in
-// test/unit/architecture-allowlist.json, which may only shrink: a new
-// violation fails, and so does a listed one that no longer exists (so the list
-// stays exact). ARCH_ALLOWLIST=write rewrites the list from the sources.
-import { readFileSync, writeFileSync } from 'node:fs';
+// There is no allowlist: the conversion of issue 25 left none, so any
+// violation fails the suite.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cycles, importGraph } from '../support/imports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const ALLOWLIST = join(import.meta.dirname, 'architecture-allowlist.json');
 
 /**
  * Layers, low to high: a file may import its own folder and lower layers only.
@@ -71,11 +67,6 @@ function findings(): Findings {
 }
 
 const now = findings();
-if (process.env['ARCH_ALLOWLIST'] === 'write') {
-  const { unknownFolders: _, ...rest } = now;
-  writeFileSync(ALLOWLIST, JSON.stringify(rest, null, 1) + '\n');
-}
-const allowed = JSON.parse(readFileSync(ALLOWLIST, 'utf8')) as Omit<Findings, 'unknownFolders'>;
 
 describe('the firmware\'s shape', () => {
   it('every folder of src/ has a place in the layer table', () => {
@@ -90,11 +81,8 @@ describe('the firmware\'s shape', () => {
       fileCycles: 'file import cycles',
       folderCycles: 'folder import cycles',
     }[rule];
-    it(`no new ${what}`, () => {
-      expect(now[rule].filter((v) => !allowed[rule].includes(v))).toEqual([]);
-    });
-    it(`the allowlist of ${what} is exact (it only shrinks: drop what was fixed)`, () => {
-      expect(allowed[rule].filter((v) => !now[rule].includes(v))).toEqual([]);
+    it(`no ${what}`, () => {
+      expect(now[rule]).toEqual([]);
     });
   }
 
