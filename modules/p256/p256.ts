@@ -39,12 +39,12 @@ export function p256Native(n: NativeEc): P256Api {
   };
 }
 
-/** @noble/curves' constant-time-free multiply (public values only), in TypeScript. */
+/** @noble/curves' multiply for public values (not constant time), in TypeScript. */
 export const p256Fallback: P256Api = {
   native: false,
   mulAdd(u1, qx, qy, u2) {
-    const Q = p256.Point.fromAffine({ x: qx, y: qy });
-    const R = p256.Point.BASE.multiplyUnsafe(u1).add(Q.multiplyUnsafe(u2));
+    // Strauss-Shamir on one doubling chain, as @noble/curves' own verify does it.
+    const R = p256.Point.BASE.mulAddUnsafe(u1, p256.Point.fromAffine({ x: qx, y: qy }), u2);
     return R.is0() ? null : R.toAffine().x;
   },
 };
