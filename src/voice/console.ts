@@ -4,9 +4,9 @@
 // microphone, no transcription; origin voice) and speaks the reply while
 // ttsOn; bare VOICE listens on the microphone until the end of speech (the
 // VAD), transcribes per sttProv, prints what it heard, then runs the same
-// turn (docs/decisions.md "Voice in"). VOICESTOP stops a voice turn at once
-// (the console runs one command at a time, so it answers only between
-// commands; the screen and the button stop one mid-turn).
+// turn (docs/decisions.md "Voice in"). There is no console stop: the console
+// runs one command at a time, so a stop could only come between commands; the
+// screen's tap and the ring board's button stop a voice turn mid-way.
 
 import { CommandError, type Command } from '../core/console.ts';
 import { DEFAULT_RECORD_MS, MAX_RECORD_MS, MIN_RECORD_MS } from '../audio/index.ts';
