@@ -48,9 +48,12 @@ export function testKernel(options: TestKernelOptions = {}): TestKernel {
   return { kernel: createKernel(mem.hal, log, { gate: options.gate ?? OPEN_GATE, mode: options.mode ?? 1 }), mem };
 }
 
-/** The device subsystem (the device actions and the ring engine, made as main.ts makes them) on a kernel. */
-export function mountDevice(mem: MemHal, kernel: Kernel = testKernel({ mem }).kernel): DeviceFace & { kernel: Kernel } {
-  const actions = new DeviceActions(kernel.hal, kernel.store('cfg'), kernel.store('orch'), kernel.log);
+/** The device subsystem (the device actions, unless given, and the ring engine, made as main.ts makes them) on a kernel. */
+export function mountDevice(
+  mem: MemHal,
+  kernel: Kernel = testKernel({ mem }).kernel,
+  actions: DeviceActions = new DeviceActions(kernel.hal, kernel.store('cfg'), kernel.store('orch'), kernel.log),
+): DeviceFace & { kernel: Kernel } {
   const ring = new RingEngine(kernel.hal.ring, kernel.clock);
   return { ...mount(kernel, device, { actions, ring }), kernel };
 }
