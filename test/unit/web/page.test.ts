@@ -5,9 +5,6 @@
 // auto-install switch, the conversations it can clear).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mount } from '../../../src/core/subsystem.ts';
-import type { ProviderSettings } from '../../../src/providers/index.ts';
-import type { PromptBlocks } from '../../../src/prompt/index.ts';
-import { turn, type TurnWire } from '../../../src/turn/index.ts';
 import { servePage, web } from '../../../src/web/index.ts';
 import type { Memory } from '../../../src/memory/index.ts';
 import { builtInPage, type WebPage } from '../../../src/web/built.ts';
@@ -15,6 +12,7 @@ import type { BodyWriter, HttpRequest } from '../../../src/net/http/types.ts';
 import { buildWebPage, webPageDefine, webPageSizes, WEB_PAGE_GZIP_BUDGET } from '../../../tools/web-page.mjs';
 import { request, type ParsedResponse } from '../../support/http.ts';
 import { deviceKernel, HTTP_PORT, mountMemory, mountOta, mountWifi } from '../../support/kernel.ts';
+import { mountTurnOverMemory } from '../../support/turn-fakes.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 let html = '';
@@ -39,16 +37,7 @@ function bootPage(mem: MemHal) {
   const dk = deviceKernel({ mem });
   mountWifi(dk);
   let memory: Memory | null = null;
-  const { assistant } = mount(dk.kernel, turn, {
-    settings: {} as ProviderSettings,
-    wire: {} as TurnWire,
-    blocks: { register: () => {} } as unknown as PromptBlocks,
-    memory: () => memory!,
-    outbox: { post: () => true },
-    people: { roleOf: () => 'admin' },
-    actions: { apply: () => ({ ok: true, note: '' }) },
-    personOf: () => null,
-  });
+  const { assistant } = mountTurnOverMemory(dk.kernel, () => memory!);
   mountOta(dk);
   memory = mountMemory(dk.kernel);
   mount(dk.kernel, web, {});
