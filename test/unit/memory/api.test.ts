@@ -2,13 +2,15 @@
 // and a remote OpenAI-compatible endpoint on the in-memory network), the
 // /api/mem routes, the console commands and the status line.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
+import type { Memory } from '../../../src/memory/index.ts';
 import { RemoteEmbedder, type EmbeddingKeys } from '../../../src/memory/embed-remote.ts';
 import { DEFAULT_PEOPLE } from '../../../src/memory/quotas.ts';
 import { HttpClient } from '../../../src/net/http/client.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
+import { deviceKernel, HTTP_PORT, mountMemory, mountOta, mountSystem } from '../../support/kernel.ts';
+import { mountTurnOverMemory } from '../../support/turn-fakes.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import type { MemNet } from '../../support/memnet.ts';
 
@@ -17,8 +19,27 @@ const USER: ToolCaller = { ...OWNER, admin: false, person: 'chat:u' };
 
 // Memory's own tests use made-up persons ('chat:alice') that are on no chat allowlist, so
 // the chat's people registry would read them as revoked: they act as users here.
+/**
+ * Memory on a device kernel (the token gate, HTTP, the console), as main.ts mounts it: after the system (STATUS,
+ * the timeline whose rows the episodic log takes) and the turn (COMPACT reads the episodic log); no embedding
+ * provider is keyed, as on a fresh device.
+ */
+function boot(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const { timeline } = mountSystem(dk.kernel);
+  let memory: Memory | null = null;
+  mountTurnOverMemory(dk.kernel, () => memory!);
+  memory = mountMemory(dk.kernel, { timeline, keys: { endpoint: () => null } });
+  // Mounted after memory, as in main.ts: the update engine's fields follow vec= on the status line.
+  mountOta(dk, { timeline });
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token, memory } };
+}
+
+type Device = ReturnType<typeof boot>;
+
 function bootAsUsers(mem: MemHal): Device {
-  const device = boot(mem.hal);
+  const device = boot(mem);
   device.ctx.memory.setPeople(DEFAULT_PEOPLE);
   return device;
 }
@@ -55,7 +76,7 @@ describe('running memory and the scratchpad', () => {
     const pad = m.scratch.get();
     expect(pad).toEqual({ active: 'planning the trip', short: ['book train', 'pack'], mid: ['ask about hotels'], long: ['x'.repeat(160)] });
     const next = rebootMemHal(mem);
-    const d2 = boot(next.hal);
+    const d2 = boot(next);
     expect(d2.ctx.memory.runningMemory()).toBe('é'.repeat(600));
     expect(d2.ctx.memory.scratch.get()).toEqual(pad);
     expect(d2.ctx.memory.scratchpadBlock()).toBe(`active: planning the trip\nshort:\n- book train\n- pack\nmid:\n- ask about hotels\nlong:\n- ${'x'.repeat(160)}`);
@@ -118,7 +139,7 @@ describe('embeddings', () => {
     expect(m.store.index.dims).toBe(128);
     expect((await m.store.search('where is the umbrella', null, 1, 0))[0]!.rec.content).toBe('the umbrella hangs by the door');
     await expect(m.setEmbedding({ provider: 'offline', model: 'hash-ngram-1', dims: 130 })).rejects.toThrow(/multiple of 4/);
-    const d2 = boot(rebootMemHal(mem).hal);
+    const d2 = boot(rebootMemHal(mem));
     expect(d2.ctx.memory.store.emb.dims).toBe(128);
     expect(d2.ctx.memory.store.index.count).toBe(2);
     expect((await d2.ctx.memory.store.search('spare tyre', null, 1, 0))[0]!.rec.content).toBe('the spare tyre is in the garage');
