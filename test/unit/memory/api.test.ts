@@ -3,41 +3,21 @@
 // /api/mem routes, the console commands and the status line.
 import { describe, expect, it } from 'vitest';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
-import type { Memory } from '../../../src/memory/index.ts';
 import { RemoteEmbedder, type EmbeddingKeys } from '../../../src/memory/embed-remote.ts';
 import { DEFAULT_PEOPLE } from '../../../src/memory/quotas.ts';
 import { HttpClient } from '../../../src/net/http/client.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
-import { deviceKernel, HTTP_PORT, mountMemory, mountOta, mountSystem } from '../../support/kernel.ts';
-import { mountTurnOverMemory } from '../../support/turn-fakes.ts';
+import { HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import type { MemNet } from '../../support/memnet.ts';
+import { bootMemory as boot, type MemoryDevice as Device } from './rig.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 const USER: ToolCaller = { ...OWNER, admin: false, person: 'chat:u' };
 
 // Memory's own tests use made-up persons ('chat:alice') that are on no chat allowlist, so
 // the chat's people registry would read them as revoked: they act as users here.
-/**
- * Memory on a device kernel (the token gate, HTTP, the console), as main.ts mounts it: after the system (STATUS,
- * the timeline whose rows the episodic log takes) and the turn (COMPACT reads the episodic log); no embedding
- * provider is keyed, as on a fresh device.
- */
-function boot(mem: MemHal) {
-  const dk = deviceKernel({ mem });
-  const { timeline } = mountSystem(dk.kernel);
-  let memory: Memory | null = null;
-  mountTurnOverMemory(dk.kernel, () => memory!);
-  memory = mountMemory(dk.kernel, { timeline, keys: { endpoint: () => null } });
-  // Mounted after memory, as in main.ts: the update engine's fields follow vec= on the status line.
-  mountOta(dk, { timeline });
-  dk.start();
-  return { ctx: { ...dk.kernel, token: dk.token, memory } };
-}
-
-type Device = ReturnType<typeof boot>;
-
 function bootAsUsers(mem: MemHal): Device {
   const device = boot(mem);
   device.ctx.memory.setPeople(DEFAULT_PEOPLE);
