@@ -24,6 +24,7 @@ import { LEGACY_TIME_NS, LocalTime, system, Timeline, TIME_NS, type SystemFace, 
 import { Audio } from '../../src/audio/index.ts';
 import { MusicPlayer } from '../../src/music/index.ts';
 import { wifi, type Provisioning } from '../../src/wifi/index.ts';
+import type { Hal } from '../../src/hal/index.ts';
 import { createMemHal, type MemHal, type MemHalOptions } from './memhal.ts';
 
 export interface TestKernel {
@@ -100,18 +101,20 @@ export interface DeviceKernel extends TestKernel {
  * token, and the HTTP server listening in Orchestrator mode, so routes are tested through the same gate and
  * server the device has. The subsystems under test are mounted on it by the test.
  */
-export function deviceKernel(options: Omit<TestKernelOptions, 'gate'> = {}): DeviceKernel {
+export function deviceKernel(options: Omit<TestKernelOptions, 'gate'> & { wrap?: (hal: Hal) => Hal } = {}): DeviceKernel {
   const mem = options.mem ?? createMemHal(options.hal);
-  const store = storesOn(mem.hal.nvs);
-  const log = new Log(mem.hal.clock, mem.hal.system);
-  const random = (b: Uint8Array): void => mem.hal.system.random(b);
+  // main.ts wraps the HAL every subsystem holds (the fault layer, src/faults/): a test of a fault gives the wrapper.
+  const hal = options.wrap ? options.wrap(mem.hal) : mem.hal;
+  const store = storesOn(hal.nvs);
+  const log = new Log(hal.clock, hal.system);
+  const random = (b: Uint8Array): void => hal.system.random(b);
   const token = new AccessToken(store('auth'), random, log.redactor);
-  const signin = new SignInCodes(mem.hal.clock, random);
+  const signin = new SignInCodes(hal.clock, random);
   token.onRotate(() => signin.clear());
   const mode: Mode = options.mode ?? (store('sys').int('mode', 1) === 0 ? 0 : 1);
-  const kernel = createKernel(mem.hal, log, { gate: makeGate(token), mode, store });
+  const kernel = createKernel(hal, log, { gate: makeGate(token), mode, store });
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
-  const http = new HttpServer(mem.hal.net, mem.hal.clock, kernel.router, undefined, (m) => log.error('http', m));
+  const http = new HttpServer(hal.net, hal.clock, kernel.router, undefined, (m) => log.error('http', m));
   return {
     kernel,
     mem,
