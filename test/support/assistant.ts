@@ -1,0 +1,67 @@
+// The assistant's stack on a device kernel, mounted as main.ts mounts it, for
+// tests of the subsystems that sit on a real turn (models, images, usage
+// budgets, tool servers): the system, Wi-Fi, the providers (the real wire,
+// or the test's), the prompt, the turn and memory, over one card, client and
+// timeline. The connectors' prompt line and tool servers are the test's
+// (none by default); the people are the owner's alone (admin).
+import type { ToolServerSource } from '../../src/contracts/index.ts';
+import { mount } from '../../src/core/subsystem.ts';
+import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
+import type { Memory } from '../../src/memory/index.ts';
+import { embeddingKeys } from '../../src/memory/keys.ts';
+import { prompt } from '../../src/prompt/index.ts';
+import { providers, type ProvidersFace } from '../../src/providers/index.ts';
+import type { Provisioning } from '../../src/wifi/index.ts';
+import { turn, turnCodec, type TurnFace, type TurnWire } from '../../src/turn/index.ts';
+import { bootParts, mountMemory, mountSystem, mountWifi, type BootParts, type DeviceKernel, type SystemRig } from './kernel.ts';
+
+export interface AssistantRig extends TurnFace {
+  system: SystemRig;
+  provisioning: Provisioning;
+  parts: BootParts;
+  providers: ProvidersFace;
+  memory: Memory;
+  outbox: Outbox;
+}
+
+export interface AssistantRigOptions {
+  /** A provider wire to use instead of the real one (main.ts's BootOptions.wire). */
+  wire?: TurnWire;
+  toolServers?: ToolServerSource;
+}
+
+export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = {}): AssistantRig {
+  const { kernel } = dk;
+  const system = mountSystem(kernel);
+  const provisioning = mountWifi(dk);
+  const parts = bootParts(kernel);
+  const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
+  const face = mount(kernel, providers, { client: parts.client, tls: parts.tls, toolServers: options.toolServers ?? { serversFor: async () => [] }, turn: turnCodec });
+  let memory: Memory | null = null;
+  const mounted = (): Memory => {
+    if (!memory) throw new Error('memory is read before it is mounted');
+    return memory;
+  };
+  const { blocks } = mount(kernel, prompt, {
+    settings: face.settings,
+    memory: {
+      scratchpadBlock: () => mounted().scratchpadBlock(),
+      runningMemory: () => mounted().runningMemory(),
+      relevantMemories: (text, queries, person) => mounted().relevantMemories(text, queries, person),
+    },
+    connectors: { promptLine: () => '' },
+    time: system.time,
+  });
+  const t = mount(kernel, turn, {
+    settings: face.settings,
+    wire: options.wire ?? face.wire,
+    blocks,
+    memory: mounted,
+    outbox,
+    people: { roleOf: (person) => (person === null ? 'admin' : 'unknown') },
+    actions: system.actions,
+    personOf: () => null,
+  });
+  memory = mountMemory(kernel, { card: system.card, client: parts.client, hotspots: parts.hotspots, timeline: system.timeline, keys: embeddingKeys(face.settings) });
+  return { ...t, system, provisioning, parts, providers: face, memory, outbox };
+}
