@@ -3,10 +3,13 @@
 // budgets, tool servers): the system, Wi-Fi, the providers (the real wire,
 // or the test's), the prompt, the turn and memory, over one card, client and
 // timeline. The connectors' prompt line and tool servers are the test's
-// (none by default); the people are the owner's alone (admin).
+// (none by default); the people are the test's (the chat's), or the owner's
+// alone (admin).
 import type { ToolServerSource } from '../../src/contracts/index.ts';
 import { mount } from '../../src/core/subsystem.ts';
 import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
+import { isChatId } from '../../src/chat/settings.ts';
+import type { ChatRole as Role } from '../../src/contracts/index.ts';
 import type { Memory } from '../../src/memory/index.ts';
 import { embeddingKeys } from '../../src/memory/keys.ts';
 import { prompt } from '../../src/prompt/index.ts';
@@ -28,11 +31,14 @@ export interface AssistantRigOptions {
   /** A provider wire to use instead of the real one (main.ts's BootOptions.wire). */
   wire?: TurnWire;
   toolServers?: ToolServerSource;
+  /** The chat's people (roles) and whose namespace a chat is, when the test mounts the chat (main.ts: chat.people). */
+  people?: { roleOf(person: string | null): Role; personOf(chat: string): string | null };
 }
 
 export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = {}): AssistantRig {
   const { kernel } = dk;
-  const system = mountSystem(kernel);
+  const people = options.people ?? { roleOf: (person: string | null): Role => (person === null ? 'admin' : 'unknown'), personOf: () => null };
+  const system = mountSystem(kernel, { people });
   const provisioning = mountWifi(dk);
   const parts = bootParts(kernel);
   const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
@@ -58,9 +64,9 @@ export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = 
     blocks,
     memory: mounted,
     outbox,
-    people: { roleOf: (person) => (person === null ? 'admin' : 'unknown') },
+    people,
     actions: system.actions,
-    personOf: () => null,
+    personOf: (id) => (isChatId(id) ? people.personOf(id) : null),
   });
   memory = mountMemory(kernel, { card: system.card, client: parts.client, hotspots: parts.hotspots, timeline: system.timeline, keys: embeddingKeys(face.settings) });
   return { ...t, system, provisioning, parts, providers: face, memory, outbox };
