@@ -7,7 +7,9 @@
 // alone (admin).
 import type { ToolServerSource } from '../../src/contracts/index.ts';
 import { mount } from '../../src/core/subsystem.ts';
+import { Chat, chat } from '../../src/chat/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
+import { files, type Files } from '../../src/files/index.ts';
 import { isChatId } from '../../src/chat/settings.ts';
 import type { ChatRole as Role } from '../../src/contracts/index.ts';
 import type { Memory } from '../../src/memory/index.ts';
@@ -70,4 +72,38 @@ export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = 
   });
   memory = mountMemory(kernel, { card: system.card, client: parts.client, hotspots: parts.hotspots, timeline: system.timeline, keys: embeddingKeys(face.settings) });
   return { ...t, system, provisioning, parts, providers: face, memory, outbox };
+}
+
+export interface MessengerRig extends AssistantRig {
+  /** The Chat (made first, as in main.ts: its people decide the roles), mounted after the file store. */
+  chat: Chat;
+  files: Files;
+}
+
+/**
+ * The chat messenger over a real turn: the Chat made first (its people decide the roles), the assistant's stack (the
+ * test's wire, or the real one), the file store on the system's card, and the chat. Music, updates and speech are
+ * small fakes (not part of the tests that use this).
+ */
+export function mountMessenger(dk: DeviceKernel, options: Omit<AssistantRigOptions, 'people'> = {}): MessengerRig {
+  const { kernel } = dk;
+  const c = new Chat(kernel.hal.nvs, (ns) => kernel.store(ns), kernel.log);
+  const rig = mountAssistant(dk, { ...options, people: c.people });
+  const { files: store } = mount(kernel, files, { card: rig.system.card, client: rig.parts.client, notify: (key, text) => void rig.outbox.post(key, text) });
+  mount(kernel, chat, {
+    chat: c,
+    outbox: rig.outbox,
+    client: rig.parts.client,
+    assistant: rig.assistant,
+    compactor: rig.compactor,
+    providers: rig.providers.settings,
+    files: store,
+    music: { command: () => ({ message: 'no music in this test' }) },
+    updates: { apply: () => ({ ok: false, reason: 'up-to-date', message: 'The firmware is up to date.', offer: null }), addBusyProbe: () => undefined },
+    config: rig.system.actions,
+    memory: rig.memory,
+    audio: { endpoint: () => ({ ok: false, reason: 'no speech in this test' }), voiceMessage: () => Promise.resolve({ ok: false, reason: 'no speech in this test' }) },
+    card: rig.system.card,
+  });
+  return { ...rig, chat: c, files: store };
 }

@@ -9,14 +9,11 @@
 // synthesis turn).
 import { describe, expect, it } from 'vitest';
 import { ACTION_ROLES, actingRole, actionRefusal } from '../../../src/device/action-roles.ts';
-import { Chat, chat } from '../../../src/chat/index.ts';
-import { mount } from '../../../src/core/subsystem.ts';
-import { files } from '../../../src/files/index.ts';
 import type { TurnWire } from '../../../src/turn/index.ts';
 import type { RoundRequest, RoundResult, TranscriptItem } from '../../../src/contracts/index.ts';
 import { ACTION_KINDS } from '../../../src/contracts/device-contract.ts';
 import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
-import { mountAssistant } from '../../support/assistant.ts';
+import { mountMessenger } from '../../support/assistant.ts';
 import { deviceKernel, mountDevice } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { fakeModeration, fakeTelegram } from '../../support/telegram-net.ts';
@@ -29,39 +26,20 @@ const GUEST = '3003';
 const REVOKED = '4004';
 
 /**
- * The chat messenger over a real turn on a device kernel, mounted as main.ts mounts them: the Chat made first (its
- * people decide the roles), the assistant's stack (the test's wire; the system's device.control), the file store,
- * the chat, and the device subsystem (the ring) over the same device actions. Music, updates and speech are not
- * part of these tests: small fakes.
+ * The chat messenger over a real turn on a device kernel (test/support/assistant.ts: the Chat's people decide the
+ * roles; the test's wire; the system's device.control), and the device subsystem (the ring) over the same device
+ * actions, mounted as main.ts mounts them.
  */
 function boot(mem: MemHal, options: { wire: TurnWire }) {
   const dk = deviceKernel({ mem });
-  const { kernel } = dk;
-  const people = new Chat(mem.hal.nvs, (ns) => kernel.store(ns), kernel.log);
-  const { assistant, compactor, system, parts, outbox, providers, memory } = mountAssistant(dk, { wire: options.wire, people: people.people });
-  const { files: store } = mount(kernel, files, { card: system.card, client: parts.client, notify: (key, text) => void outbox.post(key, text) });
-  mount(kernel, chat, {
-    chat: people,
-    outbox,
-    client: parts.client,
-    assistant,
-    compactor,
-    providers: providers.settings,
-    files: store,
-    music: { command: () => ({ message: 'no music in this test' }) },
-    updates: { apply: () => ({ ok: false, reason: 'up-to-date', message: 'The firmware is up to date.', offer: null }), addBusyProbe: () => undefined },
-    config: system.actions,
-    memory,
-    audio: { endpoint: () => ({ ok: false, reason: 'no speech in this test' }), voiceMessage: () => Promise.resolve({ ok: false, reason: 'no speech in this test' }) },
-    card: system.card,
-  });
-  mountDevice(mem, kernel, system.actions);
+  const { assistant, system, chat } = mountMessenger(dk, options);
+  mountDevice(mem, dk.kernel, system.actions);
   dk.start();
   return {
-    ctx: { ...kernel, token: dk.token, chat: people, actions: system.actions },
+    ctx: { ...dk.kernel, token: dk.token, chat, actions: system.actions },
     assistant,
     stop: () => {
-      people.stop();
+      chat.stop();
       dk.stop();
     },
   };
