@@ -10,7 +10,6 @@ import { mount, unmountAll } from '../../src/core/subsystem.ts';
 import { AccessToken, auth, makeGate, Secrets, SetupPassphrase, SignInCodes, type AuthFace } from '../../src/auth/index.ts';
 import { device, DeviceActions, RingEngine, type DeviceFace } from '../../src/device/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
-import { jsonResponse } from '../../src/net/http/errors.ts';
 import { files, type Files } from '../../src/files/index.ts';
 import { Log } from '../../src/log/log.ts';
 import { ota, runBootGuard, Updates, type OtaOptions } from '../../src/ota/index.ts';
@@ -21,7 +20,11 @@ import { HttpClient } from '../../src/net/http/client.ts';
 import { HttpServer } from '../../src/net/http/server.ts';
 import { DeviceTlsPolicy } from '../../src/net/tls.ts';
 import { Card } from '../../src/storage/index.ts';
+import { LEGACY_TIME_NS, LocalTime, system, Timeline, TIME_NS, type SystemFace, type SystemOptions } from '../../src/system/index.ts';
+import { Audio } from '../../src/audio/index.ts';
+import { MusicPlayer } from '../../src/music/index.ts';
 import { wifi, type Provisioning } from '../../src/wifi/index.ts';
+import type { Hal } from '../../src/hal/index.ts';
 import { createMemHal, type MemHal, type MemHalOptions } from './memhal.ts';
 
 export interface TestKernel {
@@ -46,9 +49,12 @@ export function testKernel(options: TestKernelOptions = {}): TestKernel {
   return { kernel: createKernel(mem.hal, log, { gate: options.gate ?? OPEN_GATE, mode: options.mode ?? 1 }), mem };
 }
 
-/** The device subsystem (the device actions and the ring engine, made as main.ts makes them) on a kernel. */
-export function mountDevice(mem: MemHal, kernel: Kernel = testKernel({ mem }).kernel): DeviceFace & { kernel: Kernel } {
-  const actions = new DeviceActions(kernel.hal, kernel.store('cfg'), kernel.store('orch'), kernel.log);
+/** The device subsystem (the device actions, unless given, and the ring engine, made as main.ts makes them) on a kernel. */
+export function mountDevice(
+  mem: MemHal,
+  kernel: Kernel = testKernel({ mem }).kernel,
+  actions: DeviceActions = new DeviceActions(kernel.hal, kernel.store('cfg'), kernel.store('orch'), kernel.log),
+): DeviceFace & { kernel: Kernel } {
   const ring = new RingEngine(kernel.hal.ring, kernel.clock);
   return { ...mount(kernel, device, { actions, ring }), kernel };
 }
@@ -95,18 +101,20 @@ export interface DeviceKernel extends TestKernel {
  * token, and the HTTP server listening in Orchestrator mode, so routes are tested through the same gate and
  * server the device has. The subsystems under test are mounted on it by the test.
  */
-export function deviceKernel(options: Omit<TestKernelOptions, 'gate'> = {}): DeviceKernel {
+export function deviceKernel(options: Omit<TestKernelOptions, 'gate'> & { wrap?: (hal: Hal) => Hal } = {}): DeviceKernel {
   const mem = options.mem ?? createMemHal(options.hal);
-  const store = storesOn(mem.hal.nvs);
-  const log = new Log(mem.hal.clock, mem.hal.system);
-  const random = (b: Uint8Array): void => mem.hal.system.random(b);
+  // main.ts wraps the HAL every subsystem holds (the fault layer, src/faults/): a test of a fault gives the wrapper.
+  const hal = options.wrap ? options.wrap(mem.hal) : mem.hal;
+  const store = storesOn(hal.nvs);
+  const log = new Log(hal.clock, hal.system);
+  const random = (b: Uint8Array): void => hal.system.random(b);
   const token = new AccessToken(store('auth'), random, log.redactor);
-  const signin = new SignInCodes(mem.hal.clock, random);
+  const signin = new SignInCodes(hal.clock, random);
   token.onRotate(() => signin.clear());
   const mode: Mode = options.mode ?? (store('sys').int('mode', 1) === 0 ? 0 : 1);
-  const kernel = createKernel(mem.hal, log, { gate: makeGate(token), mode, store });
+  const kernel = createKernel(hal, log, { gate: makeGate(token), mode, store });
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
-  const http = new HttpServer(mem.hal.net, mem.hal.clock, kernel.router, undefined, (m) => log.error('http', m));
+  const http = new HttpServer(hal.net, hal.clock, kernel.router, undefined, (m) => log.error('http', m));
   return {
     kernel,
     mem,
@@ -136,18 +144,41 @@ export function mountWifi(dk: DeviceKernel): Provisioning {
   return mount(dk.kernel, wifi, { passphrase: dk.passphrase, token: dk.token, signin: dk.signin });
 }
 
+/** What the system subsystem is handed, made as main.ts makes it (SystemOptions), and what it provides. */
+export interface SystemRig extends SystemFace {
+  actions: DeviceActions;
+  card: Card;
+  power: Power;
+  audio: Audio;
+  music: MusicPlayer;
+}
+
 /**
- * GET /api/state and GET /api/log as src/system serves them (the status snapshot; the redacted log ring). The
- * system subsystem has no face yet (issue 25), so a test of a subsystem whose state or log lines a route shows
- * adds these two routes; once system has a face, such a test mounts it instead.
+ * The system subsystem on a kernel (GET /api/state, /api/log, /api/timezone, the danger zone; device.control and
+ * the system's other tools and commands), with the parts main.ts makes at boot: the timeline, the owner's local
+ * time, the card, the device actions (give the ones a test also hands the device subsystem), the battery model,
+ * the Audio and the music player over its mixer. The people's roles are the owner's alone (admin), as a device
+ * with no chat people has them.
  */
-export function addSystemRoutes(kernel: Kernel): void {
-  kernel.router.add({ method: 'GET', path: '/api/state', handler: () => jsonResponse(kernel.status.snapshot()) });
-  kernel.router.add({
-    method: 'GET',
-    path: '/api/log',
-    handler: () => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: kernel.log.text() }),
+export function mountSystem(kernel: Kernel, options: Partial<SystemOptions> & { actions?: DeviceActions; power?: Power } = {}): SystemRig {
+  const hal = kernel.hal;
+  const actions = options.actions ?? new DeviceActions(hal, kernel.store('cfg'), kernel.store('orch'), kernel.log);
+  const power = options.power ?? new Power(hal, kernel.log);
+  const audio = new Audio(hal, kernel.log);
+  const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log: kernel.log });
+  const card = new Card(hal.sd);
+  const face = mount(kernel, system, {
+    timeline: new Timeline(hal.clock, kernel.log),
+    time: new LocalTime(hal.clock, kernel.store(TIME_NS), kernel.log, kernel.store(LEGACY_TIME_NS)),
+    card,
+    people: { roleOf: (person) => (person === null ? 'admin' : 'unknown') },
+    music,
+    audio,
+    battery: power,
+    ...options,
+    actions,
   });
+  return { ...face, actions, card, power, audio, music };
 }
 
 /** Updates on a device kernel, made as main.ts makes them: the boot guard first (it may roll back), then the engine. */

@@ -39,3 +39,21 @@ export function mountTurnOnFakes(kernel: Kernel): FakedTurn {
   });
   return { face, rows, blocks, episodic };
 }
+
+/**
+ * The turn subsystem over a real memory (read when used, as main.ts's mountedMemory()), for tests of the routes and
+ * commands it serves from the episodic log (/api/conversation, COMPACT): no turn runs, so the provider settings,
+ * the wire, the prompt and the applier are stubs.
+ */
+export function mountTurnOverMemory(kernel: Kernel, memory: () => TurnMemory): TurnFace {
+  return mount(kernel, turn, {
+    settings: {} as ProviderSettings,
+    wire: {} as TurnWire,
+    blocks: { register: () => {} } as unknown as PromptBlocks,
+    memory,
+    outbox: { post: () => true },
+    people: { roleOf: () => 'admin' },
+    actions: { apply: () => ({ ok: true, note: '' }) },
+    personOf: () => null,
+  });
+}

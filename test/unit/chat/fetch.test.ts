@@ -5,13 +5,29 @@
 // lands in the store with the owner told. (test/unit/chat/chat.test.ts covers the
 // command's usage, unknown ids and deny.)
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../../src/main.ts';
-import { createMemHal } from '../../support/memhal.ts';
+import { mountMessenger } from '../../support/assistant.ts';
+import { deviceKernel } from '../../support/kernel.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { fakeTelegram, serveHttp } from '../../support/telegram-net.ts';
 
 const TOKEN = '123456789:AAH-fake-token-for-tests-0123456789abc';
 const OWNER = '1001';
 const NOTES = '# Notes\nfetched for the owner\n';
+
+/** The chat and the file store it approves downloads in (its notices through the chat's outbox), on a device kernel over the assistant's stack. */
+function boot(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const { chat, files } = mountMessenger(dk);
+  dk.start();
+  return {
+    ctx: dk.kernel,
+    files,
+    stop: () => {
+      chat.stop();
+      dk.stop();
+    },
+  };
+}
 
 describe('/fetch approve <id> from the chat', () => {
   it('starts the waiting download; the file lands and the owner hears of it', async () => {
@@ -26,7 +42,7 @@ describe('/fetch approve <id> from the chat', () => {
       const found = path === '/notes.md';
       return { status: found ? 200 : 404, headers: { 'Content-Type': 'text/markdown' }, body: found ? new TextEncoder().encode(NOTES) : new Uint8Array(0) };
     });
-    const device = boot(mem.hal);
+    const device = boot(mem);
     const until = async (pred: () => boolean): Promise<void> => {
       if (!(await mem.clock.until(pred, 30_000, 50))) throw new Error(`not in time; sent: ${JSON.stringify(bot.sent.map((s) => s.text))}`);
     };

@@ -11,7 +11,7 @@ import { sha256 } from '../../../modules/sha256/sha256.ts';
 import { CONSENT_WINDOW_MAX_MS, FlowTable } from '../../../src/connectors/flows.ts';
 import { createOAuthProvider, DEFAULT_CLIENT, OAUTH_HOST, type OAuthProvider } from '../../../tools/oauth-fake.mjs';
 import { request, type ParsedResponse } from '../../support/http.ts';
-import { addSystemRoutes, bootParts, deviceKernel, mountAuth, mountWifi, HTTP_PORT } from '../../support/kernel.ts';
+import { bootParts, deviceKernel, mountAuth, mountSystem, mountWifi, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { serveHttp } from '../../support/telegram-net.ts';
 
@@ -26,7 +26,7 @@ function mountConnectors(mem: MemHal) {
   mountAuth(dk, provisioning);
   const { client, hotspots } = bootParts(dk.kernel);
   const c = mount(dk.kernel, connectors, { client, sha256: (b) => sha256(hotspots.sha256, b), token: dk.token, secrets: dk.secrets, addresses: () => provisioning.addresses(), chat: { register: () => {} } });
-  addSystemRoutes(dk.kernel);
+  mountSystem(dk.kernel);
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token, connectors: c } };
 }

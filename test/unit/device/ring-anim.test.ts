@@ -4,12 +4,12 @@
 // ring): frames as pure functions of time, and the engine on the ring-tft
 // board drawing them on the virtual clock at the profile's frame rate.
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../../src/main.ts';
 import { MCP_CALLER } from '../../../src/mcp/index.ts';
 import { ANIMATIONS, animFrame, hue, modeFrame, parseAnim, progressFrame, pulseLevel, PULSE_FLOOR, SPINNER_PERIOD_MS } from '../../../src/device/ring-anim.ts';
 import { DEFAULT_ATTN_HOLD_MS } from '../../../src/device/ring-engine.ts';
 import { ringFrame } from '../../../src/device/ring.ts';
 import { flushJobs } from '../../support/clock.ts';
+import { mountDevice, mountSystem, testKernel } from '../../support/kernel.ts';
 import { createMemHal } from '../../support/memhal.ts';
 
 const RED = { r: 255, g: 0, b: 0 };
@@ -97,7 +97,12 @@ describe('frames as functions of time', () => {
 
 function ringDevice(board: 'ring-tft' | 'panel-35' = 'ring-tft') {
   const mem = createMemHal({ board });
-  const device = boot(mem.hal);
+  // The ring engine on a test kernel: the system (device.control) and the device subsystem over one set of device actions.
+  const { kernel } = testKernel({ mem });
+  const { actions } = mountSystem(kernel);
+  const { ring } = mountDevice(mem, kernel, actions);
+  kernel.console.start();
+  const device = { ctx: { ...kernel, actions, ring } };
   const led = (params: Record<string, unknown>) => device.ctx.tools.call('device.control', { action: { led: params } }, MCP_CALLER);
   const cmd = async (line: string): Promise<string> => {
     mem.serial.take();

@@ -9,10 +9,12 @@
 // synthesis turn).
 import { describe, expect, it } from 'vitest';
 import { ACTION_ROLES, actingRole, actionRefusal } from '../../../src/device/action-roles.ts';
-import { boot, type Device } from '../../../src/main.ts';
+import type { TurnWire } from '../../../src/turn/index.ts';
 import type { RoundRequest, RoundResult, TranscriptItem } from '../../../src/contracts/index.ts';
 import { ACTION_KINDS } from '../../../src/contracts/device-contract.ts';
 import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
+import { mountMessenger } from '../../support/assistant.ts';
+import { deviceKernel, mountDevice } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { fakeModeration, fakeTelegram } from '../../support/telegram-net.ts';
 import { TestWire, turnResult } from '../../support/test-wire.ts';
@@ -22,6 +24,28 @@ const OWNER = '1001';
 const USER = '2002';
 const GUEST = '3003';
 const REVOKED = '4004';
+
+/**
+ * The chat messenger over a real turn on a device kernel (test/support/assistant.ts: the Chat's people decide the
+ * roles; the test's wire; the system's device.control), and the device subsystem (the ring) over the same device
+ * actions, mounted as main.ts mounts them.
+ */
+function boot(mem: MemHal, options: { wire: TurnWire }) {
+  const dk = deviceKernel({ mem });
+  const { assistant, system, chat } = mountMessenger(dk, options);
+  mountDevice(mem, dk.kernel, system.actions);
+  dk.start();
+  return {
+    ctx: { ...dk.kernel, token: dk.token, chat, actions: system.actions },
+    assistant,
+    stop: () => {
+      chat.stop();
+      dk.stop();
+    },
+  };
+}
+
+type Device = ReturnType<typeof boot>;
 
 interface Rig {
   mem: MemHal;
@@ -41,7 +65,7 @@ function setup(): Rig {
   rig.bot = fakeTelegram(mem.net, () => rig.mem.clock);
   fakeModeration(mem.net);
   rig.wire = new TestWire();
-  rig.device = boot(mem.hal, { wire: rig.wire });
+  rig.device = boot(mem, { wire: rig.wire });
   const people = rig.device.ctx.chat.people;
   expect(people.setRole(GUEST, 'guest').ok).toBe(true);
   expect(people.setRole(REVOKED, 'unknown').ok).toBe(true);

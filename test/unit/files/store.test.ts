@@ -6,14 +6,18 @@
 // STORAGE.
 
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { Outbox, OUTBOX_NS } from '../../../src/chat/outbox.ts';
+import { Faults, faults, withFaults } from '../../../src/faults/index.ts';
+import { files } from '../../../src/files/index.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { DEFAULT_FILE_PEOPLE } from '../../../src/files/people.ts';
 import { judgeCard } from '../../../src/storage/card.ts';
-import { CARD_PROBE_MS } from '../../../src/storage/index.ts';
+import { CARD_PROBE_MS, storage } from '../../../src/storage/index.ts';
 import { HalError } from '../../../src/hal/index.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { exchange, request } from '../../support/http.ts';
+import { bootParts, deviceKernel, HTTP_PORT, mountMemory, mountSystem } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 
 const GB = 1024 ** 3;
@@ -24,9 +28,30 @@ const as = (person: string, extra: Partial<ToolCaller> = {}): ToolCaller => ({ v
 // The store on its own: made-up persons ('chat:x') are on no chat allowlist, so the
 // chat's people registry would read them as revoked, and the chat's sender is unplugged
 // (test/unit/chat/chat.test.ts covers the store through the chat).
+/**
+ * The store and the card tiers on a device kernel, over one card and one timeline as main.ts mounts them: the
+ * system (/api/state, the timeline), files, storage (/api/sdprobe, SDCHECK, STORAGE) and memory (which leaves
+ * degraded mode when a card comes in; no embedding provider keyed), and FAULT over the HAL's fault layer.
+ */
+function boot(mem: MemHal) {
+  const fault = new Faults(mem.hal.build.testBuild);
+  const dk = deviceKernel({ mem, wrap: (hal) => withFaults(hal, fault) });
+  const { kernel } = dk;
+  const { card, timeline } = mountSystem(kernel);
+  const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
+  const { files: store } = mount(kernel, files, { card, client: bootParts(kernel).client, notify: (key, text) => void outbox.post(key, text) });
+  mount(kernel, storage, { card, timeline, files: store });
+  const memory = mountMemory(kernel, { card, timeline, keys: { endpoint: () => null } });
+  mount(kernel, faults, { faults: fault, card });
+  dk.start();
+  return { ctx: { ...kernel, token: dk.token, card, memory, timeline }, files: store, stop: () => dk.stop() };
+}
+
+type Device = ReturnType<typeof boot>;
+
 function start(options: Parameters<typeof createMemHal>[0] = {}): { mem: MemHal; device: Device } {
   const mem = createMemHal(options);
-  const device = boot(mem.hal);
+  const device = boot(mem);
   device.files.setPeople(DEFAULT_FILE_PEOPLE);
   device.files.setSender(null);
   return { mem, device };

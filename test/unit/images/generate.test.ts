@@ -6,11 +6,18 @@
 // describe; and the streaming decoder itself, cut anywhere.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { files } from '../../../src/files/index.ts';
+import { images } from '../../../src/images/index.ts';
+import { mcp } from '../../../src/mcp/index.ts';
+import { models } from '../../../src/models/index.ts';
+import type { TurnWire } from '../../../src/turn/index.ts';
 import { B64ValueStream } from '../../../src/images/b64-stream.ts';
 import type { RoundRequest, RoundResult } from '../../../src/contracts/index.ts';
 import { createImageApi, IMAGE_PATH, png, type ImageApi } from '../../../tools/image-fake.mjs';
 import { request } from '../../support/http.ts';
+import { mountAssistant } from '../../support/assistant.ts';
+import { deviceKernel, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { serveHttp } from '../../support/telegram-net.ts';
 import { TestWire, turnResult } from '../../support/test-wire.ts';
@@ -34,6 +41,24 @@ class ImageWire extends TestWire {
   }
 }
 
+/**
+ * image.generate on a device kernel, mounted as main.ts mounts it: over the assistant's stack (the test's wire), the
+ * file store on the system's card, the model catalog (the image model), and /mcp beside it.
+ */
+function boot(mem: MemHal, options: { wire: TurnWire }) {
+  const dk = deviceKernel({ mem });
+  const { kernel } = dk;
+  const { assistant, providers, system, parts, outbox } = mountAssistant(dk, options);
+  const { files: stored } = mount(kernel, files, { card: system.card, client: parts.client, notify: (key, text) => void outbox.post(key, text) });
+  const { catalog } = mount(kernel, models, { assistant, settings: providers.settings, wire: providers.wire });
+  mount(kernel, images, { store: stored.store, client: parts.client, catalog, key: () => providers.settings.key('openai') });
+  mount(kernel, mcp, { resources: [], prompts: [] });
+  dk.start();
+  return { ctx: { ...kernel, token: dk.token }, assistant, files: stored, stop: () => dk.stop() };
+}
+
+type Device = ReturnType<typeof boot>;
+
 interface Rig {
   mem: MemHal;
   device: Device;
@@ -56,7 +81,7 @@ function setup(options: { key?: boolean; sd?: boolean; image?: { width?: number;
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: new TextEncoder().encode(JSON.stringify(answer)) };
   });
   const wire = new ImageWire();
-  const device = boot(mem.hal, { wire });
+  const device = boot(mem, { wire });
   return { mem, device, wire, api, describes };
 }
 

@@ -2,15 +2,16 @@
 // and a remote OpenAI-compatible endpoint on the in-memory network), the
 // /api/mem routes, the console commands and the status line.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { RemoteEmbedder, type EmbeddingKeys } from '../../../src/memory/embed-remote.ts';
 import { DEFAULT_PEOPLE } from '../../../src/memory/quotas.ts';
 import { HttpClient } from '../../../src/net/http/client.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
+import { HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import type { MemNet } from '../../support/memnet.ts';
+import { bootMemory as boot, type MemoryDevice as Device } from './rig.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 const USER: ToolCaller = { ...OWNER, admin: false, person: 'chat:u' };
@@ -18,7 +19,7 @@ const USER: ToolCaller = { ...OWNER, admin: false, person: 'chat:u' };
 // Memory's own tests use made-up persons ('chat:alice') that are on no chat allowlist, so
 // the chat's people registry would read them as revoked: they act as users here.
 function bootAsUsers(mem: MemHal): Device {
-  const device = boot(mem.hal);
+  const device = boot(mem);
   device.ctx.memory.setPeople(DEFAULT_PEOPLE);
   return device;
 }
@@ -55,7 +56,7 @@ describe('running memory and the scratchpad', () => {
     const pad = m.scratch.get();
     expect(pad).toEqual({ active: 'planning the trip', short: ['book train', 'pack'], mid: ['ask about hotels'], long: ['x'.repeat(160)] });
     const next = rebootMemHal(mem);
-    const d2 = boot(next.hal);
+    const d2 = boot(next);
     expect(d2.ctx.memory.runningMemory()).toBe('é'.repeat(600));
     expect(d2.ctx.memory.scratch.get()).toEqual(pad);
     expect(d2.ctx.memory.scratchpadBlock()).toBe(`active: planning the trip\nshort:\n- book train\n- pack\nmid:\n- ask about hotels\nlong:\n- ${'x'.repeat(160)}`);
@@ -118,7 +119,7 @@ describe('embeddings', () => {
     expect(m.store.index.dims).toBe(128);
     expect((await m.store.search('where is the umbrella', null, 1, 0))[0]!.rec.content).toBe('the umbrella hangs by the door');
     await expect(m.setEmbedding({ provider: 'offline', model: 'hash-ngram-1', dims: 130 })).rejects.toThrow(/multiple of 4/);
-    const d2 = boot(rebootMemHal(mem).hal);
+    const d2 = boot(rebootMemHal(mem));
     expect(d2.ctx.memory.store.emb.dims).toBe(128);
     expect(d2.ctx.memory.store.index.count).toBe(2);
     expect((await d2.ctx.memory.store.search('spare tyre', null, 1, 0))[0]!.rec.content).toBe('the spare tyre is in the garage');

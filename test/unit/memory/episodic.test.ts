@@ -3,7 +3,6 @@
 // continue cursor, the rings without a card and after the card is pulled,
 // torn tails, retention, the route, the tool and the console.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { sha256Fallback } from '../../../modules/sha256/sha256.ts';
 import { Log } from '../../../src/log/log.ts';
@@ -11,7 +10,9 @@ import { EpisodicLog } from '../../../src/memory/episodic.ts';
 import { readForward } from '../../../src/memory/frames.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
+import { HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
+import { bootMemory as boot, type MemoryDevice as Device } from './rig.ts';
 
 const OWNER: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: false, person: null };
 const HOUR = 3600_000;
@@ -19,12 +20,12 @@ const DAY = 24 * HOUR;
 
 function start(options: Parameters<typeof createMemHal>[0] = {}): { mem: MemHal; device: Device } {
   const mem = createMemHal(options);
-  return { mem, device: boot(mem.hal) };
+  return { mem, device: boot(mem) };
 }
 
 function again(mem: MemHal): { mem: MemHal; device: Device } {
   const next = rebootMemHal(mem, 'power-on');
-  return { mem: next, device: boot(next.hal) };
+  return { mem: next, device: boot(next) };
 }
 
 function fill(device: Device, n: number, text = (i: number) => `row ${i} ${'lorem ipsum '.repeat(4)}`, session = 'main'): void {

@@ -5,14 +5,28 @@
 // all=1, the 24-hour refresh on the virtual clock, and GET /api/fallbacks
 // naming exactly the providers and models a failing turn then walks.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { models } from '../../../src/models/index.ts';
 import { parseModelList, REFRESH_EVERY_MS, FIRST_REFRESH_MS } from '../../../src/models/catalog.ts';
 import { guessRoles, guessSize } from '../../../src/models/known.ts';
 import { CATALOG } from '../../../src/providers/catalog.ts';
 import { modelListBody } from '../../../tools/model-lists.mjs';
 import { request } from '../../support/http.ts';
+import { mountAssistant } from '../../support/assistant.ts';
+import { deviceKernel, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { fakeProvider, type SeenRequest } from '../../support/provider-fake.ts';
+
+/** The catalog on a device kernel, over the assistant's stack (the real provider wire; TURN runs a real turn). */
+function boot(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const { assistant, providers } = mountAssistant(dk);
+  mount(dk.kernel, models, { assistant, settings: providers.settings, wire: providers.wire });
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token }, stop: () => dk.stop() };
+}
+
+type Device = ReturnType<typeof boot>;
 
 interface Rig {
   mem: MemHal;
@@ -41,7 +55,7 @@ function setup(options: { mistralList?: unknown; anthropicStatus?: number; prior
       return { status: 500, body: { error: { message: 'emulated outage', type: 'server_error' } } };
     });
   }
-  const device = boot(mem.hal);
+  const device = boot(mem);
   return { mem, device, token: device.ctx.token.reveal(), seen };
 }
 

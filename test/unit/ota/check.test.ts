@@ -6,7 +6,7 @@
 // build tag; untyped devices and absent types are up to date.
 import { describe, expect, it } from 'vitest';
 import type { MemHal } from '../../support/memhal.ts';
-import { addSystemRoutes, deviceKernel, mountOta, HTTP_PORT } from '../../support/kernel.ts';
+import { deviceKernel, mountOta, mountSystem, HTTP_PORT } from '../../support/kernel.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
 import { createMemHal } from '../../support/memhal.ts';
@@ -18,8 +18,8 @@ const key = makeKey();
 /** Updates on a kernel with the device's token gate and HTTP server, and src/system's state route. */
 function otaAlone(mem: MemHal) {
   const dk = deviceKernel({ mem });
-  const { updates, outbox } = mountOta(dk);
-  addSystemRoutes(dk.kernel);
+  const { updates, outbox, power } = mountOta(dk);
+  mountSystem(dk.kernel, { power });
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token, ota: updates, outbox }, stop: () => dk.stop() };
 }

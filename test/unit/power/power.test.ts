@@ -4,11 +4,13 @@
 // BATTCAL and BATTRESET (kept across a reboot, erased by a factory reset),
 // PROFILE, SLEEPMV with the low-battery deep sleep, SLEEP, DRAIN.
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../../src/main.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { Power, power } from '../../../src/power/index.ts';
 import { calibrated, calibrationOf, healthFromFull, levelFromMv, mvFromLevel, DRAIN_MS_PER_PCT } from '../../../src/power/battery.ts';
 import { LOW_BATTERY_WAKE_MS } from '../../../src/power/limits.ts';
 import type { BatteryReading } from '../../../src/hal/index.ts';
 import { flushJobs } from '../../support/clock.ts';
+import { deviceKernel, mountOta, mountSystem, mountWifi } from '../../support/kernel.ts';
 import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import { makeKey, simImage, UpdateFeed } from '../../support/ota.ts';
 
@@ -50,9 +52,32 @@ describe('the battery model', () => {
 
 const key = makeKey();
 
+/**
+ * The battery model on a device kernel, with what reads or drives it: the system (device.status, system.health,
+ * the timeline, FACTRESET), Wi-Fi, the update engine (its gate reads the battery) and the power subsystem over
+ * one Power and one set of device actions, mounted in main.ts's order (power after the updates it asks).
+ */
+function powerAlone(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const battery = new Power(mem.hal, dk.kernel.log);
+  const { actions, timeline } = mountSystem(dk.kernel, { power: battery });
+  mountWifi(dk);
+  const { updates } = mountOta(dk, { battery, timeline });
+  mount(dk.kernel, power, { power: battery, settings: actions, timeline, updates });
+  dk.start();
+  return {
+    ctx: { ...dk.kernel, ota: updates, timeline },
+    power: battery,
+    stop: () => {
+      battery.stop();
+      dk.stop();
+    },
+  };
+}
+
 function device(mem: MemHal = createMemHal({ board: 'ring-tft', version: 'v1.0.0' })) {
   mem.flash.slots[0] = simImage('v1.0.0');
-  const d = boot(mem.hal);
+  const d = powerAlone(mem);
   d.ctx.ota.keys = [key.trusted];
   const feed = new UpdateFeed();
   feed.attach(mem.net);

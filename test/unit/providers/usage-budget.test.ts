@@ -6,8 +6,9 @@
 // left (and says why), and refuses clearly when none has any. Only the web
 // page's form sets a budget.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
 import { request } from '../../support/http.ts';
+import { mountAssistant } from '../../support/assistant.ts';
+import { deviceKernel, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import { fakeProvider, type SeenRequest } from '../../support/provider-fake.ts';
 
@@ -27,13 +28,23 @@ function serve(mem: MemHal): { anthropic: SeenRequest[]; openai: SeenRequest[] }
   return { anthropic, openai };
 }
 
+/** The providers on a device kernel, over the assistant's stack with the real wire (the system for /api/state, device.status, device.control). */
+function boot(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const { assistant } = mountAssistant(dk);
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token }, assistant, stop: () => dk.stop() };
+}
+
+type Device = ReturnType<typeof boot>;
+
 function setup(mem = createMemHal()): { mem: MemHal; device: Device; seen: ReturnType<typeof serve> } {
   mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
   mem.nvs.set('orch', 'key.anthropic', 'sk-ant');
   mem.nvs.set('orch', 'key.openai', 'sk-oai');
   mem.nvs.set('orch', 'priority', 'anthropic,openai');
   const seen = serve(mem);
-  return { mem, device: boot(mem.hal), seen };
+  return { mem, device: boot(mem), seen };
 }
 
 async function turn(device: Device, text: string): Promise<string> {

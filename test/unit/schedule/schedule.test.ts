@@ -7,12 +7,18 @@
 // alert path, the unattended rails of scheduled turns, and persistence
 // across reboots.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { mcp } from '../../../src/mcp/index.ts';
+import { schedule } from '../../../src/schedule/index.ts';
+import { skills } from '../../../src/skills/index.ts';
+import type { TurnWire } from '../../../src/turn/index.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import type { RoundRequest, RoundResult } from '../../../src/contracts/index.ts';
 import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
 import { request } from '../../support/http.ts';
 import { lastUserText, TestWire, turnResult } from '../../support/test-wire.ts';
+import { mountMessenger } from '../../support/assistant.ts';
+import { deviceKernel, HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import { fakeTelegram, serveTelegram } from '../../support/telegram-net.ts';
 
@@ -51,6 +57,31 @@ class Wire extends TestWire {
   }
 }
 
+/**
+ * The scheduler on a device kernel, mounted as main.ts mounts it: over the chat messenger and a real turn (the test's
+ * wire; test/support/assistant.ts) and the skills, in the owner's zone (the system's local time, /api/timezone);
+ * /mcp beside it.
+ */
+function boot(mem: MemHal, options: { wire: TurnWire }) {
+  const dk = deviceKernel({ mem });
+  const { assistant, system, chat, parts, outbox } = mountMessenger(dk, options);
+  // The skills (skill.save's unattended rail) before the scheduler, as in main.ts; no sub-agent fabric runs here.
+  mount(dk.kernel, skills, { agents: { setSkills: () => undefined }, card: system.card, sha256: parts.hotspots.sha256, outbox, chat: chat.commands });
+  const scheduler = mount(dk.kernel, schedule, { engine: assistant.engine, time: system.time, chat });
+  mount(dk.kernel, mcp, { resources: [], prompts: [] });
+  dk.start();
+  return {
+    ctx: { ...dk.kernel, token: dk.token, actions: system.actions },
+    stop: () => {
+      scheduler.stop();
+      chat.stop();
+      dk.stop();
+    },
+  };
+}
+
+type Device = ReturnType<typeof boot>;
+
 interface Rig {
   mem: MemHal;
   device: Device;
@@ -68,7 +99,7 @@ function setup(options: { synced?: boolean; wallMs?: number; allow?: string[] } 
   mem.nvs.set('chat', 'allow', (options.allow ?? [OWNER, MEMBER]).join(','));
   const rig = { mem, wire: new Wire() } as Rig;
   rig.bot = fakeTelegram(mem.net, () => rig.mem.clock);
-  rig.device = boot(mem.hal, { wire: rig.wire });
+  rig.device = boot(mem, { wire: rig.wire });
   rig.token = rig.device.ctx.token.reveal();
   return rig;
 }
@@ -80,7 +111,7 @@ function reboot(rig: Rig, offMs = 0, synced = true): void {
   rig.mem = rebootMemHal(rig.mem);
   rig.mem.clock.setWall(wall, synced);
   serveTelegram(rig.bot, rig.mem.net);
-  rig.device = boot(rig.mem.hal, { wire: rig.wire });
+  rig.device = boot(rig.mem, { wire: rig.wire });
   rig.token = rig.device.ctx.token.reveal();
 }
 

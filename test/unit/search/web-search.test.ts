@@ -3,10 +3,12 @@
 // max_results default 5, the monthly budget gate and its reset when the
 // month changes (virtual wall clock), the key's secrecy, refusals.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
-import { monthKey, nextMonthStart } from '../../../src/search/index.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { mcp } from '../../../src/mcp/index.ts';
+import { monthKey, nextMonthStart, search } from '../../../src/search/index.ts';
 import { BRAVE_HOST, createSearchApi, type SearchApi } from '../../../tools/search-fake.mjs';
 import { request } from '../../support/http.ts';
+import { bootParts, deviceKernel, HTTP_PORT, mountFiles, mountSystem, mountWifi } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { serveHttp } from '../../support/telegram-net.ts';
 
@@ -15,7 +17,6 @@ const JAN_31_LATE = Date.UTC(2026, 0, 31, 23, 58);
 
 interface Rig {
   mem: MemHal;
-  device: Device;
   api: SearchApi;
   token: string;
 }
@@ -25,8 +26,16 @@ function setup(): Rig {
   mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
   const api = createSearchApi({ key: KEY });
   serveHttp(mem.net, BRAVE_HOST, async (method, path, headers) => api.answer(method, path, headers));
-  const device = boot(mem.hal);
-  return { mem, device, api, token: device.ctx.token.reveal() };
+  // Search on a device kernel, as main.ts mounts it: after Wi-Fi (the station), the system (/api/log, device.control)
+  // and files (the fetched-content screen); /mcp beside it for tools/list and tools/call.
+  const dk = deviceKernel({ mem });
+  mountSystem(dk.kernel);
+  mountWifi(dk);
+  const { files } = mountFiles(dk);
+  mount(dk.kernel, search, { client: bootParts(dk.kernel).client, screen: (text, caller) => files.screenFetched(text, caller) });
+  mount(dk.kernel, mcp, { resources: [], prompts: [] });
+  dk.start();
+  return { mem, api, token: dk.token.reveal() };
 }
 
 async function post(rig: Rig, path: string, body: string, type = 'application/x-www-form-urlencoded'): Promise<{ status: number; body: string }> {

@@ -2,14 +2,27 @@
 // Unavailable, never offered and never callable; sttProv takes the speech
 // providers of the catalog (or off) and the state shows it.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { mcp } from '../../../src/mcp/index.ts';
+import { stt } from '../../../src/stt/index.ts';
 import { request } from '../../support/http.ts';
-import { createMemHal } from '../../support/memhal.ts';
+import { deviceKernel, HTTP_PORT, mountSystem } from '../../support/kernel.ts';
+import { createMemHal, type MemHal } from '../../support/memhal.ts';
+
+/** Speech to text on a device kernel: the system (the state, device.control over the device actions) and /mcp's tool panel beside it. */
+function sttAlone(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  const { actions } = mountSystem(dk.kernel);
+  mount(dk.kernel, stt, { settings: actions });
+  mount(dk.kernel, mcp, { resources: [], prompts: [] });
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token } };
+}
 
 describe('speech to text (planned)', () => {
   it('lists audio.transcribe as Unavailable, offers it nowhere, refuses every call; sttProv is a speech provider or off', async () => {
     const mem = createMemHal();
-    const device = boot(mem.hal);
+    const device = sttAlone(mem);
     const token = device.ctx.token.reveal();
     const get = async (path: string): Promise<Record<string, unknown>> => JSON.parse((await request(mem.net, HTTP_PORT, 'GET', path, { headers: { 'X-Device-Token': token } })).body) as Record<string, unknown>;
     const panel = (await get('/api/tools'))['tools'] as Array<{ name: string; runsOn: string }>;

@@ -8,13 +8,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Store } from '../../../src/core/store.ts';
 import { Log } from '../../../src/log/log.ts';
-import { boot, type Device } from '../../../src/main.ts';
 import type { RoundRequest, RoundResult } from '../../../src/contracts/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from '../../../src/system/local-time.ts';
 import { offsetAt, parseTz } from '../../../src/util/tz.ts';
 import { COMMON_ZONES } from '../../../src/util/zones.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { ianaOffset, ianaTransitions } from '../../support/iana.ts';
+import { mountAssistant } from '../../support/assistant.ts';
+import { deviceKernel } from '../../support/kernel.ts';
 import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import { TestWire, turnResult } from '../../support/test-wire.ts';
 
@@ -160,6 +161,16 @@ class NowWire extends TestWire {
   }
 }
 
+/** The owner's local time where it shows, on a device kernel: the system (/api/timezone, FACTRESET) under the assistant's stack (the prompt's manifest; the test's wire). */
+function boot(mem: MemHal, options: { wire: NowWire }) {
+  const dk = deviceKernel({ mem });
+  const { assistant, system } = mountAssistant(dk, options);
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token, time: system.time }, assistant, stop: () => dk.stop() };
+}
+
+type Device = ReturnType<typeof boot>;
+
 function device(options: { wallMs?: number; synced?: boolean; mem?: MemHal } = {}): { mem: MemHal; device: Device; wire: NowWire } {
   const mem = options.mem ?? createMemHal({ ...(options.wallMs !== undefined ? { wallMs: options.wallMs } : {}), ...(options.synced !== undefined ? { synced: options.synced } : {}) });
   if (!options.mem) {
@@ -167,7 +178,7 @@ function device(options: { wallMs?: number; synced?: boolean; mem?: MemHal } = {
     mem.nvs.set('orch', 'key.anthropic', 'sk-anthropic-secret');
   }
   const wire = new NowWire();
-  return { mem, device: boot(mem.hal, { wire }), wire };
+  return { mem, device: boot(mem, { wire }), wire };
 }
 
 async function api(d: Device, method: 'GET' | 'POST', fields?: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }> {

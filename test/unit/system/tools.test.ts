@@ -4,24 +4,49 @@
 // applier (reboot and protected keys refused, nothing changed on refusal),
 // and ota.status (read-only).
 import { describe, expect, it } from 'vitest';
-import { Audio } from '../../../src/audio/index.ts';
+import { Audio, audio as audioSubsystem } from '../../../src/audio/index.ts';
 import { mount } from '../../../src/core/subsystem.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { device as deviceSubsystem, DeviceActions, RingEngine } from '../../../src/device/index.ts';
-import { boot } from '../../../src/main.ts';
 import { MCP_CALLER } from '../../../src/mcp/index.ts';
 import { MusicPlayer } from '../../../src/music/index.ts';
 import { Power } from '../../../src/power/index.ts';
 import { Card } from '../../../src/storage/index.ts';
 import { LocalTime, system, TIME_NS, Timeline } from '../../../src/system/index.ts';
-import { testKernel } from '../../support/kernel.ts';
+import { mountAssistant } from '../../support/assistant.ts';
+import { deviceKernel, mountDevice, mountOta, testKernel } from '../../support/kernel.ts';
 import { createMemHal, type MemHalOptions } from '../../support/memhal.ts';
 
 const SYNTHESIS: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: true, person: null };
 
+/**
+ * The system's tools with what they report on, on a device kernel, mounted as main.ts mounts them: the system under
+ * the assistant's stack (the providers' usage, the tools of the turn and memory), the updates (ota.status's fields),
+ * the device subsystem (the ring) over the system's device actions, and audio (the tts action's speaker).
+ */
+function boot(mem: ReturnType<typeof createMemHal>) {
+  const dk = deviceKernel({ mem });
+  const { system, providers, parts } = mountAssistant(dk);
+  const { updates } = mountOta(dk, { battery: system.power, timeline: system.timeline });
+  const { ring } = mountDevice(mem, dk.kernel, system.actions);
+  // The audio subsystem gives the tts action its speaker; no chat messenger in these tests.
+  mount(dk.kernel, audioSubsystem, {
+    audio: system.audio,
+    keys: providers.settings,
+    actions: system.actions,
+    updates,
+    client: parts.client,
+    chat: { settings: { token: () => '' }, people: { ownerChat: () => null }, sendVoice: () => Promise.resolve({ ok: false, error: 'no chat in this test' }) },
+    ring,
+    card: system.card,
+  });
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token, actions: system.actions } };
+}
+
 function start(options: MemHalOptions = {}) {
   const mem = createMemHal(options);
-  const device = boot(mem.hal);
+  const device = boot(mem);
   const call = (name: string, args: unknown = {}, caller: ToolCaller = MCP_CALLER) => device.ctx.tools.call(name, args, caller);
   return { mem, device, call };
 }

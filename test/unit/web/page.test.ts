@@ -4,12 +4,15 @@
 // in chunks under back-pressure; and the small routes the page added (the
 // auto-install switch, the conversations it can clear).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT, type Device } from '../../../src/main.ts';
-import { servePage } from '../../../src/web/index.ts';
+import { mount } from '../../../src/core/subsystem.ts';
+import { servePage, web } from '../../../src/web/index.ts';
+import type { Memory } from '../../../src/memory/index.ts';
 import { builtInPage, type WebPage } from '../../../src/web/built.ts';
 import type { BodyWriter, HttpRequest } from '../../../src/net/http/types.ts';
 import { buildWebPage, webPageDefine, webPageSizes, WEB_PAGE_GZIP_BUDGET } from '../../../tools/web-page.mjs';
 import { request, type ParsedResponse } from '../../support/http.ts';
+import { deviceKernel, HTTP_PORT, mountMemory, mountOta, mountWifi } from '../../support/kernel.ts';
+import { mountTurnOverMemory } from '../../support/turn-fakes.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 
 let html = '';
@@ -25,10 +28,29 @@ afterEach(() => {
   delete g.__WEB_PAGE__;
 });
 
+/**
+ * The page and the routes it added, on a device kernel (the token gate, HTTP): Wi-Fi, the turn (its conversation
+ * routes over the real memory's episodic log; no turn runs, so its provider, prompt and applier are stubs), the
+ * updates (auto-install), memory and the web page, mounted in main.ts's order.
+ */
+function bootPage(mem: MemHal) {
+  const dk = deviceKernel({ mem });
+  mountWifi(dk);
+  let memory: Memory | null = null;
+  const { assistant } = mountTurnOverMemory(dk.kernel, () => memory!);
+  mountOta(dk);
+  memory = mountMemory(dk.kernel);
+  mount(dk.kernel, web, {});
+  dk.start();
+  return { ctx: { ...dk.kernel, token: dk.token, memory }, assistant, stop: () => dk.stop() };
+}
+
+type Device = ReturnType<typeof bootPage>;
+
 function start(mem = createMemHal()): { mem: MemHal; device: Device; token: string } {
   mem.wifi.networks.set('Home', 'home-pass-1');
   mem.nvs.setMany('wifi', [['ssid', 'Home'], ['pass', 'home-pass-1']]);
-  const device = boot(mem.hal);
+  const device = bootPage(mem);
   return { mem, device, token: device.ctx.token.reveal() };
 }
 
@@ -132,7 +154,7 @@ describe('routes the page uses', () => {
     const on = await call(first.mem, 'POST', '/api/ota/auto', first.token, 'on=1');
     expect(JSON.parse(on.body)).toEqual({ autoUpd: true });
     first.device.stop();
-    const again = boot(rebootMemHal(first.mem).hal);
+    const again = bootPage(rebootMemHal(first.mem));
     expect(again.ctx.status.snapshot()['autoUpd']).toBe(true);
     again.stop();
   });

@@ -1,0 +1,109 @@
+// The assistant's stack on a device kernel, mounted as main.ts mounts it, for
+// tests of the subsystems that sit on a real turn (models, images, usage
+// budgets, tool servers): the system, Wi-Fi, the providers (the real wire,
+// or the test's), the prompt, the turn and memory, over one card, client and
+// timeline. The connectors' prompt line and tool servers are the test's
+// (none by default); the people are the test's (the chat's), or the owner's
+// alone (admin).
+import type { ToolServerSource } from '../../src/contracts/index.ts';
+import { mount } from '../../src/core/subsystem.ts';
+import { Chat, chat } from '../../src/chat/index.ts';
+import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
+import { files, type Files } from '../../src/files/index.ts';
+import { isChatId } from '../../src/chat/settings.ts';
+import type { ChatRole as Role } from '../../src/contracts/index.ts';
+import type { Memory } from '../../src/memory/index.ts';
+import { embeddingKeys } from '../../src/memory/keys.ts';
+import { prompt } from '../../src/prompt/index.ts';
+import { providers, type ProvidersFace } from '../../src/providers/index.ts';
+import type { Provisioning } from '../../src/wifi/index.ts';
+import { turn, turnCodec, type TurnFace, type TurnWire } from '../../src/turn/index.ts';
+import { bootParts, mountMemory, mountSystem, mountWifi, type BootParts, type DeviceKernel, type SystemRig } from './kernel.ts';
+
+export interface AssistantRig extends TurnFace {
+  system: SystemRig;
+  provisioning: Provisioning;
+  parts: BootParts;
+  providers: ProvidersFace;
+  memory: Memory;
+  outbox: Outbox;
+}
+
+export interface AssistantRigOptions {
+  /** A provider wire to use instead of the real one (main.ts's BootOptions.wire). */
+  wire?: TurnWire;
+  toolServers?: ToolServerSource;
+  /** The chat's people (roles) and whose namespace a chat is, when the test mounts the chat (main.ts: chat.people). */
+  people?: { roleOf(person: string | null): Role; personOf(chat: string): string | null };
+}
+
+export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = {}): AssistantRig {
+  const { kernel } = dk;
+  const people = options.people ?? { roleOf: (person: string | null): Role => (person === null ? 'admin' : 'unknown'), personOf: () => null };
+  const system = mountSystem(kernel, { people });
+  const provisioning = mountWifi(dk);
+  const parts = bootParts(kernel);
+  const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
+  const face = mount(kernel, providers, { client: parts.client, tls: parts.tls, toolServers: options.toolServers ?? { serversFor: async () => [] }, turn: turnCodec });
+  let memory: Memory | null = null;
+  const mounted = (): Memory => {
+    if (!memory) throw new Error('memory is read before it is mounted');
+    return memory;
+  };
+  const { blocks } = mount(kernel, prompt, {
+    settings: face.settings,
+    memory: {
+      scratchpadBlock: () => mounted().scratchpadBlock(),
+      runningMemory: () => mounted().runningMemory(),
+      relevantMemories: (text, queries, person) => mounted().relevantMemories(text, queries, person),
+    },
+    connectors: { promptLine: () => '' },
+    time: system.time,
+  });
+  const t = mount(kernel, turn, {
+    settings: face.settings,
+    wire: options.wire ?? face.wire,
+    blocks,
+    memory: mounted,
+    outbox,
+    people,
+    actions: system.actions,
+    personOf: (id) => (isChatId(id) ? people.personOf(id) : null),
+  });
+  memory = mountMemory(kernel, { card: system.card, client: parts.client, hotspots: parts.hotspots, timeline: system.timeline, keys: embeddingKeys(face.settings) });
+  return { ...t, system, provisioning, parts, providers: face, memory, outbox };
+}
+
+export interface MessengerRig extends AssistantRig {
+  /** The Chat (made first, as in main.ts: its people decide the roles), mounted after the file store. */
+  chat: Chat;
+  files: Files;
+}
+
+/**
+ * The chat messenger over a real turn: the Chat made first (its people decide the roles), the assistant's stack (the
+ * test's wire, or the real one), the file store on the system's card, and the chat. Music, updates and speech are
+ * small fakes (not part of the tests that use this).
+ */
+export function mountMessenger(dk: DeviceKernel, options: Omit<AssistantRigOptions, 'people'> = {}): MessengerRig {
+  const { kernel } = dk;
+  const c = new Chat(kernel.hal.nvs, (ns) => kernel.store(ns), kernel.log);
+  const rig = mountAssistant(dk, { ...options, people: c.people });
+  const { files: store } = mount(kernel, files, { card: rig.system.card, client: rig.parts.client, notify: (key, text) => void rig.outbox.post(key, text) });
+  mount(kernel, chat, {
+    chat: c,
+    outbox: rig.outbox,
+    client: rig.parts.client,
+    assistant: rig.assistant,
+    compactor: rig.compactor,
+    providers: rig.providers.settings,
+    files: store,
+    music: { command: () => ({ message: 'no music in this test' }) },
+    updates: { apply: () => ({ ok: false, reason: 'up-to-date', message: 'The firmware is up to date.', offer: null }), addBusyProbe: () => undefined },
+    config: rig.system.actions,
+    memory: rig.memory,
+    audio: { endpoint: () => ({ ok: false, reason: 'no speech in this test' }), voiceMessage: () => Promise.resolve({ ok: false, reason: 'no speech in this test' }) },
+    card: rig.system.card,
+  });
+  return { ...rig, chat: c, files: store };
+}
