@@ -11,8 +11,9 @@
 //         action=terminate&id=<tag> -> 200 {terminated: tag}; 404; 409 already ended
 //   (form fields or a JSON object). Web spawns report to the owner's chat.
 
+import { formFields } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
-import { parseForm, parseJsonBody } from '../net/http/body.ts';
+import { parseJsonBody } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
@@ -23,7 +24,7 @@ import type { Synthesis } from './synthesis.ts';
 import { spawnSpec } from './tools.ts';
 import { sentence } from '../util/sentence.ts';
 
-/** The form reader of POST /api/sessions: a JSON object keeps its arrays (attach), so it is not formRoute's string fields. */
+/** The body reader of POST /api/sessions: a JSON object keeps its arrays (attach), so it is not formRoute's string fields; a form is formFields'. */
 function fields(req: HttpRequest): Record<string, unknown> | string {
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json') {
@@ -31,9 +32,9 @@ function fields(req: HttpRequest): Record<string, unknown> | string {
     if (!j.ok) return j.error;
     return isPlainObject(j.value) ? j.value : 'the body must be a JSON object';
   }
-  const f = parseForm(req);
+  const f = formFields(req);
   if (!f.ok) return f.error;
-  return Object.fromEntries(f.form.fields);
+  return Object.fromEntries(f.fields);
 }
 
 export function sessionRoutes(d: { fabric: Fabric; results: ResultStore; synthesis: Synthesis; slotsInUse(): number }): Route[] {

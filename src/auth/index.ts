@@ -7,9 +7,9 @@
 // whose gate checks the token; the subsystem mounts after wifi, whose
 // addresses the connect sheet lists.
 
+import { formFields } from '../core/form-route.ts';
 import type { Gate } from '../core/router.ts';
 import type { Subsystem } from '../core/subsystem.ts';
-import { parseForm } from '../net/http/body.ts';
 import { authCommands } from './console.ts';
 import type { SetupPassphrase } from './passphrase.ts';
 import { signInRoutes, type Addresses } from './routes.ts';
@@ -40,8 +40,8 @@ export function makeGate(token: AccessToken): Gate {
       const header = req.headers.get(TOKEN_HEADER);
       if (header !== undefined) return token.matches(header);
       if (!req.body.length) return false;
-      const form = parseForm(req);
-      return form.ok && token.matches(form.form.fields.get(TOKEN_FIELD));
+      const form = formFields(req);
+      return form.ok && token.matches(form.fields.get(TOKEN_FIELD));
     } catch {
       return false;
     }

@@ -2,9 +2,10 @@
 // 'Show code' path, exchanging a code for the token once, rotating the
 // token, and the connect sheet (sign-in links and the setup passphrase).
 
+import { formFields } from '../core/form-route.ts';
 import type { Kernel } from '../core/kernel.ts';
 import type { Route } from '../core/router.ts';
-import { parseForm, parseJsonBody, queryParams } from '../net/http/body.ts';
+import { parseJsonBody, queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
@@ -29,8 +30,8 @@ function codeField(req: HttpRequest): unknown {
     const body = parseJsonBody(req);
     return body.ok && isPlainObject(body.value) ? body.value['code'] : undefined;
   }
-  const form = parseForm(req);
-  return form.ok ? form.form.fields.get('code') : undefined;
+  const form = formFields(req);
+  return form.ok ? form.fields.get('code') : undefined;
 }
 
 /** The sign-in routes; k for the clock and the log. */

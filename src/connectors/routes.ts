@@ -1,12 +1,12 @@
 // Connectors' routes: the owner's GET and POST /api/connectors, and the
 // ungated /oauth/go and /oauth/callback of a sign-in.
 
+import { formRoute } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
 import type { Clock } from '../hal/index.ts';
-import { parseForm, parseJsonBody, queryParams } from '../net/http/body.ts';
+import { queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
-import { isPlainObject } from '../util/json.ts';
 import { replaceEachMatch } from '../util/replace.ts';
 import { viaTunnel } from '../auth/index.ts';
 import type { Connectors } from './connectors.ts';
@@ -40,24 +40,6 @@ function originOf(url: string): string {
   return m ? m[1]! : '';
 }
 
-function fieldsOf(req: HttpRequest): { ok: true; fields: Map<string, string> } | { ok: false; error: string } {
-  const type = (req.headers.get('content-type') ?? '').toLowerCase();
-  if (type.startsWith('application/json')) {
-    const j = parseJsonBody(req);
-    if (!j.ok || !isPlainObject(j.value)) return { ok: false, error: j.ok ? 'the body must be a JSON object' : j.error };
-    const fields = new Map<string, string>();
-    for (const [k, v] of Object.entries(j.value)) {
-      if (typeof v === 'string') fields.set(k, v);
-      else if (typeof v === 'number' || typeof v === 'boolean') fields.set(k, String(v));
-      else return { ok: false, error: `${k} must be a string` };
-    }
-    return { ok: true, fields };
-  }
-  const f = parseForm(req);
-  return f.ok ? { ok: true, fields: f.form.fields } : { ok: false, error: f.error };
-}
-
-
 function escapeHtml(s: string): string {
   return replaceEachMatch(s, HTML_SPECIAL, (ch) => HTML_ENTITIES[ch] ?? ch);
 }
@@ -78,14 +60,12 @@ export function connectorRoutes(c: Connectors, addresses: () => Array<{ label: s
       path: '/api/connectors',
       handler: () => jsonResponse({ connectors: c.list(), pending: c.flows.pending(), max: MAX_CONNECTORS, consentWindowMaxMs: CONSENT_WINDOW_MAX_MS }),
     },
-    {
-      method: 'POST',
+    formRoute({
       path: '/api/connectors',
       bodyLimit: 4096,
-      handler: (req) => {
-        const parsed = fieldsOf(req);
-        if (!parsed.ok) return errorResponse(400, 'bad-request', `${parsed.error}. Nothing was changed.`);
-        const f = parsed.fields;
+      json: 'scalars',
+      unreadable: (error) => `${error}. Nothing was changed.`,
+      apply: (f, req) => {
         const action = f.get('action') ?? 'upsert';
         const id = f.get('id') ?? '';
         switch (action) {
@@ -117,7 +97,7 @@ export function connectorRoutes(c: Connectors, addresses: () => Array<{ label: s
             return errorResponse(400, 'bad-request', 'action is upsert, delete, signin, signout, approve or deny. Nothing was changed.');
         }
       },
-    },
+    }),
     { method: 'GET', path: '/oauth/go', access: 'open', handler: (req) => go(req, false) },
     { method: 'POST', path: '/oauth/go', access: 'open', bodyLimit: 1024, handler: (req) => go(req, true) },
     {

@@ -15,17 +15,28 @@ import type { Access, Route } from './router.ts';
 export type FieldsResult = { ok: true; fields: Map<string, string>; files: FilePart[] } | { ok: false; error: string };
 
 /**
- * The fields of a form body (urlencoded or multipart; none for other types).
- * With json, a JSON object body gives its members as fields too: strings as
- * they are, booleans as 1 or 0, anything else as String(value).
+ * How a JSON object body becomes fields: true gives strings as they are,
+ * booleans as 1 or 0, anything else as String(value); 'scalars' gives
+ * strings, numbers and booleans as String(value) and refuses any other member.
  */
-export function formFields(req: HttpRequest, json = false): FieldsResult {
+export type JsonFields = boolean | 'scalars';
+
+/**
+ * The fields of a form body (urlencoded or multipart; none for other types).
+ * With json, a JSON object body gives its members as fields too (JsonFields).
+ */
+export function formFields(req: HttpRequest, json: JsonFields = false): FieldsResult {
   if (json && (req.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
     const j = parseJsonBody(req);
     if (!j.ok) return { ok: false, error: j.error };
     if (!isPlainObject(j.value)) return { ok: false, error: 'the body must be a JSON object' };
     const fields = new Map<string, string>();
-    for (const [k, v] of Object.entries(j.value)) fields.set(k, typeof v === 'string' ? v : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+    for (const [k, v] of Object.entries(j.value)) {
+      if (json === 'scalars') {
+        if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return { ok: false, error: `${k} must be a string` };
+        fields.set(k, String(v));
+      } else fields.set(k, typeof v === 'string' ? v : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+    }
     return { ok: true, fields, files: [] };
   }
   const f = parseForm(req);
@@ -42,16 +53,17 @@ export interface FormRouteSpec {
   access?: Access;
   bodyLimit?: number;
   /** Also read a JSON object body as the fields (formFields). */
-  json?: boolean;
+  json?: JsonFields;
   /** Also read fields the body does not carry from the query string (body first). */
   query?: boolean;
   /**
    * A body that is not a readable form: 'reject' answers 400 bad-request with
-   * the reader's error (or `unreadable`, the route's own words); 'empty' goes
+   * the reader's error (or `unreadable`, the route's own words, fixed or made
+   * from the reader's error); 'empty' goes
    * on with no fields, for routes whose apply() answers a missing field itself.
    */
   onUnreadable?: 'reject' | 'empty';
-  unreadable?: string;
+  unreadable?: string | ((error: string) => string);
   apply(fields: Map<string, string>, req: HttpRequest, files: FilePart[]): Applied | Promise<Applied>;
   /** The answer after a change (apply() returned null). */
   view?(): unknown;
@@ -73,7 +85,10 @@ export function formRoute(spec: FormRouteSpec): Route {
     path: spec.path,
     handler: (req) => {
       const read = formFields(req, spec.json);
-      if (!read.ok && spec.onUnreadable !== 'empty') return errorResponse(400, 'bad-request', spec.unreadable ?? read.error);
+      if (!read.ok && spec.onUnreadable !== 'empty') {
+        const words = spec.unreadable;
+        return errorResponse(400, 'bad-request', typeof words === 'function' ? words(read.error) : (words ?? read.error));
+      }
       const fields = read.ok ? read.fields : new Map<string, string>();
       if (spec.query) for (const [k, v] of queryParams(req)) if (!fields.has(k)) fields.set(k, v);
       const r = spec.apply(fields, req, read.ok ? read.files : []);

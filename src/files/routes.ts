@@ -7,9 +7,10 @@
 // Safety > Downloads: GET and POST /api/downloads (url policy, pending
 // approvals, recent jobs).
 
+import { formRoute } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
 import type { Log } from '../log/log.ts';
-import { parseForm, queryParams } from '../net/http/body.ts';
+import { queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
 import { URL_POLICIES } from './fetch.ts';
@@ -149,17 +150,14 @@ export function fileRoutes(files: Files, card: CardView, log: Log): Route[] {
         };
       },
     },
-    {
-      method: 'POST',
+    formRoute({
       path: '/api/files/upload',
       bodyLimit: UPLOAD_BODY_MAX,
-      handler: (req) => {
-        const f = parseForm(req);
-        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-        const part = f.form.files.find((p) => p.name === 'file');
+      apply: (f, _req, parts) => {
+        const part = parts.find((p) => p.name === 'file');
         if (!part) return errorResponse(400, 'no-file', 'Send the file as the multipart field "file".');
-        const project = (f.form.fields.get('project') ?? '').trim() || UPLOAD_PROJECT;
-        const name = (f.form.fields.get('name') ?? '').trim() || part.filename;
+        const project = (f.get('project') ?? '').trim() || UPLOAD_PROJECT;
+        const name = (f.get('name') ?? '').trim() || part.filename;
         try {
           const bad = checkSave(name, part.data.length);
           if (bad?.code === 'bad-input') throw new FilesError('not-text', `${name}: only .md, .txt, .csv and .json files can be saved.`);
@@ -176,32 +174,29 @@ export function fileRoutes(files: Files, card: CardView, log: Log): Route[] {
           return filesError(e);
         }
       },
-    },
+    }),
     {
       method: 'GET',
       path: '/api/downloads',
       handler: () => jsonResponse({ policy: downloads.policy(), policies: URL_POLICIES, pending: downloads.pending(), jobs: downloads.jobs() }),
     },
-    {
-      method: 'POST',
+    formRoute({
       path: '/api/downloads',
-      handler: (req) => {
-        const f = parseForm(req);
-        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-        const action = f.form.fields.get('action') ?? '';
+      apply: (f) => {
+        const action = f.get('action') ?? '';
         if (action === 'policy') {
-          const value = f.form.fields.get('value') ?? '';
+          const value = f.get('value') ?? '';
           if (!downloads.setPolicy(value)) return errorResponse(400, 'bad-policy', `value must be one of ${URL_POLICIES.join(', ')}.`);
           return jsonResponse({ policy: downloads.policy() });
         }
         if (action === 'approve' || action === 'deny') {
-          const id = f.form.fields.get('id') ?? '';
+          const id = f.get('id') ?? '';
           const r = action === 'approve' ? downloads.approve(id) : downloads.deny(id);
           if (!r.ok) return errorResponse(r.code === 'not-found' ? 404 : 409, r.code, r.message);
           return jsonResponse({ id: r.id, message: r.message });
         }
         return errorResponse(400, 'bad-action', 'action must be policy, approve or deny.');
       },
-    },
+    }),
   ];
 }

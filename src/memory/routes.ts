@@ -2,8 +2,9 @@
 // holder is the device owner, so reads show the owner's namespace; flush and
 // dedupe act on the whole store (an owner's maintenance action).
 
+import { formFields } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
-import { parseForm, parseJsonBody, queryParams } from '../net/http/body.ts';
+import { parseJsonBody, queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
@@ -60,16 +61,20 @@ function hoursParam(q: Map<string, string>, key: string): number | undefined | s
   return Number(raw);
 }
 
-/** Fields of a PUT/POST body: JSON object, or form fields. */
+/**
+ * Fields of a PUT/POST body: JSON object, or form fields. Not formRoute's
+ * string fields: a JSON body keeps its types (a null is no change, true is
+ * not a number), which the config patch and flush's keep_permanent read.
+ */
 function bodyFields(req: HttpRequest): Record<string, unknown> | string {
   if ((req.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
     const j = parseJsonBody(req);
     if (!j.ok) return j.error;
     return isPlainObject(j.value) ? j.value : 'the body must be a JSON object';
   }
-  const f = parseForm(req);
+  const f = formFields(req);
   if (!f.ok) return f.error;
-  return Object.fromEntries(f.form.fields);
+  return Object.fromEntries(f.fields);
 }
 
 export function memoryRoutes(memory: Memory): Route[] {

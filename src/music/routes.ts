@@ -4,10 +4,10 @@
 // .part file, synced, then renamed), refused whole when it is not playable
 // music, the name is not card-safe, or the card is missing, small or full.
 
+import { formRoute } from '../core/form-route.ts';
 import type { Kernel } from '../core/kernel.ts';
 import type { Route } from '../core/router.ts';
 import { HalError } from '../hal/index.ts';
-import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { replaceEvery } from '../util/replace.ts';
 import { recognise } from './formats.ts';
@@ -39,14 +39,11 @@ export function musicRoutes(k: Kernel, music: MusicPlayer, card: MusicOptions['c
         }
       },
     },
-    {
-      method: 'POST',
+    formRoute({
       path: '/api/music',
       bodyLimit: UPLOAD_MAX,
-      handler: (req) => {
-        const f = parseForm(req);
-        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-        const part = f.form.files.find((p) => p.name === 'file') ?? f.form.files[0];
+      apply: (_fields, _req, files) => {
+        const part = files.find((p) => p.name === 'file') ?? files[0];
         if (!part) return errorResponse(400, 'no-file', 'Send the track as the multipart field "file".');
         const name = musicName(part.filename);
         const lower = part.filename.toLowerCase();
@@ -83,6 +80,6 @@ export function musicRoutes(k: Kernel, music: MusicPlayer, card: MusicOptions['c
         k.log.info('music', `added ${name} (${data.length} bytes)`);
         return jsonResponse({ name, size: data.length, kind: r.info.kind, playable: r.info.kind === 'wav' || music.canMp3() });
       },
-    },
+    }),
   ];
 }

@@ -9,9 +9,9 @@
 // Errors: 400 bad input, 404 no such id, 409 a limit or a state that refuses,
 // 500 storage; {error, message} as every route.
 
+import { formRoute } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
 import type { Clock } from '../hal/index.ts';
-import { parseForm } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
 import { WAKEUPS_ARMED_MAX } from './limits.ts';
@@ -32,15 +32,12 @@ export function scheduleRoutes(s: Scheduler, clock: Pick<Clock, 'synced'>): Rout
       path: '/api/routines',
       handler: () => jsonResponse({ tz: s.tz().text, now: s.now(), synced: clock.synced(), routines: s.routines().map((r) => routineView(s, r)) }),
     },
-    {
-      method: 'POST',
+    formRoute({
       path: '/api/routines',
       bodyLimit: 1024,
-      handler: (req) => {
-        const f = parseForm(req);
-        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-        const action = f.form.fields.get('action') ?? '';
-        const id = (f.form.fields.get('id') ?? '').trim();
+      apply: (f) => {
+        const action = f.get('action') ?? '';
+        const id = (f.get('id') ?? '').trim();
         if (!['approve', 'deny', 'off', 'on'].includes(action)) return errorResponse(400, 'bad-action', 'action must be approve, deny, off or on.');
         if (!id) return errorResponse(400, 'bad-request', 'id names the routine.');
         if (action === 'deny') {
@@ -50,7 +47,7 @@ export function scheduleRoutes(s: Scheduler, clock: Pick<Clock, 'synced'>): Rout
         const r = action === 'approve' ? s.approveRoutine(id) : s.setRoutineEnabled(id, action === 'on');
         return answer(r, (v) => routineView(s, v));
       },
-    },
+    }),
 
     {
       method: 'GET',
@@ -63,20 +60,17 @@ export function scheduleRoutes(s: Scheduler, clock: Pick<Clock, 'synced'>): Rout
           wakeups: s.wakes().map((w) => wakeView(s, w)),
         }),
     },
-    {
-      method: 'POST',
+    formRoute({
       path: '/api/wakeups',
       bodyLimit: 1024,
-      handler: (req) => {
-        const f = parseForm(req);
-        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-        const action = f.form.fields.get('action') ?? '';
+      apply: (f) => {
+        const action = f.get('action') ?? '';
         if (action === 'mode') {
-          const r = s.setMode((f.form.fields.get('value') ?? '').trim());
+          const r = s.setMode((f.get('value') ?? '').trim());
           return answer(r, (mode) => ({ mode }));
         }
         if (action !== 'approve' && action !== 'cancel') return errorResponse(400, 'bad-action', 'action must be mode, approve or cancel.');
-        const id = (f.form.fields.get('id') ?? '').trim();
+        const id = (f.get('id') ?? '').trim();
         if (!id) return errorResponse(400, 'bad-request', 'id names the wakeup.');
         if (action === 'cancel') {
           const r = s.cancelWake(id);
@@ -84,6 +78,6 @@ export function scheduleRoutes(s: Scheduler, clock: Pick<Clock, 'synced'>): Rout
         }
         return answer(s.approveWake(id), (w) => wakeView(s, w));
       },
-    },
+    }),
   ];
 }

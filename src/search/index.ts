@@ -13,18 +13,17 @@
 // wall clock); at the budget the tool refuses with error_type budget and
 // the date it resets; the count starts again when the month changes.
 
+import { formRoute } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
 import type { Subsystem } from '../core/subsystem.ts';
 import type { Store } from '../core/store.ts';
 import type { HttpClient } from '../net/http/client.ts';
-import { parseForm } from '../net/http/body.ts';
-import { errorResponse, jsonResponse } from '../net/http/errors.ts';
+import { jsonResponse } from '../net/http/errors.ts';
 import { fail, ok, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import { capBytes } from '../util/cap.ts';
 import { civilFromDays } from '../util/civil.ts';
 import { isPlainObject, parseJson } from '../util/json.ts';
 import { decode, utf8Length } from '../util/utf8.ts';
-import { unchanged } from '../util/sentence.ts';
 import { replaceEachMatch, replaceEvery } from '../util/replace.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -193,18 +192,7 @@ export interface SearchOptions {
 export function searchRoutes(ws: WebSearch): Route[] {
   return [
     { method: 'GET', path: '/api/websearch', handler: () => jsonResponse(ws.view()) },
-    {
-      method: 'POST',
-      path: '/api/websearch',
-      bodyLimit: 1024,
-      handler: (req) => {
-        const form = parseForm(req);
-        if (!form.ok) return errorResponse(400, 'bad-request', form.error);
-        const problem = ws.apply(form.form.fields);
-        if (problem) return errorResponse(400, 'bad-setting', unchanged(problem));
-        return jsonResponse(ws.view());
-      },
-    },
+    formRoute({ path: '/api/websearch', bodyLimit: 1024, apply: (f) => ws.apply(f), view: () => ws.view() }),
   ];
 }
 

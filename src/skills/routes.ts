@@ -4,8 +4,9 @@
 //   POST /api/skills            action=approve|deny&id=<id>; action=save&id&md (the owner's own
 //                               capsule, approved as written)
 
+import { formRoute } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
-import { parseForm, queryParams } from '../net/http/body.ts';
+import { queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import { PENDING_MAX, type SkillFail, type SkillOutcome, type SkillStore } from './store.ts';
 
@@ -25,24 +26,21 @@ export function skillRoutes(skills: SkillStore, card: { live(): boolean }): Rout
         return jsonResponse({ skills: skills.list(), pending: skills.pendingAgent(), pendingMax: PENDING_MAX, card: card.live() });
       },
     },
-    {
-      method: 'POST',
+    formRoute({
       path: '/api/skills',
       bodyLimit: 16 * 1024,
-      handler: (req) => {
-        const f = parseForm(req);
-        if (!f.ok) return errorResponse(400, 'bad-request', f.error);
-        const action = f.form.fields.get('action') ?? '';
-        const id = (f.form.fields.get('id') ?? '').trim();
+      apply: (f) => {
+        const action = f.get('action') ?? '';
+        const id = (f.get('id') ?? '').trim();
         if (!id) return errorResponse(400, 'bad-request', 'id names the skill.');
         let r: SkillOutcome<unknown>;
         if (action === 'approve') r = skills.approve(id);
         else if (action === 'deny') r = skills.remove(id, false);
-        else if (action === 'save') r = skills.save(id, f.form.fields.get('md') ?? '', 'owner');
+        else if (action === 'save') r = skills.save(id, f.get('md') ?? '', 'owner');
         else return errorResponse(400, 'bad-action', 'action must be approve, deny or save.');
         if (!r.ok) return errorResponse(HTTP_STATUS[r.code], r.code, r.message);
         return jsonResponse({ id, message: r.message, ...(action === 'deny' ? { deleted: true } : { skill: r.value }) });
       },
-    },
+    }),
   ];
 }

@@ -18,10 +18,11 @@
 //   station connected with the setup network off is the normal steady state.
 // WIFIAP on holds it up regardless (RAM only: a restart returns to the rules).
 
+import { formFields } from '../core/form-route.ts';
 import type { Kernel } from '../core/kernel.ts';
 import type { Route } from '../core/router.ts';
 import type { ScanResult, StationStatus, Timer } from '../hal/index.ts';
-import { parseForm, parseJsonBody, queryParams } from '../net/http/body.ts';
+import { parseJsonBody, queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
@@ -63,8 +64,8 @@ function credentials(req: HttpRequest): { ssid: unknown; pass: unknown } {
     const body = parseJsonBody(req);
     return body.ok && isPlainObject(body.value) ? { ssid: body.value['ssid'], pass: body.value['pass'] } : { ssid: undefined, pass: undefined };
   }
-  const form = parseForm(req);
-  return form.ok ? { ssid: form.form.fields.get('ssid'), pass: form.form.fields.get('pass') } : { ssid: undefined, pass: undefined };
+  const form = formFields(req);
+  return form.ok ? { ssid: form.fields.get('ssid'), pass: form.fields.get('pass') } : { ssid: undefined, pass: undefined };
 }
 
 /** Known networks in the order to try: those in sight, strongest first (ties: most recently joined), then the rest (hidden networks do not show in a scan). */

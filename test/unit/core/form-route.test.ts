@@ -48,6 +48,12 @@ describe('formRoute', () => {
     expect((await call(formRoute({ path: '/x', apply }), broken)).status).toBe(400);
     expect(seen).toBeNull();
     expect(await call(formRoute({ path: '/x', apply, unreadable: 'Send a form.' }), broken)).toEqual({ status: 400, json: { error: 'bad-request', message: 'Send a form.' } });
+    expect(await call(formRoute({ path: '/x', apply, unreadable: (e) => `${e}. Nothing was changed.` }), post('[1]', 'application/json'))).toEqual({ status: 200, json: {} });
+    expect(await call(formRoute({ path: '/x', apply, json: true, unreadable: (e) => `${e}. Nothing was changed.` }), post('[1]', 'application/json'))).toEqual({
+      status: 400,
+      json: { error: 'bad-request', message: 'the body must be a JSON object. Nothing was changed.' },
+    });
+    expect(seen).toEqual(new Map());
     expect((await call(formRoute({ path: '/x', apply, onUnreadable: 'empty' }), broken)).status).toBe(200);
     expect(seen).toEqual(new Map());
   });
@@ -60,6 +66,10 @@ describe('formRoute', () => {
     await call(formRoute({ path: '/x', apply, json: true }), post('{"a":"x","b":true,"c":2}', 'application/json'));
     expect(seen).toEqual(new Map([['a', 'x'], ['b', '1'], ['c', '2']]));
     expect((await call(formRoute({ path: '/x', apply, json: true }), post('[1]', 'application/json'))).json).toEqual({ error: 'bad-request', message: 'the body must be a JSON object' });
+    await call(formRoute({ path: '/x', apply, json: 'scalars' }), post('{"a":"x","b":true,"c":2}', 'application/json'));
+    expect(seen).toEqual(new Map([['a', 'x'], ['b', 'true'], ['c', '2']]));
+    expect((await call(formRoute({ path: '/x', apply, json: 'scalars' }), post('{"a":"x","b":[1]}', 'application/json'))).json).toEqual({ error: 'bad-request', message: 'b must be a string' });
+    expect(seen).toEqual(new Map([['a', 'x'], ['b', 'true'], ['c', '2']])); // the refused body applied nothing
     await call(formRoute({ path: '/x', apply, query: true }), post('a=body', undefined, 'a=query&b=query'));
     expect(seen).toEqual(new Map([['a', 'body'], ['b', 'query']]));
     expect(formFields(post('a=1&b=2'))).toMatchObject({ ok: true, fields: new Map([['a', '1'], ['b', '2']]) });
