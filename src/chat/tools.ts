@@ -6,7 +6,7 @@
 // rule, set quota overrides where 0 restores the role default).
 
 import type { ConfigKey } from '../contracts/index.ts';
-import { fail, ok, type ToolCaller, type ToolSpec } from '../core/tools/types.ts';
+import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import type { Log } from '../log/log.ts';
 import { capBytes } from '../util/cap.ts';
 import type { PeopleRegistry, QuotaField } from './people.ts';
@@ -22,6 +22,12 @@ function chatArg(v: unknown): string | null {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
   if (typeof v === 'string' && v.trim()) return v.trim();
   return null;
+}
+
+/** The chat a tenant tool changes, or its refusal: admins only (checked here too, not only by access), and a chat id. */
+function tenantChat(v: unknown, caller: ToolCaller): string | ToolResult {
+  if (!caller.admin) return fail('forbidden', 'admin only');
+  return chatArg(v) ?? fail('bad-arguments', 'chat is not a chat id');
 }
 
 /** Device sound (src/audio/): whether speech can be made, and a voice message of a text sent into a chat. */
@@ -128,9 +134,8 @@ export function chatTools(d: ChatToolDeps): ToolSpec[] {
       access: 'admin',
       where: 'both',
       handler: (args, caller) => {
-        if (!caller.admin) return fail('forbidden', 'admin only');
-        const chat = chatArg(args.chat);
-        if (!chat) return fail('bad-arguments', 'chat is not a chat id');
+        const chat = tenantChat(args.chat, caller);
+        if (typeof chat !== 'string') return chat;
         const r = people.setRole(chat, String(args.role));
         if (!r.ok) return fail(r.code === 'last-admin' ? 'refused' : r.code === 'not-allowed' ? 'not-found' : 'bad-arguments', `${r.message}; nothing was changed`);
         log.info('chat', `chat ${chat} is now ${r.person.role}`);
@@ -155,9 +160,8 @@ export function chatTools(d: ChatToolDeps): ToolSpec[] {
       access: 'admin',
       where: 'both',
       handler: (args, caller) => {
-        if (!caller.admin) return fail('forbidden', 'admin only');
-        const chat = chatArg(args.chat);
-        if (!chat) return fail('bad-arguments', 'chat is not a chat id');
+        const chat = tenantChat(args.chat, caller);
+        if (typeof chat !== 'string') return chat;
         const fields: Partial<Record<QuotaField, unknown>> = {};
         for (const f of QUOTA_FIELDS) if (args[f] !== undefined) fields[f] = args[f];
         const r = people.setQuota(chat, fields);
