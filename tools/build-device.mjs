@@ -34,6 +34,7 @@ import * as esbuild from 'esbuild';
 import { ROOT, XS_TARGET, firmwareVersion, gitBuildId } from './build.mjs';
 import { caRootsPem, writeCaStore } from './ca-store.mjs';
 import { deviceTypecheck } from './device-typecheck.mjs';
+import { buildAssets } from './assets.mjs';
 import { docsPack } from './docs-pack.mjs';
 import { ensureSdk, sdkEnv } from './sdk.mjs';
 import { buildWebPage, webPageDefine } from './web-page.mjs';
@@ -70,6 +71,12 @@ export function checkIdf(env = process.env) {
   return { ok: true, reason: null };
 }
 
+/** Copies a file, leaving the destination untouched when its bytes are the same (so the SDK's make relinks only then). */
+export function copyIfChanged(from, to) {
+  const bytes = readFileSync(from);
+  if (!existsSync(to) || !readFileSync(to).equals(bytes)) writeFileSync(to, bytes);
+}
+
 /** Bundles the device firmware module; returns its folder. */
 export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device'), version = firmwareVersion() } = {}) {
   if (!DEVICE_TYPES.includes(board)) throw new Error(`--board must be one of ${DEVICE_TYPES.join(', ')}`);
@@ -78,6 +85,8 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
   const build = { version, buildId: gitBuildId(), testBuild: false };
   const caRoots = writeCaStore(join(outDir, 'tls'), caRootsPem(ROOT));
   const gatt = writeBleServices(join(outDir, 'bleservices'), await loadGattServices(ROOT));
+  // the image's read-only data (tools/assets.mjs), linked as the resource assets.bin (manifest.json "data")
+  copyIfChanged(await buildAssets(), join(outDir, 'assets.bin'));
   const result = await esbuild.build({
     entryPoints: [join(ROOT, 'hosts/esp32/entry.ts')],
     write: false,

@@ -23,7 +23,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { ROOT, XS_TARGET, firmwareVersion, gitBuildId } from './build.mjs';
-import { DEVICE_TYPES, SDK_MODULES } from './build-device.mjs';
+import { copyIfChanged, DEVICE_TYPES, SDK_MODULES } from './build-device.mjs';
+import { buildAssets } from './assets.mjs';
 import { caRootsPem, writeCaStore } from './ca-store.mjs';
 import { docsPack } from './docs-pack.mjs';
 import { ensureSdk, sdkEnv } from './sdk.mjs';
@@ -52,6 +53,7 @@ export async function bundleLin(board = LIN_BOARD, { version = firmwareVersion()
   mkdirSync(outDir, { recursive: true });
   const build = { version, buildId: `lin-${gitBuildId()}`, testBuild: true };
   writeCaStore(join(outDir, 'tls'), [...caRootsPem(ROOT), testCaPem()]);
+  copyIfChanged(await buildAssets(), join(outDir, 'assets.bin'));
   const result = await esbuild.build({
     entryPoints: [join(ROOT, 'hosts/lin/entry.ts')],
     bundle: true,

@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
+import { buildAssets } from './assets.mjs';
 import { docsPack } from './docs-pack.mjs';
 import { ensureSdk, SDK_XS_VERSION } from './sdk.mjs';
 import { buildWebPage, webPageDefine } from './web-page.mjs';
@@ -61,14 +62,14 @@ export function gitBuildId() {
   }
 }
 
-/** The simulator's app image: magic, header json, bundle (docs/sim-protocol.md). */
-export function makeImage(bundle, header) {
-  const json = Buffer.from(JSON.stringify(header));
+/** The simulator's app image: magic, header json, bundle, then the assets region when given (docs/sim-protocol.md). */
+export function makeImage(bundle, header, assets = null) {
+  const json = Buffer.from(JSON.stringify(assets ? { ...header, assets: assets.length } : header));
   const head = Buffer.alloc(16);
   head.write('DSKIMG01', 0, 'latin1');
   head.writeUInt32LE(json.length, 8);
   head.writeUInt32LE(bundle.length, 12);
-  return Buffer.concat([head, json, bundle]);
+  return Buffer.concat([head, json, bundle, ...(assets ? [assets] : [])]);
 }
 
 /**
@@ -108,7 +109,7 @@ export function buildRuntime({ quiet = false } = {}) {
 export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version = firmwareVersion(), defines = {}, force = false, entry = 'hosts/sim/hal/entry.ts', testBuild = true } = {}) {
   const js = join(outDir, 'firmware.js');
   const img = join(outDir, 'firmware.img');
-  const inputs = ['src', 'hosts/sim/hal', 'modules', 'boards', 'docs', 'package-lock.json', 'tools/build.mjs', 'README.md', 'tools/docs-pack.mjs', 'tools/web-page.mjs'].map((p) => join(ROOT, p));
+  const inputs = ['src', 'hosts/sim/hal', 'modules', 'boards', 'docs', 'package-lock.json', 'tools/build.mjs', 'README.md', 'tools/docs-pack.mjs', 'tools/web-page.mjs', 'tools/assets.mjs', 'tools/embed-table.mjs'].map((p) => join(ROOT, p));
   const custom = Object.keys(defines).length > 0 || version !== firmwareVersion() || entry !== 'hosts/sim/hal/entry.ts';
   if (!force && !custom && !stale(img, inputs)) return img;
   mkdirSync(outDir, { recursive: true });
@@ -133,14 +134,15 @@ export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version =
     loader: { '.md': 'text', '.svg': 'text', '.html': 'text' },
   });
   const bundle = readFileSync(js);
+  const assets = readFileSync(await buildAssets());
   const header = {
     version,
     buildId: gitBuildId(),
-    contentHash: createHash('sha256').update(bundle).digest('hex').slice(0, 16),
+    contentHash: createHash('sha256').update(bundle).update(assets).digest('hex').slice(0, 16),
     target: 'sim',
     testBuild,
   };
-  writeFileSync(img, makeImage(bundle, header));
+  writeFileSync(img, makeImage(bundle, header, assets));
   return img;
 }
 

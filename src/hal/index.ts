@@ -2,6 +2,7 @@
 // Hosts (hosts/sim, hosts/esp32, test/support) implement it and pass one Hal
 // into boot(). Types only: no host code lives under src/.
 
+import type { Assets } from './assets.ts';
 import type { Ble } from './ble.ts';
 import type { BoardInfo } from './board.ts';
 import type { Clock } from './clock.ts';
@@ -10,6 +11,7 @@ import type { Mdns, Net, Wifi } from './net.ts';
 import type { Flash, Nvs, SdCard } from './storage.ts';
 import type { System } from './system.ts';
 
+export type * from './assets.ts';
 export type * from './ble.ts';
 export type * from './board.ts';
 export type * from './clock.ts';
@@ -24,6 +26,8 @@ export { FRAME_SAMPLES_MAX, FRAME_GUARD } from './devices.ts';
 /** Native hot loops a host may provide; src/ falls back to TypeScript without them. */
 export interface Natives {
   vecdot?: import('../../modules/vecdot/vecdot.ts').VecdotApi;
+  /** BM25 over the memory store's term lists. */
+  lexical?: import('../../modules/lexical/lexical.ts').LexicalApi;
   sha256?: import('../../modules/sha256/sha256.ts').Sha256Api;
   /** u1*G + u2*Q on P-256 for signature checks (the SDK's crypt arithmetic in C). */
   p256?: import('../../modules/p256/p256.ts').P256Api;
@@ -62,4 +66,6 @@ export interface Hal {
   buttons?: Buttons;
   ble: Ble;
   natives: Natives;
+  /** Read-only data that ships in the firmware image (src/hal/assets.ts). */
+  assets: Assets;
 }

@@ -3,7 +3,10 @@
 // power, inject touches). createMemHal() gives the Hal and the controls.
 
 import { createHash, randomFillSync } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type {
+  Assets,
   AudioOut,
   Battery,
   BatteryReading,
@@ -31,6 +34,7 @@ import { BOARD_DESCRIPTORS, boardInfo } from '../../boards/index.ts';
 import { VirtualClock } from './clock.ts';
 import { MemMdns, MemNet, MemWifi } from './memnet.ts';
 import { MemFlash, MemNvs, MemSd } from './memstorage.ts';
+import { NO_ASSETS, readAssetPack } from '../../src/util/asset-pack.ts';
 
 export { boardInfo };
 
@@ -346,6 +350,8 @@ export interface MemHalOptions {
   synced?: boolean;
   testBuild?: boolean;
   version?: string;
+  /** The image's assets; default: the build's (build/assets/assets.bin, made by the suites' global setup), none when absent. */
+  assets?: Assets;
 }
 
 export interface MemHal {
@@ -400,9 +406,19 @@ export function createMemHal(options: MemHalOptions = {}): MemHal {
     board,
     build: { version: options.version ?? 'v0.1.0', buildId: 'test', testBuild: options.testBuild ?? true },
     natives: {},
+    assets: options.assets ?? buildAssets(),
     ...parts,
   };
   return { hal, ...parts };
+}
+
+const ASSETS_PACK = fileURLToPath(new URL('../../build/assets/assets.bin', import.meta.url));
+let packed: Assets | null = null;
+
+/** The build's assets, read once per test file (a fresh copy: tests cannot share writes through it). */
+export function buildAssets(): Assets {
+  if (!packed) packed = existsSync(ASSETS_PACK) ? readAssetPack(new Uint8Array(readFileSync(ASSETS_PACK))) : NO_ASSETS;
+  return packed;
 }
 
 /**
@@ -415,6 +431,6 @@ export function rebootMemHal(previous: MemHal, reason: ResetReason = 'software')
   next.system.reason = reason;
   // The BLE stack keeps its bonds in flash across restarts.
   next.ble.keepBonds(previous.ble);
-  const hal: Hal = { ...next.hal, nvs: previous.nvs, sd: previous.sd, flash: previous.flash, build: previous.hal.build };
+  const hal: Hal = { ...next.hal, nvs: previous.nvs, sd: previous.sd, flash: previous.flash, build: previous.hal.build, assets: previous.hal.assets };
   return { ...next, hal, nvs: previous.nvs, sd: previous.sd, flash: previous.flash };
 }

@@ -12,6 +12,7 @@ import { createClock } from './clock.ts';
 import { drivers } from './drivers.ts';
 import { createAudio, createBattery, createCodec, createDisplay, createMic, createRing, createSerial, createTouch, sharesClockPins } from './devices.ts';
 import { createNatives } from './natives.ts';
+import { imageAssets } from './assets.ts';
 import { createNet } from './net.ts';
 import { createMdns, createWifi } from './wifi.ts';
 import { createNvs } from './nvs.ts';
@@ -63,5 +64,6 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     buttons: createButtons(descriptor, () => clock.monoMs(), log),
     ble: createBle(bondStore),
     natives: createNatives(),
+    assets: imageAssets(log),
   };
 }

@@ -16,6 +16,7 @@ import { createNvs } from '../../esp32/hal/nvs.ts';
 import { linEnv } from '../native/lin-native.js';
 import { createAudio, createBattery, createBle, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
 import { createNatives } from './natives.ts';
+import { imageAssets } from '../../esp32/hal/assets.ts';
 import { createMdns, createLinNet, createWifi, httpPort } from './net.ts';
 import { createFlash, createSd, prefKeep } from './storage.ts';
 import { createSystem } from './system.ts';
@@ -44,5 +45,6 @@ export function createLinHal(descriptor: BoardDescriptor, build: BuildInfo, log:
     mic: createMic(),
     ble: createBle(),
     natives: createNatives(),
+    assets: imageAssets(log),
   };
 }

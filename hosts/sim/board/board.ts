@@ -340,15 +340,22 @@ export class Board implements BoardContext {
     }
     for (const n of choice.notes) this.log(`bootloader: ${n}`);
     const bundleName = `slot${choice.slot}.js`;
+    const assetsName = `slot${choice.slot}.assets`;
+    const hasAssets = choice.image.assetsLength > 0;
     try {
       rmSync(this.device.path('run', `slot${choice.slot ^ 1}.js`), { force: true });
-      const fd = openSync(this.device.path('run', bundleName), 'w');
-      try {
-        const bytes = this.flash.bundle(choice.slot, choice.image);
-        writeSync(fd, bytes, 0, bytes.length, 0);
-      } finally {
-        closeSync(fd);
-      }
+      rmSync(this.device.path('run', `slot${choice.slot ^ 1}.assets`), { force: true });
+      const extract = (name: string, bytes: Buffer): void => {
+        const fd = openSync(this.device.path('run', name), 'w');
+        try {
+          writeSync(fd, bytes, 0, bytes.length, 0);
+        } finally {
+          closeSync(fd);
+        }
+      };
+      extract(bundleName, this.flash.bundle(choice.slot, choice.image));
+      if (hasAssets) extract(assetsName, this.flash.assets(choice.slot, choice.image));
+      else rmSync(this.device.path('run', assetsName), { force: true });
     } catch (e) {
       this.fatal(`cannot extract the bundle to ${this.device.path('run')}: ${errorText(e)}`);
       return;
@@ -359,7 +366,7 @@ export class Board implements BoardContext {
     this.session = session;
     this.kill = null;
     for (const s of this.services) s.start?.(session);
-    const args = [...(this.opts.heapMax ? ['--heap-max', String(this.opts.heapMax)] : []), `run/${bundleName}`];
+    const args = [...(this.opts.heapMax ? ['--heap-max', String(this.opts.heapMax)] : []), ...(hasAssets ? ['--assets', `run/${assetsName}`] : []), `run/${bundleName}`];
     this.log(`board: boot ${session.boot} (${reason}) from slot ${choice.slot}: ${choice.image.header.version} ${choice.image.header.buildId}`);
     session.runtime = new RuntimeProcess(this.opts.runtime, args, this.device.dir, {
       frame: (f) => this.onFrame(session, f),

@@ -118,6 +118,11 @@ export class FlashChip implements Service {
     return this.readSlot(slot, IMAGE_HEAD + image.jsonLength, image.bundleLength);
   }
 
+  /** The image's assets region (empty when it has none). */
+  assets(slot: 0 | 1, image: ImageLayout): Buffer {
+    return this.readSlot(slot, IMAGE_HEAD + image.jsonLength + image.bundleLength, image.assetsLength);
+  }
+
   entries(): [OtaEntry, OtaEntry] {
     return [decodeEntry(this.readAt(this.otadata.offset, ENTRY_BYTES)), decodeEntry(this.readAt(this.otadata.offset + SECTOR, ENTRY_BYTES))];
   }

@@ -1,12 +1,13 @@
 // The simulator's HAL, assembled: every service of src/hal implemented over
 // the runtime's __sim bridge. The board answers board.info once at boot.
 
-import type { BoardInfo, BuildInfo, Clock, Hal, HeapFigures, ResetReason, System, Timer } from '../../../src/hal/index.ts';
+import type { Assets, BoardInfo, BuildInfo, Clock, Hal, HeapFigures, ResetReason, System, Timer } from '../../../src/hal/index.ts';
 import { call, installEventDispatch, on, send } from './bridge.ts';
 import { createAudio, createBattery, createBle, createButtons, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
 import { createNatives } from './natives.ts';
 import { createMdns, createNet, createWifi } from './net.ts';
 import { createFlash, createNvs, createSd } from './storage.ts';
+import { readAssetPack } from '../../../src/util/asset-pack.ts';
 
 interface BootInfo {
   board: BoardInfo;
@@ -121,6 +122,13 @@ function createSystem(reason: ResetReason, clock: Clock, staticHeap: number, sta
   };
 }
 
+/** The image's assets (a host buffer over the mapped region: nothing is copied into the XS heap). */
+function simAssets(): Assets {
+  const pack = readAssetPack(__sim.assets);
+  if (pack.problem) __sim.print(`assets: ${pack.problem}; the image's data tables are not used`);
+  return pack;
+}
+
 /** staticHeap, staticKeys: XS bytes and keys in use once the bundle's modules have run (see HeapFigures.xsStatic, xsKeys). */
 export function createSimHal(staticHeap = 0, staticKeys = 0): Hal {
   installEventDispatch((line) => __sim.print(line));
@@ -148,5 +156,6 @@ export function createSimHal(staticHeap = 0, staticKeys = 0): Hal {
     buttons: createButtons(info.buttons ?? []),
     ble: createBle(),
     natives: createNatives(),
+    assets: simAssets(),
   };
 }

@@ -35,11 +35,14 @@ interface SimApi {
   print(text: string): void;
   exit(code: number): never;
   argv: string[];
+  /** The booting image's assets region, mapped read-only (xsim --assets; absent without one). */
+  readonly assets?: ArrayBuffer;
 }
 
 declare const __sim: SimApi;
 declare const __native:
   | (import('../../../modules/vecdot/vecdot.ts').NativeVecdot &
+      import('../../../modules/lexical/lexical.ts').NativeLexical &
       import('../../../modules/sha256/sha256.ts').NativeSha256 &
       import('../../../modules/utf8/utf8.ts').NativeUtf8 &
       Partial<import('../../../modules/mp3/mp3.ts').NativeMp3>)

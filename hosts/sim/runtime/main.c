@@ -1,7 +1,7 @@
 /*
  * main.c: the simulator runtime's entry point (build/sim/xsim).
  *
- *   xsim [--heap-max BYTES] [--standalone] <bundle.js> [args...]
+ *   xsim [--heap-max BYTES] [--assets FILE] [--standalone] <bundle.js> [args...]
  *
  * Owns: the arguments, the XS machine's creation record, reading and parsing the bundle
  * (a classic script; unreadable or unparsable: exit 74), running it as a program (an
@@ -82,7 +82,7 @@ static XS_FUNCTION_NORETURN void usage(const char* message)
 {
 	if (message)
 		fprintf(stderr, "xsim: %s\n", message);
-	fprintf(stderr, "usage: xsim [--heap-max BYTES] [--standalone] <bundle.js> [args...]\n");
+	fprintf(stderr, "usage: xsim [--heap-max BYTES] [--assets FILE] [--standalone] <bundle.js> [args...]\n");
 	exit(2);
 }
 
@@ -231,6 +231,7 @@ int main(int argc, char* argv[])
 		.staticSize = 0,
 	};
 	const char* path = NULL;
+	const char* assets = NULL;
 	int argi, extra;
 	char* source;
 	size_t length;
@@ -247,6 +248,11 @@ int main(int argc, char* argv[])
 		}
 		else if (!strncmp(argv[argi], "--heap-max=", 11))
 			gSimHeapMax = parseSize(argv[argi] + 11);
+		else if (!strcmp(argv[argi], "--assets")) {
+			if (++argi >= argc)
+				usage("--assets wants a file");
+			assets = argv[argi];
+		}
 		else if (!strcmp(argv[argi], "--help") || !strcmp(argv[argi], "-h"))
 			usage(NULL);
 		else if (!strcmp(argv[argi], "--"))
@@ -270,6 +276,8 @@ int main(int argc, char* argv[])
 			simExit(SIM_EXIT_PIPE);
 	}
 	simPipeOpen();
+	if (assets && simMapAssets(assets) < 0)
+		simExit(SIM_EXIT_BUNDLE);
 	source = readBundle(path, &length);
 
 	machine = xsCreateMachine(&creation, "xsim", NULL);
@@ -284,6 +292,7 @@ int main(int argc, char* argv[])
 		txScript* script;
 		simInstallSim(the, argc - extra, argv + extra);
 		simInstallNatives(the);
+		simInstallAssets(the);
 		simLoopInit(the);
 		script = parseBundle(the, source, length, path);
 		free(source);

@@ -98,5 +98,8 @@ void simCallInHost(txMachine* the, txSlot* function, txSlot* arguments, txIntege
 
 /* natives.c */
 void simInstallNatives(txMachine* the);
+/* assets.c: --assets FILE mapped read-only, then __sim.assets (a host buffer over it). */
+int simMapAssets(const char* path);
+void simInstallAssets(txMachine* machine);
 
 #endif /* SIM_H */
