@@ -27,6 +27,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The C the device build compiles from this repository that is portable (no XS, no ESP-IDF). */
 export const PORTABLE_C = [
   'modules/vecdot/vecdot.c',
+  'modules/lexical/lexical.c',
   'modules/sha256/sha256.c',
   'modules/utf8/utf8.c',
   'hosts/esp32/native/sdpath.c',

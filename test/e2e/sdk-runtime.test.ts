@@ -35,7 +35,7 @@ describe('the firmware preloaded in the SDK desktop runtime', () => {
   it('boots and says HTTP is up, with the sign-in link', (ctx) => {
     if (!needSdk(ctx, 'the SDK runtime test')) return;
     expect(device!.log()).toMatch(/boot: v\d+\.\d+\.\d+ \(lin-[0-9a-f]+(-dirty)?\) on panel-35, reset: power-on/);
-    expect(device!.log()).toMatch(/boot: hotspots: vecdot C, sha256 C, p256 C, utf8 C/);
+    expect(device!.log()).toMatch(/boot: hotspots: vecdot C, lexical C, sha256 C, p256 C, utf8 C/);
     expect(device!.signIn).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?c=[2-9A-HJKMNP-Z]{12}$/);
     expect(device!.log()).not.toMatch(/start\(\) threw|XS abort|read-only|not writable|read only/);
   });

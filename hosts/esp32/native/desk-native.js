@@ -5,9 +5,10 @@
 // firmware bundle imports it as an external module. The types and the
 // error convention ("CODE: text") are in desk-native.d.ts.
 
-// hotspots: modules/vecdot, modules/sha256, modules/utf8 (the same C the simulator links), modules/p256 (over the SDK's crypt arithmetic)
+// hotspots: modules/vecdot, modules/lexical, modules/sha256, modules/utf8 (the same C the simulator links), modules/p256 (over the SDK's crypt arithmetic)
 function vecdotDot(a, b) @ "xs_vecdot_dot";
 function vecdotTopk(matrix, rows, dims, norms, query, qnorm, k, outIdx, outScore) @ "xs_vecdot_topk";
+function lexicalBm25(pool, off, len, dl, rows, mask, query, nq, k1, b, scores, idf, k, outIdx, outScore) @ "xs_lexical_bm25";
 function sha256Init() @ "xs_sha256_init";
 function sha256Update(ctx, bytes) @ "xs_sha256_update";
 function sha256Final(ctx) @ "xs_sha256_final";
@@ -76,6 +77,7 @@ function panelEnd() @ "xs_desk_panel_end";
 export {
 	vecdotDot,
 	vecdotTopk,
+	lexicalBm25,
 	sha256Init,
 	sha256Update,
 	sha256Final,

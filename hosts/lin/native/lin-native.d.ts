@@ -4,9 +4,11 @@ import type { NativeSha256 } from '../../../modules/sha256/sha256.ts';
 import type { NativeUtf8 } from '../../../modules/utf8/utf8.ts';
 import type { NativeEc } from '../../../modules/p256/p256.ts';
 import type { NativeVecdot } from '../../../modules/vecdot/vecdot.ts';
+import type { NativeLexical } from '../../../modules/lexical/lexical.ts';
 
 export declare const vecdotDot: NativeVecdot['vecdotDot'];
 export declare const vecdotTopk: NativeVecdot['vecdotTopk'];
+export declare const lexicalBm25: NativeLexical['lexicalBm25'];
 export declare const sha256Init: NativeSha256['sha256Init'];
 export declare const sha256Update: NativeSha256['sha256Update'];
 export declare const sha256Final: NativeSha256['sha256Final'];

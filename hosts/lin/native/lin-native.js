@@ -4,9 +4,10 @@
 // little the lin HAL needs from the process (lin_native.c). JavaScript only
 // (XS's `@ "xs_name"` syntax); the types are in lin-native.d.ts.
 
-// hotspots: modules/vecdot, modules/sha256, modules/utf8, modules/p256 (over the SDK's crypt arithmetic)
+// hotspots: modules/vecdot, modules/lexical, modules/sha256, modules/utf8, modules/p256 (over the SDK's crypt arithmetic)
 function vecdotDot(a, b) @ "xs_vecdot_dot";
 function vecdotTopk(matrix, rows, dims, norms, query, qnorm, k, outIdx, outScore) @ "xs_vecdot_topk";
+function lexicalBm25(pool, off, len, dl, rows, mask, query, nq, k1, b, scores, idf, k, outIdx, outScore) @ "xs_lexical_bm25";
 function sha256Init() @ "xs_sha256_init";
 function sha256Update(ctx, bytes) @ "xs_sha256_update";
 function sha256Final(ctx) @ "xs_sha256_final";
@@ -25,6 +26,7 @@ function linRandom(bytes) @ "xs_lin_random";
 export {
 	vecdotDot,
 	vecdotTopk,
+	lexicalBm25,
 	sha256Init,
 	sha256Update,
 	sha256Final,

@@ -19,12 +19,18 @@
 #endif
 
 void xs_vecdot_install(xsMachine* the);
+void xs_lexical_install(xsMachine* the);
 void xs_sha256_install(xsMachine* the);
 void xs_utf8_install(xsMachine* the);
 void xs_mp3_install(xsMachine* the);
 void xs_p256_install(xsMachine* the);
 
 __attribute__((weak)) void xs_vecdot_install(xsMachine* the)
+{
+	(void)the;
+}
+
+__attribute__((weak)) void xs_lexical_install(xsMachine* the)
 {
 	(void)the;
 }
@@ -53,7 +59,7 @@ __attribute__((weak)) void xs_p256_install(xsMachine* the)
 
 void simInstallNatives(txMachine* machine)
 {
-	void (*installs[])(xsMachine*) = { xs_vecdot_install, xs_sha256_install, xs_utf8_install, xs_mp3_install, xs_p256_install };
+	void (*installs[])(xsMachine*) = { xs_vecdot_install, xs_lexical_install, xs_sha256_install, xs_utf8_install, xs_mp3_install, xs_p256_install };
 	size_t i;
 	{
 		txMachine* the = machine;
