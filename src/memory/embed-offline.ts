@@ -3,13 +3,15 @@
 // adjacent word bigrams and character trigrams of each word into `dims`
 // signed buckets, then L2-normalized. Lexical, not semantic: a query finds a
 // memory when they share words or word stems (recall measured in
-// test/unit/memory-recall.test.ts). Deterministic across hosts and versions:
+// test/unit/memory/recall.test.ts). Since the static table (embed-static.ts)
+// carries meaning this is the fallback of an image without it, and the
+// baseline the recall bench measures beside it. Deterministic across hosts and versions:
 // the model name changes if the features ever do.
 //
 // XS: the text is lowercased once, walked once with for...of, and words are
 // kept as arrays of code points and hashed as numbers (no string building).
 
-import { DEFAULT_EMBEDDING, OFFLINE_MODEL, OFFLINE_PROVIDER, type Embedder, type EmbeddingConfig } from './embedder.ts';
+import { HASH_EMBEDDING, HASH_MODEL, OFFLINE_PROVIDER, type Embedder, type EmbeddingConfig } from './embedder.ts';
 
 const W_WORD = 1.0;
 const W_BIGRAM = 0.3;
@@ -78,8 +80,8 @@ function stemLength(w: number[]): number {
 export class OfflineEmbedder implements Embedder {
   readonly config: EmbeddingConfig;
 
-  constructor(dims = DEFAULT_EMBEDDING.dims) {
-    this.config = { provider: OFFLINE_PROVIDER, model: OFFLINE_MODEL, dims };
+  constructor(dims = HASH_EMBEDDING.dims) {
+    this.config = { provider: OFFLINE_PROVIDER, model: HASH_MODEL, dims };
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {

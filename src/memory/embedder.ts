@@ -16,14 +16,24 @@ export interface EmbeddingConfig {
 }
 
 export const OFFLINE_PROVIDER = 'offline';
-export const OFFLINE_MODEL = 'hash-ngram-1';
-export const DEFAULT_EMBEDDING: EmbeddingConfig = { provider: OFFLINE_PROVIDER, model: OFFLINE_MODEL, dims: DEFAULT_DIMS };
+/** The feature-hashing embedder (embed-offline.ts): words, not meaning; what runs when the image has no table. */
+export const HASH_MODEL = 'hash-ngram-1';
+/** The embedding of an image without the static table (the table's own model is the default where it ships: memory.ts). */
+export const HASH_EMBEDDING: EmbeddingConfig = { provider: OFFLINE_PROVIDER, model: HASH_MODEL, dims: DEFAULT_DIMS };
 
 /** Thrown when an embedding cannot be made (no key, network, bad answer). */
 export class EmbedError extends Error {}
 
 export interface Embedder {
   readonly config: EmbeddingConfig;
+  /**
+   * The mean direction of texts under this embedder (the average of their unit
+   * vectors), when known: a query's dot with it is the cosine the query can
+   * expect with an unrelated text, and the similarity shown is calibrated by
+   * it (ranking.ts), so vectors that share a common direction are not read as
+   * "all alike". Without it the cosine is shown as it is.
+   */
+  readonly mean?: Float32Array;
   /** One vector of config.dims per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>;
 }
@@ -37,12 +47,12 @@ export function sameEmbedding(a: EmbeddingConfig, b: EmbeddingConfig): boolean {
   return embeddingId(a) === embeddingId(b);
 }
 
-/** Checks a configuration's shape; returns an error sentence or null. */
-export function checkEmbeddingConfig(c: EmbeddingConfig): string | null {
+/** Checks a configuration's shape against the offline models this image has; returns an error sentence or null. */
+export function checkEmbeddingConfig(c: EmbeddingConfig, offlineModels: readonly string[] = [HASH_MODEL]): string | null {
   if (!PROVIDER_ID.test(c.provider)) return 'provider must be 1-15 characters of a-z 0-9 _ -';
   if (!MODEL_ID.test(c.model)) return 'model must be 1-63 characters without spaces';
   if (!Number.isInteger(c.dims) || c.dims < MIN_DIMS || c.dims > MAX_DIMS || c.dims % 4 !== 0)
     return `dims must be a multiple of 4 from ${MIN_DIMS} to ${MAX_DIMS}`;
-  if (c.provider === OFFLINE_PROVIDER && c.model !== OFFLINE_MODEL) return `the offline embedder's model is ${OFFLINE_MODEL}`;
+  if (c.provider === OFFLINE_PROVIDER && !offlineModels.includes(c.model)) return `the offline models of this firmware are ${offlineModels.join(', ')}`;
   return null;
 }

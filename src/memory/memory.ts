@@ -12,31 +12,28 @@
 
 import type { Store } from '../core/store.ts';
 import type { Hotspots } from '../core/hotspots.ts';
-import type { Hal } from '../hal/index.ts';
+import type { Hal, Timer } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import type { MemWrite, ScratchpadPatch } from '../contracts/index.ts';
 import type { RandomFill } from '../util/ids.ts';
 import { ConfigStore } from './config.ts';
-import {
-  checkEmbeddingConfig,
-  DEFAULT_EMBEDDING,
-  OFFLINE_PROVIDER,
-  sameEmbedding,
-  type Embedder,
-  type EmbeddingConfig,
-} from './embedder.ts';
+import { checkEmbeddingConfig, HASH_EMBEDDING, HASH_MODEL, OFFLINE_PROVIDER, sameEmbedding, type Embedder, type EmbeddingConfig } from './embedder.ts';
 import { OfflineEmbedder } from './embed-offline.ts';
+import { StaticEmbedder, StaticTable } from './embed-static.ts';
 import { NO_KEYS, RemoteEmbedder, type EmbeddingKeys } from './embed-remote.ts';
 import { EpisodicLog } from './episodic.ts';
 import { CARD_POLL_MS, DECAY_PERIOD_MS, TICK_MS } from './limits.ts';
 import { DEFAULT_PEOPLE, type People } from './quotas.ts';
-import { formatBlock, retrieve } from './retrieval.ts';
+import { formatBlock, retrieve, type Ranked } from './retrieval.ts';
 import { ScratchpadStore, type Scratchpad } from './scratchpad.ts';
 import { MemoryError, VectorStore, type WriteOutcome } from './vector-store.ts';
 import { stringify } from '../util/json.ts';
 
 export { MemoryError };
+
+/** After a failed re-embedding, the next attempt. */
+const REEMBED_RETRY_MS = 60_000;
 
 /** The card as memory needs it: whether it is usable, a probe, and word of a change (src/storage). */
 export interface MemoryCard {
@@ -66,6 +63,9 @@ export class Memory {
   private keys: EmbeddingKeys = NO_KEYS;
   private people: People = DEFAULT_PEOPLE;
   private pending: Promise<void> = Promise.resolve();
+  private retry: Timer | null = null;
+  /** The image's static embedding table (embed-static.ts), null when the image has none. */
+  readonly table: StaticTable | null;
 
   constructor(
     private readonly hal: Hal,
@@ -76,11 +76,22 @@ export class Memory {
   ) {
     this.config = new ConfigStore(nvs);
     this.scratch = new ScratchpadStore(nvs);
+    this.table = StaticTable.from(hal.assets);
     const cardLive = (): boolean => this.card?.live() ?? false;
     const emb = this.embeddingConfig();
     this.store = new VectorStore(
-      { sd: hal.sd, cardLive, sha: hotspots.sha256, vecdot: hotspots.vecdot, clock: hal.clock, log, config: this.config, people: { roleOf: (p) => this.people.roleOf(p), quotaOverride: (p) => this.people.quotaOverride(p) } },
-      new OfflineEmbedder(emb.provider === OFFLINE_PROVIDER ? emb.dims : DEFAULT_EMBEDDING.dims),
+      {
+        sd: hal.sd,
+        cardLive,
+        sha: hotspots.sha256,
+        vecdot: hotspots.vecdot,
+        lexical: hotspots.lexical,
+        clock: hal.clock,
+        log,
+        config: this.config,
+        people: { roleOf: (p) => this.people.roleOf(p), quotaOverride: (p) => this.people.quotaOverride(p) },
+      },
+      this.offlineEmbedder(emb.provider === OFFLINE_PROVIDER ? emb : this.defaultEmbedding()),
     );
     this.episodic = new EpisodicLog({ sd: hal.sd, cardLive, sha: hotspots.sha256, clock: hal.clock, log, random });
   }
@@ -90,19 +101,38 @@ export class Memory {
     this.people = people;
   }
 
-  /** The configured embedding (NVS; the offline embedder at 256 dims until set). */
+  /** The offline models this image can run: the static table's (when it ships) and feature hashing. */
+  offlineModels(): string[] {
+    return this.table ? [this.table.header.model, HASH_MODEL] : [HASH_MODEL];
+  }
+
+  /** Without a configuration: the static table's embedding, else feature hashing. */
+  defaultEmbedding(): EmbeddingConfig {
+    return this.table ? { provider: OFFLINE_PROVIDER, model: this.table.header.model, dims: this.table.header.dims } : { ...HASH_EMBEDDING };
+  }
+
+  /**
+   * The configured embedding (NVS), or the default when none is set or the
+   * one set cannot run on this image (an offline model that an update
+   * replaced: the store then re-embeds with the default, spec Versioning 7).
+   */
   embeddingConfig(): EmbeddingConfig {
     try {
       const o = JSON.parse(this.nvs.str('embedding', '')) as EmbeddingConfig;
-      if (o && checkEmbeddingConfig(o) === null) return { provider: o.provider, model: o.model, dims: o.dims };
+      if (o && checkEmbeddingConfig(o, this.offlineModels()) === null) return { provider: o.provider, model: o.model, dims: o.dims };
     } catch {
       // unset or damaged: the default
     }
-    return { ...DEFAULT_EMBEDDING };
+    return this.defaultEmbedding();
+  }
+
+  private offlineEmbedder(c: EmbeddingConfig): Embedder {
+    if (this.table && c.model === this.table.header.model) return new StaticEmbedder(this.table);
+    return new OfflineEmbedder(c.dims);
   }
 
   private makeEmbedder(c: EmbeddingConfig): Embedder {
-    if (c.provider === OFFLINE_PROVIDER) return new OfflineEmbedder(c.dims);
+    if (c.provider === OFFLINE_PROVIDER) return this.offlineEmbedder(c);
     if (!this.client) throw new MemoryError('embedding', 'remote embedding is not available before boot completes');
     return new RemoteEmbedder(c, this.client, this.keys);
   }
@@ -141,7 +171,31 @@ export class Memory {
   private attach(): void {
     const stale = this.store.degraded ? this.store.attach() : false;
     if (this.episodic.degraded) this.episodic.attach();
-    if (stale) this.background(() => this.store.reembed());
+    if (stale) this.startReembed();
+  }
+
+  /**
+   * Re-embeds in the background; a failed attempt (a remote embedder out of
+   * reach) leaves the store waiting (searches and writes answer "busy" with the
+   * reason, never with vectors of another embedding) and tries again later.
+   */
+  private startReembed(): void {
+    this.store.stale = true;
+    if (this.retry !== null) {
+      this.retry.cancel();
+      this.retry = null;
+    }
+    void this.background(async () => {
+      try {
+        await this.store.reembed();
+      } catch (e) {
+        this.log.warn('mem', `re-embedding stopped (${e instanceof Error ? e.message : String(e)}); trying again in ${REEMBED_RETRY_MS / 1000} s`);
+        this.retry = this.hal.clock.setTimeout(() => {
+          this.retry = null;
+          this.startReembed();
+        }, REEMBED_RETRY_MS);
+      }
+    });
   }
 
   /** Runs async work one piece at a time, logging failures. */
@@ -182,12 +236,13 @@ export class Memory {
   }
 
   /**
-   * Sets the embedding (provider, model, dims). A change wipes the vectors
-   * and re-embeds every memory and the archive from their content; a remote
-   * provider is tried once first, so a bad key or model changes nothing.
+   * Sets the embedding (provider, model, dims). A change re-embeds every
+   * memory and the archive from their content in the background (progress in
+   * stats().reembed; idle() resolves when done); a remote provider is tried
+   * once first, so a bad key or model changes nothing.
    */
   async setEmbedding(c: EmbeddingConfig): Promise<{ changed: boolean; reembedded: number }> {
-    const problem = checkEmbeddingConfig(c);
+    const problem = checkEmbeddingConfig(c, this.offlineModels());
     if (problem) throw new MemoryError('bad-input', problem);
     if (sameEmbedding(c, this.store.emb)) return { changed: false, reembedded: 0 };
     const embedder = this.makeEmbedder(c);
@@ -201,11 +256,17 @@ export class Memory {
     this.nvs.set('embedding', stringify(c));
     this.store.embedder = embedder;
     const n = this.store.index.count;
-    await this.background(() => this.store.reembed());
+    this.startReembed();
     return { changed: true, reembedded: n };
   }
 
   // ---- the turn engine's API ----
+
+  /** memory.search and GET /api/mem/vector?query=: the one retrieval (retrieval.ts), n hits at most. */
+  search(query: string, person: string | null, n: number): Promise<Ranked[]> {
+    if (typeof query !== 'string' || !query.trim()) return Promise.reject(new MemoryError('bad-input', 'query is empty'));
+    return retrieve(this.store, [query], person, this.config.get(), this.hal.clock.wallMs(), n);
+  }
 
   /** The relevant-memories block for a turn (lines '- [NN%] content' within max_context_bytes; '' when none). */
   async relevantMemories(userText: string, memQueries: readonly string[], person: string | null): Promise<string> {
@@ -269,6 +330,7 @@ export class Memory {
       epiTruncated: this.episodic.truncated,
       epiFloor: this.episodic.floorTs,
       embedding: this.store.emb,
+      reembed: this.store.reembedding ? { ...this.store.reembedding } : null,
     };
   }
 }

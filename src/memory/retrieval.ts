@@ -1,14 +1,16 @@
-// Retrieval for the prompt's relevant-memories block: candidates from every
-// query (the user's text and the turn's mem_query strings) by cosine, then
-// the relevance threshold, a ranking that favours important and recent
-// memories, maximal marginal relevance for variety, retrieval_count and the
-// block's byte budget (max_context_bytes, whole lines only).
+// The one retrieval of long-term memory: memory.search, GET /api/mem/vector
+// ?query= and the prompt's relevant-memories block all ask it. Candidates
+// from every query (ranking.ts: by meaning and by words, fused into one
+// relevance), then the memory config: the relevance threshold, a ranking that
+// favours important and recent memories, maximal marginal relevance for
+// variety, the count asked for; the prompt's block also fits max_context_bytes
+// (whole lines only).
 //
-// rank = cosine x (0.8 + 0.2 x importance) x recency, where recency is
+// rank = (sem + lex) x (0.8 + 0.2 x importance) x recency, recency being
 // 0.7 + 0.3 x 2^(-age / recency_half_life_hours) (1 for permanent and pinned
 // memories, and when the half-life is 0). MMR picks, one at a time, the
 // candidate maximizing mmr_lambda x rank - (1 - mmr_lambda) x (its highest
-// cosine to those already picked); mmr_lambda 1 is plain ranking.
+// calibrated similarity to those already picked); mmr_lambda 1 is plain ranking.
 
 import { capBytes } from '../util/cap.ts';
 import { utf8Length } from '../util/utf8.ts';
@@ -22,7 +24,7 @@ const LINE_BREAK_RUNS = /\s*\n\s*/;
 
 export interface Ranked {
   rec: MemRecord;
-  /** Best cosine over the queries (what the '[NN%]' shows). */
+  /** Relevance 0-1 (what '[NN%]' shows): ranking.ts. */
   score: number;
   rank: number;
 }
@@ -33,48 +35,45 @@ function recency(rec: MemRecord, now: number, halfLife: number): number {
   return 0.7 + 0.3 * Math.pow(2, -ageH / halfLife);
 }
 
-/** One line of a memory list: '- [NN%] content'. */
+/** One line of a memory list: '- [NN%] content' (two digits, as the spec writes it: a full match shows 99). */
 export function hitLine(score: number, content: string): string {
-  const pct = Math.max(0, Math.min(100, Math.round(score * 100)));
+  const pct = Math.max(0, Math.min(99, Math.round(score * 100)));
   return `- [${pct < 10 ? '0' : ''}${pct}%] ${replaceEvery(content, LINE_BREAK_RUNS, ' ')}`;
 }
 
-export async function retrieve(store: VectorStore, queries: string[], person: string | null, cfg: MemoryConfig, now: number): Promise<Ranked[]> {
-  const texts = queries.map((q) => (typeof q === 'string' ? q.trim() : '')).filter(Boolean);
-  if (!texts.length || store.index.count === 0) return [];
-  const vecs = await store.embedQ(texts);
-  const pool = Math.min(100, cfg.retrieval_count * 3);
-  const best = new Map<string, { rec: MemRecord; score: number }>();
-  for (const { q, norm } of vecs) {
-    for (const h of store.searchVec(q, norm, person, pool, cfg.relevance_threshold)) {
-      const prev = best.get(h.rec.id);
-      if (!prev || h.score > prev.score) best.set(h.rec.id, h);
-    }
-  }
-  const cands: Ranked[] = [...best.values()].map((h) => ({
-    rec: h.rec,
-    score: h.score,
-    rank: h.score * (0.8 + 0.2 * h.rec.importance) * recency(h.rec, now, cfg.recency_half_life_hours),
-  }));
-  cands.sort((a, b) => b.rank - a.rank);
-  const picked: Ranked[] = [];
+/** Candidates considered per query and side, for n asked: enough for MMR to choose among. */
+export function poolFor(n: number): number {
+  return Math.min(200, Math.max(50, n * 4));
+}
+
+/** The memories that answer the queries, as the memory config orders them (n: how many; default retrieval_count). */
+export async function retrieve(store: VectorStore, queries: string[], person: string | null, cfg: MemoryConfig, now: number, n = cfg.retrieval_count): Promise<Ranked[]> {
+  const found = await store.candidates(queries, person, poolFor(n));
+  const cands = found
+    .filter((c) => c.rel >= cfg.relevance_threshold)
+    .map((c) => ({ rec: c.rec, score: c.rel, row: c.row, rank: c.fused * (0.8 + 0.2 * c.rec.importance) * recency(c.rec, now, cfg.recency_half_life_hours) }));
+  cands.sort((a, b) => b.rank - a.rank || a.row - b.row);
+  // MMR chooses among the best few; each pick updates the others' highest similarity once
+  const pool = cands.slice(0, Math.max(20, n * 3));
+  const maxSim = new Float64Array(pool.length);
+  const picked: typeof cands = [];
   const lambda = cfg.mmr_lambda;
-  const rows = (r: Ranked): number => store.index.rowOf(r.rec.id)!;
-  while (picked.length < cfg.retrieval_count && cands.length) {
+  while (picked.length < n && pool.length) {
     let bestI = 0;
     let bestV = -Infinity;
-    for (let i = 0; i < cands.length; i++) {
-      let sim = 0;
-      if (lambda < 1) for (const p of picked) sim = Math.max(sim, store.index.cosine(store.vecdot, rows(cands[i]!), rows(p)));
-      const v = lambda * cands[i]!.rank - (1 - lambda) * sim;
+    for (let i = 0; i < pool.length; i++) {
+      const v = lambda * pool[i]!.rank - (1 - lambda) * maxSim[i]!;
       if (v > bestV) {
         bestV = v;
         bestI = i;
       }
     }
-    picked.push(cands.splice(bestI, 1)[0]!);
+    const p = pool.splice(bestI, 1)[0]!;
+    maxSim.copyWithin(bestI, bestI + 1);
+    picked.push(p);
+    if (lambda < 1) for (let i = 0; i < pool.length; i++) maxSim[i] = Math.max(maxSim[i]!, store.similarity(pool[i]!.row, p.row));
   }
-  return picked;
+  return picked.map((p) => ({ rec: p.rec, score: p.score, rank: p.rank }));
 }
 
 /** The block's lines within maxBytes (whole lines; a first line longer than the budget is cut). */

@@ -92,8 +92,7 @@ export function memoryRoutes(memory: Memory): Route[] {
         const query = (q.get('query') ?? '').trim();
         try {
           if (query) {
-            const cfg = memory.config.get();
-            const hits = await store.search(query, OWNER, Math.min(100, offset + limit), cfg.relevance_threshold);
+            const hits = await memory.search(query, OWNER, Math.min(100, offset + limit));
             return jsonResponse({ query, total: hits.length, items: hits.slice(offset).map((h) => view(h.rec, h.score)) });
           }
           const page = store.browse(OWNER, limit, offset);

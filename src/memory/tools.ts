@@ -12,6 +12,7 @@
 import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import { TTL_CLASSES, type TtlClass } from '../contracts/index.ts';
 import { CONFIG_KEYS, parseConfigPatch } from './config.ts';
+import { checkEmbeddingConfig, embeddingId, sameEmbedding, type EmbeddingConfig } from './embedder.ts';
 import { EPI_LIMIT_MAX } from './limits.ts';
 import type { Memory } from './memory.ts';
 import { hitLine } from './retrieval.ts';
@@ -127,10 +128,9 @@ function memoryWriteTool(memory: Memory): ToolSpec {
 }
 
 function memorySearchTool(memory: Memory): ToolSpec {
-  const store = memory.store;
   return {
     name: 'memory.search',
-    description: "Search long-term memory by meaning. One line per hit: '- [NN%] content' (NN = similarity).",
+    description: "Search long-term memory by meaning and by words. One line per hit: '- [NN%] content' (NN = relevance).",
     access: 'open',
     where: 'both',
     schema: {
@@ -145,7 +145,7 @@ function memorySearchTool(memory: Memory): ToolSpec {
       guard(async () => {
         const cfg = memory.config.get();
         const n = clampInt(num(a, 'n_results'), 1, 100, cfg.retrieval_count);
-        const hits = await store.search(str(a, 'query') ?? '', person(c), n, cfg.relevance_threshold);
+        const hits = await memory.search(str(a, 'query') ?? '', person(c), n);
         if (!hits.length) return ok(`No memories above the relevance threshold (${Math.round(cfg.relevance_threshold * 100)}%).`);
         return ok(hits.map((h) => hitLine(h.score, h.rec.content)).join('\n'));
       }),
@@ -222,11 +222,39 @@ function memoryPinTool(memory: Memory): ToolSpec {
   };
 }
 
+/** "provider/model/dims" (the model may itself hold slashes) as a configuration, or an error sentence. */
+export function parseEmbeddingArg(text: string): EmbeddingConfig | string {
+  const parts = text.trim().split('/');
+  if (parts.length < 3) return 'embedding must read provider/model/dims, e.g. openai/text-embedding-3-small/256';
+  const dims = Number(parts[parts.length - 1]);
+  return { provider: parts[0]!, model: parts.slice(1, -1).join('/'), dims };
+}
+
+function embeddingLine(memory: Memory): string {
+  const e = memory.store.emb;
+  const r = memory.store.reembedding;
+  const progress = r ? ` (re-embedding: ${r.done} of ${r.total}${r.error ? `, paused: ${r.error}` : ''})` : '';
+  return `embedding: ${e.provider}/${e.model}/${e.dims}${progress}; offline models: ${memory.offlineModels().join(', ')}`;
+}
+
+/** memory.config update of the embedding: refused without confirm, since every memory is re-embedded. */
+async function changeEmbedding(memory: Memory, text: string, confirm: boolean): Promise<ToolResult> {
+  const c = parseEmbeddingArg(text);
+  if (typeof c === 'string') return fail('bad-input', c);
+  const problem = checkEmbeddingConfig(c, memory.offlineModels());
+  if (problem) return fail('bad-input', problem);
+  if (sameEmbedding(c, memory.store.emb)) return ok(`The embedding is already ${embeddingId(c)}; nothing changed.`);
+  const n = memory.store.index.count;
+  if (!confirm) return fail('confirm', `Changing the embedding to ${embeddingId(c)} re-embeds all ${n} memories and the archive in the background; memory answers "busy" until that is done. Call again with confirm: true to go ahead.`);
+  const r = await memory.setEmbedding(c);
+  return ok(`Embedding set to ${embeddingId(c)}; re-embedding ${r.reembedded} memories in the background (progress in memory.config view and GET /api/mem/stats).`);
+}
+
 function memoryConfigTool(memory: Memory): ToolSpec {
-  const store = memory.store;
   return {
     name: 'memory.config',
-    description: 'View the memory configuration, or update it (admin only; out-of-range values are clamped).',
+    description:
+      'View the memory configuration, or update it (admin only; out-of-range values are clamped). embedding (provider/model/dims) changes how memories are embedded: every memory is re-embedded, so it needs confirm: true.',
     access: 'open',
     where: 'both',
     schema: {
@@ -234,22 +262,25 @@ function memoryConfigTool(memory: Memory): ToolSpec {
       properties: {
         action: { type: 'string', enum: ['view', 'update'] },
         ...Object.fromEntries(CONFIG_KEYS.map((k) => [k, { type: 'number' }])),
+        embedding: { type: 'string', description: 'provider/model/dims, e.g. offline/<model>/256 or openai/text-embedding-3-small/256' },
+        confirm: { type: 'boolean', description: 'true to go ahead with a change of embedding' },
       },
       required: ['action'],
     },
     handler: (a, c) =>
-      guard(() => {
+      guard(async () => {
         const action = str(a, 'action');
         if (action === 'update') {
           if (!c.admin) return fail('forbidden', 'updating the memory configuration is for admins');
+          const emb = str(a, 'embedding');
           const p = parseConfigPatch(a);
           if (!p.ok) return fail('bad-input', p.error);
-          if (!Object.keys(p.patch).length) return fail('bad-input', `give at least one of ${CONFIG_KEYS.join(', ')}`);
-          memory.config.set(p.patch);
+          if (!Object.keys(p.patch).length && emb === undefined) return fail('bad-input', `give at least one of ${CONFIG_KEYS.join(', ')}, embedding`);
+          if (Object.keys(p.patch).length) memory.config.set(p.patch);
+          if (emb !== undefined) return changeEmbedding(memory, emb, bool(a, 'confirm') === true);
         } else if (action !== 'view') return fail('bad-input', 'action must be view or update');
         const cfg = memory.config.get();
-        const emb = store.emb;
-        return ok([...CONFIG_KEYS.map((k) => `${k}: ${cfg[k]}`), `embedding: ${emb.provider}/${emb.model}, ${emb.dims} dims`].join('\n'));
+        return ok([...CONFIG_KEYS.map((k) => `${k}: ${cfg[k]}`), embeddingLine(memory)].join('\n'));
       }),
   };
 }

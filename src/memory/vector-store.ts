@@ -13,6 +13,7 @@ import type { Log } from '../log/log.ts';
 import type { Sha256Api } from '../../modules/sha256/sha256.ts';
 import { sha256 } from '../../modules/sha256/sha256.ts';
 import { quantize, type VecdotApi } from '../../modules/vecdot/vecdot.ts';
+import type { LexicalApi } from '../../modules/lexical/lexical.ts';
 import type { TtlClass } from '../contracts/index.ts';
 import { TTL_CLASSES } from '../contracts/index.ts';
 import { capBytes } from '../util/cap.ts';
@@ -37,6 +38,8 @@ import { quotaFor, type People } from './quotas.ts';
 import { encodeDelete, encodeFlush, encodePut, type MemRecord } from './record.ts';
 import { VectorFile } from './vector-file.ts';
 import { VectorIndex } from './vector-index.ts';
+import { calibrated, expectedCosine, rankRows, type Candidate } from './ranking.ts';
+import { termList } from './lexicon.ts';
 import { replaceEvery } from '../util/replace.ts';
 import { stringify } from '../util/json.ts';
 
@@ -80,6 +83,9 @@ export interface Hit {
   score: number;
 }
 
+/** Memories embedded per step of a re-embedding (a remote embedder's batch). */
+const REEMBED_BATCH = 32;
+
 /** Memories whose timestamps predate this were written before the clock was set (2020-01-01). */
 const SANE_EPOCH_MS = 1577836800000;
 /** A memory.update or pin by content needs a match at least this close. */
@@ -91,6 +97,7 @@ export interface StoreDeps {
   cardLive: () => boolean;
   sha: Sha256Api;
   vecdot: VecdotApi;
+  lexical: LexicalApi;
   clock: Clock;
   log: Log;
   config: ConfigStore;
@@ -129,6 +136,10 @@ export class VectorStore {
   /** Changes made without a card, merged into the card's store when one becomes live. */
   private offline: OfflineOp[] = [];
   private busy: string | null = null;
+  /** The vectors were made with another embedding than the embedder's: re-embedding is due (reembed()). */
+  stale = false;
+  /** Re-embedding's progress: memories done of total; error: why the last attempt stopped. */
+  reembedding: { done: number; total: number; error: string | null } | null = null;
 
   constructor(
     private readonly deps: StoreDeps,
@@ -145,6 +156,15 @@ export class VectorStore {
 
   get vecdot(): VecdotApi {
     return this.deps.vecdot;
+  }
+
+  get lexical(): LexicalApi {
+    return this.deps.lexical;
+  }
+
+  /** How alike two rows are, calibrated as a query's similarity is (ranking.ts), seen from row b. */
+  similarity(a: number, b: number): number {
+    return calibrated(this.index.cosine(this.deps.vecdot, a, b), expectedCosine(this.index.vector(b), this.index.norms[b]!, this.embedder.mean));
   }
 
   /** The working-set cap in force: max_vectors, and the degraded cap without a card. */
@@ -290,6 +310,10 @@ export class VectorStore {
 
   private checkBusy(): void {
     if (this.busy) throw new MemoryError('busy', this.busy);
+    if (this.stale) {
+      const r = this.reembedding;
+      throw new MemoryError('busy', `memories are waiting to be re-embedded after a change of embedding${r?.error ? ` (the last attempt stopped: ${r.error})` : ''}; try again shortly`);
+    }
   }
 
   async embedQ(texts: string[]): Promise<Array<{ q: Int8Array; norm: number }>> {
@@ -304,13 +328,23 @@ export class VectorStore {
 
   /** Re-embeds every memory (and the archive) with the current embedder: after a change of embedding. */
   async reembed(): Promise<void> {
-    this.busy = 'memories are being re-embedded after a change of embedding; try again shortly';
+    const recs = [...this.index.recs];
+    const progress = { done: 0, total: recs.length, error: null as string | null };
+    this.reembedding = progress;
+    this.stale = true;
+    this.busy = `memories are being re-embedded after a change of embedding (0 of ${recs.length}); try again shortly`;
     try {
-      const recs = [...this.index.recs];
-      const vecs = await this.embedQ(recs.map((r) => r.content));
       const next = new VectorIndex(this.emb.dims, Math.max(64, recs.length));
-      recs.forEach((r, i) => next.put(r, vecs[i]!.q, vecs[i]!.norm));
+      // in batches, so the progress shows and one failed call loses one batch of work
+      for (let i = 0; i < recs.length; i += REEMBED_BATCH) {
+        const batch = recs.slice(i, i + REEMBED_BATCH);
+        const vecs = await this.embedQ(batch.map((r) => r.content));
+        batch.forEach((r, j) => next.put(r, vecs[j]!.q, vecs[j]!.norm));
+        progress.done = i + batch.length;
+        this.busy = `memories are being re-embedded after a change of embedding (${progress.done} of ${recs.length}); try again shortly`;
+      }
       this.index = next;
+      this.stale = false;
       if (!this.degraded) {
         this.compact();
         try {
@@ -320,7 +354,11 @@ export class VectorStore {
         }
       }
       this.offline = [];
+      this.reembedding = null;
       this.deps.log.info('mem', `re-embedded ${recs.length} memories as ${this.emb.provider}/${this.emb.model}/${this.emb.dims}`);
+    } catch (e) {
+      progress.error = e instanceof Error ? e.message : String(e);
+      throw e;
     } finally {
       this.busy = null;
     }
@@ -367,8 +405,8 @@ export class VectorStore {
     const now = this.now();
     const id = contentId(this.deps.sha, ns, v.content);
     const same = this.index.get(id);
-    const near = same ? null : this.index.topk(this.deps.vecdot, q, norm, 1, ns)[0];
-    const dup = same ?? (near && near.score > 1 - DEDUP_DISTANCE ? this.index.recs[near.row]! : null);
+    const near = same ? null : this.index.sameWords(this.deps, termList(v.content).terms, q, norm, ns, 1 - DEDUP_DISTANCE)[0];
+    const dup = same ?? (near ? this.index.recs[near.row]! : null);
     if (dup) return { ...this.mergeDuplicate(dup, v, id, q, norm, now, input.creator === true), evicted: 0, ttlLimited };
 
     if (this.index.countIn(ns) >= quota.vectors) throw new MemoryError('quota', `memory quota reached (${quota.vectors} memories); delete or let some expire first`);
@@ -474,28 +512,35 @@ export class VectorStore {
     return r.ns === ns && !isExpired(r, now, synced);
   }
 
-  /** Cosine search in person's namespace: hits at or above threshold, best first. */
-  async search(query: string, person: string | null, n: number, threshold: number): Promise<Hit[]> {
+  /**
+   * The memories of person's namespace that answer the queries, by meaning and
+   * by words (ranking.ts), best first, past their TTL left out; at most `pool`
+   * rows from each side per query.
+   */
+  async candidates(queries: string[], person: string | null, pool: number): Promise<Array<Candidate & { rec: MemRecord }>> {
     this.checkBusy();
-    if (typeof query !== 'string' || !query.trim()) throw new MemoryError('bad-input', 'query is empty');
-    const [{ q, norm }] = (await this.embedQ([query])) as [{ q: Int8Array; norm: number }];
-    return this.searchVec(q, norm, person, n, threshold);
-  }
-
-  searchVec(q: Int8Array, norm: number, person: string | null, n: number, threshold: number): Hit[] {
-    if (q.length !== this.index.dims) return [];
+    const texts = queries.map((q) => (typeof q === 'string' ? q.trim() : '')).filter(Boolean);
+    if (!texts.length || this.index.count === 0) return [];
+    const vecs = await this.embedQ(texts);
+    this.checkBusy();
     const ns = nsOf(person);
     const now = this.now();
     const synced = this.deps.clock.synced();
-    const out: Hit[] = [];
-    // Ask for a few more than needed: expired rows are skipped here, not in C.
-    for (const s of this.index.topk(this.deps.vecdot, q, norm, n + 8, ns)) {
-      const rec = this.index.recs[s.row]!;
-      if (s.score < threshold || !this.visible(rec, ns, now, synced)) continue;
-      out.push({ rec, score: s.score });
-      if (out.length >= n) break;
+    const out: Array<Candidate & { rec: MemRecord }> = [];
+    const ranked = rankRows(this.index, this.deps, texts.map((text, i) => ({ text, q: vecs[i]!.q, norm: vecs[i]!.norm })), ns, pool, this.embedder.mean);
+    for (const c of ranked) {
+      const rec = this.index.recs[c.row]!;
+      if (this.visible(rec, ns, now, synced)) out.push({ ...c, rec });
     }
     return out;
+  }
+
+  /** The closest memories to one query in person's namespace, relevance (ranking.ts) at or above threshold, best first. */
+  async search(query: string, person: string | null, n: number, threshold: number): Promise<Hit[]> {
+    this.checkBusy();
+    if (typeof query !== 'string' || !query.trim()) throw new MemoryError('bad-input', 'query is empty');
+    const hits = await this.candidates([query], person, Math.max(50, n * 4));
+    return hits.filter((h) => h.rel >= threshold).slice(0, n).map((h) => ({ rec: h.rec, score: h.rel }));
   }
 
   /** A page of person's memories, most important first. */
@@ -622,7 +667,7 @@ export class VectorStore {
     return n;
   }
 
-  /** Merges near-duplicates (cosine distance below 0.05) in each namespace, keeping the more important one. */
+  /** Merges near-duplicates (the same words: term cosine distance below 0.05, lexicon.ts) in each namespace, keeping the more important one. */
   dedupe(): number {
     this.checkBusy();
     const gone = new Set<string>();
@@ -631,10 +676,9 @@ export class VectorStore {
     for (const keep of order) {
       if (gone.has(keep.id)) continue;
       const row = this.index.rowOf(keep.id)!;
-      const q = this.index.vector(row);
-      for (const s of this.index.topk(this.deps.vecdot, q, this.index.norms[row]!, 6, keep.ns)) {
+      for (const s of this.index.sameWords(this.deps, this.index.terms(row).slice(), this.index.vector(row), this.index.norms[row]!, keep.ns, 1 - DEDUP_DISTANCE)) {
         const other = this.index.recs[s.row]!;
-        if (other.id === keep.id || gone.has(other.id) || s.score <= 1 - DEDUP_DISTANCE) continue;
+        if (other.id === keep.id || gone.has(other.id)) continue;
         gone.add(other.id);
         const cur = bumped.get(keep.id) ?? keep;
         bumped.set(keep.id, {

@@ -114,8 +114,15 @@ describe('embeddings', () => {
     const m = device.ctx.memory;
     await m.store.write({ content: 'the spare tyre is in the garage' }, null);
     await m.store.write({ content: 'the umbrella hangs by the door' }, null);
-    expect(await m.setEmbedding({ provider: 'offline', model: 'hash-ngram-1', dims: 256 })).toEqual({ changed: false, reembedded: 0 });
+    // the default: the image's static table (embed-static.ts)
+    expect(m.store.emb).toEqual(m.defaultEmbedding());
+    expect(m.store.emb.model).toMatch(/^use-lite-s256-[0-9a-f]{8}$/);
+    expect(await m.setEmbedding(m.defaultEmbedding())).toEqual({ changed: false, reembedded: 0 });
     expect(await m.setEmbedding({ provider: 'offline', model: 'hash-ngram-1', dims: 128 })).toEqual({ changed: true, reembedded: 2 });
+    // in the background: memory answers busy (with the reason) until it is done, never with vectors of another embedding
+    await expect(m.store.search('where is the umbrella', null, 1, 0)).rejects.toThrow(/re-embedded/);
+    await m.idle();
+    expect(m.stats()['reembed']).toBeNull();
     expect(m.store.index.dims).toBe(128);
     expect((await m.store.search('where is the umbrella', null, 1, 0))[0]!.rec.content).toBe('the umbrella hangs by the door');
     await expect(m.setEmbedding({ provider: 'offline', model: 'hash-ngram-1', dims: 130 })).rejects.toThrow(/multiple of 4/);
