@@ -42,16 +42,23 @@ export function riscvCounts() {
   const work = (n) => countInsns(plugin, build(n, 1)) - countInsns(plugin, build(n, 0));
   const version = execFileSync('riscv64-unknown-elf-gcc', ['-dumpversion'], { encoding: 'utf8' }).trim();
   const qemu = /version ([\d.]+)/.exec(execFileSync('qemu-riscv32', ['--version'], { encoding: 'utf8' }))?.[1] ?? '?';
-  return { search: work(1), hash: work(2), compiler: `riscv64-unknown-elf-gcc ${version} ${RV.join(' ')} -O2`, qemu };
+  return { search: work(1), ties: work(3), hash: work(2), compiler: `riscv64-unknown-elf-gcc ${version} ${RV.join(' ')} -O2`, qemu };
 }
 
 export async function riscvBench(row) {
   const c = riscvCounts();
   const bytes = 6656 * 1024;
   const mhz = 160;
+  const macs = 6000 * 256;
   row(
     `top-5 over 6000 x 256 int8, RISC-V (${c.compiler}, counted by qemu-riscv32 ${c.qemu})`,
-    `${(c.search / 1e6).toFixed(2)} M instructions (${(c.search / (6000 * 256)).toFixed(1)} per multiply-add); at one instruction per cycle on a ${mhz} MHz core at least ${(c.search / (mhz * 1e3)).toFixed(0)} ms`,
+    `${(c.search / 1e6).toFixed(2)} M instructions (${(c.search / macs).toFixed(1)} per multiply-add); at one instruction per cycle on a ${mhz} MHz core at least ${(c.search / (mhz * 1e3)).toFixed(0)} ms`,
+    '<= 4 per multiply-add',
+    c.search / macs <= 4 ? 'met' : 'MISSED',
+  );
+  row(
+    '  the same with every score equal (every row scored: the worst case)',
+    `${(c.ties / 1e6).toFixed(2)} M instructions (${(c.ties / macs).toFixed(1)} per multiply-add); at least ${(c.ties / (mhz * 1e3)).toFixed(0)} ms`,
   );
   row(
     'SHA-256 of 6.5 MB, RISC-V (portable C, same compiler)',

@@ -132,7 +132,7 @@ export function checkDevice(log = (l) => console.log(l)) {
   // 3. the bench's RISC-V programs
   const rv = CROSS[0];
   const before = failures.length;
-  for (const n of [1, 2]) {
+  for (const n of [1, 2, 3]) {
     const r = spawnSync(rv.cc, [
       ...rv.flags, ...WARN, '-O2', '-ffreestanding', '-nostdlib', '-static', '-Wl,--no-relax', '-I', stub,
       '-I', join(ROOT, 'modules/vecdot'), '-I', join(ROOT, 'modules/sha256'), `-DWORK=${n}`, '-DRUN=1',

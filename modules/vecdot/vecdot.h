@@ -1,9 +1,16 @@
 /*
  * vecdot: int8 dot products and top-k cosine search over a packed int8 matrix.
  *
- * Portable C99, no XS, no intrinsics: the inner loop is written so that
- * compilers auto-vectorize it (gcc/clang at -O3; on x86 with -march=native it
- * reaches the single-core memory bandwidth). Also builds for Xtensa and RISC-V.
+ * Portable C99, no XS, no intrinsics, no assembly. Two implementations give
+ * the same results; VECDOT_SIMD picks one at compile time (define it to 0 or
+ * 1 to override the default):
+ *  - VECDOT_SIMD 1, the default when the target has SIMD the compiler
+ *    auto-vectorizes for (x86 SSE2 and up, Arm NEON, WebAssembly SIMD,
+ *    POWER AltiVec, RISC-V V): loops written for gcc/clang's vectorizer (on
+ *    x86 with -march=native they reach the single-core memory bandwidth);
+ *  - VECDOT_SIMD 0, otherwise (the device's cores: RISC-V rv32imc, Xtensa):
+ *    scalar loops that hold the query in registers across rows, and a
+ *    top-k that skips the soft-float scoring of rows that cannot enter it.
  *
  * Results are bit for bit those of the TypeScript fallback in vecdot.ts:
  *  - dot: the exact integer sum, reduced modulo 2^32 to int32 (the reduction
