@@ -105,9 +105,11 @@ export class RemoteEmbedder implements Embedder {
     const base = cleanBase(ep.baseUrl);
     if (!base) throw new EmbedError(`${who} has no usable base URL (an http or https URL is needed)`);
     const url = `${base}/v1/embeddings`;
+    const plain = isPlainHttp(url);
+    // A key never goes over plain http://: a keyed provider there is refused, the custom endpoint runs keyless.
+    if (plain && c.provider !== 'custom') throw new EmbedError(`refusing to send the ${c.provider} key over plain http: its endpoint must be https`);
     const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
-    // Never over plain http://: there the custom endpoint runs keyless.
-    if (ep.key && !isPlainHttp(url)) headers['Authorization'] = `Bearer ${ep.key}`;
+    if (ep.key && !plain) headers['Authorization'] = `Bearer ${ep.key}`;
     if (leaksKey(url, headers, ep.key)) throw new EmbedError(`refusing to send the ${c.provider} key over plain http`);
     const width = expectedWidth(family, c) ?? 3072;
     const res = await this.client.request({
