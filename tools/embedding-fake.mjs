@@ -4,7 +4,7 @@
 // refuses is in tools/provider-rules.mjs (checkEmbeddings).
 //
 // Vectors are deterministic from the text and the model, and carry lexical
-// similarity: each word (lowercased, a plural s off) and its character
+// similarity: each word (lowercased, function words out, a plural s off) and its character
 // trigrams are hashed into signed buckets (feature hashing), then the vector
 // is L2-normalized, as the services' vectors are. Texts that share words score
 // a high cosine, unrelated texts near zero, so a search through the device's
@@ -80,6 +80,8 @@ function fnv(text, seed) {
 }
 
 const WORD = /[\p{L}\p{N}]+/gu;
+/** Function words carry no topic: left out, as a real model all but ignores them for similarity. */
+const STOP = new Set('a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this those to too us was we were what when where which who why will with would you your'.split(' '));
 
 /** The emulator's vector for one input (text, or token ids), width numbers, unit length. */
 export function emulatedVector(input, width, model) {
@@ -89,7 +91,7 @@ export function emulatedVector(input, width, model) {
     const h = fnv(feature, seed);
     v[h % width] += h & 0x80000000 ? -weight : weight;
   };
-  const words = typeof input === 'string' ? (input.toLowerCase().match(WORD) ?? []) : input.map((t) => `#${t}`);
+  const words = typeof input === 'string' ? (input.toLowerCase().match(WORD) ?? []).filter((w) => !STOP.has(w)) : input.map((t) => `#${t}`);
   for (const raw of words) {
     const w = raw.length > 3 && raw.endsWith('s') && !raw.endsWith('ss') ? raw.slice(0, -1) : raw;
     add(`w:${w}`, 1);
