@@ -31,6 +31,7 @@ import {
   familyOf,
   modelFacts,
   providerLabel,
+  UNKNOWN_WIDTH,
   wireText,
   type EmbedFamily,
 } from './embed-wire.ts';
@@ -111,7 +112,7 @@ export class RemoteEmbedder implements Embedder {
     const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
     if (ep.key && !plain) headers['Authorization'] = `Bearer ${ep.key}`;
     if (leaksKey(url, headers, ep.key)) throw new EmbedError(`refusing to send the ${c.provider} key over plain http`);
-    const width = expectedWidth(family, c) ?? 3072;
+    const width = expectedWidth(family, c) ?? UNKNOWN_WIDTH;
     const res = await this.client.request({
       method: 'POST',
       url,

@@ -72,8 +72,8 @@ export const LIMITS: Readonly<Record<EmbedFamily, BatchLimits>> = {
 export const DEVICE_BATCH = 32;
 /** Numbers in one answer (the answer is parsed whole: about 22 bytes of JSON a number, 32 K numbers ~ 700 KB). */
 export const ANSWER_NUMBERS = 32 * 1024;
-/** Width assumed for a model the device does not know, when sizing batches. */
-const UNKNOWN_WIDTH = 3072;
+/** Width assumed for a model the device does not know, when sizing batches and answers. */
+export const UNKNOWN_WIDTH = 3072;
 
 /**
  * An upper bound of a text's tokens under any byte-level tokenizer (every
