@@ -222,7 +222,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   });
   mount(kernel, storage, { card, timeline, files });
   mount(kernel, musicSubsystem, { player: music, card, audio });
-  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline, keys: embeddingKeys(providers), people: chat.people });
+  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline, keys: embeddingKeys(providers, wire.usage), people: chat.people });
   mount(kernel, web, {});
   mount(kernel, api, {});
   const docs = mount(kernel, docsSubsystem, {});

@@ -60,6 +60,11 @@ export interface Behaviour {
   moderation?: { categories?: string[] };
   /** Speech (POST /v1/audio/speech): its length (default speechMs(input)), a WAV's rate and channels, 0xFFFFFFFF sizes as streamed. */
   speech?: SpeechOptions;
+  /**
+   * Embeddings (POST /v1/embeddings; the behaviour must name the path in match.path): answer vectors this many
+   * numbers wide, or exactly these vectors (a provider that answers wrongly).
+   */
+  embedding?: { width?: number; vectors?: number[][] };
 }
 
 /** A held answer (Behaviour.barrier): the test waits for the request, acts, then opens it or sees the client hang up. */

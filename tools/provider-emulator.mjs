@@ -19,6 +19,11 @@
 //                                             multipart/form-data judged by checkTranscription (provider-rules.mjs);
 //                                             the text is the behaviour's transcript (default DEMO_TRANSCRIPT)
 //   POST /v1/images/generations               image generation (tools/image-fake.mjs)
+//   POST /v1/embeddings                       embeddings in OpenAI's, Mistral's and a custom
+//                                             server's shapes, judged by checkEmbeddings
+//                                             (provider-rules.mjs); vectors hashed from the
+//                                             words (tools/embedding-fake.mjs). Only a behaviour
+//                                             whose match.path names the path answers one
 //   GET  api.search.brave.com/res/v1/web/search  web search (tools/search-fake.mjs)
 //   sub-agent backends (provider B sessions, provider A background responses,
 //   synchronous C and custom)                  see tools/agent-emulator.mjs
@@ -62,7 +67,8 @@ import { agentKind, createAgentJobs } from './agent-emulator.mjs';
 import { modelListBody } from './model-lists.mjs';
 import { BRAVE_HOST, createSearchApi } from './search-fake.mjs';
 import { createImageApi, IMAGE_PATH } from './image-fake.mjs';
-import { checkHeaders, checkOther, checkRound, checkTranscription, MESSAGE_STOP_REASONS, REASONING_MODEL } from './provider-rules.mjs';
+import { checkEmbeddings, checkHeaders, checkOther, checkRound, checkTranscription, MESSAGE_STOP_REASONS, REASONING_MODEL } from './provider-rules.mjs';
+import { embeddingAnswer, embeddingModel } from './embedding-fake.mjs';
 
 export const DEMO_HOST = 'demo.emulator.test';
 export const ROUTER_HOST = 'router.desk-assistant.invalid';
@@ -89,6 +95,7 @@ function dialectOf(method, path) {
   if (method !== 'POST') return null;
   if (path === '/v1/responses') return 'responses';
   if (path === '/v1/moderations') return 'moderations';
+  if (path === '/v1/embeddings') return 'embeddings';
   if (path === '/v1/audio/speech') return 'speech';
   if (path === '/v1/audio/transcriptions') return 'transcription';
   if (path === '/v1/messages') return 'messages';
@@ -124,6 +131,26 @@ export function moderationBody(family, { categories = [] } = {}) {
   const scores = Object.fromEntries(Object.keys(flags).map((c) => [c, flags[c] ? 0.97 : 0.01]));
   if (family === 'mistral') return { id: id('mod-'), model: 'mistral-moderation-latest', results: [{ categories: flags, category_scores: scores }] };
   return { id: id('modr-'), model: 'omni-moderation-latest', results: [{ flagged: categories.length > 0, categories: flags, category_scores: scores }] };
+}
+
+/** Whose embeddings a host serves: OpenAI's, Mistral's, or (any other name) a custom OpenAI-compatible server's. */
+function embeddingFamily(host) {
+  return host === 'api.openai.com' ? 'openai' : host === 'api.mistral.ai' ? 'mistral' : 'custom';
+}
+
+/** Numbers per vector of an accepted embeddings request: the dimensions asked for, or the model's width. */
+function embeddingWidth(family, body) {
+  const asked = family === 'mistral' ? body.output_dimension : body.dimensions;
+  return Number.isInteger(asked) ? asked : embeddingModel(family, body.model).width;
+}
+
+/** A refused embeddings request's body: Mistral's 422 carries pydantic's detail; the rest is each service's error shape. */
+function embeddingErrorBody(family, r) {
+  if (family === 'mistral') {
+    if (r.detail) return { object: 'Error', detail: r.detail, message: r.detail, type: 'invalid_request_error', code: 3001 };
+    return { object: 'error', message: r.message, type: r.type ?? 'invalid_request_error', param: null, code: r.code ?? null };
+  }
+  return { error: { message: r.message, type: r.type ?? (r.status >= 500 ? 'server_error' : 'invalid_request_error'), param: null, code: r.code ?? null } };
 }
 
 /** Which provider family's wording and id style a host gets. */
@@ -587,6 +614,10 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     if (dialect === 'models') return send(res, 200, modelListBody(rec.host, rec.path), b);
     if (dialect === 'transcription') return send(res, 200, transcriptionBody(family, rec.form.fields.model, b.transcript ?? DEMO_TRANSCRIPT, audioSeconds(rec.form.file)), b);
     if (dialect === 'moderations') return send(res, 200, moderationBody(family, b.moderation ?? { categories: [] }), b);
+    if (dialect === 'embeddings') {
+      const ef = embeddingFamily(rec.host);
+      return send(res, 200, embeddingAnswer(ef, rec.body, b.embedding?.width ?? embeddingWidth(ef, rec.body), { vectors: b.embedding?.vectors }), b);
+    }
     if (dialect === 'speech') {
       const input = rec.body?.input;
       if (typeof input !== 'string' || !input || typeof rec.body?.voice !== 'string') return send(res, 400, errorBody('chat', family, 400, 'input and voice are required'));
@@ -651,20 +682,27 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
           return send(res, judged.refused.status, errorBody('chat', family, judged.refused.status, judged.refused.message));
         }
       }
-      const shape = dialect === 'models' || dialect === 'moderations' || dialect === 'speech' ? (family === 'anthropic' ? 'messages' : 'chat') : dialect;
-      const refused = checkHeaders(rec) ?? (['responses', 'messages', 'chat', 'conversations'].includes(dialect) ? checkRound(dialect, rec, { family, followers }) : checkOther(dialect, rec, family));
+      const shape = dialect === 'models' || dialect === 'moderations' || dialect === 'speech' || dialect === 'embeddings' ? (family === 'anthropic' ? 'messages' : 'chat') : dialect;
+      const judge = () => {
+        if (['responses', 'messages', 'chat', 'conversations'].includes(dialect)) return checkRound(dialect, rec, { family, followers });
+        if (dialect === 'embeddings') return checkEmbeddings(rec, embeddingFamily(host), embeddingModel);
+        return checkOther(dialect, rec, family);
+      };
+      const refused = checkHeaders(rec) ?? judge();
       if (refused) {
         rec.refused = refused;
         log(`refused ${rec.method} ${host}${rec.path}: ${refused.status} ${refused.message}`);
+        if (dialect === 'embeddings') return send(res, refused.status, embeddingErrorBody(embeddingFamily(host), refused));
         return send(res, refused.status, errorBody(shape, family, refused.status, refused.message, refused.code));
       }
       const wanted = keys.get(host);
       if (wanted !== undefined && presentedKey(req.headers) !== wanted) {
         return send(res, 401, errorBody(shape, family, 401, 'Incorrect API key provided'));
       }
-      // A behaviour without a method answers rounds (POST) only, so key-check probes pass by.
-      const i = queue.findIndex((b) => !b.job && matches(b.match?.host, host) && matches(b.match?.path, rec.path) && matches(b.match?.method ?? 'POST', rec.method));
-      const b = i >= 0 ? queue.splice(i, 1)[0] : dialect === 'models' ? {} : { demo: true };
+      // A behaviour without a method answers rounds (POST) only, so key-check probes pass by; an embedding
+      // request takes only a behaviour that names its path, so none meant for a turn is spent on it.
+      const i = queue.findIndex((b) => !b.job && matches(b.match?.host, host) && matches(b.match?.path, rec.path) && matches(b.match?.method ?? 'POST', rec.method) && (dialect !== 'embeddings' || b.match?.path !== undefined));
+      const b = i >= 0 ? queue.splice(i, 1)[0] : dialect === 'models' || dialect === 'embeddings' ? {} : { demo: true };
       rec.behaviour = b;
       perform(res, rec, dialect, b);
     };

@@ -36,3 +36,11 @@ export interface TranscriptionForm {
 }
 export function wavProblem(bytes: Uint8Array): string | null;
 export function checkTranscription(rec: { headers: Record<string, string | string[] | undefined> }, raw: Buffer, family: string): Promise<{ refused: Refusal; form?: undefined } | { form: TranscriptionForm; refused?: undefined }>;
+export type EmbeddingFamily = 'openai' | 'mistral' | 'custom';
+export const EMBEDDING_FIELDS: { openai: string[]; mistral: string[] };
+export const EMBEDDING_LIMITS: Record<EmbeddingFamily, { inputs: number; perInput: number; tokens: number }>;
+/** A refused embeddings request; a Mistral validation failure (422) carries pydantic's detail. */
+export interface EmbeddingRefusal extends Refusal {
+  detail?: Array<{ type: string; loc: Array<string | number>; msg: string; input?: unknown }>;
+}
+export function checkEmbeddings(rec: RuleRequest, family: EmbeddingFamily, embeddingModel: (family: EmbeddingFamily, model: unknown) => { width: number; askMax: number } | null): EmbeddingRefusal | null;

@@ -479,3 +479,122 @@ export async function checkTranscription(rec, raw, family) {
   if ((ext === 'ogg' || ext === 'oga') && Buffer.from(bytes.subarray(0, 4)).toString('latin1') !== 'OggS') return bad('Audio file might be corrupted or unsupported (no Ogg page).');
   return { form: { fields, file: file ? { name, type: file.type, size: bytes.length, bytes } : null } };
 }
+
+// ---------------------------------------------------------------------------
+// Embeddings: POST /v1/embeddings (OpenAI's, Mistral's, and a custom endpoint's
+// OpenAI-compatible route), JSON. Models and widths: tools/embedding-fake.mjs.
+
+/** Fields each service takes: openai 6.49 EmbeddingCreateParams; Mistral's EmbeddingRequest$Outbound (@mistralai/mistralai 2.7). */
+export const EMBEDDING_FIELDS = {
+  openai: ['model', 'input', 'dimensions', 'encoding_format', 'user'],
+  mistral: ['model', 'input', 'metadata', 'output_dimension', 'output_dtype', 'encoding_format'],
+};
+/**
+ * Per-request limits. OpenAI (EmbeddingCreateParams.input): 8192 tokens a
+ * text, arrays of at most 2048, 300,000 tokens summed over a request. Mistral
+ * publishes none; its API answers "Too many tokens in batch. Max is 16384"
+ * (aurelio-labs/semantic-router#297, dust-tt/dust#10654), "Too many tokens
+ * overall, split into more batches." code 3210 (chroma-core/chroma#5597), and
+ * "Too many inputs in request, split into more batches." past 256 texts
+ * (observed by 0xPlaygrounds/rig: 256 succeeds, 257 is refused); mistral-embed
+ * reads 8192 tokens (langchain-ai/langchain#20523). A custom server: OpenAI's.
+ */
+export const EMBEDDING_LIMITS = {
+  openai: { inputs: 2048, perInput: 8192, tokens: 300_000 },
+  mistral: { inputs: 256, perInput: 8192, tokens: 16_384 },
+  custom: { inputs: 2048, perInput: 8192, tokens: 300_000 },
+};
+/** Mistral's output_dtype values (SDK EmbeddingDtype). */
+const MISTRAL_DTYPES = ['float', 'int8', 'uint8', 'binary', 'ubinary'];
+/** OpenAI's answer to an input it cannot take, whatever the reason (openai/openai-python#576: an empty string in a list). */
+const OPENAI_BAD_INPUT = "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.";
+
+/**
+ * A Mistral validation failure (422): the API validates with pydantic and
+ * answers {object, detail: [{type, loc, msg, input}], message, type, code}
+ * (partITech/php-mistral#76; before 2025 the detail sat in message:
+ * Gage-Technologies/mistral-go#2), which the SDK reads as HTTPValidationError.
+ */
+function mistral422(type, loc, msg, input) {
+  return { status: 422, message: msg, detail: [{ type, loc: ['body', ...loc], msg, input }] };
+}
+
+/**
+ * The rules of an embeddings request (after the headers): null or a refusal
+ * { status, message, code?, type?, detail? }. family: 'openai' | 'mistral' |
+ * 'custom'; models: embeddingModel(family, name) of tools/embedding-fake.mjs.
+ *   openai   a JSON object; only the SDK's fields ("Unrecognized request
+ *            argument supplied"); model required, an unknown one 404
+ *            model_not_found; input a string, a list of strings or token
+ *            arrays, never empty nor holding an empty string (400 "'$.input'
+ *            is invalid"); the limits above (context length: "This model's
+ *            maximum context length is 8192 tokens ..."; "Requested N tokens,
+ *            max 300000 tokens per request", CrackSQL#27); dimensions only for
+ *            text-embedding-3 ("This model does not support specifying
+ *            dimensions.", SciPhi-AI/R2R#768), an integer from 1 to the
+ *            model's width; encoding_format float or base64
+ *   mistral  extra fields, a missing or mistyped model or input, an
+ *            output_dtype or encoding_format outside its enum: 422 as above;
+ *            an unknown model 400 "Invalid model" (invalid_model, code 1500);
+ *            output_dimension and output_dtype are Codestral Embed's options
+ *            (code embeddings guide): for another model the emulator refuses
+ *            them (stricter than known); encoding_format float only (the
+ *            public API schema's enum); the limits above; an empty text
+ *            refused as OpenAI does (stricter than known)
+ *   custom   OpenAI's rules on the input, any model, dimensions only for a
+ *            text-embedding-3 model (OpenAI's words; vLLM and LM Studio
+ *            refuse or ignore it for others)
+ */
+export function checkEmbeddings(rec, family, embeddingModel) {
+  const b = rec.body;
+  const mistral = family === 'mistral';
+  const bad = (message, extra = {}) => ({ status: 400, message, ...extra });
+  if (!b || typeof b !== 'object' || Array.isArray(b)) return mistral ? mistral422('model_attributes_type', [], 'Input should be a valid dictionary or object to extract fields from', b) : bad('We could not parse the JSON body of your request.');
+  if (family !== 'custom') {
+    const extra = Object.keys(b).find((k) => !EMBEDDING_FIELDS[family].includes(k));
+    if (extra) return mistral ? mistral422('extra_forbidden', [extra], 'Extra inputs are not permitted', b[extra]) : bad(`Unrecognized request argument supplied: ${extra}`);
+  }
+  if (typeof b.model !== 'string' || !b.model) return mistral ? mistral422(b.model === undefined ? 'missing' : 'string_type', ['model'], b.model === undefined ? 'Field required' : 'Input should be a valid string', b.model) : bad('you must provide a model parameter');
+  if (mistral) {
+    if (b.input === undefined) return mistral422('missing', ['input'], 'Field required', undefined);
+    if (!(typeof b.input === 'string' || (Array.isArray(b.input) && b.input.every((x) => typeof x === 'string')))) return mistral422('string_type', ['input'], 'Input should be a valid string or a list of strings', b.input);
+    if (b.output_dtype !== undefined && !MISTRAL_DTYPES.includes(b.output_dtype)) return mistral422('enum', ['output_dtype'], `Input should be ${MISTRAL_DTYPES.map((d) => `'${d}'`).join(', ')}`, b.output_dtype);
+    if (b.encoding_format !== undefined && b.encoding_format !== 'float') return mistral422('enum', ['encoding_format'], "Input should be 'float'", b.encoding_format);
+    if (b.output_dimension !== undefined && b.output_dimension !== null && !Number.isInteger(b.output_dimension)) return mistral422('int_type', ['output_dimension'], 'Input should be a valid integer', b.output_dimension);
+  }
+  const model = embeddingModel(family, b.model);
+  if (!model) return mistral ? bad(`Invalid model: ${b.model}`, { type: 'invalid_model', code: '1500' }) : { status: 404, message: `The model \`${b.model}\` does not exist or you do not have access to it.`, code: 'model_not_found' };
+  // The input: a string, a list of strings, a token array or a list of token arrays (SDK EmbeddingCreateParams.input).
+  const inputs = typeof b.input === 'string' ? [b.input] : Array.isArray(b.input) && b.input.length && b.input.every((x) => typeof x === 'number') ? [b.input] : b.input;
+  if (!Array.isArray(inputs) || inputs.length === 0) return bad(mistral ? 'Input cannot be empty' : OPENAI_BAD_INPUT);
+  for (const x of inputs) {
+    const ok = typeof x === 'string' ? x !== '' : Array.isArray(x) && x.length > 0 && x.every((t) => Number.isInteger(t) && t >= 0);
+    if (!ok) return bad(mistral ? 'Input cannot be empty' : OPENAI_BAD_INPUT);
+  }
+  const lim = EMBEDDING_LIMITS[family];
+  if (inputs.length > lim.inputs) return mistral ? bad('Too many inputs in request, split into more batches.', { type: 'invalid_request_prompt', code: '3210' }) : bad(OPENAI_BAD_INPUT);
+  let total = 0;
+  for (const x of inputs) {
+    const n = typeof x === 'string' ? Buffer.byteLength(x) + 2 : x.length;
+    if (n > lim.perInput) {
+      return mistral
+        ? bad(`Prompt contains ${n} tokens, too large for model with ${lim.perInput} maximum context length`, { type: 'invalid_request_prompt' })
+        : bad(`This model's maximum context length is ${lim.perInput} tokens, however you requested ${n} tokens (${n} in your prompt; 0 for the completion). Please reduce your prompt; or completion length.`);
+    }
+    total += n;
+  }
+  if (total > lim.tokens) return mistral ? bad('Too many tokens overall, split into more batches.', { type: 'invalid_request_prompt', code: '3210' }) : bad(`Requested ${total} tokens, max ${lim.tokens} tokens per request`, { type: 'max_tokens_per_request', code: 'max_tokens_per_request' });
+  if (mistral) {
+    const hasDim = b.output_dimension !== undefined && b.output_dimension !== null;
+    if ((hasDim || b.output_dtype !== undefined) && !model.askMax) return bad(`output_dimension and output_dtype are not supported by ${b.model}`, { type: 'invalid_request_error' });
+    if (hasDim && (b.output_dimension < 1 || b.output_dimension > model.askMax)) return bad(`output_dimension must be between 1 and ${model.askMax} for ${b.model}`, { type: 'invalid_request_error' });
+    if (b.output_dtype !== undefined && b.output_dtype !== 'float') return bad(`output_dtype ${b.output_dtype} is not served by this emulator (float only)`, { type: 'invalid_request_error' });
+    return null;
+  }
+  if (b.dimensions !== undefined) {
+    if (!model.askMax) return bad('This model does not support specifying dimensions.');
+    if (!Number.isInteger(b.dimensions) || b.dimensions < 1 || b.dimensions > model.askMax) return bad(`Invalid value for 'dimensions' = ${JSON.stringify(b.dimensions)}. Must be an integer from 1 to ${model.askMax} for ${b.model}.`, { code: 'invalid_value' });
+  }
+  if (b.encoding_format !== undefined && b.encoding_format !== 'float' && b.encoding_format !== 'base64') return bad(`Invalid value: '${b.encoding_format}'. Supported values are: 'float' and 'base64'.`);
+  return null;
+}

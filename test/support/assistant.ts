@@ -70,7 +70,7 @@ export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = 
     actions: system.actions,
     personOf: (id) => (isChatId(id) ? people.personOf(id) : null),
   });
-  memory = mountMemory(kernel, { card: system.card, client: parts.client, hotspots: parts.hotspots, timeline: system.timeline, keys: embeddingKeys(face.settings) });
+  memory = mountMemory(kernel, { card: system.card, client: parts.client, hotspots: parts.hotspots, timeline: system.timeline, keys: embeddingKeys(face.settings, face.usage) });
   return { ...t, system, provisioning, parts, providers: face, memory, outbox };
 }
 

@@ -150,8 +150,8 @@ describe('embeddings', () => {
     const plain = new RemoteEmbedder({ provider: 'custom', model: 'm', dims: 64 }, client, keys);
     await plain.embed(['hello']);
     expect(seen[1]).not.toContain('Authorization');
-    await expect(new RemoteEmbedder({ provider: 'openai', model: 'm', dims: 32 }, client, keys).embed(['x'])).rejects.toThrow(/not 32 numbers/);
-    await expect(new RemoteEmbedder({ provider: 'mistral', model: 'm', dims: 64 }, client, keys).embed(['x'])).rejects.toThrow(/no endpoint or key/);
+    await expect(new RemoteEmbedder({ provider: 'openai', model: 'm', dims: 128 }, client, keys).embed(['x'])).rejects.toThrow(/64 numbers, fewer than the 128/);
+    await expect(new RemoteEmbedder({ provider: 'mistral', model: 'm', dims: 64 }, client, keys).embed(['x'])).rejects.toThrow(/no mistral key is set/);
 
     // Through the device: a provider without a key is refused and nothing changes.
     await device.ctx.memory.store.write({ content: 'kept through a failed change' }, null);
