@@ -78,9 +78,10 @@ class Word {
     return c !== 0x77 && c !== 0x78 && c !== Y;
   }
 
+  /** Whether the word ends with s after at least one letter (as the stemmer package's rules read; Porter's C also lets the whole word match). */
   ends(s: string): boolean {
     const len = s.length;
-    if (len > this.k + 1) return false;
+    if (len > this.k) return false;
     const from = this.k - len + 1;
     for (let i = 0; i < len; i++) if (this.b[from + i] !== s.charCodeAt(i)) return false;
     this.j = this.k - len;

@@ -1,4 +1,4 @@
-// The C hotspots (modules/vecdot, modules/sha256) through the simulator's XS
+// The C hotspots (modules/vecdot, modules/lexical, modules/sha256) through the simulator's XS
 // runtime: hotspots.xs.ts is bundled with esbuild and run standalone on
 // build/sim/xsim; it runs each C function (via __native) and its TypeScript
 // fallback on the same inputs ON XS and prints the results, which must be
@@ -101,6 +101,15 @@ describe('C hotspots on XS (build/sim/xsim)', () => {
       expect(e.c, e.name).toBe(e.t);
       expect(e.c, e.name).toBe(e.name === 'fine' ? 'ok 2' : 'RangeError');
     }
+  });
+
+  it('lexicalBm25: C equals the fallback bit for bit (scores, idf, the best rows), and refuses the same bad input', () => {
+    expect(of('bm25-missing')).toEqual([]);
+    const cases = of('bm25');
+    expect(cases).toHaveLength(5);
+    for (const tc of cases) expect(tc.c, tc.name).toEqual(tc.t);
+    expect((cases.find((c) => c.name === '6000 rows, 6 terms, k 10')!.c as { count: number }).count).toBe(10);
+    expect(of('bm25-error')[0]).toMatchObject({ c: 'RangeError', t: 'RangeError' });
   });
 
   it('sha256: the C gives the FIPS 180-2 digests, whole and streamed', () => {

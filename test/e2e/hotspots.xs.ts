@@ -4,6 +4,7 @@
 // line per result; the test compares them in Node (bit patterns of scores,
 // indices, digests).
 import { vecdotFallback, vecdotNative } from '../../modules/vecdot/vecdot.ts';
+import { hasNativeLexical, lexicalFallback, lexicalNative } from '../../modules/lexical/lexical.ts';
 import type { NativeVecdot, VecdotApi } from '../../modules/vecdot/vecdot.ts';
 import { sha256, sha256Fallback, sha256Native } from '../../modules/sha256/sha256.ts';
 import type { NativeSha256, Sha256Api } from '../../modules/sha256/sha256.ts';
@@ -14,7 +15,7 @@ import { verifySignature } from '../../src/ota/verify.ts';
 import { toHex } from '../../src/util/encoding.ts';
 
 declare const __sim: { print(text: string): void };
-declare const __native: (NativeVecdot & NativeSha256) | undefined;
+declare const __native: (NativeVecdot & NativeSha256 & import('../../modules/lexical/lexical.ts').NativeLexical) | undefined;
 
 const out = (obj: unknown): void => __sim.print(JSON.stringify(obj));
 
@@ -24,7 +25,7 @@ if (typeof __native === 'undefined') {
   run(__native);
 }
 
-function run(n: NativeVecdot & NativeSha256): void {
+function run(n: NativeVecdot & NativeSha256 & import('../../modules/lexical/lexical.ts').NativeLexical): void {
   const C = vecdotNative(n);
   const T = vecdotFallback;
 
@@ -255,6 +256,53 @@ function run(n: NativeVecdot & NativeSha256): void {
     out({ kind: 'sha-misc', viaBuffer, badCtx });
   }
   ecChecks(n, rnd);
+  // ---- lexical: BM25 over term lists, C against the fallback ----
+  if (hasNativeLexical(n)) {
+    const CL = lexicalNative(n);
+    const TL = lexicalFallback;
+    for (const [rows, vocab, maxTerms, nq, k] of [[0, 8, 4, 2, 3], [1, 4, 4, 1, 1], [50, 16, 10, 4, 5], [6000, 3000, 14, 6, 10], [300, 40, 20, 40, 400]] as const) {
+      const terms: number[] = [];
+      const off = new Uint32Array(rows);
+      const len = new Uint16Array(rows);
+      const dl = new Uint16Array(rows);
+      const mask = new Float32Array(rows);
+      for (let r = 0; r < rows; r++) {
+        off[r] = terms.length;
+        const m = rnd() % (maxTerms + 1);
+        const seen = new Set<number>();
+        for (let j = 0; j < m; j++) {
+          const h = ((rnd() % vocab) + 1) << 3;
+          if (seen.has(h)) continue;
+          seen.add(h);
+          terms.push(h | (1 + (rnd() % 7)));
+        }
+        len[r] = seen.size;
+        dl[r] = seen.size + (rnd() % 5);
+        mask[r] = rnd() % 5 === 0 ? 0 : 1;
+      }
+      const pool = Uint32Array.from(terms);
+      const query = Uint32Array.from({ length: nq }, (_, i) => ((i % vocab) + 1) << 3);
+      const runOne = (api: typeof TL): unknown => {
+        const scores = new Float32Array(rows);
+        const idf = new Float64Array(nq);
+        const idx = new Int32Array(k);
+        const sc = new Float32Array(k);
+        const count = api.bm25(pool, off, len, dl, rows, mask, query, nq, 1.2, 0.75, scores, idf, k, idx, sc);
+        return { count, idx: Array.from(idx.subarray(0, count)), top: f32bits(sc.subarray(0, count)), scores: f32bits(scores), idf: Array.from(idf) };
+      };
+      out({ kind: 'bm25', name: `${rows} rows, ${nq} terms, k ${k}`, c: runOne(CL), t: runOne(TL) });
+    }
+    const outcome = (api: typeof TL): string => {
+      try {
+        api.bm25(new Uint32Array(2), Uint32Array.of(5), Uint16Array.of(1), Uint16Array.of(1), 1, Float32Array.of(1), Uint32Array.of(8), 1, 1.2, 0.75, new Float32Array(1), new Float64Array(1), 1, new Int32Array(1), new Float32Array(1));
+        return 'ok';
+      } catch (e) {
+        return (e as Error).name;
+      }
+    };
+    out({ kind: 'bm25-error', c: outcome(CL), t: outcome(TL) });
+  } else out({ kind: 'bm25-missing' });
+
   out({ kind: 'done' });
 }
 
