@@ -46,7 +46,8 @@ static xs_mp3_state *xs_mp3_get(xsMachine *the)
 	xs_mp3_state *mp3;
 	if (xsmcArgc < 1 || xsmcTypeOf(xsArg(0)) != xsReferenceType)
 		xsTypeError("mp3: not a decoder");
-	mp3 = xsmcGetHostData(xsArg(0));
+	/* XS throws unless it is a host object made by xs_mp3_open (its destructor is ours) */
+	mp3 = fxGetHostDataValidate(the, &xsArg(0), (void *)xs_mp3_destructor);
 	if (!mp3 || mp3->magic != XS_MP3_MAGIC)
 		xsTypeError("mp3: not an open decoder");
 	return mp3;

@@ -16,7 +16,7 @@
 import { describe, expect, it } from 'vitest';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { existsSync } from 'node:fs';
-import { decodeOnXs, encodedSignal, XSIM, xsimEngine, xsimHasMp3 } from '../support/mp3-xs.ts';
+import { decodeOnXs, encodedSignal, runXs, XSIM, xsimEngine, xsimHasMp3 } from '../support/mp3-xs.ts';
 
 const MAX_RMS_LSB = 16;
 const MIN_SNR_DB = 50;
@@ -112,5 +112,53 @@ describe.skipIf(!existsSync(XSIM))(`the simulator's MP3 decoder (minimp3 on XS, 
     // The end of the stream is the clean decode again (the bit reservoir recovers within a few frames).
     const tail = 1152 * 8;
     expect(Array.from(hurt.pcm.subarray(-tail))).toEqual(Array.from(clean.pcm.subarray(-tail)));
+  }, 120_000);
+
+  it('the binding refuses what is not a decoder, a closed one, and an output too small or unaligned, and takes any bytes', () => {
+    // xs_mp3.c's own checks, on XS (XS 13.3 puts the function's name before the message): each misuse a
+    // clear JavaScript error (never a crash), and 3000 inputs of
+    // random bytes (some starting with a Layer III header) each give -1, 0, 576 or 1152.
+    const out = runXs(`
+      const n = __native;
+      const errors = [];
+      const attempt = (what, f) => { try { f(); errors.push(what + ': no error'); } catch (e) { errors.push(what + ': ' + e.name + ': ' + e.message); } };
+      const d = n.mp3Open();
+      const frame = new Uint8Array(425); frame.set([0xff, 0xfb, 0x90, 0x00]);
+      attempt('not a decoder', () => n.mp3Decode({}, frame, new Int16Array(1152)));
+      attempt('a number', () => n.mp3Decode(7, frame, new Int16Array(1152)));
+      attempt('another host object', () => n.mp3Decode(n.mp3Open, frame, new Int16Array(1152)));
+      attempt('output too small', () => n.mp3Decode(d, frame, new Int16Array(1151)));
+      attempt('output unaligned', () => n.mp3Decode(d, frame, new Uint8Array(2305).subarray(1)));
+      attempt('input not bytes', () => n.mp3Decode(d, 'text', new Int16Array(1152)));
+      const silent = n.mp3Decode(d, frame, new Int16Array(1152));
+      let seed = 38;
+      const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24;
+      const seen = {};
+      for (let i = 0; i < 3000; i++) {
+        const b = new Uint8Array(rnd() * 8 + (i % 3 ? 0 : 420));
+        for (let k = 0; k < b.length; k++) b[k] = rnd();
+        if (i % 2 && b.length >= 4) b.set([0xff, [0xfb, 0xf3, 0xe3, 0xfa][i % 4], rnd() & 0xfd, rnd()]);
+        const got = n.mp3Decode(d, b, new Int16Array(1152));
+        seen[got] = (seen[got] || 0) + 1;
+      }
+      n.mp3Close(d);
+      attempt('closed', () => n.mp3Decode(d, frame, new Int16Array(1152)));
+      attempt('closed twice', () => n.mp3Close(d));
+      __sim.print(JSON.stringify({ errors, silent, seen }));
+    `);
+    const r = JSON.parse(out.trim().split('\n').pop()!) as { errors: string[]; silent: number; seen: Record<string, number> };
+    expect(r.errors).toEqual([
+      expect.stringMatching(/^not a decoder: SyntaxError: (mp3Decode: )?C: xsGetHostData: (not a host object|no host object)/),
+      expect.stringMatching(/^a number: TypeError: (mp3Decode: )?mp3: not a decoder/),
+      expect.stringMatching(/^another host object: SyntaxError: (mp3Decode: )?C: xsGetHostData: /),
+      expect.stringMatching(/^output too small: RangeError: (mp3Decode: )?mp3: output too small/),
+      expect.stringMatching(/^output unaligned: RangeError: (mp3Decode: )?mp3: output not 16-bit aligned/),
+      expect.stringMatching(/^input not bytes: TypeError/),
+      expect.stringMatching(/^closed: TypeError: (mp3Decode: )?mp3: not an open decoder/),
+      expect.stringMatching(/^closed twice: TypeError: (mp3Close: )?mp3: not an open decoder/),
+    ]);
+    expect(r.silent).toBe(1152);
+    expect(Object.keys(r.seen).every((k) => ['-1', '0', '576', '1152'].includes(k)), JSON.stringify(r.seen)).toBe(true);
+    expect(Object.values(r.seen).reduce((a, b) => a + b, 0)).toBe(3000);
   }, 120_000);
 });

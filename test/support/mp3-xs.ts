@@ -67,7 +67,7 @@ export function encodedSignal(options: { seconds: number; rate?: number; kbps?: 
   return { mp3, rate, frameSamples: rate >= 32000 ? 1152 : 576 };
 }
 
-function runXs(program: string): string {
+export function runXs(program: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'mp3-xs-'));
   try {
     const script = join(dir, 'mp3.js');
