@@ -265,7 +265,7 @@ console.log('\nThe owner while the LAN is hostile (simulator; GET /api/state wit
   await attackBench(row);
 }
 
-console.log('\nMP3 decoding (the SDK decoder the device links, in the simulator runtime):');
+console.log('\nMP3 decoding (minimp3, the decoder the firmware links; libmad, the one it linked before, built from the SDK for comparison; mpg123):');
 {
   const { mp3Bench } = await import('./mp3.mjs');
   await mp3Bench(row);

@@ -30,6 +30,7 @@ export const PORTABLE_C = [
   'modules/lexical/lexical.c',
   'modules/sha256/sha256.c',
   'modules/utf8/utf8.c',
+  'modules/mp3/mp3mono.c',
   'hosts/esp32/native/sdpath.c',
   'hosts/esp32/native/otastate.c',
   'hosts/esp32/native/resetreason.c',
@@ -80,13 +81,15 @@ export function ensureDebianTools(tools, log = (l) => console.log(l)) {
   log(`installed ${pkgs.join(', ')} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-/** Writes the stub string.h the freestanding cross builds use; returns its folder. */
+/** Writes the stub string.h and stdlib.h the freestanding cross builds use; returns their folder. */
 export function stubIncludes(dir) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'string.h'),
-    '/* freestanding stub for the cross-compile check: the declarations the portable C uses */\n#include <stddef.h>\nvoid *memcpy(void *, const void *, size_t);\nvoid *memset(void *, int, size_t);\nsize_t strlen(const char *);\nint strcmp(const char *, const char *);\n',
+    '/* freestanding stub for the cross-compile check: the declarations the portable C uses */\n#include <stddef.h>\nvoid *memcpy(void *, const void *, size_t);\nvoid *memmove(void *, const void *, size_t);\nvoid *memset(void *, int, size_t);\nsize_t strlen(const char *);\nint strcmp(const char *, const char *);\n',
   );
+  // minimp3 includes stdlib.h and uses nothing from it.
+  writeFileSync(join(dir, 'stdlib.h'), '/* freestanding stub for the cross-compile check */\n#include <stddef.h>\n');
   return dir;
 }
 

@@ -1,16 +1,17 @@
-// The MP3 decoder the simulator runtime links: the Moddable SDK's libmad
-// (the C the device runs, through the SDK's mp3/decode), bound by xs_mp3.c
-// onto __native. No TypeScript fallback: decoding MP3 in TypeScript would
-// not keep up on XS, so without the native the simulator decodes no MP3 and
-// the player skips MP3 files, as a device without a decoder would.
+// The MP3 decoder: minimp3 (CC0 1.0, vendored in ./minimp3) behind
+// mp3mono.c, bound by xs_mp3.c. The same C on both hosts: the device binds
+// it in hosts/esp32/native/desk-native.js, the simulator runtime installs it
+// on __native (on either of its XS engines). No TypeScript fallback: decoding
+// MP3 in TypeScript would not keep up on XS, so a host without the native
+// decodes no MP3 and the player skips MP3 files, saying why.
 //
-// Runs on XS: ES2022 only, no host globals; the host passes __native in.
+// Runs on XS: ES2022 only, no host globals; the host passes the natives in.
 
-/** The functions the runtime puts on `__native` when libmad is built in (docs/sim-protocol.md). */
+/** The native functions (on __native in the simulator, docs/sim-protocol.md; desk-native.js on the device). */
 export interface NativeMp3 {
   /** A decoder (an opaque host object). */
   mp3Open(): object;
-  /** Decodes the frame at the start of input (frame + 8 guard bytes) into out (>= 1152); samples written or -1. */
+  /** Decodes the frame at the start of input (frame + guard bytes, ignored) into out (>= 1152); samples written, 0 (nothing decoded) or -1 (no whole frame). */
   mp3Decode(decoder: object, input: Uint8Array, out: Int16Array): number;
   mp3Close(decoder: object): void;
 }

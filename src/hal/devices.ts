@@ -81,13 +81,12 @@ export type EncodedCodec = 'mp3';
 
 /** The room a frame decoder's output needs: the most samples one MP3 frame holds. */
 export const FRAME_SAMPLES_MAX = 1152;
-/** Bytes a frame decoder may read past the frame (libmad's MAD_BUFFER_GUARD): zeros or what follows. */
+/** Bytes after the frame in a decoder's input (zeros or what follows): the room a decoder may read past the frame (libmad's MAD_BUFFER_GUARD; minimp3 reads none). */
 export const FRAME_GUARD = 8;
 
 /**
  * Decodes one compressed stream frame by frame into 16-bit mono PCM (a
- * stereo frame mixed down as (L + R) >> 1, as the Moddable SDK's mp3/decode
- * does: every board has one speaker). Frames must come in stream order (an
+ * stereo frame mixed down as (L + R) >> 1: every board has one speaker). Frames must come in stream order (an
  * MP3 frame may use bits of the ones before it); after a seek the first
  * frames may decode to silence.
  */

@@ -1,8 +1,8 @@
 // The music player (spec: the music rules under the console table): tracks
 // from the card's /music folder, 16-bit PCM WAV through hal.audio's PCM
 // stream and MP3 decoded frame by frame by the host's decoder
-// (hal.audio.openDecoder: the Moddable SDK's libmad on the device and, by the
-// same C, in the simulator) into mono PCM, unrecognised files skipped.
+// (hal.audio.openDecoder: minimp3 on the device and, by the same C, in the
+// simulator) into mono PCM, unrecognised files skipped.
 //
 //   play(null)            a bare play: resumes when paused, otherwise queues
 //                         the folder's playable tracks in name order
@@ -119,7 +119,7 @@ export class MusicPlayer {
   /**
    * Decodes one built-in frame (MPEG-1 Layer III, 128 kbit/s, 44.1 kHz, its
    * payload zero: silence) with the host's decoder: what MEDIATEST and the
-   * self-test report (1152 samples, all 0 from libmad). null when the host has
+   * self-test report (1152 samples, all 0). null when the host has
    * no MP3 decoder.
    */
   decodeCheck(): { samples: number; silent: boolean } | null {
@@ -328,7 +328,7 @@ export class MusicPlayer {
     const { audio, clock } = this.deps;
     if (c.info.kind === 'wav') audio.start({ sampleRate: c.info.sampleRate, channels: c.info.channels });
     else {
-      // Decoded MP3 is mono (every board has one speaker; the SDK's decoder mixes stereo down).
+      // Decoded MP3 is mono (every board has one speaker; the decoder mixes stereo down).
       c.decoder = audio.openDecoder!('mp3');
       audio.start({ sampleRate: c.info.sampleRate, channels: 1 });
     }

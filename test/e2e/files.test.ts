@@ -146,7 +146,7 @@ describe('SD card, files, downloads and music on the simulator', () => {
       const s = (await get('/api/music'))['player'] as { state: string; played: number };
       return s.state === 'idle' && s.played === 2;
     });
-    // One file per stream, in play order (bootB-N.wav): the MP3 decoded in the runtime by the SDK's libmad
+    // One file per stream, in play order (bootB-N.wav): the MP3 decoded in the runtime by minimp3
     // (modules/mp3) to mono PCM, every frame's 1152 samples (these frames are silent), then the WAV as it is.
     const streamNo = (f: string): number => Number(/-(\d+)\.wav$/.exec(f)![1]);
     const files = readdirSync(audioDir).sort((a, b) => streamNo(a) - streamNo(b)).slice(-2);

@@ -1,13 +1,13 @@
-// Sound out on the simulator (the SDK's XS with the SDK's libmad built in):
+// Sound out on the simulator (minimp3 built into the runtime, on either XS):
 // on panel-35 (the ES8311 board), MEDIATEST plays its tone through the mixer
 // and decodes a test MP3 frame to silence, TEST speaker passes, and a real
 // MP3 (made by lamejs) plays through the mixer at its own rate with an effect
-// over it: every sample the same as the SDK decoder gives for the file on its
+// over it: every sample the same as the decoder gives for the file on its
 // own (test/support/mp3-xs.ts), except where the effect was mixed in; then
 // SPKSAY over a playing MP3: one stream, the music ducked to DUCK_GAIN under
 // the speech, sample for sample (the speech from the provider emulator,
 // resampled to the track's rate as the mixer does), and back after.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readWav } from '../../hosts/sim/board/wav.ts';
@@ -15,7 +15,7 @@ import { DUCK_GAIN } from '../../src/audio/speaker.ts';
 import { MIX_RATE, sfxClip } from '../../src/audio/synth.ts';
 import { Resampler } from '../../src/audio/wav.ts';
 import { routeArgs, speechMs, speechPcm, start, type Emulator } from '../../tools/provider-emulator.mjs';
-import { decodeOnXs, encodedSignal, xsimHasMp3, xsimOnSdk } from '../support/mp3-xs.ts';
+import { decodeOnXs, encodedSignal, XSIM, xsimHasMp3 } from '../support/mp3-xs.ts';
 import { cleanup, startDevice } from './harness.ts';
 
 let emu: Emulator | null = null;
@@ -34,8 +34,8 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
   }
 }
 
-describe.skipIf(!xsimOnSdk())('sound out on the simulator', () => {
-  it('panel-35: MEDIATEST, TEST speaker, an MP3 decoded by the SDK decoder through the mixer with an effect over it, and SPKSAY over music (ducked, sample for sample)', async () => {
+describe.skipIf(!existsSync(XSIM))('sound out on the simulator', () => {
+  it('panel-35: MEDIATEST, TEST speaker, an MP3 decoded by minimp3 through the mixer with an effect over it, and SPKSAY over music (ducked, sample for sample)', async () => {
     expect(xsimHasMp3()).toBe(true);
     emu = await start();
     const device = await startDevice({ board: 'panel-35', args: routeArgs(emu.port) });

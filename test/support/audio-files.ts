@@ -1,6 +1,6 @@
 // Small audio files for tests: a 16-bit PCM WAV of a tone, and an MP3 made
 // of valid MPEG-1 Layer III frame headers (silent payload: enough for the
-// firmware, which parses frames; libmad decodes them to silence).
+// firmware, which parses frames; the MP3 decoder decodes them to silence).
 
 export function wavBytes(options: { rate?: number; channels?: 1 | 2; seconds?: number; bits?: number; format?: number } = {}): Uint8Array {
   const rate = options.rate ?? 16000;

@@ -1,7 +1,7 @@
-// MP3 through the simulator runtime's decoder (modules/mp3: the Moddable SDK's
-// libmad, the C the device links), for tests and the benchmark: a real MP3 made
-// by an independent encoder (lamejs), and a standalone XS run that splits it
-// into frames (src/music/formats.ts) and decodes each with __native.mp3Decode.
+// MP3 through the simulator runtime's decoder (modules/mp3: minimp3 through
+// mp3mono.c, the C the device links), for tests and the benchmark: a real MP3
+// made by an independent encoder (lamejs), and a standalone XS run that splits
+// it into frames (src/music/formats.ts) and decodes each with __native.mp3Decode.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,17 +14,13 @@ import { build } from 'esbuild';
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const XSIM = join(ROOT, 'build/sim/xsim');
 
-/**
- * True when build/sim/xsim was built on the Moddable SDK's XS (build/sim/xsim.xs, the Makefile's link
- * stamp, says "sdk ..."): then libmad must be in it (xsimHasMp3). Without the SDK the simulator has no
- * MP3 decoder and these tests skip.
- */
-export function xsimOnSdk(): boolean {
+/** Which XS build/sim/xsim was linked with (build/sim/xsim.xs, the Makefile's link stamp): 'sdk' (17.x) or 'xsnap' (13.3). */
+export function xsimEngine(): string {
   const stamp = join(ROOT, 'build/sim/xsim.xs');
-  return existsSync(XSIM) && existsSync(stamp) && readFileSync(stamp, 'utf8').startsWith('sdk ');
+  return existsSync(stamp) ? readFileSync(stamp, 'utf8').split(' ')[0]! : 'none';
 }
 
-/** True when build/sim/xsim exists and has the SDK's libmad built in. */
+/** True when build/sim/xsim exists and has the MP3 decoder on __native (every runtime build does). */
 export function xsimHasMp3(): boolean {
   if (!existsSync(XSIM)) return false;
   const out = runXs(`__sim.print(String(typeof __native !== 'undefined' && typeof __native.mp3Decode === 'function'));`);
@@ -32,11 +28,15 @@ export function xsimHasMp3(): boolean {
 }
 
 /**
- * A test signal (stereo, different in each channel: tones, a sweep and a
- * little noise from a fixed seed, at -6 dBFS), encoded by lamejs at kbps.
+ * A test signal (tones, a sweep and a little noise from a fixed seed, at
+ * -6 dBFS times gain; in stereo each channel different, in mono the left
+ * one), encoded by lamejs at kbps. frameSamples: 1152 (MPEG-1, 32 kHz and up)
+ * or 576 (MPEG-2, below).
  */
-export function encodedSignal(options: { seconds: number; rate?: number; kbps?: number }): { mp3: Uint8Array; rate: number } {
+export function encodedSignal(options: { seconds: number; rate?: number; kbps?: number; channels?: 1 | 2; gain?: number }): { mp3: Uint8Array; rate: number; frameSamples: number } {
   const rate = options.rate ?? 44100;
+  const channels = options.channels ?? 2;
+  const g = 16000 * (options.gain ?? 1);
   const n = Math.round(rate * options.seconds);
   const left = new Int16Array(n);
   const right = new Int16Array(n);
@@ -48,12 +48,15 @@ export function encodedSignal(options: { seconds: number; rate?: number; kbps?: 
   for (let i = 0; i < n; i++) {
     const t = i / rate;
     const sweep = Math.sin(2 * Math.PI * (200 * t + 400 * t * t));
-    left[i] = Math.round(16000 * (0.5 * Math.sin(2 * Math.PI * 440 * t) + 0.3 * sweep + 0.05 * noise()));
-    right[i] = Math.round(16000 * (0.5 * Math.sin(2 * Math.PI * 659.25 * t) + 0.3 * Math.sin(2 * Math.PI * 110 * t) + 0.05 * noise()));
+    left[i] = Math.round(g * (0.5 * Math.sin(2 * Math.PI * 440 * t) + 0.3 * sweep + 0.05 * noise()));
+    right[i] = Math.round(g * (0.5 * Math.sin(2 * Math.PI * 659.25 * t) + 0.3 * Math.sin(2 * Math.PI * 110 * t) + 0.05 * noise()));
   }
-  const enc = new Mp3Encoder(2, rate, options.kbps ?? 128);
+  const enc = new Mp3Encoder(channels, rate, options.kbps ?? 128);
   const parts: Uint8Array[] = [];
-  for (let at = 0; at < n; at += 1152) parts.push(Uint8Array.from(enc.encodeBuffer(left.subarray(at, at + 1152), right.subarray(at, at + 1152))));
+  for (let at = 0; at < n; at += 1152) {
+    const l = left.subarray(at, at + 1152);
+    parts.push(Uint8Array.from(channels === 2 ? enc.encodeBuffer(l, right.subarray(at, at + 1152)) : enc.encodeBuffer(l)));
+  }
   parts.push(Uint8Array.from(enc.flush()));
   const mp3 = new Uint8Array(parts.reduce((k, p) => k + p.length, 0));
   let at = 0;
@@ -61,10 +64,10 @@ export function encodedSignal(options: { seconds: number; rate?: number; kbps?: 
     mp3.set(p, at);
     at += p.length;
   }
-  return { mp3, rate };
+  return { mp3, rate, frameSamples: rate >= 32000 ? 1152 : 576 };
 }
 
-function runXs(program: string): string {
+export function runXs(program: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'mp3-xs-'));
   try {
     const script = join(dir, 'mp3.js');
@@ -76,7 +79,7 @@ function runXs(program: string): string {
 }
 
 /**
- * Decodes mp3 on XS with the runtime's libmad, frame by frame as the music
+ * Decodes mp3 on XS with the runtime's decoder, frame by frame as the music
  * player hands them over (frame + 8 guard bytes), `repeat` times over. Returns
  * the mono PCM of the last pass, the frames, and the wall time of the decoding
  * alone (performance is XS's own clock: __sim.monoMs).

@@ -5,12 +5,13 @@
 // them, Flush, Volume): chunks wait for queue room, callbacks count what was
 // heard and ask for more, stop forgets everything; panel-35 speaks through its
 // ES8311 (clock set per rate, DAC on while a stream plays, the codec's volume);
-// the SDK's MP3 decoder (a stand-in keeping mp3.c's contract) gives the player
+// the MP3 decoder's natives (a stand-in keeping modules/mp3/xs_mp3.c's contract) give the player
 // mono PCM; the music player plays a WAV to the last sample and, where the
 // decoder is not linked, skips MP3 saying why.
 import { describe, expect, it } from 'vitest';
 import { BOARD_DESCRIPTORS } from '../../boards/index.ts';
-import { createAudioOut, type OutputCodec, type SdkMp3 } from '../../hosts/esp32/hal/audio.ts';
+import { createAudioOut, type OutputCodec } from '../../hosts/esp32/hal/audio.ts';
+import { mp3Native, type NativeMp3 } from '../../modules/mp3/mp3.ts';
 import { createMic, sharesClockPins, type SdkAudioIn, type SdkAudioInClass } from '../../hosts/esp32/hal/mic.ts';
 import type { AudioOut } from '../../src/hal/index.ts';
 import { boot, HTTP_PORT } from '../../src/main.ts';
@@ -101,26 +102,26 @@ class SdkAudioOut {
 
 const ringTft = BOARD_DESCRIPTORS['ring-tft'];
 
-/** The SDK's mp3/decode as modules/data/mp3/mp3.c behaves: needs 1152 samples of room; returns bytes used and sets output.samples. */
-class SdkMp3Fake implements SdkMp3 {
-  static opened = 0;
-  closed = false;
-  frames = 0;
-  constructor() {
-    SdkMp3Fake.opened++;
+/** The natives of modules/mp3/xs_mp3.c as it behaves: needs 1152 samples of room; -1 when no frame starts the input; a closed decoder throws. */
+class NativeMp3Fake implements NativeMp3 {
+  opened = 0;
+  closed = 0;
+  mp3Open(): object {
+    this.opened++;
+    return { frames: 0, open: true };
   }
-  decode(input: ArrayBufferView, output: Int16Array & { samples?: number }): number | undefined {
-    if (this.closed) throw new Error('closed');
-    if (output.length < 1152) throw new Error('output too small');
-    const b = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-    if (b[0] !== 0xff || (b[1]! & 0xe0) !== 0xe0) return undefined;
-    this.frames++;
-    output.fill(this.frames * 10, 0, 1152);
-    output.samples = 1152;
-    return b.length - 8;
+  mp3Decode(decoder: object, input: Uint8Array, out: Int16Array): number {
+    const d = decoder as { frames: number; open: boolean };
+    if (!d.open) throw new TypeError('mp3: not an open decoder');
+    if (out.length < 1152) throw new RangeError('mp3: output too small');
+    if (input[0] !== 0xff || (input[1]! & 0xe0) !== 0xe0) return -1;
+    d.frames++;
+    out.fill(d.frames * 10, 0, 1152);
+    return 1152;
   }
-  close(): void {
-    this.closed = true;
+  mp3Close(decoder: object): void {
+    (decoder as { open: boolean }).open = false;
+    this.closed++;
   }
 }
 
@@ -155,7 +156,7 @@ describe('the device speaker on the SDK AudioOut', () => {
       expect(a.present, board).toBe(true);
       expect(a.codecs).toEqual([]);
       expect(a.openDecoder).toBeUndefined();
-      const m = createAudioOut(BOARD_DESCRIPTORS[board], SdkAudioOut, { Mp3: SdkMp3Fake });
+      const m = createAudioOut(BOARD_DESCRIPTORS[board], SdkAudioOut, { openMp3: mp3Native(new NativeMp3Fake()) });
       expect(m.codecs).toEqual(['mp3']);
     }
   });
@@ -175,8 +176,9 @@ describe('the device speaker on the SDK AudioOut', () => {
     expect(codec.log).toEqual(['volume 70', 'rate 24000', 'dac true', 'dac false']);
   });
 
-  it('decodes MP3 frames with the SDK decoder into mono PCM, one decoder per stream, closed after', () => {
-    const audio = createAudioOut(ringTft, SdkAudioOut, { Mp3: SdkMp3Fake });
+  it('decodes MP3 frames with the native decoder into mono PCM, one decoder per stream, closed after', () => {
+    const natives = new NativeMp3Fake();
+    const audio = createAudioOut(ringTft, SdkAudioOut, { openMp3: mp3Native(natives) });
     const d = audio.openDecoder!('mp3');
     const frame = new Uint8Array(417 + 8);
     frame.set([0xff, 0xfb, 0x90, 0x00]);
@@ -186,6 +188,7 @@ describe('the device speaker on the SDK AudioOut', () => {
     expect([out[0], out[1151], out[1152], out[2303]]).toEqual([10, 10, 20, 20]);
     expect(d.decode(new Uint8Array(425), out)).toBe(0); // no frame there
     d.close();
+    expect([natives.opened, natives.closed]).toEqual([1, 1]);
     expect(() => d.decode(frame, out)).toThrow(/closed/);
   });
 

@@ -95,7 +95,7 @@ describe('desk-native.js', () => {
   const js = readFileSync(join(ROOT, 'hosts/esp32/native/desk-native.js'), 'utf8');
   const bindings = [...js.matchAll(/^function (\w+)\([^)]*\) @ "(\w+)";$/gm)].map((m) => ({ name: m[1]!, c: m[2]! }));
   const cFiles = [
-    'modules/vecdot/xs_vecdot.c', 'modules/lexical/xs_lexical.c', 'modules/sha256/xs_sha256.c', 'modules/utf8/xs_utf8.c', 'modules/p256/xs_p256.c',
+    'modules/vecdot/xs_vecdot.c', 'modules/lexical/xs_lexical.c', 'modules/sha256/xs_sha256.c', 'modules/utf8/xs_utf8.c', 'modules/p256/xs_p256.c', 'modules/mp3/xs_mp3.c',
     ...['desk_sd', 'desk_ota', 'desk_sys', 'desk_nvs', 'desk_console', 'desk_panel'].map((f) => `hosts/esp32/native/${f}.c`),
   ].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
 

@@ -69,6 +69,12 @@ describe('npm run build:device with the Moddable SDK (no ESP-IDF)', () => {
       expect(r.stdout).toContain(`xsc, xsl (preloaded): ${figures.instances} instances, ${figures.keys} keys, preloaded heap ${figures.heapSlots} slots, ${figures.aliases} aliases`);
       // preloaded: the firmware is among the preparation's scripts
       expect(readFileSync(join(dir, 'makefile'), 'utf8')).toMatch(/^PRELOADS =[\s\S]*-p firmware\.xsb/m);
+      // MP3 by our minimp3 build, bound by desk-native.js; nothing of the SDK's libmad (GPL) is compiled
+      const makefile = readFileSync(join(dir, 'makefile'), 'utf8');
+      expect(makefile).toMatch(/\/mp3mono\.c\.o\b/);
+      expect(makefile).toMatch(/\/xs_mp3\.c\.o\b/);
+      expect(makefile).not.toMatch(/libmad|data\/mp3/);
+      expect(readFileSync(join(dir, 'mc.xs.c'), 'utf8')).toMatch(/\{ xs_mp3_decode, 3, \d+ \}/);
       // the GATT table was compiled from our JSON, the CA store made into resources
       expect(readFileSync(join(dir, 'mc.bleservices.c'), 'utf8')).toContain('e9190003');
       expect(readFileSync(join(dir, 'mc.resources.c'), 'utf8')).toContain('ca.ski');

@@ -132,8 +132,10 @@ describe('Moddable manifests', () => {
       expect(m.defines?.audioOut?.queueLength, board).toBe(16);
     }
     expect(DEVICE_TYPES.every((b) => ((load(join(ROOT, 'boards', b, 'manifest.json')).platforms?.esp32?.include ?? []) as string[]).includes('$(MODDABLE)/modules/pins/i2s/manifest.json'))).toBe(true);
-    // Every board links the SDK's MP3 decoder (through the device host's manifest).
-    expect((load(join(ROOT, 'hosts/esp32/manifest.json')).include ?? []) as string[]).toContain('$(MODDABLE)/modules/data/mp3/manifest.json');
+    // Every board links our MP3 decoder (minimp3, through the device host's manifest), never the SDK's libmad (GPL).
+    const deviceIncludes = (load(join(ROOT, 'hosts/esp32/manifest.json')).include ?? []) as string[];
+    expect(deviceIncludes).toContain('$(DESK_ROOT)/modules/mp3/manifest.json');
+    expect(deviceIncludes.filter((m) => m.includes('modules/data/mp3'))).toEqual([]);
   });
 
   it('preloads the firmware module and boots it from a main that is not preloaded', () => {

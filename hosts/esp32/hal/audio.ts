@@ -19,11 +19,10 @@
 //                  (onNeed), as the HAL's AudioOut promises;
 //   stop()         flushes, stops and closes, and forgets every chunk.
 //
-// MP3: openDecoder('mp3') is the SDK's decoder (mp3/decode,
-// $(MODDABLE)/modules/data/mp3: libmad, GPL; docs/decisions.md says what that
-// means for the image), one frame per decode() into mono PCM; the music
-// player writes that PCM here like a WAV's. The simulator links the same C
-// (modules/mp3), so both decode alike.
+// MP3: openDecoder('mp3') is our decoder (modules/mp3: minimp3, CC0 1.0,
+// through mp3mono.c and the natives of desk-native.js), one frame per
+// decode() into mono PCM; the music player writes that PCM here like a WAV's.
+// The simulator links the same C, so both decode alike.
 //
 // Volume: on a codec board the codec's DAC volume (REG32), so the samples keep
 // their full 16 bits; on an amplifier board the SDK's Volume element.
@@ -50,13 +49,6 @@ export interface SdkAudioOutClass {
   readonly Volume: number;
 }
 
-/** The SDK's MP3 decoder (modules/data/mp3/mp3.js): decode() returns the bytes used (0 or undefined: none) and sets output.samples. */
-export interface SdkMp3 {
-  decode(input: ArrayBufferView, output: Int16Array & { samples?: number }): number | undefined;
-  close(): void;
-}
-export type SdkMp3Class = new () => SdkMp3;
-
 /** What the speaker needs of a codec (./es8311.ts's Es8311). */
 export interface OutputCodec {
   setRate(fs: number): void;
@@ -77,28 +69,10 @@ interface Chunk {
   frames: number;
 }
 
-/** The SDK decoder as the HAL's FrameDecoder. */
-export function frameDecoder(Mp3: SdkMp3Class): FrameDecoder {
-  let m: SdkMp3 | null = new Mp3();
-  return {
-    decode(input, out) {
-      if (!m) throw new Error('mp3: the decoder is closed');
-      const o = out as Int16Array & { samples?: number };
-      o.samples = 0;
-      const used = m.decode(input, o);
-      return used ? (o.samples ?? 0) : 0;
-    },
-    close() {
-      m?.close();
-      m = null;
-    },
-  };
-}
-
 /**
  * The HAL's AudioOut on the SDK's. A board has a speaker when its output is a
  * plain I2S amplifier, or a codec whose driver is given (codec), and the SDK
- * module is linked; Mp3, the SDK's decoder when linked, adds MP3.
+ * module is linked; openMp3, a decoder's opener (modules/mp3), adds MP3.
  */
 /**
  * The speaker's side of clock pins shared with the microphone (panel-35: see
@@ -112,13 +86,13 @@ export interface SharedClockOut {
   resume(): void;
 }
 
-export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undefined, extras: { codec?: OutputCodec | null; Mp3?: SdkMp3Class } = {}): AudioOut & SharedClockOut {
+export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undefined, extras: { codec?: OutputCodec | null; openMp3?: () => FrameDecoder } = {}): AudioOut & SharedClockOut {
   const amp = d.audio.out?.driver;
   const codec = amp && I2S_CODECS.includes(amp) ? (extras.codec ?? null) : null;
   if (!Sdk || !amp || !(I2S_AMPLIFIERS.includes(amp) || codec)) {
     return { present: false, codecs: [], queued: 0, onNeed: null, start: () => undefined, write: () => undefined, stop: () => undefined, setVolume: () => undefined, suspend: () => undefined, resume: () => undefined };
   }
-  const Mp3 = extras.Mp3;
+  const openMp3 = extras.openMp3;
   let out: SdkAudioOut | null = null;
   /** The format the speaker was started at (null: stopped), and whether the microphone holds the clock pins. */
   let format: PcmFormat | null = null;
@@ -176,7 +150,7 @@ export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undef
 
   const audio: AudioOut & SharedClockOut = {
     present: true,
-    codecs: Mp3 ? (['mp3'] as const) : [],
+    codecs: openMp3 ? (['mp3'] as const) : [],
     onNeed: null,
     get queued() {
       return queued;
@@ -224,10 +198,10 @@ export function createAudioOut(d: BoardDescriptor, Sdk: SdkAudioOutClass | undef
       if (out && out.length(STREAM) >= 1) out.enqueue(STREAM, Sdk.Volume, volume);
     },
   };
-  if (Mp3) {
+  if (openMp3) {
     audio.openDecoder = (codecName: EncodedCodec): FrameDecoder => {
       if (codecName !== 'mp3') throw new Error(`no ${String(codecName)} decoder`);
-      return frameDecoder(Mp3);
+      return openMp3();
     };
   }
   return audio;

@@ -14,10 +14,10 @@
 import Analog from 'embedded:io/analog';
 import I2C from 'embedded:io/i2c';
 import PWM from 'embedded:io/pwm';
-import { consoleOpen, consoleRead, consoleWrite, panelBegin, panelEnd, panelOpen, panelSend } from '../native/desk-native.js';
+import { consoleOpen, consoleRead, consoleWrite, mp3Close, mp3Decode, mp3Open, panelBegin, panelEnd, panelOpen, panelSend } from '../native/desk-native.js';
 import type { BoardDescriptor } from '../../../boards/index.ts';
 import { encode } from '../../../src/util/utf8.ts';
-import Mp3 from 'mp3/decode';
+import { mp3Native } from '../../../modules/mp3/mp3.ts';
 import { createAudioOut, type SharedClockOut } from './audio.ts';
 import { Es8311 } from './es8311.ts';
 import { drivers } from './drivers.ts';
@@ -229,9 +229,9 @@ export function createCodec(d: BoardDescriptor): Es8311 | null {
   }
 }
 
-/** The speaker: the SDK's AudioOut on a plain I2S amplifier or the board's codec, with the SDK's MP3 decoder (./audio.ts). */
+/** The speaker: the SDK's AudioOut on a plain I2S amplifier or the board's codec, with our MP3 decoder (modules/mp3, ./audio.ts). */
 export function createAudio(d: BoardDescriptor, codec: Es8311 | null): AudioOut & SharedClockOut {
-  return createAudioOut(d, drivers.audioOut, { codec, Mp3 });
+  return createAudioOut(d, drivers.audioOut, { codec, openMp3: mp3Native({ mp3Open, mp3Decode, mp3Close }) });
 }
 
 /** The microphone: ./mic.ts (the SDK's ECMA-419 audio input). */

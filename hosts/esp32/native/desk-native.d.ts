@@ -5,6 +5,7 @@
 import type { NativeSha256 } from '../../../modules/sha256/sha256.ts';
 import type { NativeUtf8 } from '../../../modules/utf8/utf8.ts';
 import type { NativeEc } from '../../../modules/p256/p256.ts';
+import type { NativeMp3 } from '../../../modules/mp3/mp3.ts';
 import type { NativeVecdot } from '../../../modules/vecdot/vecdot.ts';
 import type { NativeLexical } from '../../../modules/lexical/lexical.ts';
 import type { SlotState } from '../../../src/hal/index.ts';
@@ -19,6 +20,9 @@ export declare const utf8Encode: NativeUtf8['utf8Encode'];
 export declare const utf8Decode: NativeUtf8['utf8Decode'];
 export declare const utf8Length: NativeUtf8['utf8Length'];
 export declare const ecMul2: NativeEc['ecMul2'];
+export declare const mp3Open: NativeMp3['mp3Open'];
+export declare const mp3Decode: NativeMp3['mp3Decode'];
+export declare const mp3Close: NativeMp3['mp3Close'];
 
 export type SdBusConfig =
   | { bus: 'sdspi'; sclk: number; mosi: number; miso: number; cs: number }

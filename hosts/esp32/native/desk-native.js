@@ -5,7 +5,7 @@
 // firmware bundle imports it as an external module. The types and the
 // error convention ("CODE: text") are in desk-native.d.ts.
 
-// hotspots: modules/vecdot, modules/lexical, modules/sha256, modules/utf8 (the same C the simulator links), modules/p256 (over the SDK's crypt arithmetic)
+// hotspots: modules/vecdot, modules/lexical, modules/sha256, modules/utf8, modules/mp3 (the same C the simulator links), modules/p256 (over the SDK's crypt arithmetic)
 function vecdotDot(a, b) @ "xs_vecdot_dot";
 function vecdotTopk(matrix, rows, dims, norms, query, qnorm, k, outIdx, outScore) @ "xs_vecdot_topk";
 function lexicalBm25(pool, off, len, dl, rows, mask, query, nq, k1, b, scores, idf, k, outIdx, outScore) @ "xs_lexical_bm25";
@@ -16,6 +16,9 @@ function utf8Encode(s) @ "xs_utf8_encode";
 function utf8Decode(bytes, start, end) @ "xs_utf8_decode";
 function utf8Length(s) @ "xs_utf8_length";
 function ecMul2(m, a, b, x1, y1, k1, x2, y2, k2) @ "xs_p256_mul2";
+function mp3Open() @ "xs_mp3_open";
+function mp3Decode(decoder, input, output) @ "xs_mp3_decode";
+function mp3Close(decoder) @ "xs_mp3_close";
 
 // SD card: desk_sd.c
 function sdMount(config) @ "xs_desk_sd_mount";
@@ -85,6 +88,9 @@ export {
 	utf8Decode,
 	utf8Length,
 	ecMul2,
+	mp3Open,
+	mp3Decode,
+	mp3Close,
 	sdMount,
 	sdUnmount,
 	sdInfo,

@@ -68,19 +68,3 @@ declare module 'gt911' {
   }
 }
 
-/**
- * modules/data/mp3/mp3.js (mp3.c over libmad; $(MODDABLE)/modules/data/mp3/manifest.json):
- * decode(input, output) decodes the one frame at the start of input (its length
- * includes MAD_BUFFER_GUARD, 8 bytes) into output (at least 1152 16-bit
- * samples), mono (a stereo frame as (L + R) >> 1); returns the bytes used, or
- * undefined when no frame decoded, and sets output.samples.
- */
-declare module 'mp3/decode' {
-  export default class MP3 {
-    constructor();
-    decode(input: ArrayBufferView | ArrayBufferLike, output: ArrayBufferView & { samples?: number }): number | undefined;
-    close(): void;
-    static scan(buffer: Uint8Array, start: number, end: number, info?: object): { position: number; length: number } | undefined;
-    static readonly BUFFER_GUARD: number;
-  }
-}

@@ -1,8 +1,8 @@
 // Audio out and the microphone. Each output stream becomes a WAV file under
 // <device>/audio/ and is "played" in real time: audio.played {samples} (frames
 // per channel) events at the sample rate while queued PCM lasts. MP3 comes as
-// PCM: the firmware decodes it in the runtime with the SDK's libmad
-// (modules/mp3), as the device does. The
+// PCM: the firmware decodes it in the runtime with minimp3 (modules/mp3),
+// the C the device runs. The
 // microphone delivers mic.samples at real-time pace from the WAV file set with
 // mic.feed (converted to the requested format), then silence.
 

@@ -96,7 +96,7 @@ export function createAudio(): AudioOut {
   // queued and audio.played count frames (samples per channel), as AudioOut.queued says
   let queued = 0;
   let channels = 1;
-  // MP3 frames are decoded here, in the runtime, by the SDK's libmad (modules/mp3): the board gets PCM.
+  // MP3 frames are decoded here, in the runtime, by minimp3 (modules/mp3, the device's C): the board gets PCM.
   const openMp3 = typeof __native !== 'undefined' && hasNativeMp3(__native) ? mp3Native(__native) : null;
   const audio: AudioOut = {
     present: true,

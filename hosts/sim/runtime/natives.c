@@ -45,7 +45,7 @@ __attribute__((weak)) void xs_utf8_install(xsMachine* the)
 	(void)the;
 }
 
-/* modules/mp3/xs_mp3.c defines it only when the SDK's libmad was built in (DESK_HAVE_MAD). */
+/* modules/mp3/xs_mp3.c (minimp3) is built on either XS; the default stays for a runtime built without it. */
 __attribute__((weak)) void xs_mp3_install(xsMachine* the)
 {
 	(void)the;
