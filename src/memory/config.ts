@@ -28,7 +28,7 @@ export const CONFIG_DEFAULTS: MemoryConfig = {
   max_context_bytes: 2048,
   max_vectors: WORKING_SET,
   recency_half_life_hours: 720,
-  mmr_lambda: 0.7,
+  mmr_lambda: 0.9,
 };
 
 interface Range {

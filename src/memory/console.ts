@@ -118,5 +118,17 @@ export function memoryCommands(memory: Memory, k: Kernel): Command[] {
         }
       },
     },
+    {
+      verb: 'MEMSIDES',
+      usage: '<both, meaning or words>',
+      maxArgs: 1,
+      help: 'which sides rank memory searches until the next restart (measurement only; default both)',
+      run: (c) => {
+        const sides = c.argv[0];
+        if (sides !== 'both' && sides !== 'meaning' && sides !== 'words') throw new CommandError('usage: MEMSIDES <both, meaning or words>');
+        memory.store.sides = sides;
+        c.out(`memory search ranks by ${sides === 'both' ? 'meaning and words' : sides}`);
+      },
+    },
   ];
 }

@@ -1,37 +1,28 @@
-// The offline embedder that carries meaning: a static table of one int8 row
-// per SentencePiece piece (tools/embed-table.mjs derives it from Universal
-// Sentence Encoder Lite; it ships in the image's assets), a text's vector is
-// the SIF-weighted sum of its pieces' rows. No network, no model run: a
-// unigram tokenization and a few thousand multiply-adds per text.
+// The offline embedder that carries meaning: a static table of word vectors
+// (tools/embed-table.mjs derives it from GloVe; it ships in the image's
+// assets), a text's vector is the SIF-weighted sum of its words' vectors. No
+// network, no model run: a table lookup and a few hundred multiply-adds per
+// word.
 //
-// The tokenizer is the encoder's own (SentencePiece unigram, Viterbi over the
-// pieces' log-probabilities, as @energetic-ai/embeddings implements it, quirks
-// included, so a text splits as the table was made for; test/unit/memory/
-// embed-static.test.ts checks it against that implementation). Text is NFKC
-// normalized where the engine can, whitespace runs become one '▁'.
+// Words are what the table was made of: lowercase runs of ASCII letters and
+// digits (the function words are not in the table, so they count for
+// nothing); a word not in the table counts for nothing either (the lexical
+// side still matches it by its letters, ranking.ts).
 //
 // XS: the table is read in place (typed arrays over the image's assets, no
-// copy), pieces are looked up by an FNV-1a hash of their UTF-16 code units in
-// an open-addressing table made by the tool, and the hash grows with the
-// candidate so each position costs one pass.
+// copy); a word is looked up by an FNV-1a hash of its bytes in an
+// open-addressing table the tool made; rows are 4-bit with a scale per row.
 
 import type { Assets } from '../hal/assets.ts';
 import { decode } from '../util/utf8.ts';
-import { replaceEvery } from '../util/replace.ts';
 import { OFFLINE_PROVIDER, type Embedder, type EmbeddingConfig } from './embedder.ts';
-
-// Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const WHITESPACE = /\s+/;
-const SEPARATOR = 0x2581; // '▁'
 
 /** The table's header (embed.json). */
 export interface TableHeader {
   model: string;
   dims: number;
-  pieces: number;
-  reserved: number;
-  maxPieceUnits: number;
-  scale: number;
+  words: number;
+  maxWordBytes: number;
   sifA: number;
   /** Typical cosine of two unrelated texts under this table (the squared length of embed.mean; informative). */
   c0: number;
@@ -44,14 +35,18 @@ function view<T>(assets: Assets, name: string, make: (b: ArrayBufferLike, off: n
   return make(bytes.buffer, bytes.byteOffset, bytes.byteLength / size);
 }
 
+const A = 0x61;
+const Z = 0x7a;
+
 export class StaticTable {
   private constructor(
     readonly header: TableHeader,
-    readonly rows: Int8Array,
+    /** 4-bit rows, two values per byte (low nibble first), stored + 8. */
+    readonly rows: Uint8Array,
+    readonly scale: Float32Array,
     readonly weights: Float32Array,
     readonly mean: Float32Array,
-    private readonly scores: Float32Array,
-    private readonly units: Uint16Array,
+    private readonly chars: Uint8Array,
     private readonly start: Uint32Array,
     private readonly hash: Uint16Array,
   ) {}
@@ -66,23 +61,23 @@ export class StaticTable {
     } catch {
       return null;
     }
-    const rows = view(assets, 'embed.rows', (b, o, n) => new Int8Array(b, o, n), 1);
+    const rows = view(assets, 'embed.rows', (b, o, n) => new Uint8Array(b, o, n), 1);
+    const scale = view(assets, 'embed.scale', (b, o, n) => new Float32Array(b, o, n), 4);
     const weights = view(assets, 'embed.weights', (b, o, n) => new Float32Array(b, o, n), 4);
-    const scores = view(assets, 'embed.scores', (b, o, n) => new Float32Array(b, o, n), 4);
     const mean = view(assets, 'embed.mean', (b, o, n) => new Float32Array(b, o, n), 4);
-    const units = view(assets, 'embed.units', (b, o, n) => new Uint16Array(b, o, n), 2);
+    const chars = view(assets, 'embed.chars', (b, o, n) => new Uint8Array(b, o, n), 1);
     const start = view(assets, 'embed.start', (b, o, n) => new Uint32Array(b, o, n), 4);
     const hash = view(assets, 'embed.hash', (b, o, n) => new Uint16Array(b, o, n), 2);
-    if (!rows || !weights || !scores || !mean || !units || !start || !hash) return null;
-    if (rows.length !== h.pieces * h.dims || weights.length !== h.pieces || scores.length !== h.pieces || mean.length !== h.dims || start.length !== h.pieces + 1 || hash.length !== h.hashCap)
-      return null;
-    return new StaticTable(h, rows, weights, mean, scores, units, start, hash);
+    if (!rows || !scale || !weights || !mean || !chars || !start || !hash || h.dims % 2 !== 0) return null;
+    const n = h.words;
+    if (rows.length !== (n * h.dims) / 2 || scale.length !== n || weights.length !== n || mean.length !== h.dims || start.length !== n + 1 || hash.length !== h.hashCap) return null;
+    if (start[n] !== chars.length) return null;
+    return new StaticTable(h, rows, scale, weights, mean, chars, start, hash);
   }
 
-  /** The piece whose code units are t[from..to), or -1. */
-  private lookup(t: Uint16Array, from: number, to: number, h: number): number {
+  /** The index of the word whose bytes are w[0..len), or -1. */
+  private lookup(w: Uint8Array, len: number, h: number): number {
     const mask = this.header.hashCap - 1;
-    const len = to - from;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const e = this.hash[slot]!;
       if (e === 0) return -1;
@@ -90,76 +85,52 @@ export class StaticTable {
       const s = this.start[id]!;
       if (this.start[id + 1]! - s !== len) continue;
       let i = 0;
-      while (i < len && this.units[s + i] === t[from + i]) i++;
+      while (i < len && this.chars[s + i] === w[i]) i++;
       if (i === len) return id;
     }
   }
 
-  /** The text as the encoder's pieces (ids), unknown characters as 0 (merged when consecutive). */
-  tokenize(text: string): number[] {
-    let s = replaceEvery(text, WHITESPACE, ' ').trim();
-    try {
-      s = s.normalize('NFKC');
-    } catch {
-      // an engine without normalization: the text as it is
-    }
-    if (!s) return [];
-    const n = s.length + 1;
-    const t = new Uint16Array(n);
-    t[0] = SEPARATOR;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      t[i + 1] = c === 0x20 ? SEPARATOR : c;
-    }
-    // best[end]: the best score of a split of t[0..end); 0 also means "none yet", as in the reference
-    const best = new Float64Array(n + 1);
-    const word = new Int32Array(n + 1);
-    const wlen = new Uint8Array(n + 1);
-    const maxLen = this.header.maxPieceUnits;
-    for (let i = 0; i < n; i++) {
-      let h = 0x811c9dc5;
-      let found = false;
-      const last = Math.min(n, i + maxLen);
-      for (let j = i; j < last; j++) {
-        h = Math.imul(h ^ t[j]!, 0x01000193);
-        const id = this.lookup(t, i, j + 1, h >>> 0);
-        if (id < 0) continue;
-        found = true;
-        const score = this.scores[id]! + best[i]!;
-        const end = j + 1;
-        if (best[end] === 0 || score >= best[end]!) {
-          best[end] = score;
-          word[end] = id;
-          wlen[end] = end - i;
-        }
-      }
-      if (!found) {
-        // no piece starts here: the unknown piece, one unit long, score 0
-        const score = best[i]!;
-        if (best[i + 1] === 0 || score >= best[i + 1]!) {
-          best[i + 1] = score;
-          word[i + 1] = 0;
-          wlen[i + 1] = 1;
-        }
-      }
-    }
+  /** The indices of the text's words that the table holds, in order. */
+  words(text: string): number[] {
     const ids: number[] = [];
-    for (let end = n; end > 0; end -= wlen[end]!) {
-      const id = word[end]!;
-      if (!(id === 0 && ids.length && ids[ids.length - 1] === 0)) ids.push(id);
+    const max = this.header.maxWordBytes;
+    const w = new Uint8Array(max + 1);
+    let len = 0;
+    let h = 0x811c9dc5;
+    const flush = (): void => {
+      if (len > 0 && len <= max) {
+        const id = this.lookup(w, len, h >>> 0);
+        if (id >= 0) ids.push(id);
+      }
+      len = 0;
+      h = 0x811c9dc5;
+    };
+    for (let i = 0; i < text.length; i++) {
+      let c = text.charCodeAt(i);
+      if (c >= 0x41 && c <= 0x5a) c += 0x20;
+      if ((c >= A && c <= Z) || (c >= 0x30 && c <= 0x39)) {
+        if (len <= max) w[len] = c;
+        len++;
+        h = Math.imul(h ^ c, 0x01000193);
+      } else flush();
     }
-    return ids.reverse();
+    flush();
+    return ids;
   }
 
-  /** The SIF-weighted sum of the text's pieces' rows (not normalized). */
+  /** The SIF-weighted sum of the text's words' rows (not normalized). */
   pool(text: string, out = new Float32Array(this.header.dims)): Float32Array {
     const dims = this.header.dims;
+    const half = dims >> 1;
     out.fill(0);
-    for (const id of this.tokenize(text)) {
-      const w = this.weights[id]!;
-      if (!w) continue;
-      const rows = this.rows;
-      for (let k = 0, o = id * dims; k < dims; k++, o++) out[k] = out[k]! + w * rows[o]!;
+    const rows = this.rows;
+    for (const id of this.words(text)) {
+      const f = this.weights[id]! * this.scale[id]!;
+      for (let j = 0, o = id * half; j < half; j++, o++) {
+        const b = rows[o]!;
+        out[2 * j] = out[2 * j]! + f * ((b & 15) - 8);
+        out[2 * j + 1] = out[2 * j + 1]! + f * ((b >> 4) - 8);
+      }
     }
     return out;
   }

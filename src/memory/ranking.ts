@@ -40,10 +40,15 @@ export interface QueryVector {
   norm: number;
 }
 
+/** Both sides (the default), or one alone: to measure what each brings. */
+export type RankingSides = 'both' | 'meaning' | 'words';
+
 export interface RankingHotspots {
   vecdot: VecdotApi;
   lexical: LexicalApi;
 }
+
+const NO_WORDS = { scores: new Float32Array(0), idfSum: 0, best: [] };
 
 /** A cosine calibrated by mu (the cosine expected with an unrelated text), clamped to 0-1. */
 export function calibrated(cos: number, mu: number): number {
@@ -64,21 +69,21 @@ export function expectedCosine(v: Int8Array, norm: number, mean: Float32Array | 
  * The rows of namespace ns that answer any of the queries, best first by
  * fused score; a row answering several queries keeps its best.
  */
-export function rankRows(index: VectorIndex, hot: RankingHotspots, queries: readonly QueryVector[], ns: string, pool: number, mean: Float32Array | undefined): Candidate[] {
+export function rankRows(index: VectorIndex, hot: RankingHotspots, queries: readonly QueryVector[], ns: string, pool: number, mean: Float32Array | undefined, sides: RankingSides = 'both'): Candidate[] {
   const best = new Map<number, Candidate>();
   for (const { text, q, norm } of queries) {
     if (q.length !== index.dims) continue;
     const mu = expectedCosine(q, norm, mean);
-    const dense = index.topk(hot.vecdot, q, norm, pool, ns);
-    const words = index.bm25(hot.lexical, queryTerms(text), pool, ns);
+    const dense = sides === 'words' ? [] : index.topk(hot.vecdot, q, norm, pool, ns);
+    const words = sides === 'meaning' ? NO_WORDS : index.bm25(hot.lexical, queryTerms(text), pool, ns);
     const cosines = new Map<number, number>();
     for (const d of dense) cosines.set(d.row, d.score);
     const rows = new Set<number>(cosines.keys());
     for (const b of words.best) rows.add(b.row);
     for (const row of rows) {
       const cos = cosines.get(row) ?? index.cosineTo(hot.vecdot, row, q, norm);
-      const sem = calibrated(cos, mu);
-      const lex = words.idfSum > 0 ? Math.min(1, words.scores[row]! / words.idfSum) : 0;
+      const sem = sides === 'words' ? 0 : calibrated(cos, mu);
+      const lex = sides === 'meaning' || words.idfSum <= 0 ? 0 : Math.min(1, words.scores[row]! / words.idfSum);
       const fused = sem + lex;
       const prev = best.get(row);
       if (!prev || fused > prev.fused) best.set(row, { row, sem, lex, rel: Math.min(1, fused), fused });

@@ -38,7 +38,7 @@ import { quotaFor, type People } from './quotas.ts';
 import { encodeDelete, encodeFlush, encodePut, type MemRecord } from './record.ts';
 import { VectorFile } from './vector-file.ts';
 import { VectorIndex } from './vector-index.ts';
-import { calibrated, expectedCosine, rankRows, type Candidate } from './ranking.ts';
+import { calibrated, expectedCosine, rankRows, type Candidate, type RankingSides } from './ranking.ts';
 import { termList } from './lexicon.ts';
 import { replaceEvery } from '../util/replace.ts';
 import { stringify } from '../util/json.ts';
@@ -136,6 +136,8 @@ export class VectorStore {
   /** Changes made without a card, merged into the card's store when one becomes live. */
   private offline: OfflineOp[] = [];
   private busy: string | null = null;
+  /** What ranks a search (ranking.ts): both sides, or one alone to measure what each brings (the console's MEMSIDES). */
+  sides: RankingSides = 'both';
   /** The vectors were made with another embedding than the embedder's: re-embedding is due (reembed()). */
   stale = false;
   /** Re-embedding's progress: memories done of total; error: why the last attempt stopped. */
@@ -527,7 +529,7 @@ export class VectorStore {
     const now = this.now();
     const synced = this.deps.clock.synced();
     const out: Array<Candidate & { rec: MemRecord }> = [];
-    const ranked = rankRows(this.index, this.deps, texts.map((text, i) => ({ text, q: vecs[i]!.q, norm: vecs[i]!.norm })), ns, pool, this.embedder.mean);
+    const ranked = rankRows(this.index, this.deps, texts.map((text, i) => ({ text, q: vecs[i]!.q, norm: vecs[i]!.norm })), ns, pool, this.embedder.mean, this.sides);
     for (const c of ranked) {
       const rec = this.index.recs[c.row]!;
       if (this.visible(rec, ns, now, synced)) out.push({ ...c, rec });

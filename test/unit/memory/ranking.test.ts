@@ -11,6 +11,8 @@ import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { mountMemory, testKernel } from '../../support/kernel.ts';
 import { bootMemory } from './rig.ts';
 import { createMemHal } from '../../support/memhal.ts';
+import { request } from '../../support/http.ts';
+import { HTTP_PORT } from '../../support/kernel.ts';
 
 const OWNER: ToolCaller = { via: 'mcp', admin: true, scheduled: false, unattended: false, person: null };
 const HOUR = 3600_000;
@@ -80,9 +82,9 @@ describe('memory search by meaning and by words', () => {
   it('recency favours what was written lately, unless the half-life is 0', async () => {
     const { m, mem } = memory();
     m.config.set({ mmr_lambda: 1 });
-    await m.store.write({ content: 'The spare key is under the blue flower pot' }, null);
-    await mem.clock.advance(2000 * HOUR);
-    await m.store.write({ content: 'The spare key is kept by the neighbour Petra' }, null);
+    await m.store.write({ content: 'The spare key is under the blue flower pot', ttl: 'months' }, null);
+    await mem.clock.advance(1000 * HOUR);
+    await m.store.write({ content: 'The spare key is kept by the neighbour Petra', ttl: 'months' }, null);
     const order = await search(m, 'where is the spare key', 2);
     expect(order[0]).toBe('The spare key is kept by the neighbour Petra');
     m.config.set({ recency_half_life_hours: 0 });
@@ -115,8 +117,8 @@ describe('one ranking everywhere', () => {
     const q = 'when do I see the dentist and what about my wife';
     const tool = await device.ctx.tools.call('memory.search', { query: q, n_results: 3 }, OWNER);
     const toolLines = tool.output.split('\n');
-    const res = await device.ctx.router.dispatch({ method: 'GET', path: `/api/mem/vector?query=${encodeURIComponent(q)}&limit=3`, headers: { 'x-device-token': device.ctx.token.current() }, body: new Uint8Array(0) } as never);
-    const api = JSON.parse(new TextDecoder().decode(res.body)) as { items: Array<{ content: string }> };
+    const res = await request(mem.net, HTTP_PORT, 'GET', `/api/mem/vector?query=${encodeURIComponent(q)}&limit=3`, { headers: { 'X-Device-Token': device.ctx.token.reveal() } });
+    const api = JSON.parse(res.body) as { items: Array<{ content: string }> };
     m.config.set({ retrieval_count: 3 });
     const block = (await m.relevantMemories(q, [], null)).split('\n');
     expect(toolLines.map((l) => l.replace(/^- \[\d\d%\] /, ''))).toEqual(api.items.map((i) => i.content));
