@@ -265,6 +265,16 @@ console.log('\nThe owner while the LAN is hostile (simulator; GET /api/state wit
   await attackBench(row);
 }
 
+console.log('\nUploads written to the card as they arrive (POST /api/music, 8 MB; bench/upload.mjs):');
+{
+  const { uploadRows } = await import('./upload.mjs');
+  try {
+    await uploadRows(row, ok);
+  } catch (e) {
+    row('an 8 MB upload', `FAILED: ${e.message.split('\n')[0]}`);
+  }
+}
+
 console.log('\nMP3 decoding (the SDK decoder the device links, in the simulator runtime):');
 {
   const { mp3Bench } = await import('./mp3.mjs');
