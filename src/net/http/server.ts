@@ -501,6 +501,7 @@ class Connection {
 
   data(chunk: Uint8Array): void {
     if (this.phase === 'closed') return;
+    if (this.phase === 'body' && this.end === this.start && this.chunked === null && (this.sink || this.answered)) return this.streamed(chunk);
     this.push(chunk);
     if (this.phase === 'handling') {
       // Pipelined bytes wait for the response; a flood is cut off.
@@ -509,6 +510,21 @@ class Connection {
     }
     this.pump();
     if (!this.trusted && (this.phase === 'head' || this.phase === 'body')) this.server.checkBudget();
+  }
+
+  /**
+   * A piece of a streamed body with nothing held before it: handed to the
+   * sink as it came, not copied into the connection's buffer first (an 8 MB
+   * upload would have been copied once more for nothing).
+   */
+  private streamed(chunk: Uint8Array): void {
+    const n = Math.min(this.expected - this.bodyLen, chunk.length);
+    if (n > 0) {
+      this.take(chunk.subarray(0, n));
+      this.bodyProgress();
+    }
+    if (n < chunk.length) this.push(chunk.subarray(n));
+    if (this.bodyLen >= this.expected && this.phase === 'body') this.dispatch();
   }
 
   private pump(): void {
