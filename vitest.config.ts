@@ -1,6 +1,7 @@
 // Test suites: unit tests run src/ against the in-memory HAL (fast, parallel);
 // e2e tests boot the simulator and use real clients (built once in globalSetup).
-// Both first make the Moddable SDK ready when there is one (test/sdk-setup.ts).
+// Both first make the Moddable SDK ready when there is one (test/sdk-setup.ts), and
+// fail the run if it leaves the checkout changed (test/clean-checkout.ts).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -11,7 +12,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['test/sdk-setup.ts'],
+          globalSetup: ['test/clean-checkout.ts', 'test/sdk-setup.ts'],
           // Property tests (fast-check, Ajv) take seconds of CPU; on a shared, loaded machine the
           // 5 s default failed them for slowness, which is not a failure (the e2e project has 60 s).
           testTimeout: 30_000,
@@ -23,7 +24,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['test/sdk-setup.ts', 'test/e2e/global-setup.ts'],
+          globalSetup: ['test/clean-checkout.ts', 'test/sdk-setup.ts', 'test/e2e/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: true,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench`: speed and memory figures against ../shared/TARGETS.md,
+// `npm run bench`: speed and memory figures against docs/targets.md,
 // each comparison measured side by side in this one run. Prints a table;
 // never fails because a machine is slow (benchmarks are not tests).
 import { onOneCore } from './pin.mjs';
@@ -36,7 +36,7 @@ async function runXs(entry, heapMax = '512m') {
 
 function memoryBandwidthGBps() {
   execFileSync('make', ['-s', '-C', join(ROOT, 'modules/vecdot/test'), 'bench'], { stdio: 'ignore' });
-  const text = execFileSync(...onOneCore(join(ROOT, 'modules/vecdot/test/bench'), []), { encoding: 'utf8' });
+  const text = execFileSync(...onOneCore(join(ROOT, 'build/c-tests/vecdot/bench'), []), { encoding: 'utf8' });
   const m = /single-core read of 1 GiB: ([\d.]+) GB\/s/.exec(text);
   return m ? Number(m[1]) : null;
 }
@@ -158,7 +158,7 @@ function statePerf(deviceDir, seconds = 3) {
   });
 }
 
-console.log('Benchmarks (targets: ../shared/TARGETS.md)\n');
+console.log('Benchmarks (targets: docs/targets.md)\n');
 
 console.log('Vector search, int8 cosine top-5, 256 dims, on XS (each figure from the best of 3 runs):');
 const bw = memoryBandwidthGBps();
@@ -263,6 +263,16 @@ console.log('\nThe owner while the LAN is hostile (simulator; GET /api/state wit
 {
   const { attackBench } = await import('./attacks.mjs');
   await attackBench(row);
+}
+
+console.log('\nUploads written to the card as they arrive (POST /api/music, 8 MB; bench/upload.mjs):');
+{
+  const { uploadRows } = await import('./upload.mjs');
+  try {
+    await uploadRows(row, ok);
+  } catch (e) {
+    row('an 8 MB upload', `FAILED: ${e.message.split('\n')[0]}`);
+  }
 }
 
 console.log('\nMP3 decoding (minimp3, the decoder the firmware links; libmad, the one it linked before, built from the SDK for comparison; mpg123):');

@@ -36,7 +36,7 @@ export function boardWith(args) {
       });
       child.kill('SIGTERM');
     });
-  return { waitFor, command, stop, out: () => out, write: (line) => child.stdin.write(line + '\n'), deviceDir: join(dir, 'dev') };
+  return { waitFor, command, stop, out: () => out, write: (line) => child.stdin.write(line + '\n'), deviceDir: join(dir, 'dev'), pid: () => child.pid };
 }
 
 const stat = (text) => Object.fromEntries([...text.matchAll(/(\w+)=([\w.-]+)/g)].map((m) => [m[1], m[2]]));

@@ -15,7 +15,9 @@
 //      processing into the makefile under build/device/<type>/sdk;
 //   4. that makefile's own rules up to the C: xsc for every module, xsid, the
 //      PRELOADING xsl link (mc.xs.c; its figures are printed), mcrez (the
-//      resources: mc.resources.c) and bles2gatt (the GATT table);
+//      resources: mc.resources.c) and bles2gatt (the GATT table); then the
+//      licence inventory of what the makefile links and the bundle holds
+//      (tools/licenses.mjs): build/device/<type>/licenses/ (SPDX, NOTICE);
 //   5. the C compile and link of the image (and, with --flash, writing it):
 //      only with ESP-IDF (IDF_PATH, its xtensa-esp32s3-elf-gcc on PATH); without
 //      them the build stops here with one line saying so (exit 0: everything
@@ -27,7 +29,7 @@
 import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
@@ -35,10 +37,11 @@ import { ROOT, XS_TARGET, firmwareVersion, gitBuildId } from './build.mjs';
 import { caRootsPem, writeCaStore } from './ca-store.mjs';
 import { deviceTypecheck } from './device-typecheck.mjs';
 import { buildAssets } from './assets.mjs';
-import { docsPack } from './docs-pack.mjs';
+import { docsFiles, docsPack } from './docs-pack.mjs';
 import { ensureSdk, sdkEnv } from './sdk.mjs';
 import { buildWebPage, webPageDefine } from './web-page.mjs';
 import { loadGattServices, writeBleServices } from './gatt-json.mjs';
+import { inventory, problems as licenseProblems, writeLicenseDocuments } from './licenses.mjs';
 
 export const DEVICE_TYPES = ['ring-tft', 'panel-28', 'panel-35', 'panel-40'];
 /** The SDK's build target every board uses (a generic ESP32-S3). */
@@ -87,9 +90,12 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
   const gatt = writeBleServices(join(outDir, 'bleservices'), await loadGattServices(ROOT));
   // the image's read-only data (tools/assets.mjs), linked as the resource assets.bin (manifest.json "data")
   copyIfChanged(await buildAssets(), join(outDir, 'assets.bin'));
+  const pageInputs = [];
+  const webPage = await buildWebPage({ inputs: pageInputs });
   const result = await esbuild.build({
     entryPoints: [join(ROOT, 'hosts/esp32/entry.ts')],
     write: false,
+    metafile: true,
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -102,7 +108,7 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
     // __DESK_GATT__: the GATT table compiled in, which hal/ble.ts holds ble.start() to.
     define: {
       __DOCS_PACK__: JSON.stringify(docsPack(ROOT)),
-      __WEB_PAGE__: JSON.stringify(webPageDefine(await buildWebPage())),
+      __WEB_PAGE__: JSON.stringify(webPageDefine(webPage)),
       __DESK_BOARD__: JSON.stringify(board),
       __DESK_BUILD__: JSON.stringify(build),
       __DESK_GATT__: JSON.stringify(gatt),
@@ -123,6 +129,14 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
       },
     ],
   });
+  // Every file the bundle was made from, for the license inventory (tools/licenses.mjs): the
+  // modules esbuild read (src/, hosts/esp32/, node_modules/), the web page's, and the docs pack's.
+  const rel = (f) => relative(ROOT, resolve(f));
+  writeJsonIfChanged(join(outDir, 'inputs.json'), {
+    firmware: Object.keys(result.metafile.inputs).map(rel).sort(),
+    webPage: pageInputs.map(rel).sort(),
+    docs: docsFiles(ROOT).sort(),
+  });
   // Rewritten only when its bytes change, so the SDK's make relinks only then.
   const js = Buffer.from(result.outputFiles[0].contents);
   const out = join(outDir, 'firmware.js');
@@ -133,6 +147,12 @@ export async function bundleDevice(board, { outRoot = join(ROOT, 'build/device')
   const defaults = join(sdkconfig, 'sdkconfig.defaults');
   writeFileSync(defaults, `${readFileSync(defaults, 'utf8')}CONFIG_APP_PROJECT_VER="${version}"\n`);
   return { outDir, build, caRoots, gatt };
+}
+
+/** Writes value as JSON, only when the text changes (the SDK's make watches the folder's files). */
+function writeJsonIfChanged(path, value) {
+  const text = JSON.stringify(value, null, 1) + '\n';
+  if (!existsSync(path) || readFileSync(path, 'utf8') !== text) writeFileSync(path, text);
 }
 
 /** The mcconfig output folder of a board. */
@@ -298,6 +318,11 @@ async function main() {
   }
   const f = stages.figures;
   say(`xsc, xsl (preloaded): ${f.instances} instances, ${f.keys} keys, preloaded heap ${f.heapSlots} slots, ${f.aliases} aliases (${stages.warnings} xsl warnings); mcrez: mc.resources.c; bles2gatt: mc.bleservices`);
+  // The licence inventory of what this image links (tools/licenses.mjs): its SPDX document and NOTICE beside the build.
+  const inv = inventory(board);
+  const docs = writeLicenseDocuments(inv, join(outDir, 'licenses'), { version: firmwareVersion() });
+  const wrong = licenseProblems(inv);
+  say(`licenses: ${inv.packages.length} components in ${relative(ROOT, docs.spdx)} and ${relative(ROOT, docs.notice)}${wrong.length ? `; not shippable: ${wrong.join('; ')}` : ''}`);
   const idf = checkIdf();
   if (!idf.ok) {
     console.log(`${what}: ${board}: stopped before the C compile, no image built: ${idf.reason}`);

@@ -1,4 +1,5 @@
 // Types for tools/release.mjs.
+import type { LicenseInventory } from './licenses.mjs';
 export const DEVICE_TYPES: string[];
 export const SLOT_BYTES: number;
 export function imageVersion(bytes: Buffer): string | null;
@@ -17,4 +18,7 @@ export function release(options: {
   types?: string[];
   baseUrl?: string | null;
   schema?: 1 | 2;
+  /** The licence inventory of a type (default: tools/licenses.mjs's, for a device image; null: none). */
+  licenses?: ((type: string) => LicenseInventory) | null;
 }): ReleaseManifest;
+export function isDeviceImage(bytes: Buffer): boolean;

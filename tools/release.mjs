@@ -7,6 +7,10 @@
 //   <out>/<version>/manifest.json        schema 2, one variant per device type
 //   <out>/latest/manifest.json           the same, unless the version is -rcN
 //                                        (pre-releases never move latest)
+//   <out>/<version>/<type>.spdx.json,    for a device image, each type's licence
+//   <out>/<version>/<type>.NOTICE.txt,   inventory (tools/licenses.mjs, from the
+//   <out>/<version>/licenses/            type's npm run build:device): refused
+//                                        when one is not shippable (docs/licenses.md)
 //
 // Each variant's sig is ECDSA P-256 over SHA-256 of the signed message
 // ('desk-ota-v2', version, type, sha256 hex, each + newline), DER, base64.
@@ -24,6 +28,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFil
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { inventory as licenseInventory, problems as licenseProblems, writeLicenseDocuments } from './licenses.mjs';
 import { loadSigningKey, publicKeyHex, signVariant } from './ota-sign.mjs';
 import { makeSigningKey } from './test-keys.mjs';
 
@@ -51,6 +56,11 @@ export function imageVersion(bytes) {
   return null;
 }
 
+/** An ESP-IDF app image (a device build), as opposed to the simulator's DSKIMG01 image. */
+export function isDeviceImage(bytes) {
+  return bytes.length >= 80 && bytes[0] === 0xe9 && bytes.readUInt32LE(32) === 0xabcd5432;
+}
+
 function writeAtomic(path, data) {
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, data);
@@ -60,8 +70,10 @@ function writeAtomic(path, data) {
 /**
  * Signs `image` as `version` and writes the release into `out`. Returns the
  * manifest. Throws with a clear message on bad input (nothing is written then).
+ * licenses: the inventory of a type (tools/licenses.mjs); by default a device
+ * image's, and none for the simulator's image, which no device runs.
  */
-export function release({ image, version, keyPem, out, notes = '', types = DEVICE_TYPES, baseUrl = null, schema = 2 }) {
+export function release({ image, version, keyPem, out, notes = '', types = DEVICE_TYPES, baseUrl = null, schema = 2, licenses = undefined }) {
   if (!VERSION_RE.test(version)) throw new Error(`version ${version} is not vX.Y.Z or vX.Y.Z-rcN`);
   if (schema !== 1 && schema !== 2) throw new Error('schema is 1 (the transition release) or 2');
   const unknown = types.filter((t) => !DEVICE_TYPES.includes(t));
@@ -70,6 +82,13 @@ export function release({ image, version, keyPem, out, notes = '', types = DEVIC
   const stamped = imageVersion(bytes);
   if (stamped !== version) throw new Error(`the image says ${stamped ?? 'no version'}, the release is ${version}: a release tag must equal the firmware version`);
   if (bytes.length > SLOT_BYTES) throw new Error(`the image (${bytes.length} bytes) does not fit a ${SLOT_BYTES}-byte slot`);
+  // A device image ships with each type's licence documents; the inventories are made (and judged) before anything is written.
+  const inventoryOf = licenses === undefined ? (isDeviceImage(bytes) ? licenseInventory : null) : licenses;
+  const inventories = inventoryOf ? types.map((t) => inventoryOf(t)) : [];
+  for (const inv of inventories) {
+    const wrong = licenseProblems(inv);
+    if (wrong.length) throw new Error(`the ${inv.board} image cannot ship (docs/licenses.md): ${wrong.join('; ')}`);
+  }
   const { secret } = loadSigningKey(keyPem);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const file = `desk-${version}.img`;
@@ -80,6 +99,7 @@ export function release({ image, version, keyPem, out, notes = '', types = DEVIC
   const dir = join(out, version);
   mkdirSync(dir, { recursive: true });
   copyFileSync(image, join(dir, file));
+  for (const inv of inventories) writeLicenseDocuments(inv, dir, { version });
   const text = JSON.stringify(manifest, null, 2) + '\n';
   writeAtomic(join(dir, 'manifest.json'), text);
   if (!/-rc\d+$/.test(version)) {

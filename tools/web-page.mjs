@@ -20,9 +20,10 @@ export const WEB_PAGE_GZIP_BUDGET = 80 * 1024;
 /** Characters per chunk of the define: the device encodes and sends one at a time. */
 const CHUNK_CHARS = 4096;
 
-/** The page as one HTML string. */
-export async function buildWebPage({ minify = true } = {}) {
+/** The page as one HTML string; `inputs`, when given, receives the absolute paths of every file it was made from. */
+export async function buildWebPage({ minify = true, inputs = null } = {}) {
   const js = await esbuild.build({
+    metafile: inputs !== null,
     entryPoints: [join(PAGE_DIR, 'main.ts')],
     bundle: true,
     write: false,
@@ -34,6 +35,8 @@ export async function buildWebPage({ minify = true } = {}) {
     logLevel: 'warning',
     charset: 'utf8',
   });
+  // What went into the page (for the license inventory, tools/licenses.mjs): the bundle's inputs and the files read beside it.
+  if (inputs) inputs.push(...Object.keys(js.metafile.inputs).map((f) => resolve(f)), join(PAGE_DIR, 'style.css'), join(PAGE_DIR, 'index.html'));
   const css = await esbuild.transform(readFileSync(join(PAGE_DIR, 'style.css'), 'utf8'), { loader: 'css', minify, target: ['chrome90', 'firefox90', 'safari15'] });
   // A script may not contain its own end tag.
   const script = js.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1').trim();

@@ -4,6 +4,11 @@
  *
  *   desk-lin <mc.so> [--dir DIR]
  *
+ * DIR is the device folder: the runner works there, so the SDK's lin
+ * Preference (modpreferences.json: NVS) and nvs-keep.json land in it. Without
+ * --dir it is device/ beside this program (build/lin/device), made when
+ * missing: never the folder it was started from (a checkout's root).
+ *
  * mc.so holds the SDK's XS, its lin platform (glib's main loop, sockets,
  * timers, files), the SDK modules the manifest links and the preloaded
  * firmware, exactly as mcconfig and xsl made them. The SDK's own host for it
@@ -33,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -200,7 +206,22 @@ int main(int argc, char* argv[])
 		fprintf(stderr, "desk-lin: %s: %s\n", library, strerror(errno));
 		return 74;
 	}
-	if (dir && chdir(dir) < 0) {
+	char fallback[4096];
+	if (!dir) {
+		ssize_t n = readlink("/proc/self/exe", fallback, sizeof(fallback) - sizeof("/device"));
+		char* slash;
+		if (n <= 0 || !(slash = memrchr(fallback, '/', (size_t)n))) {
+			fprintf(stderr, "desk-lin: cannot tell where this program is (for its device folder); give --dir DIR\n");
+			return 74;
+		}
+		strcpy(slash, "/device");
+		if (mkdir(fallback, 0755) < 0 && errno != EEXIST) {
+			fprintf(stderr, "desk-lin: %s: %s\n", fallback, strerror(errno));
+			return 74;
+		}
+		dir = fallback;
+	}
+	if (chdir(dir) < 0) {
 		fprintf(stderr, "desk-lin: %s: %s\n", dir, strerror(errno));
 		return 74;
 	}

@@ -4,7 +4,7 @@
 
 import type { Admission, HttpApp } from '../net/http/server.ts';
 import type { RequestHead } from '../net/http/parse.ts';
-import type { HttpHandler, HttpRequest, HttpResponse } from '../net/http/types.ts';
+import type { BodySink, HttpHandler, HttpRequest, HttpResponse } from '../net/http/types.ts';
 import { errorResponse } from '../net/http/errors.ts';
 
 /** Who may call a route: anyone, token holders, or anyone while a condition holds. */
@@ -19,6 +19,12 @@ export interface Route {
   /** Largest body accepted (default 16 KB). */
   bodyLimit?: number;
   handler: HttpHandler;
+  /**
+   * Takes the body as it arrives (an upload streamed to the card): the HTTP
+   * server uses it for a request whose head passes the gate; a body read
+   * whole (a form carrying the token, the cloud tunnel) goes to handler.
+   */
+  upload?: (head: HttpRequest) => BodySink;
 }
 
 /**
@@ -77,6 +83,19 @@ export class Router implements HttpApp {
   bodyLimit(head: RequestHead): number {
     const { route } = this.find(head.method, head.path);
     return route ? (route.bodyLimit ?? DEFAULT_BODY_LIMIT) : UNKNOWN_BODY_LIMIT;
+  }
+
+  /**
+   * The sink of a streamed route for a request whose head alone passes the
+   * gate (and no bootstrap interceptor answers it); otherwise null, and the
+   * body is read whole and handled as any other.
+   */
+  sink(head: RequestHead): BodySink | null {
+    const { route } = this.find(head.method, head.path);
+    if (!route?.upload) return null;
+    const bare: HttpRequest = { method: head.method, path: head.path, query: head.query, headers: head.headers, body: NO_BODY, remote: '' };
+    for (const intercept of this.interceptors) if (intercept(bare)) return null;
+    return this.allowed(route, bare) ? route.upload(bare) : null;
   }
 
   /**

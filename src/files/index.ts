@@ -54,6 +54,6 @@ export const files: Subsystem<FilesOptions, FilesFace> = {
     const f = new Files({ sd, card: o.card, clock: k.hal.clock, log: k.log, client: o.client, nvs: k.store('files'), random: (b) => k.hal.system.random(b), notify: o.notify });
     o.card.onChange(() => f.cardChanged());
     if (o.card.live()) clearIncoming(sd);
-    return { provides: { files: f, resources: [fileResources(f)] }, tools: fileTools(f), routes: fileRoutes(f, o.card, k.log), commands: filesCommands(f, o.card) };
+    return { provides: { files: f, resources: [fileResources(f)] }, tools: fileTools(f), routes: fileRoutes(f, o.card, k.log, sd), commands: filesCommands(f, o.card) };
   },
 };

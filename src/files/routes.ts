@@ -3,12 +3,14 @@
 // file from the card; owner=<chat id> picks a person's file of that name,
 // otherwise the device owner's comes first), POST /api/files/upload (the web
 // page's file upload: a text file saved under artifact.save's rules, among
-// the device owner's own files), and the web page's
+// the device owner's own files, streamed to the card: upload.ts), and the web page's
 // Safety > Downloads: GET and POST /api/downloads (url policy, pending
 // approvals, recent jobs).
 
 import { formRoute } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
+import { uploadRoute } from '../core/upload-route.ts';
+import type { SdCard } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import { queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
@@ -16,13 +18,11 @@ import type { HttpResponse } from '../net/http/types.ts';
 import { URL_POLICIES } from './fetch.ts';
 import type { Files } from './files.ts';
 import { FilesError, type CardView, type FileMeta } from './store.ts';
-import { checkSave, SAVE_MAX_BYTES } from './tools.ts';
-import { decode, encode } from '../util/utf8.ts';
+import { SAVE_MAX_BYTES } from './tools.ts';
+import { fileUploads } from './upload.ts';
 import { replaceEvery } from '../util/replace.ts';
 
 const DL_CHUNK = 4096;
-/** An upload's project when the form names none. */
-export const UPLOAD_PROJECT = 'uploads';
 /** The upload's body: one saved file (24 KB) and the multipart framing, with room to say "too large" itself. */
 const UPLOAD_BODY_MAX = 2 * SAVE_MAX_BYTES + 4096;
 const QUOTE = /"/;
@@ -75,7 +75,7 @@ export function filesListing(files: Files, card: CardView): Record<string, unkno
   };
 }
 
-export function fileRoutes(files: Files, card: CardView, log: Log): Route[] {
+export function fileRoutes(files: Files, card: CardView, log: Log, sd: SdCard): Route[] {
   const downloads = files.downloads;
   return [
     {
@@ -150,31 +150,7 @@ export function fileRoutes(files: Files, card: CardView, log: Log): Route[] {
         };
       },
     },
-    formRoute({
-      path: '/api/files/upload',
-      bodyLimit: UPLOAD_BODY_MAX,
-      apply: (f, _req, parts) => {
-        const part = parts.find((p) => p.name === 'file');
-        if (!part) return errorResponse(400, 'no-file', 'Send the file as the multipart field "file".');
-        const project = (f.get('project') ?? '').trim() || UPLOAD_PROJECT;
-        const name = (f.get('name') ?? '').trim() || part.filename;
-        try {
-          const bad = checkSave(name, part.data.length);
-          if (bad?.code === 'bad-input') throw new FilesError('not-text', `${name}: only .md, .txt, .csv and .json files can be saved.`);
-          if (bad) throw bad;
-          // Saved files are text: bytes that are not UTF-8 would not read back as they came.
-          const bytes = part.data;
-          const again = encode(decode(bytes));
-          if (again.length !== bytes.length || again.some((b, i) => b !== bytes[i])) throw new FilesError('not-text', `${name} is not UTF-8 text; only text files can be saved.`);
-          card.probe();
-          const meta = files.store.save(null, project, name, bytes);
-          log.info('files', `uploaded ${meta.project}/${meta.name} (${meta.size} bytes) from the web`);
-          return jsonResponse({ saved: true, file: meta });
-        } catch (e) {
-          return filesError(e);
-        }
-      },
-    }),
+    uploadRoute({ path: '/api/files/upload', bodyLimit: UPLOAD_BODY_MAX, field: 'file', anyFile: false, fieldsMax: UPLOAD_BODY_MAX, begin: fileUploads(files, sd, card, log, filesError) }),
     {
       method: 'GET',
       path: '/api/downloads',

@@ -422,6 +422,15 @@ export class ArtifactStore {
     return { project: target.project, name: existing ? existing.meta.name : v.name, dir: target.dir, existing: existing?.meta ?? null };
   }
 
+  /**
+   * Throws what a save of `size` bytes as project/name by person would be
+   * refused for (names, the card, ownership, quota, free space), changing
+   * nothing: an upload streamed to a temporary file asks before it moves in.
+   */
+  check(person: string | null, project: unknown, name: unknown, size: number): void {
+    this.prepare(person, project, name, size);
+  }
+
   /** A part-file writer for path (created with its folder); nothing replaces path until commit(). */
   beginPart(path: string): PartWriter {
     const { sd } = this.deps;

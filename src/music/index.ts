@@ -13,6 +13,7 @@ import { musicCommands } from './console.ts';
 import type { MusicOptions } from './options.ts';
 import type { MusicPlayer } from './player.ts';
 import { musicRoutes } from './routes.ts';
+import { clearUploadLeftovers } from './upload.ts';
 import { mediaTools } from './tools.ts';
 
 export type { MusicOptions, ToneOut } from './options.ts';
@@ -23,6 +24,12 @@ export const music: Subsystem<MusicOptions, MusicPlayer> = {
   name: 'music',
   start(k, o) {
     const { player } = o;
+    // What an upload cut by a power cut or a pulled card left: gone before anyone lists the folder.
+    const clear = (): void => {
+      if (o.card.live()) clearUploadLeftovers(k.hal.sd);
+    };
+    clear();
+    o.card.onChange(clear);
     return {
       provides: player,
       tools: mediaTools(player),

@@ -15,7 +15,7 @@ export interface ToneOut {
 
 export interface MusicOptions {
   player: MusicPlayer;
-  /** The SD card's tier: the folder is read only while a card is live; an upload needs a supported card. */
-  card: Pick<Card, 'live' | 'probe'>;
+  /** The SD card's tier: the folder is read only while a card is live; an upload needs a supported card; a new card is cleared of cut uploads. */
+  card: Pick<Card, 'live' | 'probe' | 'onChange'>;
   audio: ToneOut;
 }

@@ -100,3 +100,37 @@ export function isWellFormedUtf8(bytes: Uint8Array, start = 0, end = bytes.lengt
   }
   return true;
 }
+
+/**
+ * isWellFormedUtf8 over bytes that arrive in pieces (an upload): a sequence
+ * cut between two pieces is held back and judged whole with the next one;
+ * one still cut at the end is not well-formed.
+ */
+export class Utf8Check {
+  private held: Uint8Array = new Uint8Array(0);
+  private good = true;
+
+  push(bytes: Uint8Array): void {
+    if (!this.good || !bytes.length) return;
+    let buf = bytes;
+    if (this.held.length) {
+      buf = new Uint8Array(this.held.length + bytes.length);
+      buf.set(this.held);
+      buf.set(bytes, this.held.length);
+    }
+    // A lead byte in the last three whose sequence is not all here yet waits for the next piece.
+    let end = buf.length;
+    let i = end - 1;
+    while (i > 0 && end - i < 4 && (buf[i]! & 0xc0) === 0x80) i--;
+    const lead = buf[i]!;
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (end - i < need) end = i;
+    if (!isWellFormedUtf8(buf, 0, end)) this.good = false;
+    this.held = buf.slice(end);
+  }
+
+  /** Whether everything pushed, taken whole, is well-formed UTF-8. */
+  wellFormed(): boolean {
+    return this.good && this.held.length === 0;
+  }
+}

@@ -6,7 +6,9 @@
 // compile with one line. A link or preload failure fails the build and this
 // test. docs/device.md records xsl's figures per board and the creation sizes
 // the makefile really passes xsl; this test holds the doc to them (figures
-// within 10%, sizes exactly). After a change that moves the figures:
+// within 10%, sizes exactly). Then each board's licence inventory: every
+// input declared, every SDK header agreeing, no GPL-only component
+// (docs/licenses.md). After a change that moves the figures:
 //   UPDATE_DEVICE_FIGURES=1 npx vitest run test/unit/device-sdk.test.ts
 // Skipped, saying why, where there is no SDK (test/support/sdk.ts).
 import { spawnSync } from 'node:child_process';
@@ -15,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makefileDir, xslFigures, type XslFigures } from '../../tools/build-device.mjs';
+import { inventory } from '../../tools/licenses.mjs';
 import { DEVICE_TYPES } from '../../src/hal/index.ts';
 import { needSdk } from '../support/sdk.ts';
 
@@ -59,7 +62,7 @@ describe('npm run build:device with the Moddable SDK (no ESP-IDF)', () => {
       expect(r.status, r.stdout + r.stderr).toBe(0);
       const lines = r.stdout.trim().split('\n');
       const prefix = `build:device: ${board}: `;
-      expect(lines.map((l) => l.slice(prefix.length).split(/[ :(]/)[0])).toEqual(['bundled', 'tsc', 'mcconfig', 'xsc,', 'stopped']);
+      expect(lines.map((l) => l.slice(prefix.length).split(/[ :(]/)[0])).toEqual(['bundled', 'tsc', 'mcconfig', 'xsc,', 'licenses', 'stopped']);
       expect(lines.at(-1)).toBe(`${prefix}stopped before the C compile, no image built: IDF_PATH is not set: ESP-IDF v6.0 (with xtensa-esp32s3-elf-gcc) compiles and links the image; install it and source its export.sh (docs/device.md)`);
       // what the stages made, in the makefile's own folder
       const dir = makefileDir(board);
@@ -79,7 +82,26 @@ describe('npm run build:device with the Moddable SDK (no ESP-IDF)', () => {
       expect(readFileSync(join(dir, 'mc.bleservices.c'), 'utf8')).toContain('e9190003');
       expect(readFileSync(join(dir, 'mc.resources.c'), 'utf8')).toContain('ca.ski');
       measured.set(board, figures);
+      // the licence inventory of what it links (tools/licenses.mjs), beside the build
+      for (const f of [`${board}.spdx.json`, `${board}.NOTICE.txt`]) expect(existsSync(join(ROOT, 'build/device', board, 'licenses', f)), f).toBe(true);
     }, 300_000);
+  }
+
+  // What each board's image links, as the makefile and the bundle say (docs/licenses.md).
+  for (const board of DEVICE_TYPES) {
+    it(`${board}: every input of the image is declared in licenses/components.mjs, every SDK header agrees with its declaration, every licence text is there`, (ctx) => {
+      if (!needSdk(ctx, `the ${board} licence inventory`) || !measured.has(board)) return;
+      const inv = inventory(board);
+      expect(inv.unlisted).toEqual([]);
+      expect(inv.headerProblems).toEqual([]);
+      expect(inv.missingTexts).toEqual([]);
+      expect(inv.packages.map((p) => p.decl.id)).toEqual(expect.arrayContaining(['firmware', 'noble-hashes', 'noble-curves', 'moddable-runtime', 'moddable-xs', 'esp-idf']));
+    });
+
+    it(`${board}: no GPL-only component is in the image`, (ctx) => {
+      if (!needSdk(ctx, `the ${board} licence inventory`) || !measured.has(board)) return;
+      expect(inventory(board).gplOnly).toEqual([]);
+    });
   }
 
   it('docs/device.md records xsl\'s figures per board (within 10%) and the creation sizes the makefile passes xsl', (ctx) => {

@@ -21,7 +21,7 @@ export const CALL_OPS = [
 
 /** One-way messages from the firmware. */
 export const SEND_OPS = [
-  'tcp.unlisten', 'tcp.write', 'tcp.end', 'tcp.destroy',
+  'tcp.unlisten', 'tcp.write', 'tcp.read', 'tcp.end', 'tcp.destroy',
   'udp.send', 'udp.close',
   'wifi.scan',
   'mdns.advertise', 'mdns.stop',

@@ -56,8 +56,11 @@ export function createNet(): Net {
   });
   on('tcp.connected', (e) => sockets.get(e['id'] as number)?.onConnect?.());
   on('tcp.data', (e, bin) => {
-    const s = sockets.get(e['id'] as number);
+    const id = e['id'] as number;
+    const s = sockets.get(id);
     if (s && bin) s.onData?.(bin);
+    // Read: the board's receive window opens again (hosts/sim/board/tcp.ts).
+    if (bin) send('tcp.read', { id, bytes: bin.length });
   });
   on('tcp.end', (e) => sockets.get(e['id'] as number)?.onEnd?.());
   on('tcp.drain', (e) => {

@@ -3,7 +3,7 @@
  * time of a plain vectorized read of the same bytes (the bandwidth ceiling),
  * and of a read of a buffer much larger than the last-level cache.
  *
- *   make -C modules/vecdot/test bench && modules/vecdot/test/bench
+ *   make -C modules/vecdot/test bench && build/c-tests/vecdot/bench
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>

@@ -18,7 +18,7 @@ import type { Clock, Listener, Net, Socket, Timer } from '../../hal/index.ts';
 import { encode } from '../../util/utf8.ts';
 import { errorResponse } from './errors.ts';
 import { bodyFraming, ChunkedDecoder, findHeadEnd, parseHead, type RequestHead } from './parse.ts';
-import { STATUS_TEXT, type BodyWriter, type HttpRequest, type HttpResponse } from './types.ts';
+import { STATUS_TEXT, type BodySink, type BodyWriter, type HttpRequest, type HttpResponse } from './types.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const LINE_BREAK = /[\r\n]/;
@@ -85,6 +85,8 @@ export interface HttpApp {
   bodyLimit(head: RequestHead): number;
   /** The admission of a request head, and whether a body follows it (absent: every request is `open`). */
   admit?(head: RequestHead, hasBody: boolean): Admission;
+  /** A sink that takes this request's body as it arrives (absent or null: the body is read whole, then handle()). */
+  sink?(head: RequestHead): BodySink | null;
   handle(request: HttpRequest): Promise<HttpResponse>;
 }
 
@@ -349,6 +351,10 @@ class Connection {
   private phase: Phase = 'head';
   private head: RequestHead | null = null;
   private body: Uint8Array[] | null = null;
+  /** The route takes this body as it arrives (an upload): nothing of it is held here. */
+  private sink: BodySink | null = null;
+  /** The sink answered before the body ended: the rest is read and dropped, then the connection closes. */
+  private answered = false;
   private bodyLen = 0;
   private bodyLimit = 0;
   private expected = 0;
@@ -387,7 +393,7 @@ class Connection {
 
   /** Request bytes it holds (received, not yet handed to the handler). */
   held(): number {
-    return this.end - this.start + Math.min(this.bodyLen, this.bodyLimit);
+    return this.end - this.start + (this.sink || this.answered ? 0 : Math.min(this.bodyLen, this.bodyLimit));
   }
 
   /** May be closed to make room: not while its request is being answered. */
@@ -398,6 +404,7 @@ class Connection {
   /** Closed by the server (to make room): the socket goes, nothing is answered. */
   close(): void {
     if (this.phase === 'closed') return;
+    this.dropSink();
     this.phase = 'closed';
     this.socket.destroy();
     this.server.remove(this);
@@ -453,6 +460,7 @@ class Connection {
     this.clearDeadline();
     if (this.phase === 'closed') return;
     if (due === Due.Send) return this.sendStalled();
+    this.dropSink();
     if (due === Due.None) return;
     this.server.stats.timedOut++;
     if (due === Due.Idle) {
@@ -477,6 +485,7 @@ class Connection {
   peerEnded(): void {
     this.peerDone = true;
     if (this.phase === 'head' || this.phase === 'body') {
+      this.dropSink();
       this.phase = 'closed';
       this.socket.destroy();
       this.server.remove(this);
@@ -485,12 +494,14 @@ class Connection {
 
   gone(): void {
     if (this.phase === 'closed') return;
+    this.dropSink();
     this.phase = 'closed';
     this.server.remove(this);
   }
 
   data(chunk: Uint8Array): void {
     if (this.phase === 'closed') return;
+    if (this.phase === 'body' && this.end === this.start && this.chunked === null && (this.sink || this.answered)) return this.streamed(chunk);
     this.push(chunk);
     if (this.phase === 'handling') {
       // Pipelined bytes wait for the response; a flood is cut off.
@@ -499,6 +510,21 @@ class Connection {
     }
     this.pump();
     if (!this.trusted && (this.phase === 'head' || this.phase === 'body')) this.server.checkBudget();
+  }
+
+  /**
+   * A piece of a streamed body with nothing held before it: handed to the
+   * sink as it came, not copied into the connection's buffer first (an 8 MB
+   * upload would have been copied once more for nothing).
+   */
+  private streamed(chunk: Uint8Array): void {
+    const n = Math.min(this.expected - this.bodyLen, chunk.length);
+    if (n > 0) {
+      this.take(chunk.subarray(0, n));
+      this.bodyProgress();
+    }
+    if (n < chunk.length) this.push(chunk.subarray(n));
+    if (this.bodyLen >= this.expected && this.phase === 'body') this.dispatch();
   }
 
   private pump(): void {
@@ -569,6 +595,8 @@ class Connection {
       this.socket.write(encode('HTTP/1.1 100 Continue\r\n\r\n'));
     }
     this.expected = framing.kind === 'length' ? framing.length : 0;
+    this.answered = false;
+    this.sink = framing.kind === 'none' ? null : (this.server.app.sink?.(head) ?? null);
     this.chunked = framing.kind === 'chunked' ? new ChunkedDecoder((b) => this.take(b)) : null;
     this.phase = 'body';
     if (trusted) this.setDeadline(limits.bodyIdleTimeoutMs, Due.Slow);
@@ -582,7 +610,39 @@ class Connection {
 
   private take(bytes: Uint8Array): void {
     this.bodyLen += bytes.length;
-    if (this.bodyLen <= this.bodyLimit) (this.body ??= []).push(bytes.slice());
+    if (this.bodyLen > this.bodyLimit || this.answered) return;
+    if (!this.sink) {
+      (this.body ??= []).push(bytes.slice());
+      return;
+    }
+    let early: HttpResponse | null;
+    try {
+      early = this.sink.write(bytes);
+    } catch (err) {
+      this.server.onError(`body sink for ${this.head!.method} ${this.head!.path} failed: ${String(err)}`);
+      early = errorResponse(500, 'internal', 'The device could not complete the request.');
+    }
+    if (early) this.answerEarly(early);
+  }
+
+  /** The sink answered before its body ended: the answer goes now; the rest of the body is read and dropped. */
+  private answerEarly(res: HttpResponse): void {
+    this.answered = true;
+    this.dropSink();
+    this.server.stats.requests++;
+    this.socket.write(serializeWhole(res));
+  }
+
+  /** The request will not reach its sink's end(): what the sink began is undone. */
+  private dropSink(): void {
+    const sink = this.sink;
+    this.sink = null;
+    if (!sink) return;
+    try {
+      sink.abort();
+    } catch (err) {
+      this.server.onError(`body sink for ${this.head?.method ?? '?'} ${this.head?.path ?? '?'} failed to abort: ${String(err)}`);
+    }
   }
 
   /** Body bytes arrived: a trusted sender's silence deadline moves on (a stranger's does not). */
@@ -622,6 +682,14 @@ class Connection {
 
   private dispatch(): void {
     const head = this.head!;
+    if (this.answered) {
+      // Answered early (Connection: close); the body it did not need has been read to its end.
+      this.phase = 'closed';
+      this.socket.end();
+      this.server.remove(this);
+      return;
+    }
+    if (this.sink) return this.dispatchSink(head, this.sink);
     const body = new Uint8Array(this.bodyLen);
     let o = 0;
     for (const b of this.body ?? []) {
@@ -634,11 +702,32 @@ class Connection {
     this.clearDeadline();
     this.server.stats.requests++;
     const request: HttpRequest = { method: head.method, path: head.path, query: head.query, headers: head.headers, body, remote: this.socket.remote };
+    this.answerWith(this.server.app.handle(request), head);
+  }
+
+  /** The body has reached its sink whole: the sink's end() is the answer. */
+  private dispatchSink(head: RequestHead, sink: BodySink): void {
+    this.sink = null;
+    this.chunked = null;
+    this.phase = 'handling';
+    this.clearDeadline();
+    this.server.stats.requests++;
+    let answer: Promise<HttpResponse>;
+    try {
+      answer = Promise.resolve(sink.end());
+    } catch (err) {
+      answer = Promise.reject(err);
+    }
+    this.answerWith(answer, head, () => sink.abort());
+  }
+
+  private answerWith(answer: Promise<HttpResponse>, head: RequestHead, undo?: () => void): void {
     const keepAlive = wantsKeepAlive(head);
-    this.server.app.handle(request).then(
+    answer.then(
       (res) => this.respond(res, head, keepAlive),
       (err: unknown) => {
         this.server.onError(`handler for ${head.method} ${head.path} failed: ${String(err)}`);
+        undo?.();
         this.respond(errorResponse(500, 'internal', 'The device could not complete the request.'), head, false);
       },
     );
@@ -738,8 +827,10 @@ class Connection {
 
   private fail(status: number, code: string, message: string): void {
     if (this.phase === 'closed') return;
+    this.dropSink();
     this.server.stats.rejected++;
-    this.socket.write(serializeWhole(errorResponse(status, code, message)));
+    // After an early answer the client has had its one response: the connection just closes.
+    if (!this.answered) this.socket.write(serializeWhole(errorResponse(status, code, message)));
     this.phase = 'closed';
     this.socket.end();
     this.server.remove(this);

@@ -36,6 +36,22 @@ export interface HttpResponse {
   stream?: { length?: number; start(writer: BodyWriter): void };
 }
 
+/**
+ * Takes a request body as it arrives, for a route whose body is too large to
+ * hold (an upload written to the card as it is read). The server calls
+ * write() for each piece, then end() once the body is complete, or abort()
+ * when it never will be (the connection closed or timed out, a malformed or
+ * oversized body) and after an early answer: abort() undoes what write()
+ * began and may be called more than once.
+ */
+export interface BodySink {
+  /** Body bytes, valid only during the call. A response answers now: the rest of the body is read and dropped, then the connection closes. */
+  write(bytes: Uint8Array): HttpResponse | null;
+  /** The whole body has arrived: the answer. */
+  end(): HttpResponse | Promise<HttpResponse>;
+  abort(): void;
+}
+
 export type HttpHandler = (request: HttpRequest) => HttpResponse | Promise<HttpResponse>;
 
 export const STATUS_TEXT: Record<number, string> = {

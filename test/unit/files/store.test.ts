@@ -438,6 +438,47 @@ describe('the artifact store', () => {
     device.stop();
   });
 
+  it('POST /api/files/upload streams to the card: fields after the file still count, a cut-off upload leaves nothing listed or on the card', async () => {
+    const { mem, device } = start();
+    const enc = new TextEncoder();
+    const b = 'str3am';
+    const text = '# Notes\n' + 'line of text\n'.repeat(1500);
+    const body = enc.encode(
+      `--${b}\r\nContent-Disposition: form-data; name="file"; filename="ignored.txt"\r\nContent-Type: text/plain\r\n\r\n${text}\r\n` +
+        `--${b}\r\nContent-Disposition: form-data; name="project"\r\n\r\nlater\r\n--${b}\r\nContent-Disposition: form-data; name="name"\r\n\r\nafter.md\r\n--${b}--\r\n`,
+    );
+    const head = enc.encode(`POST /api/files/upload HTTP/1.1\r\nHost: d\r\nConnection: close\r\nX-Device-Token: ${device.ctx.token.reveal()}\r\nContent-Type: multipart/form-data; boundary=${b}\r\nContent-Length: ${body.length}\r\n\r\n`);
+    const settle = async (): Promise<void> => {
+      for (let i = 0; i < 30; i++) await flushJobs();
+    };
+    const incoming = (): string[] => (mem.sd.stat('/mem/incoming') ? mem.sd.list('/mem/incoming').map((e) => e.name) : []);
+    const s = mem.net.client(HTTP_PORT);
+    s.send(head);
+    s.send(body.subarray(0, 12_000));
+    await settle();
+    // The file's bytes are on the card already, in a part file under /mem/incoming.
+    expect(incoming()).toEqual([expect.stringMatching(/^upload-\d+\.part$/)]);
+    expect(mem.sd.stat(`/mem/incoming/${incoming()[0]}`)!.size).toBeGreaterThan(10_000);
+    s.send(body.subarray(12_000));
+    await settle();
+    const res = JSON.parse(new TextDecoder().decode(Buffer.concat(s.inbox)).split('\r\n\r\n')[1]!) as Record<string, unknown>;
+    expect(res).toMatchObject({ saved: true, file: { project: 'later', name: 'after.md', size: enc.encode(text).length } });
+    expect(incoming()).toEqual([]);
+    expect((await call(device, 'files.read', { project: 'later', name: 'after.md' })).output).toMatch(/^# Notes\nline of text/);
+
+    // Cut off: nothing in the list, nothing on the card.
+    const c = mem.net.client(HTTP_PORT);
+    c.send(head);
+    c.send(body.subarray(0, 12_000));
+    await settle();
+    expect(incoming()).toHaveLength(1);
+    c.destroy();
+    await settle();
+    expect(incoming()).toEqual([]);
+    expect(((await api(mem, device, 'GET', '/api/files/list')).json['files'] as Array<{ name: string }>).map((f) => f.name)).toEqual(['after.md']);
+    device.stop();
+  });
+
   it('SDCHECK reports the tier and a write/read test', async () => {
     const { mem } = start();
     expect(await consoleLine(mem, 'SDCHECK')).toMatch(/^sd=ok tier=present total=34359738368 free=\d+ quota=33822867456\r\nfiles=0 bytes=0\r\nrw=pass\r\nOK/);

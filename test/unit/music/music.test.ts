@@ -14,7 +14,7 @@ import { Card } from '../../../src/storage/index.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { frameHeader, parseMp3, parseWav, recognise } from '../../../src/music/formats.ts';
 import { flushJobs } from '../../support/clock.ts';
-import { exchange } from '../../support/http.ts';
+import { exchange, parseResponses } from '../../support/http.ts';
 import { mp3Bytes, wavBytes } from '../../support/audio-files.ts';
 import { testKernel } from '../../support/kernel.ts';
 import type { MemHal, MemHalOptions } from '../../support/memhal.ts';
@@ -37,8 +37,8 @@ interface MusicRig {
   stop(): void;
 }
 
-function start(options: MemHalOptions = {}): { mem: MemHal; device: MusicRig } {
-  const { kernel, mem } = testKernel({ hal: options });
+function start(options: MemHalOptions = {}, existing?: MemHal): { mem: MemHal; device: MusicRig } {
+  const { kernel, mem } = testKernel(existing ? { mem: existing } : { hal: options });
   const audio = new Audio(mem.hal, kernel.log);
   const player = new MusicPlayer({ sd: mem.hal.sd, audio: audio.speaker.music, clock: mem.hal.clock, log: kernel.log });
   const music = mount(kernel, musicSubsystem, { player, card: new Card(mem.hal.sd), audio });
@@ -275,5 +275,129 @@ describe('Add music (POST /api/music)', () => {
     const none = await upload(mem, 'x.wav', wavBytes({ seconds: 0.1 }));
     expect(none).toMatchObject({ status: 409, json: { error: 'no-card', message: 'No SD card: music is kept on the card. Insert one and try again.' } });
     device.stop();
+  });
+});
+
+describe('Add music, streamed to the card', () => {
+  const B = 'b0undary';
+  const enc = new TextEncoder();
+  function body(filename: string, data: Uint8Array): Uint8Array {
+    const head = enc.encode(`--${B}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    const tail = enc.encode(`\r\n--${B}--\r\n`);
+    const out = new Uint8Array(head.length + data.length + tail.length);
+    out.set(head);
+    out.set(data, head.length);
+    out.set(tail, head.length + data.length);
+    return out;
+  }
+  const requestHead = (length: number): Uint8Array =>
+    enc.encode(`POST /api/music HTTP/1.1\r\nHost: d\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=${B}\r\nContent-Length: ${length}\r\n\r\n`);
+  async function settle(): Promise<void> {
+    for (let i = 0; i < 30; i++) await flushJobs();
+  }
+  const names = (mem: MemHal): string[] => (mem.sd.stat('/music') ? mem.sd.list('/music').map((e) => e.name) : []);
+
+  it('writes the track as it arrives, lists it only once complete, and leaves nothing when the connection drops', async () => {
+    const { mem, device } = start();
+    const wav = wavBytes({ seconds: 1 });
+    const b = body('Long.wav', wav);
+    const s = mem.net.client(HTTP_PORT);
+    s.send(requestHead(b.length));
+    s.send(b.subarray(0, 30_000));
+    await settle();
+    // On the card already, under a name no listing shows; not a track yet.
+    const temp = names(mem);
+    expect(temp).toHaveLength(1);
+    expect(temp[0]).toMatch(/^\.upload-\d+\.part$/);
+    expect(mem.sd.stat(`/music/${temp[0]}`)!.size).toBeGreaterThan(20_000);
+    expect(device.music.tracks()).toEqual([]);
+    s.send(b.subarray(30_000));
+    await settle();
+    expect(JSON.parse(parseResponses(s.text())[0]!.body)).toEqual({ name: 'Long.wav', size: wav.length, kind: 'wav', playable: true });
+    expect(names(mem)).toEqual(['Long.wav']);
+    expect([...mem.sd.read('/music/Long.wav', 0, wav.length)]).toEqual([...wav]);
+
+    // Cut off mid-body: no file, no track.
+    const c = mem.net.client(HTTP_PORT);
+    c.send(requestHead(b.length));
+    c.send(b.subarray(0, 25_000));
+    await settle();
+    expect(names(mem)).toHaveLength(2);
+    c.destroy();
+    await settle();
+    expect(names(mem)).toEqual(['Long.wav']);
+    expect(device.music.tracks().map((t) => t.name)).toEqual(['Long.wav']);
+    device.stop();
+  });
+
+  it('refuses a track over the card\'s free space before writing it (from Content-Length) and during, in the existing words, leaving nothing', async () => {
+    const { mem, device } = start();
+    const wav = wavBytes({ seconds: 1 });
+    const b = body('Big.wav', wav);
+    const probe = mem.sd.probe.bind(mem.sd);
+    mem.sd.probe = () => ({ ...probe(), freeBytes: 10_000 });
+    const s = mem.net.client(HTTP_PORT);
+    s.send(requestHead(b.length));
+    s.send(b.subarray(0, 200));
+    await settle();
+    // Answered before the body: nothing of it was written.
+    const [early] = parseResponses(s.text());
+    expect(early).toMatchObject({ status: 409 });
+    expect(JSON.parse(early!.body)).toEqual({ error: 'card-full', message: `The SD card is full: Big.wav (${wav.length} bytes) did not fit.` });
+    expect(names(mem)).toEqual([]);
+    s.send(b.subarray(200));
+    await settle();
+    expect(s.closed).toBe(true);
+
+    // Without a length (chunked), the free space is judged as the bytes come.
+    const c = mem.net.client(HTTP_PORT);
+    c.send(enc.encode(`POST /api/music HTTP/1.1\r\nHost: d\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=${B}\r\nTransfer-Encoding: chunked\r\n\r\n`));
+    for (let at = 0; at < b.length; at += 4096) {
+      const piece = b.subarray(at, Math.min(b.length, at + 4096));
+      c.send(enc.encode(`${piece.length.toString(16)}\r\n`));
+      c.send(piece);
+      c.send(enc.encode('\r\n'));
+    }
+    c.send(enc.encode('0\r\n\r\n'));
+    await settle();
+    const [during] = parseResponses(c.text());
+    expect(during).toMatchObject({ status: 409 });
+    expect(JSON.parse(during!.body).message).toMatch(/^The SD card is full: Big\.wav \(\d+ bytes\) did not fit\.$/);
+    expect(names(mem)).toEqual([]);
+
+    // A card that fills up mid-write (ENOSPC): the same words, nothing left.
+    mem.sd.probe = probe;
+    mem.sd.failNextWrite = 'ENOSPC';
+    const full = await upload(mem, 'Full.wav', wav);
+    expect(full).toMatchObject({ status: 409, json: { error: 'card-full' } });
+    expect(full.json['message']).toMatch(/^The SD card is full: Full\.wav \(\d+ bytes\) did not fit\.$/);
+    expect(names(mem)).toEqual([]);
+    device.stop();
+  });
+
+  it('refuses unplayable content and a card pulled mid-upload, leaving nothing; clears a cut upload\'s leftover at start', async () => {
+    const { mem, device } = start();
+    const notWav = new Uint8Array(20_000).fill(3);
+    expect(await upload(mem, 'fake.wav', notWav)).toMatchObject({ status: 415, json: { error: 'not-music' } });
+    expect(names(mem)).toEqual([]);
+
+    const wav = wavBytes({ seconds: 1 });
+    const b = body('Pulled.wav', wav);
+    const s = mem.net.client(HTTP_PORT);
+    s.send(requestHead(b.length));
+    s.send(b.subarray(0, 20_000));
+    await settle();
+    mem.sd.pull();
+    s.send(b.subarray(20_000, 40_000));
+    await settle();
+    expect(JSON.parse(parseResponses(s.text())[0]!.body)).toEqual({ error: 'no-card', message: 'The SD card was removed during the upload; nothing was added.' });
+    mem.sd.insert();
+    device.stop();
+    // The pulled card kept the temporary file (hidden from the listing); the next start clears it.
+    expect(names(mem)).toEqual([expect.stringMatching(/^\.upload-\d+\.part$/)]);
+    expect(device.music.tracks()).toEqual([]);
+    const again = start({}, mem);
+    expect(names(mem)).toEqual([]);
+    again.device.stop();
   });
 });
