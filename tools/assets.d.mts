@@ -4,6 +4,7 @@ export declare const ASSETS_PACK: string;
 export interface AssetDeclaration {
   id: string;
   license: string;
+  sources: string[];
   make(o?: { log?: (line: string) => void }): Promise<Record<string, Uint8Array>>;
 }
 export declare const ASSETS: AssetDeclaration[];

