@@ -23,7 +23,7 @@ import { OfflineEmbedder } from './embed-offline.ts';
 import { StaticEmbedder, StaticTable } from './embed-static.ts';
 import { NO_KEYS, RemoteEmbedder, type EmbeddingKeys } from './embed-remote.ts';
 import { EpisodicLog } from './episodic.ts';
-import { CARD_POLL_MS, DECAY_PERIOD_MS, TICK_MS } from './limits.ts';
+import { CARD_POLL_MS, DECAY_PERIOD_MS, DEFAULT_DIMS, TICK_MS } from './limits.ts';
 import { DEFAULT_PEOPLE, type People } from './quotas.ts';
 import { formatBlock, retrieve, type Ranked } from './retrieval.ts';
 import { ScratchpadStore, type Scratchpad } from './scratchpad.ts';
@@ -31,6 +31,14 @@ import { MemoryError, VectorStore, type WriteOutcome } from './vector-store.ts';
 import { stringify } from '../util/json.ts';
 
 export { MemoryError };
+
+/** One embedding the owner can choose (embeddingChoices). */
+export interface EmbeddingChoice extends EmbeddingConfig {
+  label: string;
+  available: boolean;
+  /** Why it is not available (null when it is). */
+  why: string | null;
+}
 
 /** After a failed re-embedding, the next attempt. */
 const REEMBED_RETRY_MS = 60_000;
@@ -104,6 +112,32 @@ export class Memory {
   /** The offline models this image can run: the static table's (when it ships) and feature hashing. */
   offlineModels(): string[] {
     return this.table ? [this.table.header.model, HASH_MODEL] : [HASH_MODEL];
+  }
+
+  /**
+   * What the owner can choose from (the web page's memory section): the
+   * offline models of this image, and the providers with /v1/embeddings, each
+   * usable only with its endpoint (and key) set.
+   */
+  embeddingChoices(): EmbeddingChoice[] {
+    const off: EmbeddingChoice[] = this.offlineModels().map((model) => ({
+      provider: OFFLINE_PROVIDER,
+      model,
+      dims: model === HASH_MODEL ? HASH_EMBEDDING.dims : this.table!.header.dims,
+      label: model === HASH_MODEL ? 'On the device, by words only (feature hashing)' : 'On the device, by meaning and by words (GloVe word vectors)',
+      available: true,
+      why: null,
+    }));
+    const remote = (provider: string, model: string, label: string): EmbeddingChoice => {
+      const ep = this.keys.endpoint(provider);
+      return { provider, model, dims: DEFAULT_DIMS, label, available: ep !== null, why: ep ? null : provider === 'custom' ? 'set the custom endpoint first (Assistant)' : `add a ${provider} key first (Assistant)` };
+    };
+    return [
+      ...off,
+      remote('openai', 'text-embedding-3-small', 'OpenAI text-embedding-3-small (each memory and search is sent to OpenAI)'),
+      remote('mistral', 'mistral-embed', 'Mistral mistral-embed (each memory and search is sent to Mistral)'),
+      remote('custom', 'text-embedding-3-small', 'The custom endpoint (its /v1/embeddings)'),
+    ];
   }
 
   /** Without a configuration: the static table's embedding, else feature hashing. */

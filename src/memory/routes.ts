@@ -9,6 +9,7 @@ import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
 import { parseConfigPatch } from './config.ts';
+import { checkEmbeddingConfig, sameEmbedding } from './embedder.ts';
 import { EPI_LIMIT_MAX } from './limits.ts';
 import type { Memory } from './memory.ts';
 import type { MemRecord } from './record.ts';
@@ -155,6 +156,33 @@ export function memoryRoutes(memory: Memory): Route[] {
       },
     },
     { method: 'GET', path: '/api/mem/config', handler: () => jsonResponse({ ...memory.config.get(), embedding: store.emb }) },
+    {
+      method: 'GET',
+      path: '/api/mem/embedding',
+      handler: () => jsonResponse({ current: store.emb, choices: memory.embeddingChoices(), memories: store.index.count, reembed: store.reembedding ? { ...store.reembedding } : null }),
+    },
+    {
+      // A change re-embeds every memory: without confirm it is refused (409) with what would happen.
+      method: 'POST',
+      path: '/api/mem/embedding',
+      bodyLimit: 1024,
+      handler: async (req) => {
+        const f = bodyFields(req);
+        if (typeof f === 'string') return errorResponse(400, 'bad-request', f);
+        const c = { provider: String(f['provider'] ?? ''), model: String(f['model'] ?? ''), dims: Number(f['dims']) };
+        const problem = checkEmbeddingConfig(c, memory.offlineModels());
+        if (problem) return errorResponse(400, 'bad-setting', unchanged(problem));
+        if (sameEmbedding(c, store.emb)) return jsonResponse({ changed: false, embedding: store.emb });
+        const confirm = f['confirm'] === true || f['confirm'] === '1' || f['confirm'] === 'true';
+        if (!confirm) return errorResponse(409, 'confirm', `Changing the embedding re-embeds all ${store.index.count} memories and the archive in the background; memory answers "busy" until that is done. Send confirm=1 to go ahead.`);
+        try {
+          const r = await memory.setEmbedding(c);
+          return jsonResponse({ changed: r.changed, reembedding: r.reembedded, embedding: store.emb });
+        } catch (e) {
+          return fail(e);
+        }
+      },
+    },
     {
       method: 'GET',
       path: '/api/mem/episodic',

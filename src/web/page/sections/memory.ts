@@ -53,6 +53,44 @@ function memItem(m: Mem): HTMLElement {
   );
 }
 
+interface EmbeddingView {
+  current: { provider: string; model: string; dims: number };
+  choices: Array<{ provider: string; model: string; dims: number; label: string; available: boolean; why: string | null }>;
+  memories: number;
+  reembed: { done: number; total: number; error: string | null } | null;
+}
+
+const embId = (c: { provider: string; model: string; dims: number }): string => `${c.provider}/${c.model}/${c.dims}`;
+
+/**
+ * How memories are embedded: the choices, each available or not (and why),
+ * re-embedding's progress; a change is confirmed first, since every memory
+ * is embedded again.
+ */
+async function embeddingCard(host: HTMLElement, refresh: () => Promise<void>): Promise<void> {
+  const r = await get<EmbeddingView>('/api/mem/embedding');
+  if (missing(r)) return replace(host, notBuilt('Choosing the embedding'));
+  if (!r.ok) return replace(host, h('p', { class: 'msg bad' }, r.message));
+  const v = r.data;
+  const emsg = message();
+  const pick = h(
+    'select',
+    { name: 'embedding' },
+    v.choices.map((c) => h('option', { value: embId(c), disabled: !c.available, selected: embId(c) === embId(v.current) }, `${c.label}${c.available ? '' : ` (${c.why})`}`)),
+  );
+  const change = confirmButton('Change embedding…', `Every one of the ${v.memories} memories is embedded again in the background, and memory answers "busy" until that is done. Change it?`, async () => {
+    const c = v.choices.find((x) => embId(x) === pick.value);
+    if (!c) return;
+    const res = await post<{ changed: boolean }>('/api/mem/embedding', { provider: c.provider, model: c.model, dims: String(c.dims), confirm: '1' });
+    emsg.say(res.ok ? (res.data.changed ? 'Changed: the memories are being embedded again.' : 'That is the embedding already.') : res.message, res.ok ? 'ok' : 'bad');
+    await Promise.all([embeddingCard(host, refresh), refresh()]);
+  });
+  const progress = v.reembed
+    ? h('p', { class: v.reembed.error ? 'msg warn' : 'msg' }, `Re-embedding: ${v.reembed.done} of ${v.reembed.total}${v.reembed.error ? ` (paused: ${v.reembed.error}; it tries again by itself)` : ''}.`)
+    : null;
+  replace(host, h('p', { class: 'muted' }, `Now: ${embId(v.current)}.`), progress, field('Embed memories with', pick), change, emsg);
+}
+
 /** A two-step button: the first press asks, the second (within the same view) acts. */
 function confirmButton(label: string, ask: string, act: () => Promise<void>): HTMLElement {
   const first = h('button', { type: 'button', class: 'secondary' }, label);
@@ -96,6 +134,7 @@ export const memory: Section = {
           ['Older rows on the card', s['epiTruncated'] ? `yes (recent window starts ${when(s['epiFloor'])})` : 'no'],
           ['Degraded', deg['vectors'] || deg['episodic'] ? 'yes: no SD card, so memory is capped and the log keeps only recent rows' : 'no'],
           ['Embedding', text(s['embedding'])],
+          ...(s['reembed'] ? [['Re-embedding', text(s['reembed'])] as [string, string]] : []),
         ]),
       );
     };
@@ -345,8 +384,10 @@ export const memory: Section = {
       replace(musicHost, form, tracks.length ? h('ul', { class: 'items' }, tracks.map((t) => h('li', null, text(t['name'] ?? t['file'])))) : null);
     };
 
+    const embHost = h('div');
     host.append(
       card('Memory', stats),
+      card('How memories are found', embHost),
       card('Memories', search, results, check('Keep permanent memories when flushing', keep), h('div', { class: 'row' }, dedupe), flush, vmsg),
       card('Recall settings', cfgHost),
       card('Conversation log', epiForm, rowsHost),
@@ -354,7 +395,7 @@ export const memory: Section = {
       card('Files', filesHost, uploadHost),
       card('Music', musicHost),
     );
-    await Promise.all([loadStats(), loadVectors(), loadConfig(), loadRows(false), loadChats(), loadFiles()]);
+    await Promise.all([loadStats(), loadVectors(), loadConfig(), loadRows(false), loadChats(), loadFiles(), embeddingCard(embHost, loadStats)]);
     if (!filesHost.querySelector('[data-unavailable]')) showUpload();
     await loadMusic();
   },
