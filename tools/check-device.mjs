@@ -90,6 +90,8 @@ export function stubIncludes(dir) {
   );
   // minimp3 includes stdlib.h and uses nothing from it.
   writeFileSync(join(dir, 'stdlib.h'), '/* freestanding stub for the cross-compile check */\n#include <stddef.h>\n');
+  // modules/lexical takes log() from the C library.
+  writeFileSync(join(dir, 'math.h'), '/* freestanding stub for the cross-compile check */\ndouble log(double);\n');
   return dir;
 }
 

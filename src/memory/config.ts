@@ -23,7 +23,7 @@ export interface MemoryConfig {
 
 export const CONFIG_DEFAULTS: MemoryConfig = {
   retrieval_count: 5,
-  relevance_threshold: 0.2,
+  relevance_threshold: 0.3,
   decay_factor: 0.95,
   max_context_bytes: 2048,
   max_vectors: WORKING_SET,

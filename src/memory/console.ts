@@ -13,11 +13,16 @@ import { MemoryError } from './vector-store.ts';
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const CURSOR_ARGS = /^@(\S+)\s*(.*)$/;
 
-const WORDS =
-  'amber river quiet maple orbit velvet canyon ember lantern meadow copper harbor violet thunder willow cobalt saffron glacier ' +
-  'pepper falcon marble juniper nectar prism quartz raven sable tundra umber vessel walnut zephyr basil cedar dune fjord ' +
-  'garnet hazel iris jasper kelp lichen moss nova onyx pine quill rust slate thistle';
-const DICT = WORDS.split(' ');
+// Made-up words of two to four syllables: filler reads as no real text, so a
+// real query never finds it by meaning (a bag of real words would resemble
+// every query about trees, food or weather a little).
+const SYLLABLES = 'ka lo mi ne ru te sa vi do po gu fe zo ri ba nu'.split(' ');
+
+function fillerWord(next: () => number): string {
+  let w = '';
+  for (let n = 2 + (next() % 3); n > 0; n--) w += SYLLABLES[next() % SYLLABLES.length]!;
+  return w;
+}
 
 /** Deterministic filler text of about `bytes` bytes, distinct per (run, i) so dedup keeps them apart. */
 export function fillerText(kind: string, run: string, i: number, bytes: number): string {
@@ -26,12 +31,15 @@ export function fillerText(kind: string, run: string, i: number, bytes: number):
   if (s === 0) s = 1;
   const words = [`${kind}fill ${run} item ${i}:`];
   let len = words[0]!.length;
-  while (len < bytes) {
+  const next = (): number => {
     s ^= s << 13;
     s ^= s >>> 17;
     s ^= s << 5;
     s >>>= 0;
-    const w = DICT[s % DICT.length]!;
+    return s;
+  };
+  while (len < bytes) {
+    const w = fillerWord(next);
     words.push(w);
     len += w.length + 1;
   }

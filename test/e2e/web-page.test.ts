@@ -959,7 +959,7 @@ describe('the danger zone with the exact phrase', () => {
       custom: { base: '' },
     });
     expect(await api('/api/chat')).toMatchObject({ tokenSet: false, allowlist: [] });
-    expect(await api('/api/mem/config')).toMatchObject({ retrieval_count: 5, relevance_threshold: 0.2 });
+    expect(await api('/api/mem/config')).toMatchObject({ retrieval_count: 5, relevance_threshold: 0.3 });
     expect(await api<{ known: unknown[] }>('/api/wifi')).toMatchObject({ known: [] });
     expect(await device.command('APINFO?')).toMatch(/Device-setup/);
     // Unprovisioned again: the setup network hands the new token to the page (as on first run).
