@@ -93,13 +93,13 @@ function glyph(face: Face, g: number, penX: number, baseline: number, cx0: numbe
         if (b > cx1) b = cx1;
         if (b > a) buf.fill(fg, row + a, row + b);
       } else if (inside) {
+        // two pixels a byte; a byte's second pixel past an odd run is 0 (tools/font-raster.mjs)
         let at2 = row + x;
-        for (let k = 0; k < len; k += 2) {
-          const v = bits[p + (k >> 1)]!;
-          const hi = v >> 4;
-          if (hi) buf[at2] = pal[hi]!;
-          const lo = v & 15;
-          if (lo && k + 1 < len) buf[at2 + 1] = pal[lo]!;
+        const last = p + ((len + 1) >> 1);
+        for (let q = p; q < last; q++) {
+          const v = bits[q]!;
+          if (v >= 16) buf[at2] = pal[v >> 4]!;
+          if (v & 15) buf[at2 + 1] = pal[v & 15]!;
           at2 += 2;
         }
       } else {

@@ -14,23 +14,29 @@ interface Entry {
   length: number;
 }
 
-/** A region's entries, or null when it holds no pack (an erased partition). */
-export function packEntries(region: Buffer): Entry[] | null {
+/** The index at the start of a region (it may end before the data does), or null when there is no pack. */
+function readIndex(region: Buffer): Entry[] | null {
   if (region.length < 12 || region.toString('latin1', 0, 8) !== MAGIC) return null;
   const n = region.readUInt32LE(8);
   if (12 + n > region.length) return null;
   try {
     const index = JSON.parse(region.toString('utf8', 12, 12 + n)) as Entry[];
-    return Array.isArray(index) && index.every((e) => e.offset + e.length <= region.length) ? index : null;
+    return Array.isArray(index) ? index : null;
   } catch {
     return null;
   }
 }
 
-/** Bytes a pack at the start of a region takes (0: none). */
-export function packLength(head: Buffer, readIndex: (n: number) => Buffer): number {
+/** A region's entries, or null when it holds no whole pack (an erased partition). */
+export function packEntries(region: Buffer): Entry[] | null {
+  const index = readIndex(region);
+  return index && index.every((e) => e.offset + e.length <= region.length) ? index : null;
+}
+
+/** Bytes a pack at the start of a region takes (0: none); read(n) gives the region's first n bytes. */
+export function packLength(head: Buffer, read: (n: number) => Buffer): number {
   if (head.length < 12 || head.toString('latin1', 0, 8) !== MAGIC) return 0;
-  const index = packEntries(readIndex(12 + head.readUInt32LE(8)));
+  const index = readIndex(read(12 + head.readUInt32LE(8)));
   if (!index) return 0;
   return index.reduce((end, e) => Math.max(end, e.offset + e.length), 12);
 }
