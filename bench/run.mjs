@@ -227,9 +227,9 @@ console.log('\nDevice screen on XS (src/ui; the panel\'s own time left out), mil
     const ratio = u.fonts / u.bitmap;
     row(
       `full-screen reply redraw, ${type}: Noto Sans anti-aliased / built-in 5x9 bitmap (same text, same renderer; median of 20, best of 3 rounds)`,
-      `European reply ${u.fonts.toFixed(2)} / ${u.bitmap.toFixed(2)} ms = ${ratio.toFixed(2)}x; CJK reply ${u.cjk.toFixed(2)} / ${u.cjkBitmap.toFixed(2)} ms = ${(u.cjk / u.cjkBitmap).toFixed(2)}x${u.cjkFace ? '' : ' (no CJK face: boxes)'}`,
+      `European reply ${u.fonts.toFixed(2)} / ${u.bitmap.toFixed(2)} ms = ${ratio.toFixed(2)}x; CJK reply ${u.cjk.toFixed(2)} ms = ${(u.cjk / u.bitmap).toFixed(2)}x the bitmap's European reply${u.cjkFace ? '' : ' (no CJK face: boxes)'} (the bitmap draws CJK as boxes in ${u.cjkBitmap.toFixed(2)} ms)`,
       '<= 2x the bitmap font',
-      ok(ratio <= 2 && u.cjk / u.cjkBitmap <= 2),
+      ok(ratio <= 2 && u.cjk / u.bitmap <= 2),
     );
   }
   row('sign-in QR (version 3-M, best of 8 masks)', `${f(ui['ui-qr'])} ms per encode`);
