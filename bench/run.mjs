@@ -232,6 +232,7 @@ console.log('\nDevice screen on XS (src/ui; the panel\'s own time left out), mil
       ok(ratio <= 2 && u.cjk / u.bitmap <= 2),
     );
   }
+  row('XS heap the fonts keep (faces, views, kerning: the glyphs stay in the mapped assets)', `${(ui['fonts-heap'].bytes / 1024).toFixed(1)} KB`);
   row('sign-in QR (version 3-M, best of 8 masks)', `${f(ui['ui-qr'])} ms per encode`);
 }
 

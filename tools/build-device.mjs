@@ -16,7 +16,10 @@
 //   4. that makefile's own rules up to the C: xsc for every module, xsid, the
 //      PRELOADING xsl link (mc.xs.c; its figures are printed), mcrez (the
 //      resources: mc.resources.c) and bles2gatt (the GATT table);
-//   5. the C compile and link of the image (and, with --flash, writing it):
+//      and the image's size estimate with the margin left in the app slot
+//      (tools/image-estimate.mjs: what it measures and what it cannot);
+//   5. the C compile and link of the image (and, with --flash, writing it and
+//      the fonts partition, build/assets/fonts.bin, with esptool.py):
 //      only with ESP-IDF (IDF_PATH, its xtensa-esp32s3-elf-gcc on PATH); without
 //      them the build stops here with one line saying so (exit 0: everything
 //      this machine can build is built; --flash exits 1).
@@ -34,7 +37,8 @@ import * as esbuild from 'esbuild';
 import { ROOT, XS_TARGET, firmwareVersion, gitBuildId } from './build.mjs';
 import { caRootsPem, writeCaStore } from './ca-store.mjs';
 import { deviceTypecheck } from './device-typecheck.mjs';
-import { buildAssets } from './assets.mjs';
+import { buildAssets, FONTS_PACK } from './assets.mjs';
+import { imageEstimate } from './image-estimate.mjs';
 import { docsPack } from './docs-pack.mjs';
 import { ensureSdk, sdkEnv } from './sdk.mjs';
 import { buildWebPage, webPageDefine } from './web-page.mjs';
@@ -298,6 +302,12 @@ async function main() {
   }
   const f = stages.figures;
   say(`xsc, xsl (preloaded): ${f.instances} instances, ${f.keys} keys, preloaded heap ${f.heapSlots} slots, ${f.aliases} aliases (${stages.warnings} xsl warnings); mcrez: mc.resources.c; bles2gatt: mc.bleservices`);
+  // the image's size as far as this machine can measure it, and the slot's margin (tools/image-estimate.mjs says how)
+  try {
+    for (const line of imageEstimate(ROOT, stages.dir, { log: say, fontsPack: FONTS_PACK }).lines) say(line);
+  } catch (e) {
+    say(`image estimate: not made (${e.message.split('\n')[0]})`);
+  }
   const idf = checkIdf();
   if (!idf.ok) {
     console.log(`${what}: ${board}: stopped before the C compile, no image built: ${idf.reason}`);
@@ -307,6 +317,15 @@ async function main() {
   say(`${join(sdk.bin, 'mcconfig')} ${args.join(' ')}`);
   const r = spawnSync(join(sdk.bin, 'mcconfig'), args, { stdio: 'inherit', env: { ...sdkEnv(sdk), DESK_ROOT: ROOT } });
   if (r.status !== 0) process.exit(r.status ?? 1);
+  if (values.flash) {
+    // the fonts partition (the CJK glyphs): written beside the app, as idf.py writes a data partition's image
+    const offset = readFileSync(join(ROOT, 'partitions.csv'), 'utf8').split('\n').find((l) => l.startsWith('fonts,'))?.split(',')[3]?.trim();
+    const w = spawnSync('esptool.py', [...(values.port ? ['--port', values.port] : []), 'write_flash', offset, FONTS_PACK], { stdio: 'inherit' });
+    if (w.status !== 0) {
+      console.error(`${what}: ${board}: writing the fonts partition failed: the screen shows CJK as boxes until it is written (esptool.py write_flash ${offset} ${FONTS_PACK})`);
+      process.exit(w.status ?? 1);
+    }
+  }
   const image = execFileSync('find', [sdkOut(board), '-name', 'xs_esp32.bin'], { encoding: 'utf8' }).trim().split('\n')[0];
   if (image) say(`image ${image} (release it with tools/release.mjs --image ${image})`);
 }

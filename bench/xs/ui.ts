@@ -21,7 +21,13 @@ import { rgb565, THEMES } from '../../src/ui/theme.ts';
 
 declare const __sim: { print(text: string): void; monoMs(): number; gc(): void; resetPeak(): void; heap(): { now: number; peak: number }; assets?: ArrayBuffer };
 
-const fonts = new Fonts(readAssetPack(__sim.assets));
+const pack = readAssetPack(__sim.assets);
+// what the fonts keep in the XS heap: the faces' headers and views (their glyphs stay in the mapped assets)
+__sim.gc();
+const heapBefore = __sim.heap().now;
+const fonts = new Fonts(pack);
+__sim.gc();
+const fontsHeap = __sim.heap().now - heapBefore;
 const bitmap = new Fonts(NO_ASSETS);
 
 const clock: Clock = {
@@ -128,6 +134,8 @@ for (const type of ['ring-tft', 'panel-28', 'panel-35', 'panel-40'] as DeviceTyp
   const best = (a: number[]): number => Math.min(...a);
   print({ what: `reply-${type}`, bitmap: best(rounds.bitmap), fonts: best(rounds.eu), cjkBitmap: best(rounds.cjkBitmap), cjk: best(rounds.cjk), cjkFace: fonts.cjk !== null });
 }
+
+print({ what: 'fonts-heap', bytes: fontsHeap });
 
 const qr = time(() => encodeQr('http://192.168.1.50/?c=K7M3PQ9X'), 20);
 print({ what: 'ui-qr', ...qr });
