@@ -21,13 +21,13 @@ const row = (work, figure, target, verdict) => {
 };
 const ok = (pass) => (pass ? 'met' : 'MISSED');
 
-async function runXs(entry, heapMax = '512m') {
+async function runXs(entry, heapMax = '512m', assets = null) {
   const out = await esbuild.build({ entryPoints: [join(ROOT, entry)], bundle: true, format: 'iife', ...XS_TARGET, write: false, logLevel: 'warning' });
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   try {
     const script = join(dir, 'bench.js');
     writeFileSync(script, out.outputFiles[0].text);
-    const text = execFileSync(...onOneCore(XSIM, ['--heap-max', heapMax, '--standalone', script]), { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const text = execFileSync(...onOneCore(XSIM, ['--heap-max', heapMax, ...(assets ? ['--assets', assets] : []), '--standalone', script]), { encoding: 'utf8', maxBuffer: 1 << 24 });
     return Object.fromEntries(text.trim().split('\n').map((l) => JSON.parse(l)).map((o) => [o.what, o]));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -209,7 +209,11 @@ row(
 
 console.log('\nDevice screen on XS (src/ui; the panel\'s own time left out), milliseconds best / median of 20:');
 {
-  const ui = await runXs('bench/xs/ui.ts');
+  // the image's assets and the fonts partition's, as the simulator's board maps them at boot
+  const { ASSETS_PACK, FONTS_PACK, mergedPack } = await import('../tools/assets.mjs');
+  const packPath = join(ROOT, 'build/assets/bench.bin');
+  writeFileSync(packPath, mergedPack([ASSETS_PACK, FONTS_PACK]));
+  const ui = await runXs('bench/xs/ui.ts', '512m', packPath);
   const f = (t) => `${t.best.toFixed(2)} / ${t.median.toFixed(2)}`;
   for (const type of ['ring-tft', 'panel-28', 'panel-35', 'panel-40']) {
     const u = ui[`ui-${type}`];
@@ -218,6 +222,17 @@ console.log('\nDevice screen on XS (src/ui; the panel\'s own time left out), mil
       `full render ${f(u.full)} ms in tiles of at most ${u.tile} px (${u.items} items; building the list ${f(u.build)} ms); a minute change ${f(u.incremental)} ms; XS heap for one full render ${(u.heapPeak / 1024).toFixed(1)} KB`,
     );
   }
+  for (const type of ['ring-tft', 'panel-28', 'panel-35', 'panel-40']) {
+    const u = ui[`reply-${type}`];
+    const ratio = u.fonts / u.bitmap;
+    row(
+      `full-screen reply redraw, ${type}: Noto Sans anti-aliased / built-in 5x9 bitmap (same text, same renderer; median of 20, best of 3 rounds)`,
+      `European reply ${u.fonts.toFixed(2)} / ${u.bitmap.toFixed(2)} ms = ${ratio.toFixed(2)}x; CJK reply ${u.cjk.toFixed(2)} ms = ${(u.cjk / u.bitmap).toFixed(2)}x the bitmap's European reply${u.cjkFace ? '' : ' (no CJK face: boxes)'} (the bitmap draws CJK as boxes in ${u.cjkBitmap.toFixed(2)} ms)`,
+      '<= 2x the bitmap font',
+      ok(ratio <= 2 && u.cjk / u.bitmap <= 2),
+    );
+  }
+  row('XS heap the fonts keep (faces, views, kerning: the glyphs stay in the mapped assets)', `${(ui['fonts-heap'].bytes / 1024).toFixed(1)} KB`);
   row('sign-in QR (version 3-M, best of 8 masks)', `${f(ui['ui-qr'])} ms per encode`);
 }
 

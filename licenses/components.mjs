@@ -72,6 +72,18 @@ export const COMPONENTS = [
     homepage: 'https://nlp.stanford.edu/projects/glove/',
     note: "the image's assets.bin holds 32768 of its word vectors, 4-bit, derived by tools/embed-table.mjs (src/memory/embed-static.ts reads them)",
   },
+  {
+    id: 'noto-fonts',
+    name: 'Noto Sans and Noto Sans CJK SC (the screen fonts, rasterized)',
+    version: "as in Debian's fonts-noto-core and fonts-noto-cjk",
+    root: 'repo',
+    paths: ['tools/font/LICENSE-OFL.txt'],
+    license: 'OFL-1.1',
+    texts: [['repo', 'tools/font/LICENSE-OFL.txt']],
+    copyright: 'Noto Sans: Copyright 2010, 2012-2020 Google Inc., 2015-2020 Google LLC; Noto Sans CJK: Copyright 2014-2021 Adobe, with Google',
+    homepage: 'https://notofonts.github.io/',
+    note: "glyphs rasterized by tools/font-raster.mjs: the Latin, Greek and Cyrillic sizes in the image's assets.bin, the CJK set in the flash's fonts partition (fonts.bin); the OFL allows embedding the font in firmware",
+  },
   // ---- npm packages bundled into the firmware (esbuild's inputs)
   {
     id: 'noble-hashes',

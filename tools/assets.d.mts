@@ -5,6 +5,7 @@ export interface AssetDeclaration {
   id: string;
   license: string;
   sources: string[];
+  pack: 'image' | 'fonts';
   make(o?: { log?: (line: string) => void }): Promise<Record<string, Uint8Array>>;
 }
 export declare const ASSETS: AssetDeclaration[];

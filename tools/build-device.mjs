@@ -18,7 +18,10 @@
 //      resources: mc.resources.c) and bles2gatt (the GATT table); then the
 //      licence inventory of what the makefile links and the bundle holds
 //      (tools/licenses.mjs): build/device/<type>/licenses/ (SPDX, NOTICE);
-//   5. the C compile and link of the image (and, with --flash, writing it):
+//      and the image's size estimate with the margin left in the app slot
+//      (tools/image-estimate.mjs: what it measures and what it cannot);
+//   5. the C compile and link of the image (and, with --flash, writing it and
+//      the fonts partition, build/assets/fonts.bin, with esptool.py):
 //      only with ESP-IDF (IDF_PATH, its xtensa-esp32s3-elf-gcc on PATH); without
 //      them the build stops here with one line saying so (exit 0: everything
 //      this machine can build is built; --flash exits 1).
@@ -36,7 +39,8 @@ import * as esbuild from 'esbuild';
 import { ROOT, XS_TARGET, firmwareVersion, gitBuildId } from './build.mjs';
 import { caRootsPem, writeCaStore } from './ca-store.mjs';
 import { deviceTypecheck } from './device-typecheck.mjs';
-import { buildAssets } from './assets.mjs';
+import { buildAssets, FONTS_PACK } from './assets.mjs';
+import { imageEstimate } from './image-estimate.mjs';
 import { docsFiles, docsPack } from './docs-pack.mjs';
 import { ensureSdk, sdkEnv } from './sdk.mjs';
 import { buildWebPage, webPageDefine } from './web-page.mjs';
@@ -323,6 +327,12 @@ async function main() {
   const docs = writeLicenseDocuments(inv, join(outDir, 'licenses'), { version: firmwareVersion() });
   const wrong = licenseProblems(inv);
   say(`licenses: ${inv.packages.length} components in ${relative(ROOT, docs.spdx)} and ${relative(ROOT, docs.notice)}${wrong.length ? `; not shippable: ${wrong.join('; ')}` : ''}`);
+  // the image's size as far as this machine can measure it, and the slot's margin (tools/image-estimate.mjs says how)
+  try {
+    for (const line of imageEstimate(ROOT, stages.dir, { log: say, fontsPack: FONTS_PACK }).lines) say(line);
+  } catch (e) {
+    say(`image estimate: not made (${e.message.split('\n')[0]})`);
+  }
   const idf = checkIdf();
   if (!idf.ok) {
     console.log(`${what}: ${board}: stopped before the C compile, no image built: ${idf.reason}`);
@@ -332,6 +342,15 @@ async function main() {
   say(`${join(sdk.bin, 'mcconfig')} ${args.join(' ')}`);
   const r = spawnSync(join(sdk.bin, 'mcconfig'), args, { stdio: 'inherit', env: { ...sdkEnv(sdk), DESK_ROOT: ROOT } });
   if (r.status !== 0) process.exit(r.status ?? 1);
+  if (values.flash) {
+    // the fonts partition (the CJK glyphs): written beside the app, as idf.py writes a data partition's image
+    const offset = readFileSync(join(ROOT, 'partitions.csv'), 'utf8').split('\n').find((l) => l.startsWith('fonts,'))?.split(',')[3]?.trim();
+    const w = spawnSync('esptool.py', [...(values.port ? ['--port', values.port] : []), 'write_flash', offset, FONTS_PACK], { stdio: 'inherit' });
+    if (w.status !== 0) {
+      console.error(`${what}: ${board}: writing the fonts partition failed: the screen shows CJK as boxes until it is written (esptool.py write_flash ${offset} ${FONTS_PACK})`);
+      process.exit(w.status ?? 1);
+    }
+  }
   const image = execFileSync('find', [sdkOut(board), '-name', 'xs_esp32.bin'], { encoding: 'utf8' }).trim().split('\n')[0];
   if (image) say(`image ${image} (release it with tools/release.mjs --image ${image})`);
 }

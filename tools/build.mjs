@@ -8,12 +8,12 @@
 //                             [--define NAME=VALUE]   (extra esbuild defines, for test images)
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
-import { buildAssets } from './assets.mjs';
+import { buildAssets, FONTS_PACK } from './assets.mjs';
 import { docsPack } from './docs-pack.mjs';
 import { ensureSdk, SDK_XS_VERSION } from './sdk.mjs';
 import { buildWebPage, webPageDefine } from './web-page.mjs';
@@ -109,7 +109,7 @@ export function buildRuntime({ quiet = false } = {}) {
 export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version = firmwareVersion(), defines = {}, force = false, entry = 'hosts/sim/hal/entry.ts', testBuild = true } = {}) {
   const js = join(outDir, 'firmware.js');
   const img = join(outDir, 'firmware.img');
-  const inputs = ['src', 'hosts/sim/hal', 'modules', 'boards', 'docs', 'package-lock.json', 'tools/build.mjs', 'README.md', 'tools/docs-pack.mjs', 'tools/web-page.mjs', 'tools/assets.mjs', 'tools/embed-table.mjs'].map((p) => join(ROOT, p));
+  const inputs = ['src', 'hosts/sim/hal', 'modules', 'boards', 'docs', 'package-lock.json', 'tools/build.mjs', 'README.md', 'tools/docs-pack.mjs', 'tools/web-page.mjs', 'tools/assets.mjs', 'tools/embed-table.mjs', 'tools/font-raster.mjs', 'tools/font'].map((p) => join(ROOT, p));
   const custom = Object.keys(defines).length > 0 || version !== firmwareVersion() || entry !== 'hosts/sim/hal/entry.ts';
   if (!force && !custom && !stale(img, inputs)) return img;
   mkdirSync(outDir, { recursive: true });
@@ -143,6 +143,8 @@ export async function buildFirmware({ outDir = join(ROOT, 'build/fw'), version =
     testBuild,
   };
   writeFileSync(img, makeImage(bundle, header, assets));
+  // the fonts partition's pack (the CJK glyphs), flashed beside the image (hosts/sim/board --fonts)
+  copyFileSync(FONTS_PACK, join(outDir, 'fonts.bin'));
   return img;
 }
 

@@ -97,7 +97,7 @@ function place(abs, { sdk, root, boardOut, mdir }) {
     if (rel.startsWith(`tls${sep}`)) return [{ root: 'repo', rel: 'src/net/ca-roots.ts' }];
     if (rel.startsWith(`bleservices${sep}`)) return [{ root: 'repo', rel: 'src/notifier/gatt.ts' }];
     // The image's read-only data (tools/assets.mjs): filed under what each asset is made from.
-    if (rel === 'assets.bin') return ASSETS.flatMap((a) => a.sources.map((s) => ({ root: 'repo', rel: s })));
+    if (rel === 'assets.bin') return ASSETS.filter((a) => a.pack === 'image').flatMap((a) => a.sources.map((s) => ({ root: 'repo', rel: s })));
     return null;
   }
   // mcconfig's own config module: the manifests' "config" (the boards', the SDK target's).

@@ -1,5 +1,6 @@
 // The screen's commands in the console's Status group: RENDER? (the frame
-// described and hashed; the simulator also saves the panel as display.png),
+// described and hashed, with the fonts and the characters drawn as boxes for
+// want of a glyph; the simulator also saves the panel as display.png),
 // MENU? (the menu's rows and where to TAP them) and RAWFRAME? (the raw
 // frame's checksum and the renderer's counters).
 
@@ -18,7 +19,13 @@ const render: UiCommand = ({ dev, sha256, ui }) => ({
     if (!ui.flush()) throw new CommandError(`display: a tile failed (${ui.renderer.stats().lastError ?? 'unknown'})`);
     const list = ui.renderer.current()!;
     const d = frameDigest(sha256, ui);
-    call.out(`screen=${list.screen} size=${hal.display.width}x${hal.display.height} canvas=${list.width}x${list.height} posture=${postureName(ui.renderer.rotation)} theme=${ui.theme().name} items=${list.items.length}`);
+    // characters the fonts have no glyph for, drawn as boxes: in this frame, and laid out since boot
+    let missing = 0;
+    for (const item of list.items) if (item.kind === 'text') missing += item.run.missing;
+    const fonts = ui.fonts;
+    call.out(
+      `screen=${list.screen} size=${hal.display.width}x${hal.display.height} canvas=${list.width}x${list.height} posture=${postureName(ui.renderer.rotation)} theme=${ui.theme().name} items=${list.items.length} fonts=${fonts.real ? 'noto' : 'bitmap'} cjk=${fonts.cjk ? `${fonts.cjk.px}px` : 'none'} missing=${missing} missingSinceBoot=${fonts.stats.missing}`,
+    );
     for (const item of list.items) call.out(describeItem(item));
     call.out(`frame=${d.hex}${d.redacted ? ' redacted=1' : ''}`);
     const snap = hal.display.snapshot?.();

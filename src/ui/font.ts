@@ -1,7 +1,8 @@
-// The screens' bitmap font: 5 x 9 glyphs (font-data.ts, drawn in
+// The built-in bitmap font: 5 x 9 glyphs (font-data.ts, drawn in
 // tools/font/glyphs-5x9.txt) in a 6-pixel cell, drawn at whole-number scales.
-// Text becomes glyph indices once, when a screen is laid out, so drawing
-// never walks a string.
+// The screens draw with the image's fonts (src/ui/fonts.ts); this one stands
+// in when an image carries none (a damaged assets region), so the screen
+// still says something, and it is the bench's reference for drawing speed.
 //
 // Characters outside printable ASCII (decision, docs/decisions.md "Device UI"):
 //   - Latin letters with diacritics show as their base letter (é -> e, Ø -> O,
@@ -14,6 +15,7 @@
 //     there and how long it was.
 
 import { EXTRA_CODES, GLYPHS, GLYPH_COLS, GLYPH_ROWS } from './font-data.ts';
+import type { GlyphFace } from './face.ts';
 
 export { GLYPHS, GLYPH_COLS, GLYPH_ROWS };
 
@@ -92,3 +94,29 @@ export const RUNS: ReadonlyArray<readonly number[]> = (() => {
   }
   return out;
 })();
+
+/** The bitmap font at a whole-number scale, as a face shaping can use. */
+export class BitmapFace implements GlyphFace {
+  readonly id: string;
+  readonly px: number;
+  readonly ascent: number;
+  readonly descent: number;
+  constructor(readonly scale: number) {
+    this.id = `bitmap-${scale}`;
+    this.px = GLYPH_ROWS * scale;
+    this.ascent = (GLYPH_ROWS - 2) * scale;
+    this.descent = 2 * scale;
+  }
+
+  index(cp: number): number {
+    return glyphIndex(cp === 10 || cp === 13 ? 32 : cp);
+  }
+
+  advance64(): number {
+    return CELL_W * this.scale * 64;
+  }
+
+  kern64(): number {
+    return 0;
+  }
+}

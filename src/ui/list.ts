@@ -1,6 +1,6 @@
 // The render model: a screen is a display list, a background colour and a
-// few kinds of items (filled rectangles, filled discs, one-line texts in the
-// bitmap font, QR symbols) in canvas coordinates (the screen as the owner
+// few kinds of items (filled rectangles, filled discs, one-line texts shaped
+// in one of the screen's fonts, QR symbols) in canvas coordinates (the screen as the owner
 // sees it, after the mount orientation). Lists know nothing about the display
 // driver: src/ui/raster.ts draws any rectangle of one into a small tile
 // buffer, and src/ui/renderer.ts decides which rectangles to draw.
@@ -10,9 +10,12 @@
 // device (the debug route's PNG and description, RENDER?'s description,
 // RAWFRAME?'s checksum) draws them as a plain grey box.
 
-import { CELL_W, ELLIPSIS, GLYPH_ROWS, LINE_H, toGlyphs } from './font.ts';
+import type { Font, Run } from './fonts.ts';
 import type { QrCode } from './qr.ts';
+import { fitLine } from './wrap.ts';
 import { stringify } from '../util/json.ts';
+
+export { wrapText } from './wrap.ts';
 
 export interface Box {
   x: number;
@@ -34,9 +37,11 @@ export interface DiscItem extends Box {
 export interface TextItem extends Box {
   kind: 'text';
   color: number;
-  scale: number;
+  /** What the text sits on: its edges are blended into this colour. */
+  bg: number;
+  font: Font;
   text: string;
-  glyphs: Uint8Array;
+  run: Run;
   secret: boolean;
 }
 
@@ -69,21 +74,27 @@ export interface DisplayList {
 /** The grey of a secret item in an exported frame. */
 export const REDACTED = 0x8410;
 
-export function textWidth(chars: number, scale: number): number {
-  return chars > 0 ? chars * CELL_W * scale - scale : 0;
+/** Pixels a one-line text takes in font. */
+export function textWidth(font: Font, text: string): number {
+  return font.width(text);
 }
 
-export function textHeight(scale: number): number {
-  return GLYPH_ROWS * scale;
+/** Pixels from the top of a line of font to the bottom of its descenders. */
+export function textHeight(font: Font): number {
+  return font.height;
 }
 
-export function lineHeight(scale: number): number {
-  return LINE_H * scale;
+/** The pitch of lines of font. */
+export function lineHeight(font: Font): number {
+  return font.height + Math.max(2, Math.round(font.px / 8));
 }
 
-/** Characters of one cell width that fit in `width` pixels. */
-export function charsIn(width: number, scale: number): number {
-  return Math.max(0, Math.floor((width + scale) / (CELL_W * scale)));
+export interface TextOptions {
+  /** Cut with an ellipsis to this many pixels. */
+  maxWidth?: number;
+  secret?: boolean;
+  /** The colour under the text (default: the list's background). */
+  bg?: number;
 }
 
 /** Builds a display list, clipping nothing: the rasterizer clips to each tile. */
@@ -105,26 +116,20 @@ export class ListBuilder {
     if (d > 0) this.items.push({ kind: 'disc', x: Math.round(cx - r), y: Math.round(cy - r), w: d, h: d, color });
   }
 
-  /** One line of text, top-left at x, y; cut with an ellipsis to maxChars. Returns its width. */
-  text(x: number, y: number, text: string, color: number, scale: number, options: { maxChars?: number; secret?: boolean } = {}): number {
-    let glyphs = toGlyphs(text);
-    const max = options.maxChars;
-    if (max !== undefined && glyphs.length > max) {
-      const cut = new Uint8Array(Math.max(0, max));
-      cut.set(glyphs.subarray(0, Math.max(0, max - 1)));
-      if (max > 0) cut[max - 1] = ELLIPSIS;
-      glyphs = cut;
-    }
-    if (!glyphs.length) return 0;
-    const w = textWidth(glyphs.length, scale);
-    this.items.push({ kind: 'text', x: Math.round(x), y: Math.round(y), w, h: textHeight(scale), color, scale, text, glyphs, secret: options.secret === true });
+  /** One line of text, top-left at x, y (the line's top); cut with an ellipsis to maxWidth. Returns its width. */
+  text(x: number, y: number, text: string, color: number, font: Font, options: TextOptions = {}): number {
+    const shown = options.maxWidth !== undefined ? fitLine(font, text, Math.max(0, options.maxWidth)) : text;
+    const run = font.shape(shown);
+    if (!run.glyphs.length) return 0;
+    const w = run.width;
+    this.items.push({ kind: 'text', x: Math.round(x), y: Math.round(y), w: w + 1, h: font.height, color, bg: options.bg ?? this.bg, font, text: shown, run, secret: options.secret === true });
     return w;
   }
 
   /** Text centred on cx. */
-  textCentered(cx: number, y: number, text: string, color: number, scale: number, options: { maxChars?: number; secret?: boolean } = {}): void {
-    const n = Math.min(toGlyphs(text).length, options.maxChars ?? Infinity);
-    this.text(Math.round(cx - textWidth(n, scale) / 2), y, text, color, scale, options);
+  textCentered(cx: number, y: number, text: string, color: number, font: Font, options: TextOptions = {}): void {
+    const shown = options.maxWidth !== undefined ? fitLine(font, text, Math.max(0, options.maxWidth)) : text;
+    this.text(Math.round(cx - font.width(shown) / 2), y, shown, color, font, { secret: options.secret === true, ...(options.bg !== undefined ? { bg: options.bg } : {}) });
   }
 
   qr(x: number, y: number, qr: QrCode, scale: number, quiet: number, dark: number, light: number, label: string, secret = false): void {
@@ -137,57 +142,9 @@ export class ListBuilder {
   }
 }
 
-/**
- * Word-wraps text into at most maxLines lines of at most width characters
- * (counted in glyphs, as drawn); a cut last line ends with an ellipsis.
- * Line breaks in the text start new lines; long words are broken.
- */
-export function wrapText(text: string, width: number, maxLines: number): string[] {
-  if (width <= 0 || maxLines <= 0) return [];
-  const lines: string[] = [];
-  let cut = false;
-  for (const para of text.split('\n')) {
-    const words = para.split(' ');
-    let line: string[] = [];
-    let len = 0;
-    const flush = (): void => {
-      lines.push(line.join(' '));
-      line = [];
-      len = 0;
-    };
-    for (let word of words) {
-      let wlen = toGlyphs(word).length;
-      if (wlen === 0) continue;
-      while (wlen > width) {
-        if (len) flush();
-        const chars = [...word];
-        lines.push(chars.slice(0, width).join(''));
-        word = chars.slice(width).join('');
-        wlen = toGlyphs(word).length;
-      }
-      if (len && len + 1 + wlen > width) flush();
-      line.push(word);
-      len += (len ? 1 : 0) + wlen;
-    }
-    if (line.length) flush();
-    if (lines.length > maxLines) {
-      cut = true;
-      break;
-    }
-  }
-  while (lines.length && !lines[lines.length - 1]!.trim()) lines.pop();
-  if (lines.length > maxLines) cut = true;
-  const out = lines.slice(0, maxLines);
-  if (cut && out.length) {
-    const last = [...out[out.length - 1]!];
-    out[out.length - 1] = (last.length >= width ? last.slice(0, width - 1) : last).join('') + '\u2026';
-  }
-  return out;
-}
-
 export function sameItem(a: Item, b: Item): boolean {
   if (a.kind !== b.kind || a.x !== b.x || a.y !== b.y || a.w !== b.w || a.h !== b.h || a.color !== b.color) return false;
-  if (a.kind === 'text') return a.text === (b as TextItem).text && a.scale === (b as TextItem).scale && a.glyphs.length === (b as TextItem).glyphs.length;
+  if (a.kind === 'text') return a.text === (b as TextItem).text && a.font === (b as TextItem).font && a.bg === (b as TextItem).bg;
   if (a.kind === 'qr') {
     const q = b as QrItem;
     return a.qr === q.qr && a.light === q.light && a.scale === q.scale && a.quiet === q.quiet;
@@ -206,7 +163,7 @@ export function describeItem(item: Item): string {
     case 'disc':
       return `disc ${at}`;
     case 'text':
-      return `text ${at} s${item.scale} ${item.secret ? '[hidden]' : stringify(item.text)}`;
+      return `text ${at} ${item.font.primary.id}${item.run.missing ? ` missing=${item.run.missing}` : ''} ${item.secret ? '[hidden]' : stringify(item.text)}`;
     case 'qr':
       return `qr ${at} v${item.qr.version}-${item.qr.ecl} ${item.qr.size}x${item.qr.size} s${item.scale} ${item.secret ? '[hidden]' : stringify(item.label)}`;
   }

@@ -4,6 +4,7 @@
 // wins over the menu's setting while it is set; a posture set by an action
 // is the mount, so it is also kept across a factory reset.
 
+import type { Fonts } from './fonts.ts';
 import { layoutFor, type Layout } from './layout.ts';
 import type { Rotation } from './raster.ts';
 import type { Renderer } from './renderer.ts';
@@ -22,6 +23,7 @@ export class Panel {
     private readonly settings: UiSettings,
     private readonly renderer: Renderer,
     private readonly round: boolean,
+    private readonly fonts: Fonts,
   ) {
     this.cfgPosture = this.postureConfig();
     renderer.setRotation(settings.posture());
@@ -97,6 +99,6 @@ export class Panel {
 
   private measure(): Layout {
     const c = this.renderer.canvas();
-    return layoutFor(c.width, c.height, this.round);
+    return layoutFor(c.width, c.height, this.round, this.fonts);
   }
 }

@@ -1,13 +1,14 @@
 // The rasterizer: draws one rectangle of a display list into a small RGB565
 // buffer (row-major, canvas orientation), clipping every item to it. Every
 // horizontal span is one native fill(), so the work in JavaScript grows with
-// the number of spans (glyph rows, QR module runs), not with the pixels.
+// the number of spans (glyph runs, QR module runs) and anti-aliased glyph
+// edges (src/ui/glyph-draw.ts), not with the pixels.
 // The orientation helpers map a canvas rectangle to the display's own
 // coordinates (mount orientation 0, 90, 180 or 270 degrees clockwise) and
 // turn a tile around on the way out.
 
-import { GLYPHS, GLYPH_ROWS, RUNS, CELL_W } from './font.ts';
-import { REDACTED, type DisplayList, type Item, type QrItem, type TextItem } from './list.ts';
+import { drawText } from './glyph-draw.ts';
+import { REDACTED, type DisplayList, type Item, type QrItem } from './list.ts';
 
 export type Rotation = 0 | 90 | 180 | 270;
 
@@ -75,35 +76,6 @@ function drawDisc(item: Item, x0: number, y0: number, w: number, h: number, buf:
     const a = Math.max(Math.round(cx - half), x0);
     const b = Math.min(Math.round(cx + half), x0 + w);
     if (b > a) buf.fill(item.color, (y - y0) * w + a - x0, (y - y0) * w + b - x0);
-  }
-}
-
-function drawText(item: TextItem, x0: number, y0: number, w: number, h: number, buf: Uint16Array): void {
-  const s = item.scale;
-  const cell = CELL_W * s;
-  const glyphs = item.glyphs;
-  const first = Math.max(0, Math.floor((x0 - item.x) / cell));
-  const last = Math.min(glyphs.length, Math.ceil((x0 + w - item.x) / cell));
-  const ay = Math.max(item.y, y0);
-  const by = Math.min(item.y + GLYPH_ROWS * s, y0 + h);
-  const x1 = x0 + w;
-  const color = item.color;
-  for (let y = ay; y < by; y++) {
-    const gr = Math.floor((y - item.y) / s);
-    const row = (y - y0) * w - x0;
-    let gx = item.x + first * cell;
-    for (let i = first; i < last; i++, gx += cell) {
-      const mask = GLYPHS[glyphs[i]! * GLYPH_ROWS + gr]!;
-      if (!mask) continue;
-      const runs = RUNS[mask]!;
-      for (let k = 0; k < runs.length; k += 2) {
-        let a = gx + runs[k]! * s;
-        let b = gx + runs[k + 1]! * s;
-        if (a < x0) a = x0;
-        if (b > x1) b = x1;
-        if (b > a) buf.fill(color, row + a, row + b);
-      }
-    }
   }
 }
 

@@ -3,10 +3,8 @@
 // rectangles named for the touch handler). Nothing here reads the device;
 // the screen modules (src/ui/*-screen.ts) gather the views.
 
-import { GLYPH_ROWS } from './font.ts';
 import type { Layout } from './layout.ts';
-import { bodyChars } from './layout.ts';
-import { charsIn, lineHeight, ListBuilder, textHeight, textWidth, wrapText, type DisplayList } from './list.ts';
+import { lineHeight, ListBuilder, textHeight, textWidth, wrapText, type DisplayList } from './list.ts';
 import type { QrCode } from './qr.ts';
 import { QR_DARK, QR_LIGHT, type Theme } from './theme.ts';
 
@@ -135,15 +133,21 @@ function indicator(b: ListBuilder, ind: Indicator, cx: number, cy: number, r: nu
 }
 
 /** A box of wrapped text; returns nothing, fills what fits. */
-function textBox(b: ListBuilder, l: Layout, t: Theme, x: number, y: number, w: number, h: number, text: string, color: number): void {
+export function textBox(b: ListBuilder, l: Layout, t: Theme, x: number, y: number, w: number, h: number, text: string, color: number): void {
   const inner = l.round ? 4 : 8;
   if (!l.round) b.rect(x, y, w, h, t.panel);
+  const bg = l.round ? t.bg : t.panel;
   const lh = lineHeight(l.text);
-  const lines = wrapText(text, charsIn(w - 2 * inner, l.text), Math.max(1, Math.floor((h - 2 * inner + lh - textHeight(l.text)) / lh)));
+  const lines = wrapText(text, l.text, replyWidth(l, w), Math.max(1, Math.floor((h - 2 * inner + lh - textHeight(l.text)) / lh)));
   lines.forEach((line, i) => {
-    if (l.round) b.textCentered(x + w / 2, y + inner + i * lh, line, color, l.text);
-    else b.text(x + inner, y + inner + i * lh, line, color, l.text);
+    if (l.round) b.textCentered(x + w / 2, y + inner + i * lh, line, color, l.text, { bg });
+    else b.text(x + inner, y + inner + i * lh, line, color, l.text, { bg });
   });
+}
+
+/** The width the reply's lines are wrapped to in a box of width w (the web page wraps to the same). */
+export function replyWidth(l: Layout, w: number): number {
+  return w - 2 * (l.round ? 4 : 8);
 }
 
 export function statusScreen(l: Layout, t: Theme, v: StatusView): Frame {
@@ -151,18 +155,18 @@ export function statusScreen(l: Layout, t: Theme, v: StatusView): Frame {
   const { safe } = l;
   const lh = lineHeight(l.text);
   const clockText = v.time ?? '--:--';
-  const clockW = textWidth(5, l.clock);
+  const clockW = textWidth(l.clock, '00:00');
   const clockH = textHeight(l.clock);
   if (l.round) {
     const cx = l.width / 2;
     let y = safe.y - lh / 2;
-    b.textCentered(cx, y, v.battery ? `${v.net} ${v.battery}` : v.net, t.dim, l.text, { maxChars: bodyChars(l) });
+    b.textCentered(cx, y, v.battery ? `${v.net} ${v.battery}` : v.net, t.dim, l.text, { maxWidth: safe.w });
     y += lh + 4;
     b.textCentered(cx, y, clockText, v.time ? t.fg : t.dim, l.clock);
     y += clockH + 6;
-    b.textCentered(cx, y, v.date ?? v.zone, t.dim, l.text, { maxChars: bodyChars(l) });
+    b.textCentered(cx, y, v.date ?? v.zone, t.dim, l.text, { maxWidth: safe.w });
     y += lh + 2;
-    b.textCentered(cx, y, v.state, toneColor(t, v.tone), l.text, { maxChars: bodyChars(l) });
+    b.textCentered(cx, y, v.state, toneColor(t, v.tone), l.text, { maxWidth: safe.w });
     y += lh + 4;
     textBox(b, l, t, safe.x, y, safe.w, l.height - y - l.pad / 2, v.reply, v.replyDim ? t.dim : t.fg);
     return { list: b.build(), targets: [whole(l, 'menu')] };
@@ -173,10 +177,9 @@ export function statusScreen(l: Layout, t: Theme, v: StatusView): Frame {
   const right = barRight.join('  ');
   const indR = Math.round(textHeight(l.text) / 2) + 1;
   const indW = v.indicator ? 2 * indR + 10 : 0;
-  const rightChars = Math.min(right.length, bodyChars(l) - 8);
-  const rightW = textWidth(Math.min([...right].length, rightChars), l.text);
-  b.text(safe.x + safe.w - indW - rightW, safe.y, right, t.dim, l.text, { maxChars: rightChars });
-  b.text(safe.x, safe.y, v.name, t.dim, l.text, { maxChars: Math.max(4, charsIn(safe.w - indW - rightW - 12, l.text)) });
+  const rightW = Math.min(textWidth(l.text, right), Math.round((safe.w - indW) * 0.6));
+  b.text(safe.x + safe.w - indW - rightW, safe.y, right, t.dim, l.text, { maxWidth: rightW });
+  b.text(safe.x, safe.y, v.name, t.dim, l.text, { maxWidth: Math.max(4 * l.text.px, safe.w - indW - rightW - 12) });
   if (v.indicator) indicator(b, v.indicator, safe.x + safe.w - indR, safe.y + textHeight(l.text) / 2, indR);
   let y = safe.y + lh + 10;
   const stateColor = toneColor(t, v.tone);
@@ -184,25 +187,25 @@ export function statusScreen(l: Layout, t: Theme, v: StatusView): Frame {
   if (l.landscape) {
     b.text(safe.x, y, clockText, v.time ? t.fg : t.dim, l.clock);
     const cx = safe.x + clockW + 20;
-    const cols = charsIn(safe.x + safe.w - cx, l.text);
+    const cols = safe.x + safe.w - cx;
     let cy = y + Math.max(0, Math.round((clockH - 3 * lh - 4) / 2));
-    b.text(cx, cy, v.date ?? 'clock not set', v.date ? t.fg : t.dim, l.text, { maxChars: cols });
+    b.text(cx, cy, v.date ?? 'clock not set', v.date ? t.fg : t.dim, l.text, { maxWidth: cols });
     cy += lh;
-    b.text(cx, cy, v.zone, t.dim, l.text, { maxChars: cols });
+    b.text(cx, cy, v.zone, t.dim, l.text, { maxWidth: cols });
     cy += lh + 4;
     b.disc(cx + dotR, cy + textHeight(l.text) / 2, dotR, stateColor);
-    b.text(cx + 2 * dotR + 8, cy, v.state, stateColor, l.text, { maxChars: Math.max(1, cols - 2) });
+    b.text(cx + 2 * dotR + 8, cy, v.state, stateColor, l.text, { maxWidth: Math.max(1, cols - 2 * dotR - 8) });
     y += Math.max(clockH, 3 * lh + 4) + 14;
   } else {
     const cx = l.width / 2;
     b.textCentered(cx, y, clockText, v.time ? t.fg : t.dim, l.clock);
     y += clockH + 10;
-    b.textCentered(cx, y, v.date ? `${v.date}  ${v.zone}` : 'clock not set', v.date ? t.fg : t.dim, l.text, { maxChars: bodyChars(l) });
+    b.textCentered(cx, y, v.date ? `${v.date}  ${v.zone}` : 'clock not set', v.date ? t.fg : t.dim, l.text, { maxWidth: safe.w });
     y += lh + 4;
-    const n = Math.min([...v.state].length, bodyChars(l) - 2);
-    const sw = 2 * dotR + 8 + textWidth(n, l.text);
+    const stateW = Math.min(textWidth(l.text, v.state), safe.w - 2 * dotR - 8);
+    const sw = 2 * dotR + 8 + stateW;
     b.disc(cx - sw / 2 + dotR, y + textHeight(l.text) / 2, dotR, stateColor);
-    b.text(cx - sw / 2 + 2 * dotR + 8, y, v.state, stateColor, l.text, { maxChars: n });
+    b.text(cx - sw / 2 + 2 * dotR + 8, y, v.state, stateColor, l.text, { maxWidth: stateW });
     y += lh + 10;
   }
   textBox(b, l, t, safe.x, y, safe.w, safe.y + safe.h - y, v.reply, v.replyDim ? t.dim : t.fg);
@@ -214,12 +217,12 @@ export function updateScreen(l: Layout, t: Theme, v: UpdateView): Frame {
   const { safe } = l;
   const cx = l.width / 2;
   const lh = lineHeight(l.text);
-  const big = Math.max(l.text + 1, Math.floor(l.clock * 0.6));
+  const big = l.big;
   const total = textHeight(l.title) + 10 + lh + 16 + textHeight(big) + 14 + 16 + 14 + lh;
   let y = Math.max(safe.y, Math.round((l.height - total) / 2));
-  b.textCentered(cx, y, v.title, t.fg, l.title, { maxChars: bodyChars(l, l.title) });
+  b.textCentered(cx, y, v.title, t.fg, l.title, { maxWidth: safe.w });
   y += textHeight(l.title) + 10;
-  b.textCentered(cx, y, v.version, t.dim, l.text, { maxChars: bodyChars(l) });
+  b.textCentered(cx, y, v.version, t.dim, l.text, { maxWidth: safe.w });
   y += lh + 16;
   const pct = Math.max(0, Math.min(100, Math.round(v.pct)));
   b.textCentered(cx, y, `${pct}%`, t.accent, big);
@@ -229,7 +232,7 @@ export function updateScreen(l: Layout, t: Theme, v: UpdateView): Frame {
   b.rect(barX, y, barW, 16, t.panel);
   b.rect(barX, y, Math.round((barW * pct) / 100), 16, t.accent);
   y += 16 + 14;
-  b.textCentered(cx, y, v.detail, t.dim, l.text, { maxChars: bodyChars(l) });
+  b.textCentered(cx, y, v.detail, t.dim, l.text, { maxWidth: safe.w });
   return { list: b.build(), targets: [] };
 }
 
@@ -246,9 +249,8 @@ export function qrScreen(l: Layout, t: Theme, v: QrView, screen: string): Frame 
   const { safe } = l;
   const lh = lineHeight(l.text);
   const drawLines = (x: number, y: number, w: number, centered: boolean, maxY: number): void => {
-    const cols = charsIn(w, l.text);
     for (const line of v.lines) {
-      for (const part of wrapText(line.text, cols, 3)) {
+      for (const part of wrapText(line.text, l.text, w, 3)) {
         if (y + textHeight(l.text) > maxY) return;
         const color = toneColor(t, line.tone);
         if (centered) b.textCentered(x + w / 2, y, part, color, l.text, { secret: line.secret === true });
@@ -260,24 +262,24 @@ export function qrScreen(l: Layout, t: Theme, v: QrView, screen: string): Frame 
   };
   if (l.landscape) {
     // The symbol takes half the width, or more while the text column keeps 18 characters.
-    const side = Math.min(safe.h, Math.max(Math.round(safe.w / 2), safe.w - textWidth(18, l.text) - 16));
+    const side = Math.min(safe.h, Math.max(Math.round(safe.w / 2), safe.w - Math.round(18 * l.text.px * 0.55) - 16));
     const { scale, quiet } = qrScale(v.qr, side);
     const qside = (v.qr.size + 2 * quiet) * scale;
     b.qr(safe.x, safe.y + Math.round((side - qside) / 2), v.qr, scale, quiet, QR_DARK, QR_LIGHT, v.label, v.secret);
     const x = safe.x + qside + 16;
     const w = safe.x + safe.w - x;
-    b.text(x, safe.y + 4, v.title, t.fg, l.title, { maxChars: charsIn(w, l.title) });
+    b.text(x, safe.y + 4, v.title, t.fg, l.title, { maxWidth: w });
     drawLines(x, safe.y + 4 + textHeight(l.title) + 14, w, false, safe.y + safe.h);
   } else if (l.round) {
     const { scale, quiet } = qrScale(v.qr, safe.w);
     const qside = (v.qr.size + 2 * quiet) * scale;
     b.qr(Math.round((l.width - qside) / 2), Math.round((l.height - qside) / 2), v.qr, scale, quiet, QR_DARK, QR_LIGHT, v.label, v.secret);
-    b.textCentered(l.width / 2, Math.round((l.height - qside) / 2) - lh - 2, v.title, t.fg, l.text, { maxChars: 12 });
+    b.textCentered(l.width / 2, Math.round((l.height - qside) / 2) - lh - 2, v.title, t.fg, l.text, { maxWidth: Math.round(qside * 0.8) });
     const below = Math.round((l.height + qside) / 2) + 4;
-    if (v.short) b.textCentered(l.width / 2, below, v.short.text, t.fg, l.text, { maxChars: bodyChars(l), secret: v.short.secret === true });
+    if (v.short) b.textCentered(l.width / 2, below, v.short.text, t.fg, l.text, { maxWidth: safe.w, secret: v.short.secret === true });
   } else {
     let y = safe.y;
-    b.textCentered(l.width / 2, y, v.title, t.fg, l.title, { maxChars: bodyChars(l, l.title) });
+    b.textCentered(l.width / 2, y, v.title, t.fg, l.title, { maxWidth: safe.w });
     y += textHeight(l.title) + 10;
     const side = Math.min(safe.w, safe.y + safe.h - y - v.lines.length * (lh + 4) - 8);
     const { scale, quiet } = qrScale(v.qr, side);
@@ -303,18 +305,20 @@ function roundMenu(l: Layout, t: Theme, v: MenuView): Frame {
   const targets: Target[] = [];
   const lh = lineHeight(l.text);
   const cx = l.width / 2;
-  const closeW = textWidth(5, l.text) + 24;
+  const closeW = textWidth(l.text, 'Close') + 24;
   const rowH = lh + 10;
   const top = Math.round(safe.y - rowH / 2);
-  b.rect(Math.round(cx - closeW / 2), top, closeW, rowH, v.pressed === 'close' ? t.sel : t.panel);
-  b.textCentered(cx, top + 5, 'Close', t.accent, l.text);
+  const closeBg = v.pressed === 'close' ? t.sel : t.panel;
+  b.rect(Math.round(cx - closeW / 2), top, closeW, rowH, closeBg);
+  b.textCentered(cx, top + 5, 'Close', t.accent, l.text, { bg: closeBg });
   targets.push({ id: 'close', x: Math.round(cx - closeW / 2), y: top, w: closeW, h: rowH });
   let y = top + rowH + 6;
   for (const row of v.rows) {
     if (row.id === 'close') continue;
     const label = row.short ?? row.label;
-    b.rect(safe.x, y, safe.w, rowH, v.pressed === row.id ? t.sel : t.panel);
-    b.textCentered(cx, y + 5, row.value === null ? label : `${label} ${row.value}`, row.value === null ? t.fg : t.accent, l.text, { maxChars: bodyChars(l) });
+    const rowBg = v.pressed === row.id ? t.sel : t.panel;
+    b.rect(safe.x, y, safe.w, rowH, rowBg);
+    b.textCentered(cx, y + 5, row.value === null ? label : `${label} ${row.value}`, row.value === null ? t.fg : t.accent, l.text, { maxWidth: safe.w - 8, bg: rowBg });
     targets.push({ id: row.id, x: safe.x, y, w: safe.w, h: rowH });
     y += rowH + 4;
   }
@@ -329,42 +333,44 @@ export function menuScreen(l: Layout, t: Theme, v: MenuView): Frame {
   const rowH = l.row - 6;
   const barH = Math.max(textHeight(l.title), rowH);
   // The title bar: the title, and Close at the right (a row's height, easy to hit).
-  const closeW = textWidth(5, l.text) + 24;
-  b.text(safe.x + 4, safe.y + Math.round((barH - textHeight(l.title)) / 2), v.title, t.fg, l.title, { maxChars: charsIn(safe.w - closeW - 8, l.title) });
-  b.rect(safe.x + safe.w - closeW, safe.y, closeW, barH, v.pressed === 'close' ? t.sel : t.panel);
-  b.text(safe.x + safe.w - closeW + 12, safe.y + Math.round((barH - textHeight(l.text)) / 2), 'Close', t.accent, l.text);
+  const closeW = textWidth(l.text, 'Close') + 24;
+  b.text(safe.x + 4, safe.y + Math.round((barH - textHeight(l.title)) / 2), v.title, t.fg, l.title, { maxWidth: safe.w - closeW - 8 });
+  const closeBg = v.pressed === 'close' ? t.sel : t.panel;
+  b.rect(safe.x + safe.w - closeW, safe.y, closeW, barH, closeBg);
+  b.text(safe.x + safe.w - closeW + 12, safe.y + Math.round((barH - textHeight(l.text)) / 2), 'Close', t.accent, l.text, { bg: closeBg });
   targets.push({ id: 'close', x: safe.x + safe.w - closeW, y: safe.y, w: closeW, h: barH });
   let y = safe.y + barH + 8;
   const inner = Math.round((rowH - textHeight(l.text)) / 2);
-  const cols = charsIn(safe.w - 24, l.text);
+  const room = safe.w - 24;
   for (const row of v.rows) {
     if (row.id === 'close') continue;
-    b.rect(safe.x, y, safe.w, rowH, v.pressed === row.id ? t.sel : t.panel);
-    const valueChars = row.value === null ? 0 : Math.min([...row.value].length, Math.max(0, cols - 10));
-    const labelChars = Math.max(1, cols - valueChars - (valueChars ? 1 : 0));
-    b.text(safe.x + 12, y + inner, row.label, t.fg, l.text, { maxChars: labelChars });
-    if (row.value !== null && valueChars) {
-      b.text(safe.x + safe.w - 12 - textWidth(valueChars, l.text), y + inner, row.value, t.accent, l.text, { maxChars: valueChars });
+    const rowBg = v.pressed === row.id ? t.sel : t.panel;
+    b.rect(safe.x, y, safe.w, rowH, rowBg);
+    const valueW = row.value === null ? 0 : Math.min(textWidth(l.text, row.value), Math.round(room * 0.6));
+    const labelW = Math.max(l.text.px, room - valueW - (valueW ? l.text.px / 2 : 0));
+    b.text(safe.x + 12, y + inner, row.label, t.fg, l.text, { maxWidth: labelW, bg: rowBg });
+    if (row.value !== null && valueW) {
+      b.text(safe.x + safe.w - 12 - valueW, y + inner, row.value, t.accent, l.text, { maxWidth: valueW, bg: rowBg });
     }
     targets.push({ id: row.id, x: safe.x, y, w: safe.w, h: rowH });
     y += l.row;
   }
-  if (v.footer && y + textHeight(l.text) <= safe.y + safe.h) b.text(safe.x + 4, y + 2, v.footer, t.dim, l.text, { maxChars: charsIn(safe.w, l.text) });
+  if (v.footer && y + textHeight(l.text) <= safe.y + safe.h) b.text(safe.x + 4, y + 2, v.footer, t.dim, l.text, { maxWidth: safe.w - 4 });
   return { list: b.build(), targets };
 }
 
 export function saverScreen(l: Layout, t: Theme, v: SaverView): Frame {
   const b = new ListBuilder(l.width, l.height, 0x0000, 'saver');
-  const scale = Math.max(2, Math.floor(l.clock * 0.6));
+  const scale = l.saver;
   const text = v.time ?? '--:--';
-  const w = textWidth(5, scale);
+  const w = textWidth(scale, '00:00');
   const h = textHeight(scale) + 8 + lineHeight(l.text);
   const spanX = Math.max(0, l.safe.w - w);
   const spanY = Math.max(0, l.safe.h - h);
   const x = l.safe.x + Math.round(spanX * v.driftX);
   const y = l.safe.y + Math.round(spanY * v.driftY);
   b.text(x, y, text, t.saver, scale);
-  if (v.date) b.textCentered(x + w / 2, y + textHeight(scale) + 8, v.date, t.saver, l.text, { maxChars: charsIn(l.safe.w, l.text) });
+  if (v.date) b.textCentered(x + w / 2, y + textHeight(scale) + 8, v.date, t.saver, l.text, { maxWidth: l.safe.w });
   return { list: b.build(), targets: [whole(l, 'wake')] };
 }
 
@@ -372,13 +378,13 @@ export function noticeScreen(l: Layout, t: Theme, v: NoticeView): Frame {
   const b = new ListBuilder(l.width, l.height, t.bg, 'notice');
   const { safe } = l;
   let y = safe.y;
-  if (l.round) b.textCentered(l.width / 2, y, v.title, t.accent, l.text, { maxChars: bodyChars(l) });
-  else b.text(safe.x, y, v.title, t.accent, l.title, { maxChars: charsIn(safe.w, l.title) });
+  if (l.round) b.textCentered(l.width / 2, y, v.title, t.accent, l.text, { maxWidth: safe.w });
+  else b.text(safe.x, y, v.title, t.accent, l.title, { maxWidth: safe.w });
   y += (l.round ? lineHeight(l.text) : textHeight(l.title)) + 12;
   const footerY = safe.y + safe.h - textHeight(l.text);
   textBox(b, l, t, safe.x, y, safe.w, footerY - y - 8, v.body, t.fg);
-  if (l.round) b.textCentered(l.width / 2, footerY, 'Tap to close', t.dim, l.text, { maxChars: bodyChars(l) });
-  else b.text(safe.x, footerY, v.footer, t.dim, l.text, { maxChars: charsIn(safe.w, l.text) });
+  if (l.round) b.textCentered(l.width / 2, footerY, 'Tap to close', t.dim, l.text, { maxWidth: safe.w });
+  else b.text(safe.x, footerY, v.footer, t.dim, l.text, { maxWidth: safe.w });
   return { list: b.build(), targets: [whole(l, 'back')] };
 }
 
@@ -394,9 +400,9 @@ export function probeScreen(l: Layout, v: ProbeView): Frame {
   const s = l.text;
   const m = l.round ? l.pad : 4;
   b.text(m, m, 'TL', white, s);
-  b.text(w - m - textWidth(2, s), m, 'TR', white, s);
-  b.text(m, h - m - GLYPH_ROWS * s, 'BL', white, s);
-  b.text(w - m - textWidth(2, s), h - m - GLYPH_ROWS * s, 'BR', white, s);
+  b.text(w - m - textWidth(s, 'TR'), m, 'TR', white, s);
+  b.text(m, h - m - textHeight(s), 'BL', white, s);
+  b.text(w - m - textWidth(s, 'BR'), h - m - textHeight(s), 'BR', white, s);
   const bars: Array<[string, number]> = [
     ['R', 0xf800],
     ['G', 0x07e0],
@@ -417,8 +423,9 @@ export function probeScreen(l: Layout, v: ProbeView): Frame {
   b.rect(Math.floor(w / 2), Math.floor(h / 2) - 10, 1, 21, white);
   let y = Math.round(h * 0.62);
   for (const line of v.info) {
-    b.textCentered(w / 2, y, line, white, l.round ? 1 : s, { maxChars: charsIn(l.safe.w, l.round ? 1 : s) });
-    y += lineHeight(l.round ? 1 : s);
+    const f = l.round ? l.small : s;
+    b.textCentered(w / 2, y, line, white, f, { maxWidth: l.safe.w });
+    y += lineHeight(f);
   }
   if (v.touch) {
     b.rect(v.touch.x - 8, v.touch.y, 17, 1, 0x07e0);

@@ -29,6 +29,7 @@ import type { Log } from '../log/log.ts';
 import type { TouchEvent } from '../hal/index.ts';
 import type { TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { DeviceReads } from './device-reads.ts';
+import { Fonts } from './fonts.ts';
 import { Gestures } from './gestures.ts';
 import type { Layout } from './layout.ts';
 import { MenuScreen, type MenuState } from './menu-screen.ts';
@@ -59,6 +60,8 @@ export class Ui {
   readonly renderer: Renderer;
   readonly touch: TouchInput;
   readonly settings: UiSettings;
+  /** The image's fonts (src/ui/fonts.ts) and their missing-glyph count. */
+  readonly fonts: Fonts;
   /** What the screens read of the device (the kernel's HAL and mode, and the services in the options). */
   readonly dev: ScreenDevice;
   private readonly log: Log;
@@ -94,7 +97,8 @@ export class Ui {
     this.dev = { hal, mode: k.mode, actions: deps.actions, ota: deps.updates, signin: deps.signin, time: deps.time, sameZone: deps.sameZone };
     this.settings = new UiSettings(k.store(UI_NS), deps.keep);
     this.renderer = new Renderer(hal.display, hal.clock, deps.renderer);
-    this.panel = new Panel(this.dev, this.settings, this.renderer, deps.round === true);
+    this.fonts = new Fonts(hal.assets);
+    this.panel = new Panel(this.dev, this.settings, this.renderer, deps.round === true, this.fonts);
     this.touch = new TouchInput(hal.clock, hal.display.width, hal.display.height, (g) => deps.voice?.gesture(g.kind, this.screenNow) === true || this.gestures.handle(g));
     this.touch.calibration = this.settings.calibration();
     this.nav = new Navigation(hal.clock, { wake: () => this.wake(), enter: (n) => this.screens[n].enter?.(), leave: (n) => this.screens[n].leave?.() });

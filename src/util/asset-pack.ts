@@ -41,3 +41,20 @@ export function readAssetPack(region: ArrayBufferLike | Uint8Array | null | unde
   }
   return { get: (name) => table.get(name) ?? null, names: () => [...table.keys()], problem: null };
 }
+
+/**
+ * Several regions read as one (the image's assets, then the flash's fonts
+ * partition): the first that has a name answers.
+ */
+export function mergeAssets(...packs: Assets[]): Assets {
+  return {
+    get: (name) => {
+      for (const p of packs) {
+        const v = p.get(name);
+        if (v) return v;
+      }
+      return null;
+    },
+    names: () => [...new Set(packs.flatMap((p) => p.names()))],
+  };
+}

@@ -34,7 +34,7 @@ import { BOARD_DESCRIPTORS, boardInfo } from '../../boards/index.ts';
 import { VirtualClock } from './clock.ts';
 import { MemMdns, MemNet, MemWifi } from './memnet.ts';
 import { MemFlash, MemNvs, MemSd } from './memstorage.ts';
-import { NO_ASSETS, readAssetPack } from '../../src/util/asset-pack.ts';
+import { mergeAssets, NO_ASSETS, readAssetPack } from '../../src/util/asset-pack.ts';
 
 export { boardInfo };
 
@@ -413,12 +413,22 @@ export function createMemHal(options: MemHalOptions = {}): MemHal {
 }
 
 const ASSETS_PACK = fileURLToPath(new URL('../../build/assets/assets.bin', import.meta.url));
+const FONTS_PACK = fileURLToPath(new URL('../../build/assets/fonts.bin', import.meta.url));
 let packed: Assets | null = null;
+let imageOnly: Assets | null = null;
 
-/** The build's assets, read once per test file (a fresh copy: tests cannot share writes through it). */
+const readPack = (path: string): Assets => (existsSync(path) ? readAssetPack(new Uint8Array(readFileSync(path))) : NO_ASSETS);
+
+/** The build's assets as a flashed device reads them (the image's, then the fonts partition's), read once per test file (a fresh copy: tests cannot share writes through it). */
 export function buildAssets(): Assets {
-  if (!packed) packed = existsSync(ASSETS_PACK) ? readAssetPack(new Uint8Array(readFileSync(ASSETS_PACK))) : NO_ASSETS;
+  if (!packed) packed = mergeAssets(readPack(ASSETS_PACK), readPack(FONTS_PACK));
   return packed;
+}
+
+/** The image's assets alone: a device whose fonts partition is empty (no CJK glyphs). */
+export function imageAssetsOnly(): Assets {
+  if (!imageOnly) imageOnly = readPack(ASSETS_PACK);
+  return imageOnly;
 }
 
 /**

@@ -286,7 +286,8 @@ export const DEFAULT_PARTITIONS: Partition[] = [
   { name: 'ota_0', type: 'app', subtype: 'ota_0', offset: 0x20000, size: 0x680000 },
   { name: 'ota_1', type: 'app', subtype: 'ota_1', offset: 0x6a0000, size: 0x680000 },
   { name: 'coredump', type: 'data', subtype: 'coredump', offset: 0xd20000, size: 0x10000 },
-  { name: 'storage', type: 'data', subtype: 'fat', offset: 0xd30000, size: 0x2d0000 },
+  { name: 'fonts', type: 'data', subtype: '0x40', offset: 0xd30000, size: 0x1d0000 },
+  { name: 'storage', type: 'data', subtype: 'fat', offset: 0xf00000, size: 0x100000 },
 ];
 
 /** Two app slots and ESP-IDF's image states, without the bytes of otadata. */

@@ -13,6 +13,8 @@ import { drivers } from './drivers.ts';
 import { createAudio, createBattery, createCodec, createDisplay, createMic, createRing, createSerial, createTouch, sharesClockPins } from './devices.ts';
 import { createNatives } from './natives.ts';
 import { imageAssets } from './assets.ts';
+import { fontsPartition } from './fonts-partition.ts';
+import { mergeAssets } from '../../../src/util/asset-pack.ts';
 import { createNet } from './net.ts';
 import { createMdns, createWifi } from './wifi.ts';
 import { createNvs } from './nvs.ts';
@@ -64,6 +66,7 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     buttons: createButtons(descriptor, () => clock.monoMs(), log),
     ble: createBle(bondStore),
     natives: createNatives(),
-    assets: imageAssets(log),
+    // the image's data, then the fonts partition's CJK glyphs
+    assets: mergeAssets(imageAssets(log), fontsPartition(log)),
   };
 }

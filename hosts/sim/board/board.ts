@@ -17,6 +17,7 @@ import type { SerialConsole } from './console.ts';
 import { DeviceFolder } from './device.ts';
 import { DisplayPanel } from './display.ts';
 import { BoardError, errorText } from './errors.ts';
+import { mergePacks } from './assets-merge.ts';
 import { FlashChip } from './flash.ts';
 import { FRAME_CALL, FRAME_EVENT, FRAME_REPLY, FRAME_SEND, FRAME_WARP, type Frame } from './frames.ts';
 import { parseImage, type ImageHeader } from './image.ts';
@@ -41,6 +42,8 @@ export interface BoardOptions {
   sdSize?: number;
   flash: 'auto' | 'always' | 'never';
   image: string;
+  /** The fonts partition's pack (flashed with the image when it changed), or null: the partition is erased (a device without the CJK glyphs). */
+  fonts?: string | null;
   routes: string[];
   heapMax?: number;
   quiet: boolean;
@@ -293,6 +296,16 @@ export class Board implements BoardContext {
 
   // ---- flashing and settings before the first boot ----
 
+  /** Writes the fonts partition from --fonts when its bytes differ (none: erases it). */
+  private prepareFonts(): void {
+    if (!this.flash.fontsPartition || this.opts.fonts === undefined) return;
+    const want = this.opts.fonts && existsSync(this.opts.fonts) ? readFileSync(this.opts.fonts) : null;
+    const have = this.flash.fontsPack();
+    if ((want === null && have === null) || (want && have && want.equals(have))) return;
+    this.flash.flashFonts(want);
+    this.log(want ? `board: flashed ${this.opts.fonts} (${want.length} bytes) into the fonts partition` : 'board: fonts partition erased');
+  }
+
   /** Flashes the image per --flash, writes --mode; returns false when there is nothing to boot. */
   prepare(): void {
     const { flash, image } = this.opts;
@@ -315,6 +328,7 @@ export class Board implements BoardContext {
           this.log(`board: flashed ${image} (${parsed.header.version}, ${bytes.length} bytes) into slot 0; otadata erased`);
         }
       }
+      this.prepareFonts();
     }
     if (this.opts.mode !== undefined) this.nvs.setMany('sys', [['mode', this.opts.mode]]);
     try {
@@ -354,7 +368,8 @@ export class Board implements BoardContext {
         }
       };
       extract(bundleName, this.flash.bundle(choice.slot, choice.image));
-      if (hasAssets) extract(assetsName, this.flash.assets(choice.slot, choice.image));
+      // the image's assets and the fonts partition's, as one region (hosts/sim/board/assets-merge.ts)
+      if (hasAssets) extract(assetsName, mergePacks(this.flash.assets(choice.slot, choice.image), this.flash.fontsPack()));
       else rmSync(this.device.path('run', assetsName), { force: true });
     } catch (e) {
       this.fatal(`cannot extract the bundle to ${this.device.path('run')}: ${errorText(e)}`);

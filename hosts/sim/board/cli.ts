@@ -2,7 +2,7 @@
 //
 //   node build/sim/board.mjs [--board ring-tft|panel-28|panel-35|panel-40]
 //     [--device-dir DIR] [--http-port N|0] [--console stdio|pty] [--mode 0|1]
-//     [--sd-size BYTES] [--flash auto|always|never] [--image PATH]
+//     [--sd-size BYTES] [--flash auto|always|never] [--image PATH] [--fonts PATH|none]
 //     [--route host:port=127.0.0.1:port]... [--heap-max BYTES] [--quiet]
 //     [--watchdog-ms MS] [--runtime PATH]
 //
@@ -20,7 +20,7 @@ import { defaultPtyHelperPath, defaultRuntimePath, repoRoot } from './paths.ts';
 import { parseRoute } from './tcp.ts';
 
 const USAGE = `usage: node build/sim/board.mjs [--board ${DEVICE_TYPES.join('|')}] [--device-dir DIR] [--http-port N|0]
-       [--console stdio|pty] [--mode 0|1] [--sd-size BYTES] [--flash auto|always|never] [--image PATH]
+       [--console stdio|pty] [--mode 0|1] [--sd-size BYTES] [--flash auto|always|never] [--image PATH] [--fonts PATH|none]
        [--route host:port=127.0.0.1:port]... [--heap-max BYTES] [--quiet] [--watchdog-ms MS] [--runtime PATH]`;
 
 function die(message: string, code = 2): never {
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
         'sd-size': { type: 'string' },
         flash: { type: 'string', default: 'auto' },
         image: { type: 'string' },
+        fonts: { type: 'string' },
         route: { type: 'string', multiple: true, default: [] },
         'heap-max': { type: 'string' },
         quiet: { type: 'boolean', default: false },
@@ -93,6 +94,8 @@ async function main(): Promise<void> {
       sdSize: number(values['sd-size'] as string | undefined, '--sd-size', 0),
       flash,
       image: resolve((values['image'] as string | undefined) ?? resolve(repoRoot(), 'build/fw/firmware.img')),
+      // the fonts partition's pack: beside the image unless named; none leaves the partition erased
+      fonts: values['fonts'] === 'none' ? null : resolve((values['fonts'] as string | undefined) ?? resolve(repoRoot(), 'build/fw/fonts.bin')),
       routes,
       heapMax: number(values['heap-max'] as string | undefined, '--heap-max', 64 * 1024),
       quiet,

@@ -23,6 +23,7 @@ import {
   slotState,
   type OtaEntry,
 } from './otadata.ts';
+import { packLength } from './assets-merge.ts';
 import { checkLayout, FLASH_BYTES, parsePartitions, type PartitionRow } from './partitions.ts';
 import { repoRoot } from './paths.ts';
 import type { Json, Service, Session } from './service.ts';
@@ -138,6 +139,29 @@ export class FlashChip implements Service {
   states(): [SlotState, SlotState] {
     const e = this.entries();
     return [slotState(e, 0), slotState(e, 1)];
+  }
+
+  /** The fonts partition (the CJK glyphs' pack), or null when partitions.csv has none. */
+  get fontsPartition(): PartitionRow | null {
+    return this.rows.find((r) => r.name === 'fonts') ?? null;
+  }
+
+  /** The pack the fonts partition holds, or null (erased, or no partition). */
+  fontsPack(): Buffer | null {
+    const p = this.fontsPartition;
+    if (!p) return null;
+    const n = packLength(this.readAt(p.offset, 12), (len) => this.readAt(p.offset, Math.min(len, p.size)));
+    return n ? this.readAt(p.offset, n) : null;
+  }
+
+  /** Writes the fonts partition (as `idf.py flash` writes a data partition's image); null erases it. */
+  flashFonts(pack: Buffer | null): void {
+    const p = this.fontsPartition;
+    if (!p) throw new Error('partitions.csv has no fonts partition');
+    if (pack && pack.length > p.size) throw new Error(`fonts pack of ${pack.length} bytes does not fit the fonts partition of ${p.size}`);
+    this.fill(p.offset, p.size, 0xff);
+    if (pack) writeSync(this.fd, pack, 0, pack.length, p.offset);
+    fsyncSync(this.fd);
   }
 
   /** What the CLI does when it flashes an image (like `idf.py flash`): slot 0, otadata erased. */

@@ -15,7 +15,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { boardInfo } from '../../../boards/index.ts';
 import { DEVICE_TYPES, type DeviceType } from '../../../src/hal/index.ts';
+import { Fonts } from '../../../src/ui/fonts.ts';
 import { layoutFor } from '../../../src/ui/layout.ts';
+import { buildAssets } from '../../support/memhal.ts';
 import { encodeQr, wifiJoinString } from '../../../src/ui/qr.ts';
 import type { Rotation } from '../../../src/ui/raster.ts';
 import { Renderer } from '../../../src/ui/renderer.ts';
@@ -48,6 +50,7 @@ const status = (board: DeviceType): StatusView => ({
 });
 
 const dark = THEMES['dark']!;
+const fonts = new Fonts(buildAssets());
 
 const SCREENS: Record<string, (l: Layout, board: DeviceType) => Frame> = {
   status: (l, b) => statusScreen(l, dark, status(b)),
@@ -104,7 +107,7 @@ function draw(board: DeviceType, make: (l: Layout, b: DeviceType) => Frame, rota
   const r = new Renderer(display, new VirtualClock());
   r.setRotation(rotation);
   const c = r.canvas();
-  r.show(make(layoutFor(c.width, c.height, info.display.round), board).list);
+  r.show(make(layoutFor(c.width, c.height, info.display.round, fonts), board).list);
   expect(r.flush()).toBe(true);
   expect(display.violations).toEqual([]);
   return display;

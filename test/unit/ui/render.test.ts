@@ -9,27 +9,29 @@ import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { FONT_OUT, FONT_SOURCE, fontModule } from '../../../tools/gen-font.mjs';
 import { ELLIPSIS, glyphIndex, REPLACEMENT, toGlyphs, NO_GLYPH } from '../../../src/ui/font.ts';
-import { ListBuilder, wrapText, type DisplayList } from '../../../src/ui/list.ts';
+import { Fonts } from '../../../src/ui/fonts.ts';
+import { ListBuilder, type DisplayList } from '../../../src/ui/list.ts';
 import { PngStream } from '../../../src/ui/png.ts';
 import { canvasToDisplay, displayPointToCanvas, displayToCanvas, type Rotation } from '../../../src/ui/raster.ts';
 import { Renderer } from '../../../src/ui/renderer.ts';
 import { VirtualClock, flushJobs } from '../../support/clock.ts';
-import { createMemHal } from '../../support/memhal.ts';
+import { buildAssets, createMemHal } from '../../support/memhal.ts';
 import { HOME_NETWORK, screenRig } from '../../support/screen-rig.ts';
 import { CheckedDisplay, rgb888 } from '../../support/ui.ts';
 
 const ROTATIONS: Rotation[] = [0, 90, 180, 270];
+const font = new Fonts(buildAssets()).textFont(20);
 
 function sampleList(width: number, height: number, label = 'Hello'): DisplayList {
   const b = new ListBuilder(width, height, 0x0000, 'test');
   b.rect(0, 0, width, 20, 0x001f);
   b.rect(10, 30, 40, 25, 0xf800);
-  b.text(60, 30, label, 0xffff, 2);
+  b.text(60, 30, label, 0xffff, font);
   b.disc(width - 30, height - 30, 20, 0x07e0);
   return b.build();
 }
 
-describe('the font', () => {
+describe('the built-in bitmap font (the stand-in when an image has no fonts)', () => {
   it('is generated from its drawing (run node tools/gen-font.mjs after editing it)', () => {
     expect(readFileSync(FONT_OUT, 'utf8')).toBe(fontModule(readFileSync(FONT_SOURCE, 'utf8')));
   });
@@ -47,12 +49,6 @@ describe('the font', () => {
     expect(toGlyphs('a\tb')[1]).toBe(0);
   });
 
-  it('wraps on words, breaks long words, cuts the last line with an ellipsis', () => {
-    expect(wrapText('the quick brown fox jumps', 10, 5)).toEqual(['the quick', 'brown fox', 'jumps']);
-    expect(wrapText('abcdefghijklmnop', 6, 5)).toEqual(['abcdef', 'ghijkl', 'mnop']);
-    expect(wrapText('one two three four five six', 7, 2)).toEqual(['one two', 'three\u2026']);
-    expect(wrapText('line one\nline two', 20, 5)).toEqual(['line one', 'line two']);
-  });
 });
 
 describe('orientation', () => {
