@@ -32,6 +32,9 @@ export interface MemRecord {
   why?: string;
 }
 
+/** One change of a store: journaled (or kept for the card's return), then applied to its index (vector-store.ts commit). */
+export type StoreChange = { put: MemRecord; vec: Int8Array; norm: number } | { del: string } | { flush: boolean };
+
 export const OP_PUT = 1;
 export const OP_DELETE = 2;
 export const OP_FLUSH = 3;
@@ -41,7 +44,8 @@ export const OP_META = 4;
 export const OP_MATRIX = 5;
 
 export interface FileHeader {
-  v: 1;
+  /** 1: records of JSON; 2: record-bin.ts. */
+  v: number;
   gen: number;
   emb: { provider: string; model: string; dims: number };
 }
@@ -170,7 +174,7 @@ export function decodePayload(p: Uint8Array, dims: number): Decoded {
     case OP_HEADER: {
       const emb = obj['emb'] as FileHeader['emb'] | undefined;
       if (typeof obj['gen'] !== 'number' || !emb || typeof emb.dims !== 'number') return null;
-      return { op: OP_HEADER, header: { v: 1, gen: obj['gen'], emb: { provider: String(emb.provider), model: String(emb.model), dims: emb.dims } } };
+      return { op: OP_HEADER, header: { v: typeof obj['v'] === 'number' ? obj['v'] : 1, gen: obj['gen'], emb: { provider: String(emb.provider), model: String(emb.model), dims: emb.dims } } };
     }
     default:
       return null;

@@ -29,9 +29,10 @@ export interface Ranked {
   rank: number;
 }
 
-function recency(rec: MemRecord, now: number, halfLife: number): number {
-  if (halfLife <= 0 || rec.permanent || rec.pinned) return 1;
-  const ageH = Math.max(0, now - rec.updatedAt) / 3600_000;
+function recency(store: VectorStore, row: number, now: number, halfLife: number): number {
+  const ix = store.index;
+  if (halfLife <= 0 || ix.permanentAt(row) || ix.pinnedAt(row)) return 1;
+  const ageH = Math.max(0, now - ix.updatedAtOf(row)) / 3600_000;
   return 0.7 + 0.3 * Math.pow(2, -ageH / halfLife);
 }
 
@@ -51,7 +52,7 @@ export async function retrieve(store: VectorStore, queries: string[], person: st
   const found = await store.candidates(queries, person, poolFor(n));
   const cands = found
     .filter((c) => c.rel >= cfg.relevance_threshold)
-    .map((c) => ({ rec: c.rec, score: c.rel, row: c.row, rank: c.fused * (0.8 + 0.2 * c.rec.importance) * recency(c.rec, now, cfg.recency_half_life_hours) }));
+    .map((c) => ({ score: c.rel, row: c.row, rank: c.fused * (0.8 + 0.2 * store.index.importanceOf(c.row)) * recency(store, c.row, now, cfg.recency_half_life_hours) }));
   cands.sort((a, b) => b.rank - a.rank || a.row - b.row);
   // MMR chooses among the best few; each pick updates the others' highest similarity once
   const pool = cands.slice(0, Math.max(20, n * 3));
@@ -73,7 +74,8 @@ export async function retrieve(store: VectorStore, queries: string[], person: st
     picked.push(p);
     if (lambda < 1) for (let i = 0; i < pool.length; i++) maxSim[i] = Math.max(maxSim[i]!, store.similarity(pool[i]!.row, p.row));
   }
-  return picked.map((p) => ({ rec: p.rec, score: p.score, rank: p.rank }));
+  // only the memories returned are read back from the card
+  return picked.map((p) => ({ rec: store.index.rec(p.row), score: p.score, rank: p.rank }));
 }
 
 /** The block's lines within maxBytes (whole lines; a first line longer than the budget is cut). */

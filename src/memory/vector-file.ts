@@ -7,13 +7,21 @@
 // journals of earlier generations are stale and removed at the next load. A
 // torn journal tail is dropped at load by compacting at once.
 //
+// Format 2 (record-bin.ts): one record per memory, its content at the end as
+// JSON that a load skips and a search reads back by offset (readText); the
+// load hands every record's place to the index. Format 1 files (one JSON per
+// record, or a snapshot of one JSON array and one matrix) still load, their
+// contents into RAM, and the next compaction writes format 2.
+//
 // Used twice: the working set (/mem/vec) and the archive (/mem/arc).
 
 import type { SdCard, SdFile } from '../hal/index.ts';
 import type { Sha256Api } from '../../modules/sha256/sha256.ts';
-import { frame, frames, readForward, writeFramePieces } from './frames.ts';
+import { FRAME_OVERHEAD, frames, readForward, writeFramePieces, frame } from './frames.ts';
 import type { EmbeddingConfig } from './embedder.ts';
-import { decodeMetaBlock, decodePayload, encodeHeader, encodeMetaBlock, OP_DELETE, OP_FLUSH, OP_HEADER, OP_MATRIX, OP_META, OP_PUT, type MemRecord } from './record.ts';
+import { decodeRecord, OP_RECORD, type DecodedRecord } from './record-bin.ts';
+import { decodeMetaBlock, decodePayload, encodeHeader, OP_DELETE, OP_FLUSH, OP_HEADER, OP_MATRIX, OP_META, OP_PUT, type MemRecord } from './record.ts';
+import type { TextSource, TextWhere } from './vector-index.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const JOURNAL_FILE = /^jrnl-\d+\.bin$/;
@@ -22,11 +30,17 @@ const SNAP = 'snap.bin';
 const SNAP_NEW = 'snap.new';
 const READ_WINDOW = 64 * 1024;
 const MAX_PAYLOAD = 64 * 1024;
-/** A snapshot's blocks hold every record: up to 6000 x (1200 bytes of content and the JSON around it). */
+/** A format 1 snapshot's blocks hold every record: up to 6000 x (1200 bytes of content and the JSON around it). */
 const MAX_BLOCK = 32 * 1024 * 1024;
+export const FORMAT = 2;
 
 export interface LoadHandlers {
-  put(rec: MemRecord, vec: Int8Array, dims: number): void;
+  /** The file's embedding, once its header is read (before any record). */
+  begin(emb: EmbeddingConfig): void;
+  /** A format 2 record; its content lies at `where` (read it with readText). */
+  record(d: DecodedRecord, where: TextWhere): void;
+  /** A format 1 record, content included (the vector is a view: copy it). */
+  legacy(rec: MemRecord, vec: Int8Array, dims: number): void;
   remove(id: string): void;
   flush(keepPermanent: boolean): void;
 }
@@ -36,16 +50,20 @@ export interface LoadResult {
   emb: EmbeddingConfig | null;
   /** The journal had a torn or damaged tail (it is dropped by the compaction that follows). */
   torn: boolean;
+  /** The file is of format 1: a compaction rewrites it. */
+  old: boolean;
   records: number;
 }
 
-export class VectorFile {
+export class VectorFile implements TextSource {
   private gen = 0;
   private emb: EmbeddingConfig | null = null;
   private fh: SdFile | null = null;
   /** Bytes in the current journal (a compaction is due when it grows past the snapshot). */
   journalBytes = 0;
   snapshotBytes = 0;
+  /** The last window read per file (1 snapshot, 2 journal): reads in file order cost one card read per window. */
+  private window: Array<{ at: number; bytes: Uint8Array } | null> = [null, null, null];
 
   constructor(
     private readonly sd: SdCard,
@@ -63,32 +81,33 @@ export class VectorFile {
   /** Reads the snapshot, then the journal, handing every change to the handlers in order. */
   load(h: LoadHandlers): LoadResult {
     this.close();
+    this.forget();
     this.sd.mkdir(this.dir);
     this.gen = 0;
     this.emb = null;
     let dims = 0;
     let records = 0;
     let torn = false;
+    let old = false;
     const opts = { sha: this.sha, window: READ_WINDOW, maxPayload: MAX_PAYLOAD };
     let meta: MemRecord[] | null = null;
-    const apply = (payload: Uint8Array, first: boolean): boolean => {
-      if (first) {
-        const d = decodePayload(payload, 0);
-        if (!d || d.op !== OP_HEADER) return false;
-        this.gen = d.header.gen;
-        this.emb = d.header.emb;
-        dims = d.header.emb.dims;
+    const apply = (payload: Uint8Array, file: 1 | 2, at: number): boolean => {
+      if (payload[0] === OP_RECORD) {
+        const d = decodeRecord(payload);
+        if (!d) return false;
+        h.record(d, { file, off: at + d.coldAt, len: d.coldLength });
+        records++;
         return true;
       }
       if (payload[0] === OP_META) {
         meta = decodeMetaBlock(payload);
+        old = true;
         return meta !== null;
       }
       if (payload[0] === OP_MATRIX) {
         const recs: MemRecord[] | null = meta;
         if (!recs || payload.length !== 1 + recs.length * dims) return false;
-        // Views into the read buffer: the handler copies each into its index.
-        for (let i = 0; i < recs.length; i++) h.put(recs[i]!, new Int8Array(payload.buffer, payload.byteOffset + 1 + i * dims, dims), dims);
+        for (let i = 0; i < recs.length; i++) h.legacy(recs[i]!, new Int8Array(payload.buffer, payload.byteOffset + 1 + i * dims, dims), dims);
         records += recs.length;
         meta = null;
         return true;
@@ -96,16 +115,32 @@ export class VectorFile {
       const d = decodePayload(payload, dims);
       if (!d) return false;
       if (d.op === OP_PUT) {
-        h.put(d.rec, d.vec, dims);
+        old = true;
+        h.legacy(d.rec, d.vec, dims);
         records++;
       } else if (d.op === OP_DELETE) h.remove(d.id);
       else if (d.op === OP_FLUSH) h.flush(d.keep);
       return true;
     };
+    const header = (p: Uint8Array): boolean => {
+      const d = decodePayload(p, 0);
+      if (!d || d.op !== OP_HEADER) return false;
+      if (d.header.v !== FORMAT) old = true;
+      return true;
+    };
     let first = true;
-    const snap = readForward(this.sd, this.path(SNAP), 0, { ...opts, maxPayload: MAX_BLOCK }, (p) => {
-      const okay = apply(p, first);
-      first = false;
+    const snap = readForward(this.sd, this.path(SNAP), 0, { ...opts, maxPayload: MAX_BLOCK }, (p, start) => {
+      if (first) {
+        first = false;
+        const d = decodePayload(p, 0);
+        if (!d || d.op !== OP_HEADER || !header(p)) return (torn = true), false;
+        this.gen = d.header.gen;
+        this.emb = d.header.emb;
+        dims = d.header.emb.dims;
+        h.begin(this.emb);
+        return true;
+      }
+      const okay = apply(p, 1, start + 8);
       if (!okay) torn = true;
       return okay;
     });
@@ -114,19 +149,20 @@ export class VectorFile {
     // The journal of this generation starts with its own header (it may exist without a snapshot).
     first = true;
     let journalGen = -1;
-    const jr = readForward(this.sd, this.journal(), 0, opts, (p) => {
+    const jr = readForward(this.sd, this.journal(), 0, opts, (p, start) => {
       if (first) {
         first = false;
         const d = decodePayload(p, 0);
-        if (!d || d.op !== OP_HEADER) return false;
+        if (!d || d.op !== OP_HEADER || !header(p)) return false;
         journalGen = d.header.gen;
         if (this.emb === null) {
           this.emb = d.header.emb;
           dims = d.header.emb.dims;
+          h.begin(this.emb);
         }
         return d.header.gen === this.gen && d.header.emb.dims === dims;
       }
-      const okay = apply(p, false);
+      const okay = apply(p, 2, start + 8);
       if (!okay) torn = true;
       return okay;
     });
@@ -137,24 +173,42 @@ export class VectorFile {
       if (e.isDir) continue;
       if (e.name === SNAP_NEW || (JOURNAL_FILE.test(e.name) && e.name !== `jrnl-${this.gen}.bin`)) this.sd.remove(this.path(e.name));
     }
-    return { emb: this.emb, torn, records };
+    return { emb: this.emb, torn, old, records };
   }
 
-  /** Appends change records (one write, one sync); throws the HAL's error and then nothing was recorded. */
-  append(payloads: Uint8Array[], emb: EmbeddingConfig): void {
+  private header(emb: EmbeddingConfig, gen: number): Uint8Array {
+    // format 2 (record-bin.ts); a format 1 reader refuses the version
+    return encodeHeader({ v: FORMAT, gen, emb: { ...emb } });
+  }
+
+  /**
+   * Appends change records (one write, one sync) and returns where each
+   * payload starts in the journal; throws the HAL's error and then nothing
+   * was recorded.
+   */
+  append(payloads: Uint8Array[], emb: EmbeddingConfig): number[] {
     try {
       if (!this.fh) {
         this.sd.mkdir(this.dir);
         this.fh = this.sd.open(this.journal(), 'a');
         if (this.fh.size === 0) {
           this.emb = emb;
-          payloads = [encodeHeader({ v: 1, gen: this.gen, emb: { ...emb } }), ...payloads];
-        }
+          const head = frame(this.sha, this.header(emb, this.gen));
+          this.fh.write(head);
+          this.journalBytes = head.length;
+        } else this.journalBytes = this.fh.size;
+      }
+      const at: number[] = [];
+      let o = this.journalBytes;
+      for (const p of payloads) {
+        at.push(o + 8);
+        o += p.length + FRAME_OVERHEAD;
       }
       const bytes = frames(this.sha, payloads);
       this.fh.write(bytes);
       this.fh.sync();
       this.journalBytes += bytes.length;
+      return at;
     } catch (e) {
       this.close();
       throw e;
@@ -162,32 +216,26 @@ export class VectorFile {
   }
 
   /**
-   * Writes every record as the next generation's snapshot and starts an
-   * empty journal. On failure the previous snapshot and journal stay valid.
+   * Writes every record (payloads, in order) as the next generation's
+   * snapshot and starts an empty journal; returns where each payload starts
+   * in the new snapshot. On failure the previous snapshot and journal stay
+   * valid. Payloads are asked for one at a time, so a snapshot never lies in RAM whole.
    */
-  compact(emb: EmbeddingConfig, records: Iterable<[MemRecord, Int8Array]>): void {
+  compact(emb: EmbeddingConfig, count: number, payloadOf: (i: number) => Uint8Array): number[] {
     this.close();
     this.sd.mkdir(this.dir);
     const next = this.gen + 1;
     const tmp = this.path(SNAP_NEW);
     const f = this.sd.open(tmp, 'w');
+    const at: number[] = [];
     let size = 0;
     try {
-      // header, then all records' JSON in one block, then all vectors in one block
-      const recs: MemRecord[] = [];
-      const vecs: Int8Array[] = [];
-      for (const [rec, vec] of records) {
-        recs.push(rec);
-        vecs.push(vec);
+      size += writeFramePieces(this.sha, f, [this.header(emb, next)]);
+      for (let i = 0; i < count; i++) {
+        const p = payloadOf(i);
+        at.push(size + 8);
+        size += writeFramePieces(this.sha, f, [p]);
       }
-      const head = frame(this.sha, encodeHeader({ v: 1, gen: next, emb: { ...emb } }));
-      f.write(head);
-      size += head.length;
-      size += writeFramePieces(this.sha, f, encodeMetaBlock(recs));
-      const matrix = new Uint8Array(1 + vecs.length * emb.dims);
-      matrix[0] = OP_MATRIX;
-      vecs.forEach((v, i) => matrix.set(new Uint8Array(v.buffer, v.byteOffset, emb.dims), 1 + i * emb.dims));
-      size += writeFramePieces(this.sha, f, [matrix]);
       f.sync();
     } finally {
       f.close();
@@ -198,7 +246,30 @@ export class VectorFile {
     this.emb = { ...emb };
     this.snapshotBytes = size;
     this.journalBytes = 0;
+    this.forget();
     this.sd.remove(old);
+    return at;
+  }
+
+  /** The bytes of a record's content JSON (TextSource), or null when the card cannot give them. */
+  read(file: 1 | 2, off: number, len: number): Uint8Array | null {
+    const w = this.window[file];
+    if (w && off >= w.at && off + len <= w.at + w.bytes.length) return w.bytes.subarray(off - w.at, off - w.at + len);
+    try {
+      const path = file === 1 ? this.path(SNAP) : this.journal();
+      const limit = file === 1 ? this.snapshotBytes : this.journalBytes;
+      const bytes = this.sd.read(path, off, Math.max(len, Math.min(READ_WINDOW, limit - off)));
+      if (bytes.length < len) return null;
+      this.window[file] = { at: off, bytes };
+      return bytes.subarray(0, len);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Drops the read windows (the files changed under them). */
+  private forget(): void {
+    this.window = [null, null, null];
   }
 
   /** A compaction pays off: the journal outgrew half the snapshot (and 64 KB). */

@@ -1,18 +1,36 @@
-// The working set in RAM: one packed int8 matrix (rows x dims) with a norm
-// per row, each row's term list (lexicon.ts) in one packed pool, the records
-// beside them, and an id lookup. Search goes through the vecdot hotspot (by
-// meaning) and the lexical hotspot (BM25 by words); another namespace's rows
-// are hidden from both by a norms array with their norms zeroed (the hotspots
-// skip rows of norm 0), built once per namespace and change.
+// The working set in RAM, as columns: one packed int8 matrix (rows x dims)
+// with a norm per row, each row's term list (lexicon.ts) in one packed pool,
+// the fields every search needs in typed arrays (id, namespace, importance,
+// TTL, times, flags, sizes), and where the row's content lies: on the card
+// (the file and offset of its JSON, read for the rows a search returns) or,
+// without a card, in RAM. About 220 bytes a memory of 100 dimensions,
+// whatever its content's length (docs/decisions.md, "Memory in RAM").
+//
+// Search goes through the vecdot hotspot (by meaning) and the lexical hotspot
+// (BM25 by words); another namespace's rows are hidden from both by a norms
+// array with their norms zeroed (the hotspots skip rows of norm 0), built once
+// per namespace and change. Rows are kept dense: removing one moves the last
+// row into its place.
 
 import type { LexicalApi } from '../../modules/lexical/lexical.ts';
 import type { VecdotApi } from '../../modules/vecdot/vecdot.ts';
-import { asQuery, termCosine, termList } from './lexicon.ts';
+import { IdTable } from './id-table.ts';
+import { asQuery, termCosine, termList, type TermList } from './lexicon.ts';
+import { decodeCold, idHalves, idOf, type RecordCold, type RecordHot } from './record-bin.ts';
 import type { MemRecord } from './record.ts';
 
 /** BM25's parameters: the usual k1 and b (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009). */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
+
+const CREATOR = 1;
+const PERMANENT = 2;
+const PINNED = 4;
+
+export interface Scored {
+  row: number;
+  score: number;
+}
 
 /** The lexical side of a query: every row's BM25 score, the query terms' idf, the best rows. */
 export interface LexicalHits {
@@ -22,26 +40,62 @@ export interface LexicalHits {
   best: Scored[];
 }
 
-export interface Scored {
-  row: number;
-  score: number;
+/** Where a row's content JSON lies on the card: the snapshot (1) or the journal (2), at an offset. */
+export interface TextWhere {
+  file: 1 | 2;
+  off: number;
+  len: number;
+}
+
+/** Reads content JSON from the card (null when it cannot). */
+export interface TextSource {
+  read(file: 1 | 2, off: number, len: number): Uint8Array | null;
+}
+
+/** Texts kept in RAM for rows whose content is on the card: what a store keeps when the card goes. */
+const WARM_MAX = 400;
+
+function grown<T extends Int8Array | Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array>(a: T, n: number): T {
+  const b = new (a.constructor as new (n: number) => T)(n);
+  b.set(a);
+  return b;
 }
 
 export class VectorIndex {
   matrix: Int8Array;
   norms: Float32Array;
-  recs: MemRecord[] = [];
-  private byId = new Map<string, number>();
-  private masks = new Map<string, Float32Array>();
-  private perNs = new Map<string, number>();
+  private rows = 0;
+  private idHi: Uint32Array;
+  private idLo: Uint32Array;
+  private nsIx: Uint16Array;
+  private imp: Float32Array;
+  private ttl: Int32Array;
+  private created: Float64Array;
+  private updated: Float64Array;
+  private archived: Float64Array;
+  private flags: Uint8Array;
+  private size: Uint16Array;
+  private textFile: Uint8Array;
+  private textOff: Uint32Array;
+  private textLen: Uint32Array;
   /** Term lists: row r's terms are pool[off[r] .. off[r] + len[r]); dl[r] its word count. */
   private pool = new Uint32Array(1024);
   private poolUsed = 0;
-  /** Pool entries no row refers to any more (reclaimed by compactPool). */
   private poolGarbage = 0;
   private off: Uint32Array;
   private len: Uint16Array;
   private dl: Uint16Array;
+  private readonly ids: IdTable;
+  private nsNames: string[] = [];
+  private nsIds = new Map<string, number>();
+  private perNs = new Map<string, number>();
+  private masks = new Map<string, Float32Array>();
+  /** Content and rare fields of the rows whose content is in RAM (textFile 0), by id. */
+  private ram = new Map<string, RecordCold>();
+  /** Texts of rows on the card, kept for the case the card goes (the most recently read or written). */
+  private warm = new Map<string, RecordCold>();
+  /** Where content on the card is read from (the store's files). */
+  source: TextSource | null = null;
 
   constructor(
     readonly dims: number,
@@ -49,13 +103,31 @@ export class VectorIndex {
   ) {
     this.matrix = new Int8Array(capacity * dims);
     this.norms = new Float32Array(capacity);
+    this.idHi = new Uint32Array(capacity);
+    this.idLo = new Uint32Array(capacity);
+    this.nsIx = new Uint16Array(capacity);
+    this.imp = new Float32Array(capacity);
+    this.ttl = new Int32Array(capacity);
+    this.created = new Float64Array(capacity);
+    this.updated = new Float64Array(capacity);
+    this.archived = new Float64Array(capacity);
+    this.flags = new Uint8Array(capacity);
+    this.size = new Uint16Array(capacity);
+    this.textFile = new Uint8Array(capacity);
+    this.textOff = new Uint32Array(capacity);
+    this.textLen = new Uint32Array(capacity);
     this.off = new Uint32Array(capacity);
     this.len = new Uint16Array(capacity);
     this.dl = new Uint16Array(capacity);
+    this.ids = new IdTable(
+      () => this.idHi,
+      () => this.idLo,
+      capacity,
+    );
   }
 
   get count(): number {
-    return this.recs.length;
+    return this.rows;
   }
 
   /** Rows of one namespace. */
@@ -63,17 +135,118 @@ export class VectorIndex {
     return this.perNs.get(ns) ?? 0;
   }
 
-  get(id: string): MemRecord | undefined {
-    const row = this.byId.get(id);
-    return row === undefined ? undefined : this.recs[row];
+  // ---- the fields of a row ----
+
+  idOf(row: number): string {
+    return idOf(this.idHi[row]!, this.idLo[row]!);
+  }
+  nsOf(row: number): string {
+    return this.nsNames[this.nsIx[row]!]!;
+  }
+  importanceOf(row: number): number {
+    return this.imp[row]!;
+  }
+  updatedAtOf(row: number): number {
+    return this.updated[row]!;
+  }
+  createdAtOf(row: number): number {
+    return this.created[row]!;
+  }
+  archivedAtOf(row: number): number {
+    return this.archived[row]!;
+  }
+  ttlOf(row: number): number {
+    return this.ttl[row]!;
+  }
+  permanentAt(row: number): boolean {
+    return (this.flags[row]! & PERMANENT) !== 0;
+  }
+  pinnedAt(row: number): boolean {
+    return (this.flags[row]! & PINNED) !== 0;
+  }
+  bytesOf(row: number): number {
+    return this.size[row]!;
+  }
+  /** Words the lexical side counted in the row (BM25's length). */
+  wordsOf(row: number): number {
+    return this.dl[row]!;
+  }
+  creatorAt(row: number): boolean {
+    return (this.flags[row]! & CREATOR) !== 0;
+  }
+  /** Where row's content lies on the card, or null (in RAM). */
+  whereOf(row: number): TextWhere | null {
+    const f = this.textFile[row]!;
+    return f === 1 || f === 2 ? { file: f, off: this.textOff[row]!, len: this.textLen[row]! } : null;
   }
 
   rowOf(id: string): number | undefined {
-    return this.byId.get(id);
+    if (id.length !== 16) return undefined;
+    const [hi, lo] = idHalves(id);
+    const r = this.ids.find(hi, lo);
+    return r < 0 ? undefined : r;
+  }
+
+  /** The row's content and rare fields: from RAM, or read from the card. */
+  cold(row: number): RecordCold {
+    const id = this.idOf(row);
+    const kept = this.ram.get(id) ?? this.warm.get(id);
+    if (kept) return kept;
+    const w = this.whereOf(row);
+    const bytes = w && this.source ? this.source.read(w.file, w.off, w.len) : null;
+    const c = bytes ? decodeCold(bytes) : null;
+    if (!c) return { content: '', source: 'self', metadata: null };
+    this.keepWarm(id, c);
+    return c;
+  }
+
+  private keepWarm(id: string, c: RecordCold): void {
+    this.warm.delete(id);
+    this.warm.set(id, c);
+    if (this.warm.size > WARM_MAX) this.warm.delete(this.warm.keys().next().value as string);
+  }
+
+  /** Whether row's content can be had without the card. */
+  inRam(row: number): boolean {
+    const id = this.idOf(row);
+    return this.ram.has(id) || this.warm.has(id);
+  }
+
+  /** The whole record of a row (its content read from the card when it lies there). */
+  rec(row: number): MemRecord {
+    const c = this.cold(row);
+    const r: MemRecord = {
+      id: this.idOf(row),
+      ns: this.nsOf(row),
+      content: c.content,
+      importance: this.imp[row]!,
+      ttlHours: this.ttl[row]!,
+      createdAt: this.created[row]!,
+      updatedAt: this.updated[row]!,
+      source: c.source,
+      creator: (this.flags[row]! & CREATOR) !== 0,
+      permanent: this.permanentAt(row),
+      pinned: this.pinnedAt(row),
+      metadata: c.metadata,
+      bytes: this.size[row]!,
+    };
+    if (c.archivedAt !== undefined) r.archivedAt = c.archivedAt;
+    if (c.why !== undefined) r.why = c.why;
+    return r;
+  }
+
+  get(id: string): MemRecord | undefined {
+    const row = this.rowOf(id);
+    return row === undefined ? undefined : this.rec(row);
   }
 
   vector(row: number): Int8Array {
     return this.matrix.subarray(row * this.dims, (row + 1) * this.dims);
+  }
+
+  /** Row's term list (a view into the pool: read it before the index changes). */
+  terms(row: number): Uint32Array {
+    return this.pool.subarray(this.off[row]!, this.off[row]! + this.len[row]!);
   }
 
   /** Bytes the index holds for its vectors (matrix and norms, at its capacity). */
@@ -86,36 +259,161 @@ export class VectorIndex {
     return this.pool.byteLength + this.off.byteLength + this.len.byteLength + this.dl.byteLength;
   }
 
+  // ---- changing ----
+
   /** A quarter more rows at a time: the device's RAM has no room for a doubled 6000-row matrix. */
   private grow(): void {
     const cap = Math.max(64, Math.ceil(this.norms.length * 1.25));
-    const m = new Int8Array(cap * this.dims);
-    m.set(this.matrix);
-    const n = new Float32Array(cap);
-    n.set(this.norms);
-    const off = new Uint32Array(cap);
-    off.set(this.off);
-    const len = new Uint16Array(cap);
-    len.set(this.len);
-    const dl = new Uint16Array(cap);
-    dl.set(this.dl);
-    this.matrix = m;
-    this.norms = n;
-    this.off = off;
-    this.len = len;
-    this.dl = dl;
+    this.matrix = grown(this.matrix, cap * this.dims);
+    this.norms = grown(this.norms, cap);
+    this.idHi = grown(this.idHi, cap);
+    this.idLo = grown(this.idLo, cap);
+    this.nsIx = grown(this.nsIx, cap);
+    this.imp = grown(this.imp, cap);
+    this.ttl = grown(this.ttl, cap);
+    this.created = grown(this.created, cap);
+    this.updated = grown(this.updated, cap);
+    this.archived = grown(this.archived, cap);
+    this.flags = grown(this.flags, cap);
+    this.size = grown(this.size, cap);
+    this.textFile = grown(this.textFile, cap);
+    this.textOff = grown(this.textOff, cap);
+    this.textLen = grown(this.textLen, cap);
+    this.off = grown(this.off, cap);
+    this.len = grown(this.len, cap);
+    this.dl = grown(this.dl, cap);
   }
 
-  /** Stores row's terms at the pool's end (the old ones become garbage). */
-  private setTerms(row: number, content: string): void {
-    const t = termList(content);
+  private nsIndex(ns: string): number {
+    let i = this.nsIds.get(ns);
+    if (i === undefined) {
+      i = this.nsNames.length;
+      this.nsNames.push(ns);
+      this.nsIds.set(ns, i);
+    }
+    return i;
+  }
+
+  private setFields(row: number, h: RecordHot, archivedAt: number): void {
+    this.nsIx[row] = this.nsIndex(h.ns);
+    this.imp[row] = h.importance;
+    this.ttl[row] = h.ttlHours;
+    this.created[row] = h.createdAt;
+    this.updated[row] = h.updatedAt;
+    this.archived[row] = archivedAt;
+    this.flags[row] = (h.creator ? CREATOR : 0) | (h.permanent ? PERMANENT : 0) | (h.pinned ? PINNED : 0);
+    this.size[row] = Math.min(0xffff, h.bytes);
+  }
+
+  /**
+   * Adds a row, or replaces the one with the same id: its fields, vector,
+   * terms, and where its content lies (null: the content stays in RAM).
+   */
+  putHot(h: RecordHot, cold: RecordCold | null, vec: Int8Array, norm: number, terms: TermList, where: TextWhere | null): number {
+    let row = this.ids.find(h.idHi, h.idLo);
+    if (row < 0) {
+      if (this.rows === this.norms.length) this.grow();
+      row = this.rows++;
+      this.idHi[row] = h.idHi;
+      this.idLo[row] = h.idLo;
+      this.ids.insert(row);
+      this.len[row] = 0;
+      this.perNs.set(h.ns, this.countIn(h.ns) + 1);
+    } else {
+      const old = this.nsOf(row);
+      if (old !== h.ns) {
+        this.perNs.set(old, this.countIn(old) - 1);
+        this.perNs.set(h.ns, this.countIn(h.ns) + 1);
+      }
+    }
+    this.setFields(row, h, cold?.archivedAt ?? 0);
+    this.setTerms(row, terms);
+    this.matrix.set(vec.subarray(0, this.dims), row * this.dims);
+    this.norms[row] = norm;
+    this.placeText(row, cold, where);
+    this.changed();
+    return row;
+  }
+
+  private placeText(row: number, cold: RecordCold | null, where: TextWhere | null): void {
+    const id = this.idOf(row);
+    this.ram.delete(id);
+    if (where) {
+      this.textFile[row] = where.file;
+      this.textOff[row] = where.off;
+      this.textLen[row] = where.len;
+      if (cold) this.keepWarm(id, cold);
+      else this.warm.delete(id);
+    } else {
+      this.textFile[row] = 0;
+      this.warm.delete(id);
+      if (cold) this.ram.set(id, cold);
+    }
+  }
+
+  /** Adds or replaces a whole record (its terms made from its content). */
+  put(rec: MemRecord, vec: Int8Array, norm: number, where: TextWhere | null = null): number {
+    const [idHi, idLo] = idHalves(rec.id);
+    const terms = termList(rec.content);
+    const cold: RecordCold = { content: rec.content, source: rec.source, metadata: rec.metadata };
+    if (rec.archivedAt !== undefined) cold.archivedAt = rec.archivedAt;
+    if (rec.why !== undefined) cold.why = rec.why;
+    return this.putHot({ ...rec, idHi, idLo, words: terms.length }, cold, vec, norm, terms, where);
+  }
+
+  /** Replaces a row's fields (importance, TTL, flags, times) without touching its vector, terms or content. */
+  update(rec: MemRecord): void {
+    const row = this.rowOf(rec.id);
+    if (row === undefined) return;
+    const [idHi, idLo] = idHalves(rec.id);
+    this.setFields(row, { ...rec, idHi, idLo, words: this.dl[row]! }, rec.archivedAt ?? this.archived[row]!);
+    if (this.nsOf(row) !== rec.ns) this.changed();
+  }
+
+  setImportance(row: number, v: number): void {
+    this.imp[row] = v;
+  }
+
+  setTimes(row: number, createdAt: number, updatedAt: number): void {
+    this.created[row] = createdAt;
+    this.updated[row] = updatedAt;
+  }
+
+  /** The row's content now lies here on the card (after a compaction moved it). */
+  relocate(row: number, where: TextWhere): void {
+    const id = this.idOf(row);
+    const kept = this.ram.get(id);
+    this.textFile[row] = where.file;
+    this.textOff[row] = where.off;
+    this.textLen[row] = where.len;
+    if (kept) {
+      this.ram.delete(id);
+      this.keepWarm(id, kept);
+    }
+  }
+
+  /** Every row's content kept in RAM from now on (the card is gone): rows whose content cannot be had are returned. */
+  toRam(): number[] {
+    const lost: number[] = [];
+    for (let r = 0; r < this.rows; r++) {
+      if (this.textFile[r] === 0) continue;
+      const id = this.idOf(r);
+      const w = this.warm.get(id);
+      if (!w) {
+        lost.push(r);
+        continue;
+      }
+      this.ram.set(id, w);
+      this.warm.delete(id);
+      this.textFile[r] = 0;
+    }
+    return lost;
+  }
+
+  private setTerms(row: number, t: TermList): void {
     if (this.poolUsed + t.terms.length > this.pool.length) {
       if (this.poolGarbage > this.poolUsed / 4) this.compactPool();
-      if (this.poolUsed + t.terms.length > this.pool.length) {
-        const p = new Uint32Array(Math.max(this.poolUsed + t.terms.length, Math.ceil(this.pool.length * 1.25)));
-        p.set(this.pool.subarray(0, this.poolUsed));
-        this.pool = p;
-      }
+      if (this.poolUsed + t.terms.length > this.pool.length) this.pool = grown(this.pool, Math.max(this.poolUsed + t.terms.length, Math.ceil(this.pool.length * 1.25)));
     }
     this.poolGarbage += this.len[row]!; // 0 for a new row
     this.pool.set(t.terms, this.poolUsed);
@@ -129,7 +427,7 @@ export class VectorIndex {
   private compactPool(): void {
     const p = new Uint32Array(Math.max(1024, this.poolUsed - this.poolGarbage + 256));
     let at = 0;
-    for (let r = 0; r < this.recs.length; r++) {
+    for (let r = 0; r < this.rows; r++) {
       const n = this.len[r]!;
       p.set(this.pool.subarray(this.off[r]!, this.off[r]! + n), at);
       this.off[r] = at;
@@ -144,66 +442,36 @@ export class VectorIndex {
     this.masks.clear();
   }
 
-  /** Adds a record, or replaces the one with the same id. */
-  put(rec: MemRecord, vec: Int8Array, norm: number): void {
-    let row = this.byId.get(rec.id);
-    if (row === undefined) {
-      if (this.recs.length === this.norms.length) this.grow();
-      row = this.recs.length;
-      this.recs.push(rec);
-      this.byId.set(rec.id, row);
-      this.perNs.set(rec.ns, this.countIn(rec.ns) + 1);
-      this.len[row] = 0;
-      this.setTerms(row, rec.content);
-    } else {
-      const old = this.recs[row]!;
-      if (old.ns !== rec.ns) {
-        this.perNs.set(old.ns, this.countIn(old.ns) - 1);
-        this.perNs.set(rec.ns, this.countIn(rec.ns) + 1);
-      }
-      this.recs[row] = rec;
-      if (old.content !== rec.content) this.setTerms(row, rec.content);
-    }
-    this.matrix.set(vec.subarray(0, this.dims), row * this.dims);
-    this.norms[row] = norm;
-    this.changed();
-  }
-
-  /** Replaces a record's fields without touching its vector. */
-  update(rec: MemRecord): void {
-    const row = this.byId.get(rec.id);
-    if (row !== undefined) this.recs[row] = rec;
-  }
-
-  remove(id: string): MemRecord | null {
-    const row = this.byId.get(id);
-    if (row === undefined) return null;
-    const rec = this.recs[row]!;
-    const last = this.recs.length - 1;
+  /** Removes the row of this id (the last row moves into its place); false when there is none. */
+  remove(id: string): boolean {
+    const row = this.rowOf(id);
+    if (row === undefined) return false;
+    const ns = this.nsOf(row);
+    const last = this.rows - 1;
+    this.ids.remove(row);
+    this.ram.delete(id);
+    this.warm.delete(id);
     this.poolGarbage += this.len[row]!;
     if (row !== last) {
-      const moved = this.recs[last]!;
-      this.recs[row] = moved;
-      this.byId.set(moved.id, row);
       this.matrix.copyWithin(row * this.dims, last * this.dims, (last + 1) * this.dims);
-      this.norms[row] = this.norms[last]!;
-      this.off[row] = this.off[last]!;
-      this.len[row] = this.len[last]!;
-      this.dl[row] = this.dl[last]!;
+      for (const a of [this.norms, this.idHi, this.idLo, this.nsIx, this.imp, this.ttl, this.created, this.updated, this.archived, this.flags, this.size, this.textFile, this.textOff, this.textLen, this.off, this.len, this.dl])
+        a[row] = a[last]!;
+      this.ids.moved(last, row);
     }
-    this.recs.pop();
+    this.rows--;
     this.norms[last] = 0;
     this.len[last] = 0;
-    this.byId.delete(id);
-    this.perNs.set(rec.ns, this.countIn(rec.ns) - 1);
+    this.perNs.set(ns, this.countIn(ns) - 1);
     this.changed();
-    return rec;
+    return true;
   }
 
   clear(): void {
-    this.recs = [];
-    this.byId.clear();
+    this.rows = 0;
+    this.ids.clear();
     this.perNs.clear();
+    this.ram.clear();
+    this.warm.clear();
     this.norms.fill(0);
     this.len.fill(0);
     this.poolUsed = 0;
@@ -211,9 +479,37 @@ export class VectorIndex {
     this.changed();
   }
 
+  // ---- searching ----
+
+  /** Norms with every row outside ns zeroed (the rows the hotspots may return). */
+  private normsFor(ns: string): Float32Array {
+    if (this.countIn(ns) === this.rows) return this.norms;
+    let m = this.masks.get(ns);
+    if (!m) {
+      m = new Float32Array(this.rows);
+      const ix = this.nsIds.get(ns);
+      if (ix !== undefined) for (let r = 0; r < this.rows; r++) if (this.nsIx[r] === ix) m[r] = this.norms[r]!;
+      this.masks.set(ns, m);
+    }
+    return m;
+  }
+
+  /** The k rows of ns most similar (cosine) to q, best first. */
+  topk(vecdot: VecdotApi, q: Int8Array, qnorm: number, k: number, ns: string): Scored[] {
+    const rows = this.rows;
+    if (!rows || !k || this.countIn(ns) === 0) return [];
+    k = Math.min(k, rows);
+    const idx = new Int32Array(k);
+    const score = new Float32Array(k);
+    const n = vecdot.topk(this.matrix, rows, this.dims, this.normsFor(ns), q, qnorm, k, idx, score);
+    const out: Scored[] = [];
+    for (let i = 0; i < n; i++) out.push({ row: idx[i]!, score: score[i]! });
+    return out;
+  }
+
   /** BM25 of every row of ns for the query terms (lexicon.ts queryTerms), and the k best. */
   bm25(lexical: LexicalApi, query: Uint32Array, k: number, ns: string): LexicalHits {
-    const rows = this.count;
+    const rows = this.rows;
     const scores = new Float32Array(Math.max(1, rows));
     if (!rows || !query.length || this.countIn(ns) === 0) return { scores, idfSum: 0, best: [] };
     k = Math.min(k, rows);
@@ -226,11 +522,6 @@ export class VectorIndex {
     const best: Scored[] = [];
     for (let i = 0; i < n; i++) best.push({ row: idx[i]!, score: score[i]! });
     return { scores, idfSum, best };
-  }
-
-  /** Row's term list (a view into the pool: read it before the index changes). */
-  terms(row: number): Uint32Array {
-    return this.pool.subarray(this.off[row]!, this.off[row]! + this.len[row]!);
   }
 
   /**
@@ -254,31 +545,6 @@ export class VectorIndex {
     const nr = this.norms[row]!;
     if (!nr || !qnorm) return 0;
     return Math.fround(vecdot.dot(this.vector(row), q) / (nr * qnorm));
-  }
-
-  /** Norms with every row outside ns zeroed (the rows topk may return). */
-  private normsFor(ns: string): Float32Array {
-    if (this.countIn(ns) === this.count) return this.norms;
-    let m = this.masks.get(ns);
-    if (!m) {
-      m = new Float32Array(this.count);
-      for (let r = 0; r < this.count; r++) if (this.recs[r]!.ns === ns) m[r] = this.norms[r]!;
-      this.masks.set(ns, m);
-    }
-    return m;
-  }
-
-  /** The k rows of ns most similar (cosine) to q, best first. */
-  topk(vecdot: VecdotApi, q: Int8Array, qnorm: number, k: number, ns: string): Scored[] {
-    const rows = this.count;
-    if (!rows || !k || this.countIn(ns) === 0) return [];
-    k = Math.min(k, rows);
-    const idx = new Int32Array(k);
-    const score = new Float32Array(k);
-    const n = vecdot.topk(this.matrix, rows, this.dims, this.normsFor(ns), q, qnorm, k, idx, score);
-    const out: Scored[] = [];
-    for (let i = 0; i < n; i++) out.push({ row: idx[i]!, score: score[i]! });
-    return out;
   }
 
   /** Cosine of two rows. */

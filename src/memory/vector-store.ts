@@ -1,11 +1,12 @@
-// The long-term vector store: int8 vectors with cosine search through the
-// vecdot hotspot, records as the spec lists them, dedup, TTL, decay, prune,
-// pins, per-person namespaces and quotas, the working-set cap with eviction
-// to the archive, and the card tiers: with a live card every change is
-// journaled (vector-file.ts) before it is applied, so a power cut loses at
-// most the write in flight; without one the store runs in RAM under the
+// The long-term vector store: memories found by meaning and by words
+// (ranking.ts), records as the spec lists them, dedup, TTL, pins,
+// per-person namespaces and quotas, the working-set cap with eviction to the
+// archive, and the card tiers: with a live card every change is journaled
+// (vector-file.ts) before it is applied, so a power cut loses at most the
+// write in flight, and a memory's content stays on the card (vector-index.ts
+// keeps the rest in columns); without one the store runs in RAM under the
 // degraded cap and merges what it learned into the card's store when a card
-// becomes live again.
+// becomes live again. Decay, prune and dedupe are store-maintenance.ts.
 
 import type { Clock, SdCard } from '../hal/index.ts';
 import { HalError } from '../hal/index.ts';
@@ -22,24 +23,15 @@ import { encode, utf8Length } from '../util/utf8.ts';
 import { Archive } from './archive.ts';
 import type { ConfigStore } from './config.ts';
 import { EmbedError, sameEmbedding, type Embedder, type EmbeddingConfig } from './embedder.ts';
-import {
-  CONTENT_MAX_BYTES,
-  DECAY_FLOOR,
-  DEDUP_BUMP,
-  DEDUP_DISTANCE,
-  DEFAULT_TTL_HOURS,
-  DEGRADED_CAP,
-  METADATA_MAX_BYTES,
-  PRUNE_BELOW,
-  SOURCE_MAX_BYTES,
-  TTL_HOURS,
-} from './limits.ts';
-import { quotaFor, type People } from './quotas.ts';
-import { encodeDelete, encodeFlush, encodePut, type MemRecord } from './record.ts';
-import { VectorFile } from './vector-file.ts';
-import { VectorIndex } from './vector-index.ts';
-import { calibrated, expectedCosine, rankRows, type Candidate, type RankingSides } from './ranking.ts';
+import { CONTENT_MAX_BYTES, DEDUP_BUMP, DEDUP_DISTANCE, DEFAULT_TTL_HOURS, DEGRADED_CAP, METADATA_MAX_BYTES, SOURCE_MAX_BYTES, TTL_HOURS } from './limits.ts';
 import { termList } from './lexicon.ts';
+import { quotaFor, type People } from './quotas.ts';
+import { calibrated, expectedCosine, rankRows, type Candidate, type RankingSides } from './ranking.ts';
+import { idHalves, encodeRecord, coldJson } from './record-bin.ts';
+import { encodeDelete, encodeFlush, type MemRecord, type StoreChange } from './record.ts';
+import { dedupe, dream } from './store-maintenance.ts';
+import { VectorFile } from './vector-file.ts';
+import { VectorIndex, type TextWhere } from './vector-index.ts';
 import { replaceEvery } from '../util/replace.ts';
 import { stringify } from '../util/json.ts';
 
@@ -79,15 +71,12 @@ export interface WriteOutcome {
 
 export interface Hit {
   rec: MemRecord;
-  /** Cosine similarity of the quantized vectors. */
+  /** Relevance 0-1 (ranking.ts). */
   score: number;
 }
 
 /** Memories embedded per step of a re-embedding (a remote embedder's batch). */
 const REEMBED_BATCH = 32;
-
-/** Memories whose timestamps predate this were written before the clock was set (2020-01-01). */
-const SANE_EPOCH_MS = 1577836800000;
 /** A memory.update or pin by content needs a match at least this close. */
 export const UPDATE_MATCH = 0.5;
 export const PIN_MATCH = 0.8;
@@ -104,7 +93,7 @@ export interface StoreDeps {
   people: People;
 }
 
-type OfflineOp = { put: MemRecord; vec: Int8Array } | { del: string } | { flush: boolean };
+export type Change = StoreChange;
 
 export function nsOf(person: string | null): string {
   return person ?? '';
@@ -119,23 +108,15 @@ function normalize(content: string): string {
   return replaceEvery(content.trim(), WHITESPACE_RUNS, ' ');
 }
 
-export function isExpired(r: MemRecord, now: number, synced: boolean): boolean {
-  return synced && !r.permanent && !r.pinned && r.ttlHours >= 0 && now > r.updatedAt + r.ttlHours * 3600_000;
-}
-
-function protectedRec(r: MemRecord): boolean {
-  return r.permanent || r.pinned;
-}
-
 export class VectorStore {
   index: VectorIndex;
-  private file: VectorFile;
+  readonly file: VectorFile;
   readonly archive: Archive;
   /** No live card: RAM only, under the degraded cap. */
   degraded = true;
   /** Changes made without a card, merged into the card's store when one becomes live. */
-  private offline: OfflineOp[] = [];
-  private busy: string | null = null;
+  offline: Change[] = [];
+  busy: string | null = null;
   /** What ranks a search (ranking.ts): both sides, or one alone to measure what each brings (the console's MEMSIDES). */
   sides: RankingSides = 'both';
   /** The vectors were made with another embedding than the embedder's: re-embedding is due (reembed()). */
@@ -144,7 +125,7 @@ export class VectorStore {
   reembedding: { done: number; total: number; error: string | null } | null = null;
 
   constructor(
-    private readonly deps: StoreDeps,
+    readonly deps: StoreDeps,
     public embedder: Embedder,
   ) {
     this.index = new VectorIndex(embedder.config.dims);
@@ -175,12 +156,23 @@ export class VectorStore {
     return this.degraded ? Math.min(max, DEGRADED_CAP) : max;
   }
 
-  private now(): number {
+  now(): number {
     return this.deps.clock.wallMs();
   }
 
-  private norm(vec: Int8Array): number {
+  norm(vec: Int8Array): number {
     return Math.fround(Math.sqrt(this.deps.vecdot.dot(vec, vec)));
+  }
+
+  protectedAt(row: number): boolean {
+    return this.index.permanentAt(row) || this.index.pinnedAt(row);
+  }
+
+  /** Whether row belongs to ns and has not outlived its TTL (while the clock is set). */
+  visibleAt(row: number, ns: string, now: number, synced: boolean): boolean {
+    const ix = this.index;
+    if (ix.nsOf(row) !== ns) return false;
+    return !(synced && !this.protectedAt(row) && ix.ttlOf(row) >= 0 && now > ix.updatedAtOf(row) + ix.ttlOf(row) * 3600_000);
   }
 
   // ---- tiers ----
@@ -193,26 +185,23 @@ export class VectorStore {
   attach(): boolean {
     if (!this.deps.cardLive()) return false;
     const t0 = this.deps.clock.monoMs();
-    const loaded = new Map<string, [MemRecord, Int8Array, number]>();
-    let fileDims = this.emb.dims;
+    let index = new VectorIndex(this.emb.dims);
     let result;
     try {
       result = this.file.load({
-        put: (rec, vec, dims) => {
-          fileDims = dims;
-          loaded.set(rec.id, [rec, vec, 0]);
-        },
-        remove: (id) => void loaded.delete(id),
+        begin: (emb) => void (index = new VectorIndex(emb.dims)),
+        record: (d, where) => void index.putHot(d.hot, null, d.vec, this.norm(d.vec), { terms: d.terms, length: d.hot.words }, where),
+        legacy: (rec, vec) => void index.put(rec, vec.slice(), this.norm(vec), null),
+        remove: (id) => void index.remove(id),
         flush: (keep) => {
-          for (const [id, [r]] of loaded) if (!(keep && r.permanent)) loaded.delete(id);
+          for (let r = index.count - 1; r >= 0; r--) if (!(keep && (index.permanentAt(r) || index.pinnedAt(r)))) index.remove(index.idOf(r));
         },
       });
     } catch (e) {
       this.deps.log.warn('mem', `vector store not readable from the card: ${String(e)}`);
       return false;
     }
-    const index = new VectorIndex(fileDims, Math.max(64, loaded.size));
-    for (const [rec, vec] of loaded.values()) index.put(rec, vec, this.norm(vec));
+    index.source = this.file;
     const offline = this.offline;
     this.index = index;
     this.degraded = false;
@@ -221,19 +210,12 @@ export class VectorStore {
     const stale = result.emb !== null && !sameEmbedding(result.emb, this.emb);
     if (result.torn) this.deps.log.warn('mem', 'vector journal had a torn tail; dropped');
     if (!stale) {
-      if (result.torn) this.compact();
+      if (result.torn || result.old) this.compact();
       // What was learned without a card joins the card's store.
       for (const op of offline) {
+        if ('del' in op && !this.index.rowOf(op.del)) continue;
         try {
-          if ('put' in op) {
-            this.file.append([encodePut(op.put, op.vec)], this.emb);
-            this.index.put(op.put, op.vec, this.norm(op.vec));
-          } else if ('del' in op) {
-            if (this.index.get(op.del)) {
-              this.file.append([encodeDelete(op.del)], this.emb);
-              this.index.remove(op.del);
-            }
-          } else this.applyFlush(op.flush, true);
+          this.commit([op]);
         } catch (e) {
           this.deps.log.warn('mem', `merging a memory made without a card failed: ${String(e)}`);
         }
@@ -244,30 +226,53 @@ export class VectorStore {
     return stale;
   }
 
-  /** The card went away: keep the most important memories in RAM under the degraded cap. */
+  /**
+   * The card went away: memory runs in RAM under the degraded cap, with the
+   * memories whose content it has in RAM (written or read lately: the
+   * index's warm texts), the most important first. The others stay on the
+   * card for its return.
+   */
   demote(): void {
     if (this.degraded) return;
     this.file.close();
     this.archive.unload();
     this.degraded = true;
-    const keep = [...this.index.recs]
-      .sort((a, b) => Number(protectedRec(b)) - Number(protectedRec(a)) || b.importance - a.importance)
-      .slice(0, DEGRADED_CAP);
-    const keepIds = new Set(keep.map((r) => r.id));
-    for (const r of [...this.index.recs]) if (!keepIds.has(r.id)) this.index.remove(r.id);
-    this.deps.log.warn('mem', `no SD card: memory runs in RAM (${this.index.count} kept, cap ${DEGRADED_CAP})`);
+    const ix = this.index;
+    const lost = ix.toRam().map((r) => ix.idOf(r));
+    for (const id of lost) ix.remove(id);
+    const order: number[] = [];
+    for (let r = 0; r < ix.count; r++) order.push(r);
+    order.sort((a, b) => Number(this.protectedAt(b)) - Number(this.protectedAt(a)) || ix.importanceOf(b) - ix.importanceOf(a));
+    const drop = order.slice(DEGRADED_CAP).map((r) => ix.idOf(r));
+    for (const id of drop) ix.remove(id);
+    ix.source = null;
+    this.deps.log.warn('mem', `no SD card: memory runs in RAM (${ix.count} kept, cap ${DEGRADED_CAP}; ${lost.length + drop.length} wait on the card)`);
   }
 
   /**
    * Records changes: journaled on the card when it is live, else kept for the
-   * card's return. A card that vanished demotes the store and the change
-   * still applies in RAM; any other card failure throws and nothing changes.
+   * card's return; then applied to the index. A card that vanished demotes
+   * the store and the change still applies in RAM; any other card failure
+   * throws and nothing changes.
    */
-  private persist(payloads: Uint8Array[], offline: OfflineOp[]): void {
+  commit(changes: Change[]): void {
+    const payloads: Uint8Array[] = [];
+    const colds: Array<Uint8Array | null> = [];
+    const terms = changes.map((c) => ('put' in c ? termList(c.put.content) : null));
+    changes.forEach((c, i) => {
+      if ('put' in c) {
+        const cold = coldJson(c.put);
+        colds.push(cold);
+        payloads.push(encodeRecord(c.put, c.vec, terms[i]!.terms, terms[i]!.length, cold));
+      } else {
+        colds.push(null);
+        payloads.push('del' in c ? encodeDelete(c.del) : encodeFlush(c.flush));
+      }
+    });
+    let at: number[] | null = null;
     if (!this.degraded) {
       try {
-        this.file.append(payloads, this.emb);
-        return;
+        at = this.file.append(payloads, this.emb);
       } catch (e) {
         if (!(e instanceof HalError) || e.code !== 'ENOCARD') {
           throw new MemoryError('storage', `the memory could not be saved on the SD card (${e instanceof HalError ? e.code : String(e)}); nothing was changed`);
@@ -275,42 +280,62 @@ export class VectorStore {
         this.demote();
       }
     }
-    this.offline.push(...offline);
-    if (this.offline.length > 4 * DEGRADED_CAP) this.offline.splice(0, this.offline.length - 4 * DEGRADED_CAP);
+    changes.forEach((c, i) => {
+      if ('put' in c) {
+        const where: TextWhere | null = at ? { file: 2, off: at[i]! + payloads[i]!.length - colds[i]!.length, len: colds[i]!.length } : null;
+        const [idHi, idLo] = idHalves(c.put.id);
+        const cold = { content: c.put.content, source: c.put.source, metadata: c.put.metadata, ...(c.put.archivedAt !== undefined ? { archivedAt: c.put.archivedAt } : {}), ...(c.put.why !== undefined ? { why: c.put.why } : {}) };
+        this.index.putHot({ ...c.put, idHi, idLo, words: terms[i]!.length }, cold, c.vec, c.norm, terms[i]!, where);
+      } else if ('del' in c) this.index.remove(c.del);
+      else this.applyFlush(c.flush);
+    });
+    if (!at) {
+      this.offline.push(...changes);
+      if (this.offline.length > 4 * DEGRADED_CAP) this.offline.splice(0, this.offline.length - 4 * DEGRADED_CAP);
+    }
   }
 
-  private compact(): void {
+  /** Rewrites every memory into the next snapshot (their content read back from the card in file order); the journal starts empty. */
+  compact(): void {
     if (this.degraded) return;
+    const ix = this.index;
+    const coldAt = new Uint32Array(ix.count);
+    const coldLen = new Uint32Array(ix.count);
     try {
-      this.file.compact(this.emb, this.index.recs.map((r, row) => [r, this.index.vector(row)] as [MemRecord, Int8Array]));
+      const at = this.file.compact(this.emb, ix.count, (r) => {
+        const cold = coldJson(ix.cold(r));
+        const p = encodeRecord(ix.rec(r), ix.vector(r), ix.terms(r), ix.wordsOf(r), cold);
+        coldAt[r] = p.length - cold.length;
+        coldLen[r] = cold.length;
+        return p;
+      });
+      for (let r = 0; r < at.length; r++) ix.relocate(r, { file: 1, off: at[r]! + coldAt[r]!, len: coldLen[r]! });
     } catch (e) {
       this.deps.log.warn('mem', `compaction failed (the journal stays valid): ${String(e)}`);
     }
   }
 
-  private compactIfDue(): void {
+  compactIfDue(): void {
     if (!this.degraded && this.file.compactionDue()) this.compact();
   }
 
-  private toArchive(entries: MemRecord[], why: string): void {
-    if (this.degraded || !entries.length) return;
+  /** Moves rows' memories to the archive (before they leave the working set). */
+  toArchive(rows: number[], why: string): void {
+    if (this.degraded || !rows.length) return;
     try {
       this.archive.add(
-        entries.map((r) => {
-          const row = this.index.rowOf(r.id)!;
-          return [r, this.index.vector(row).slice(), this.index.norms[row]!] as [MemRecord, Int8Array, number];
-        }),
+        rows.map((r) => [this.index.rec(r), this.index.vector(r).slice(), this.index.norms[r]!] as [MemRecord, Int8Array, number]),
         why,
         this.now(),
       );
     } catch (e) {
-      this.deps.log.warn('mem', `archiving ${entries.length} memories failed: ${String(e)}`);
+      this.deps.log.warn('mem', `archiving ${rows.length} memories failed: ${String(e)}`);
     }
   }
 
   // ---- embedding ----
 
-  private checkBusy(): void {
+  checkBusy(): void {
     if (this.busy) throw new MemoryError('busy', this.busy);
     if (this.stale) {
       const r = this.reembedding;
@@ -330,20 +355,24 @@ export class VectorStore {
 
   /** Re-embeds every memory (and the archive) with the current embedder: after a change of embedding. */
   async reembed(): Promise<void> {
-    const recs = [...this.index.recs];
-    const progress = { done: 0, total: recs.length, error: null as string | null };
+    const old = this.index;
+    const total = old.count;
+    const progress = { done: 0, total, error: null as string | null };
     this.reembedding = progress;
     this.stale = true;
-    this.busy = `memories are being re-embedded after a change of embedding (0 of ${recs.length}); try again shortly`;
+    const say = (): string => `memories are being re-embedded after a change of embedding (${progress.done} of ${total}); try again shortly`;
+    this.busy = say();
     try {
-      const next = new VectorIndex(this.emb.dims, Math.max(64, recs.length));
+      const next = new VectorIndex(this.emb.dims, Math.max(64, total));
+      next.source = old.source;
       // in batches, so the progress shows and one failed call loses one batch of work
-      for (let i = 0; i < recs.length; i += REEMBED_BATCH) {
-        const batch = recs.slice(i, i + REEMBED_BATCH);
-        const vecs = await this.embedQ(batch.map((r) => r.content));
-        batch.forEach((r, j) => next.put(r, vecs[j]!.q, vecs[j]!.norm));
-        progress.done = i + batch.length;
-        this.busy = `memories are being re-embedded after a change of embedding (${progress.done} of ${recs.length}); try again shortly`;
+      for (let i = 0; i < total; i += REEMBED_BATCH) {
+        const rows = Array.from({ length: Math.min(REEMBED_BATCH, total - i) }, (_, j) => i + j);
+        const recs = rows.map((r) => old.rec(r));
+        const vecs = await this.embedQ(recs.map((r) => r.content));
+        rows.forEach((r, j) => next.put(recs[j]!, vecs[j]!.q, vecs[j]!.norm, old.whereOf(r)));
+        progress.done = i + rows.length;
+        this.busy = say();
       }
       this.index = next;
       this.stale = false;
@@ -357,7 +386,7 @@ export class VectorStore {
       }
       this.offline = [];
       this.reembedding = null;
-      this.deps.log.info('mem', `re-embedded ${recs.length} memories as ${this.emb.provider}/${this.emb.model}/${this.emb.dims}`);
+      this.deps.log.info('mem', `re-embedded ${total} memories as ${this.emb.provider}/${this.emb.model}/${this.emb.dims}`);
     } catch (e) {
       progress.error = e instanceof Error ? e.message : String(e);
       throw e;
@@ -368,7 +397,7 @@ export class VectorStore {
 
   // ---- writing ----
 
-  private validate(input: WriteInput): { content: string; importance: number; ttlHours: number; permanent: boolean; source: string; metadata: Record<string, unknown> | null } {
+  validate(input: WriteInput): { content: string; importance: number; ttlHours: number; permanent: boolean; source: string; metadata: Record<string, unknown> | null } {
     if (typeof input.content !== 'string') throw new MemoryError('bad-input', 'content must be text');
     const content = capBytes(normalize(input.content), CONTENT_MAX_BYTES);
     if (!content) throw new MemoryError('bad-input', 'content is empty');
@@ -406,10 +435,10 @@ export class VectorStore {
     if (q.length !== this.index.dims) throw new MemoryError('busy', 'the embedding changed during the write; try again');
     const now = this.now();
     const id = contentId(this.deps.sha, ns, v.content);
-    const same = this.index.get(id);
-    const near = same ? null : this.index.sameWords(this.deps, termList(v.content).terms, q, norm, ns, 1 - DEDUP_DISTANCE)[0];
-    const dup = same ?? (near ? this.index.recs[near.row]! : null);
-    if (dup) return { ...this.mergeDuplicate(dup, v, id, q, norm, now, input.creator === true), evicted: 0, ttlLimited };
+    const same = this.index.rowOf(id);
+    const near = same === undefined ? this.index.sameWords(this.deps, termList(v.content).terms, q, norm, ns, 1 - DEDUP_DISTANCE)[0] : undefined;
+    const dupRow = same ?? near?.row;
+    if (dupRow !== undefined) return { ...this.mergeDuplicate(this.index.rec(dupRow), v, id, q, norm, now, input.creator === true), evicted: 0, ttlLimited };
 
     if (this.index.countIn(ns) >= quota.vectors) throw new MemoryError('quota', `memory quota reached (${quota.vectors} memories); delete or let some expire first`);
     if (quota.bytes !== Infinity && this.bytesIn(ns) + utf8Length(v.content) > quota.bytes)
@@ -433,10 +462,8 @@ export class VectorStore {
     const evict = this.evictionVictims(1);
     if (evict === null) throw new MemoryError('full', `memory is full (${this.cap()} memories, all permanent or pinned)`);
     this.toArchive(evict, 'evicted');
-    const payloads = [...evict.map((r) => encodeDelete(r.id)), encodePut(rec, q)];
-    this.persist(payloads, [...evict.map((r) => ({ del: r.id })), { put: rec, vec: q }]);
-    for (const r of evict) this.index.remove(r.id);
-    this.index.put(rec, q, norm);
+    const gone = evict.map((r) => this.index.idOf(r));
+    this.commit([...gone.map((del) => ({ del })), { put: rec, vec: q, norm }]);
     this.compactIfDue();
     return { action: 'added', record: rec, evicted: evict.length, ttlLimited };
   }
@@ -453,12 +480,10 @@ export class VectorStore {
     const importance = Math.min(1, Math.max(dup.importance, v.importance) + DEDUP_BUMP);
     const permanent = dup.permanent || v.permanent;
     const ttlHours = permanent ? -1 : dup.ttlHours < 0 || v.ttlHours < 0 ? -1 : Math.max(dup.ttlHours, v.ttlHours);
+    const row = this.index.rowOf(dup.id)!;
     if (dup.id === id || dup.importance >= v.importance) {
       const rec: MemRecord = { ...dup, importance, permanent, ttlHours, updatedAt: now, creator: dup.creator || creator };
-      const row = this.index.rowOf(dup.id)!;
-      const vec = this.index.vector(row).slice();
-      this.persist([encodePut(rec, vec)], [{ put: rec, vec }]);
-      this.index.update(rec);
+      this.commit([{ put: rec, vec: this.index.vector(row).slice(), norm: this.index.norms[row]! }]);
       return { action: 'bumped', record: rec };
     }
     // The newcomer matters more: it takes the old one's place and history.
@@ -475,34 +500,38 @@ export class VectorStore {
       metadata: v.metadata ?? dup.metadata,
       creator: dup.creator || creator,
     };
-    this.persist([encodeDelete(dup.id), encodePut(rec, q)], [{ del: dup.id }, { put: rec, vec: q }]);
-    this.index.remove(dup.id);
-    this.index.put(rec, q, norm);
+    this.commit([{ del: dup.id }, { put: rec, vec: q, norm }]);
     return { action: 'replaced', record: rec };
   }
 
-  private bytesIn(ns: string): number {
+  bytesIn(ns: string): number {
     let n = 0;
-    for (const r of this.index.recs) if (r.ns === ns) n += r.bytes;
+    for (let r = 0; r < this.index.count; r++) if (this.index.nsOf(r) === ns) n += this.index.bytesOf(r);
     return n;
   }
 
-  /** Who leaves to make room for `adding` more: least important first, then least recently updated; null if not enough can leave. */
-  private evictionVictims(adding: number): MemRecord[] | null {
-    const over = this.index.count + adding - this.cap();
+  /** Rows that leave to make room for `adding` more: least important first, then least recently updated; null if not enough can leave. */
+  evictionVictims(adding: number): number[] | null {
+    const ix = this.index;
+    const over = ix.count + adding - this.cap();
     if (over <= 0) return [];
-    const candidates = this.index.recs.filter((r) => !protectedRec(r)).sort((a, b) => a.importance - b.importance || a.updatedAt - b.updatedAt);
+    const candidates: number[] = [];
+    for (let r = 0; r < ix.count; r++) if (!this.protectedAt(r)) candidates.push(r);
     if (candidates.length < over) return null;
+    candidates.sort((a, b) => ix.importanceOf(a) - ix.importanceOf(b) || ix.updatedAtOf(a) - ix.updatedAtOf(b));
     return candidates.slice(0, over);
   }
 
-  private enforceCap(): void {
-    const victims = this.evictionVictims(0) ?? this.index.recs.filter((r) => !protectedRec(r));
+  enforceCap(): void {
+    let victims = this.evictionVictims(0);
+    if (victims === null) {
+      victims = [];
+      for (let r = 0; r < this.index.count; r++) if (!this.protectedAt(r)) victims.push(r);
+    }
     if (!victims.length) return;
     this.toArchive(victims, 'evicted');
     try {
-      this.persist(victims.map((r) => encodeDelete(r.id)), victims.map((r) => ({ del: r.id })));
-      for (const r of victims) this.index.remove(r.id);
+      this.commit(victims.map((r) => ({ del: this.index.idOf(r) })));
     } catch (e) {
       this.deps.log.warn('mem', `trimming to the cap failed: ${String(e)}`);
     }
@@ -510,16 +539,12 @@ export class VectorStore {
 
   // ---- reading ----
 
-  private visible(r: MemRecord, ns: string, now: number, synced: boolean): boolean {
-    return r.ns === ns && !isExpired(r, now, synced);
-  }
-
   /**
    * The memories of person's namespace that answer the queries, by meaning and
    * by words (ranking.ts), best first, past their TTL left out; at most `pool`
-   * rows from each side per query.
+   * rows from each side per query. Rows only: read a memory with index.rec().
    */
-  async candidates(queries: string[], person: string | null, pool: number): Promise<Array<Candidate & { rec: MemRecord }>> {
+  async candidates(queries: string[], person: string | null, pool: number): Promise<Candidate[]> {
     this.checkBusy();
     const texts = queries.map((q) => (typeof q === 'string' ? q.trim() : '')).filter(Boolean);
     if (!texts.length || this.index.count === 0) return [];
@@ -528,13 +553,8 @@ export class VectorStore {
     const ns = nsOf(person);
     const now = this.now();
     const synced = this.deps.clock.synced();
-    const out: Array<Candidate & { rec: MemRecord }> = [];
     const ranked = rankRows(this.index, this.deps, texts.map((text, i) => ({ text, q: vecs[i]!.q, norm: vecs[i]!.norm })), ns, pool, this.embedder.mean, this.sides);
-    for (const c of ranked) {
-      const rec = this.index.recs[c.row]!;
-      if (this.visible(rec, ns, now, synced)) out.push({ ...c, rec });
-    }
-    return out;
+    return ranked.filter((c) => this.visibleAt(c.row, ns, now, synced));
   }
 
   /** The closest memories to one query in person's namespace, relevance (ranking.ts) at or above threshold, best first. */
@@ -542,7 +562,10 @@ export class VectorStore {
     this.checkBusy();
     if (typeof query !== 'string' || !query.trim()) throw new MemoryError('bad-input', 'query is empty');
     const hits = await this.candidates([query], person, Math.max(50, n * 4));
-    return hits.filter((h) => h.rel >= threshold).slice(0, n).map((h) => ({ rec: h.rec, score: h.rel }));
+    return hits
+      .filter((h) => h.rel >= threshold)
+      .slice(0, n)
+      .map((h) => ({ rec: this.index.rec(h.row), score: h.rel }));
   }
 
   /** A page of person's memories, most important first. */
@@ -550,14 +573,17 @@ export class VectorStore {
     const ns = nsOf(person);
     const now = this.now();
     const synced = this.deps.clock.synced();
-    const all = this.index.recs.filter((r) => this.visible(r, ns, now, synced)).sort((a, b) => b.importance - a.importance || b.updatedAt - a.updatedAt);
-    return { total: all.length, items: all.slice(offset, offset + limit) };
+    const ix = this.index;
+    const rows: number[] = [];
+    for (let r = 0; r < ix.count; r++) if (this.visibleAt(r, ns, now, synced)) rows.push(r);
+    rows.sort((a, b) => ix.importanceOf(b) - ix.importanceOf(a) || ix.updatedAtOf(b) - ix.updatedAtOf(a));
+    return { total: rows.length, items: rows.slice(offset, offset + limit).map((r) => ix.rec(r)) };
   }
 
   /** The memory with this id in person's namespace (null when absent, or past its TTL). */
   get(id: string, person: string | null): MemRecord | null {
-    const r = this.index.get(id);
-    return r && this.visible(r, nsOf(person), this.now(), this.deps.clock.synced()) ? r : null;
+    const row = this.index.rowOf(id);
+    return row !== undefined && this.visibleAt(row, nsOf(person), this.now(), this.deps.clock.synced()) ? this.index.rec(row) : null;
   }
 
   /** The memory meant by an id, or the closest one to a text (at least `min` similar). */
@@ -600,7 +626,7 @@ export class VectorStore {
     }
     const [{ q, norm }] = (await this.embedQ([v.content])) as [{ q: Int8Array; norm: number }];
     this.checkBusy();
-    if (!this.index.get(target.id)) throw new MemoryError('not-found', 'the memory changed meanwhile; try again');
+    if (this.index.rowOf(target.id) === undefined) throw new MemoryError('not-found', 'the memory changed meanwhile; try again');
     const ns = nsOf(person);
     const id = contentId(this.deps.sha, ns, v.content);
     const rec: MemRecord = {
@@ -613,19 +639,9 @@ export class VectorStore {
       ttlHours: v.ttlHours,
       updatedAt: this.now(),
     };
-    const other = id !== target.id ? this.index.get(id) : undefined;
-    const payloads: Uint8Array[] = [];
-    const ops: OfflineOp[] = [];
-    if (id !== target.id) {
-      payloads.push(encodeDelete(target.id));
-      ops.push({ del: target.id });
-    }
-    if (other) rec.importance = Math.min(1, Math.max(rec.importance, other.importance) + DEDUP_BUMP);
-    payloads.push(encodePut(rec, q));
-    ops.push({ put: rec, vec: q });
-    this.persist(payloads, ops);
-    if (id !== target.id) this.index.remove(target.id);
-    this.index.put(rec, q, norm);
+    const otherRow = id !== target.id ? this.index.rowOf(id) : undefined;
+    if (otherRow !== undefined) rec.importance = Math.min(1, Math.max(rec.importance, this.index.importanceOf(otherRow)) + DEDUP_BUMP);
+    this.commit([...(id !== target.id ? [{ del: target.id }] : []), { put: rec, vec: q, norm }]);
     this.compactIfDue();
     return rec;
   }
@@ -634,126 +650,52 @@ export class VectorStore {
   setPinned(target: MemRecord, pinned: boolean, person: string | null): MemRecord {
     this.checkBusy();
     if (target.pinned === pinned) return target;
+    const ix = this.index;
     if (pinned) {
       const quota = quotaFor(this.deps.people, person);
-      const pins = this.index.recs.filter((r) => r.ns === target.ns && r.pinned).length;
+      let pins = 0;
+      for (let r = 0; r < ix.count; r++) if (ix.nsOf(r) === target.ns && ix.pinnedAt(r)) pins++;
       if (pins >= quota.pins) throw new MemoryError('quota', `pin quota reached (${quota.pins} pins)`);
     }
+    const row = ix.rowOf(target.id)!;
     const rec: MemRecord = { ...target, pinned };
-    const vec = this.index.vector(this.index.rowOf(target.id)!).slice();
-    this.persist([encodePut(rec, vec)], [{ put: rec, vec }]);
-    this.index.update(rec);
+    this.commit([{ put: rec, vec: ix.vector(row).slice(), norm: ix.norms[row]! }]);
     return rec;
   }
 
   delete(target: MemRecord): void {
     this.checkBusy();
-    this.persist([encodeDelete(target.id)], [{ del: target.id }]);
-    this.index.remove(target.id);
+    this.commit([{ del: target.id }]);
     this.compactIfDue();
   }
 
-  private applyFlush(keepPermanent: boolean, persisted: boolean): number {
-    const gone = this.index.recs.filter((r) => !(keepPermanent && protectedRec(r)));
-    if (!persisted) this.persist([encodeFlush(keepPermanent)], [{ flush: keepPermanent }]);
-    if (gone.length === this.index.count) this.index.clear();
-    else for (const r of gone) this.index.remove(r.id);
+  /** Removes every row but (with keepPermanent) the permanent and pinned ones; from the index only. */
+  applyFlush(keepPermanent: boolean): number {
+    const ix = this.index;
+    const gone: string[] = [];
+    for (let r = 0; r < ix.count; r++) if (!(keepPermanent && this.protectedAt(r))) gone.push(ix.idOf(r));
+    if (gone.length === ix.count) ix.clear();
+    else for (const id of gone) ix.remove(id);
     return gone.length;
   }
 
   /** Forgets every memory of every person (keep_permanent keeps permanent and pinned ones). */
   flush(keepPermanent: boolean): number {
     this.checkBusy();
-    const n = this.applyFlush(keepPermanent, false);
+    const before = this.index.count;
+    this.commit([{ flush: keepPermanent }]);
     this.compact();
-    return n;
+    return before - this.index.count;
   }
 
-  /** Merges near-duplicates (the same words: term cosine distance below 0.05, lexicon.ts) in each namespace, keeping the more important one. */
+  /** Merges near-duplicates (store-maintenance.ts). */
   dedupe(): number {
-    this.checkBusy();
-    const gone = new Set<string>();
-    const bumped = new Map<string, MemRecord>();
-    const order = [...this.index.recs].sort((a, b) => b.importance - a.importance || a.createdAt - b.createdAt);
-    for (const keep of order) {
-      if (gone.has(keep.id)) continue;
-      const row = this.index.rowOf(keep.id)!;
-      for (const s of this.index.sameWords(this.deps, this.index.terms(row).slice(), this.index.vector(row), this.index.norms[row]!, keep.ns, 1 - DEDUP_DISTANCE)) {
-        const other = this.index.recs[s.row]!;
-        if (other.id === keep.id || gone.has(other.id)) continue;
-        gone.add(other.id);
-        const cur = bumped.get(keep.id) ?? keep;
-        bumped.set(keep.id, {
-          ...cur,
-          importance: Math.min(1, Math.max(cur.importance, other.importance) + DEDUP_BUMP),
-          permanent: cur.permanent || other.permanent,
-          pinned: cur.pinned || other.pinned,
-          ttlHours: cur.permanent || other.permanent || cur.ttlHours < 0 || other.ttlHours < 0 ? -1 : Math.max(cur.ttlHours, other.ttlHours),
-        });
-      }
-    }
-    if (!gone.size) return 0;
-    const payloads: Uint8Array[] = [];
-    const ops: OfflineOp[] = [];
-    for (const id of gone) {
-      payloads.push(encodeDelete(id));
-      ops.push({ del: id });
-    }
-    for (const rec of bumped.values()) {
-      if (gone.has(rec.id)) continue;
-      const vec = this.index.vector(this.index.rowOf(rec.id)!).slice();
-      payloads.push(encodePut(rec, vec));
-      ops.push({ put: rec, vec });
-    }
-    this.persist(payloads, ops);
-    for (const id of gone) this.index.remove(id);
-    for (const rec of bumped.values()) if (!gone.has(rec.id)) this.index.update(rec);
-    this.compactIfDue();
-    return gone.size;
+    return dedupe(this);
   }
 
-  /**
-   * Maintenance ("dream"): `steps` decay steps (importance x decay_factor per
-   * step, floor 0.01; permanent and pinned memories never decay), then prune
-   * (below 0.05, or past TTL while the clock is set) to the archive, then
-   * dedupe. Rewrites the snapshot once instead of journaling every change.
-   */
+  /** Maintenance: `steps` decay steps, prune, dedupe (store-maintenance.ts). */
   dream(steps: number): { decayed: number; pruned: number; merged: number } {
-    this.checkBusy();
-    const factor = this.deps.config.get().decay_factor;
-    const now = this.now();
-    const synced = this.deps.clock.synced();
-    let decayed = 0;
-    const mult = Math.pow(factor, steps);
-    for (const r of this.index.recs) {
-      let changed = false;
-      let rec = r;
-      if (synced && (r.createdAt < SANE_EPOCH_MS || r.updatedAt < SANE_EPOCH_MS)) {
-        rec = { ...rec, createdAt: r.createdAt < SANE_EPOCH_MS ? now : r.createdAt, updatedAt: r.updatedAt < SANE_EPOCH_MS ? now : r.updatedAt };
-        changed = true;
-      }
-      if (steps > 0 && !protectedRec(r) && mult < 1) {
-        const next = Math.max(DECAY_FLOOR, r.importance * mult);
-        if (next !== r.importance) {
-          rec = { ...rec, importance: next };
-          decayed++;
-          changed = true;
-        }
-      }
-      if (changed) this.index.update(rec);
-    }
-    const low = this.index.recs.filter((r) => !protectedRec(r) && r.importance < PRUNE_BELOW);
-    const expired = this.index.recs.filter((r) => r.importance >= PRUNE_BELOW && isExpired(r, now, synced));
-    this.toArchive(low, 'decayed');
-    this.toArchive(expired, 'expired');
-    for (const r of [...low, ...expired]) this.index.remove(r.id);
-    if (this.degraded) {
-      // Without a card the snapshot cannot be rewritten: keep the changes for the card's return.
-      for (const r of [...low, ...expired]) this.offline.push({ del: r.id });
-    }
-    const merged = this.dedupe();
-    if (decayed + low.length + expired.length + merged > 0) this.compact();
-    return { decayed, pruned: low.length + expired.length, merged };
+    return dream(this, steps);
   }
 
   // ---- archive ----
@@ -803,25 +745,25 @@ export class VectorStore {
       rec.permanent = false;
     }
     this.toArchive(evict, 'evicted');
-    this.persist([...evict.map((r) => encodeDelete(r.id)), encodePut(rec, taken.vec)], [...evict.map((r) => ({ del: r.id })), { put: rec, vec: taken.vec }]);
-    for (const r of evict) this.index.remove(r.id);
-    this.index.put(rec, taken.vec, taken.norm);
+    const gone = evict.map((r) => this.index.idOf(r));
+    this.commit([...gone.map((del) => ({ del })), { put: rec, vec: taken.vec, norm: taken.norm }]);
     return rec;
   }
 
   // ---- figures ----
 
   stats(): { vectors: number; cap: number; pinned: number; permanent: number; bytes: number; archive: number; cardBytes: number } {
+    const ix = this.index;
     let pinned = 0;
     let permanent = 0;
     let bytes = 0;
-    for (const r of this.index.recs) {
-      if (r.pinned) pinned++;
-      if (r.permanent) permanent++;
-      bytes += r.bytes;
+    for (let r = 0; r < ix.count; r++) {
+      if (ix.pinnedAt(r)) pinned++;
+      if (ix.permanentAt(r)) permanent++;
+      bytes += ix.bytesOf(r);
     }
     return {
-      vectors: this.index.count,
+      vectors: ix.count,
       cap: this.cap(),
       pinned,
       permanent,

@@ -62,7 +62,7 @@ describe('memory search by meaning and by words', () => {
     m.config.set({ relevance_threshold: 0.2 });
     expect(await m.search(q, null, 5)).toEqual([]);
     const tool = await m.store.candidates(['wifi password'], null, 10);
-    expect(tool[0]!.rec.content).toBe(FACTS[3]);
+    expect(m.store.index.rec(tool[0]!.row).content).toBe(FACTS[3]);
     expect(tool[0]!.rel).toBeGreaterThan(0.5);
   });
 
