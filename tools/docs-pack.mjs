@@ -14,9 +14,18 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 /** The Markdown files of the pack, relative to the repository root, in pack order. */
+/**
+ * The engineering records (why each decision, which spec row a test covers)
+ * are for the people who build the firmware, not for its owner or the
+ * assistant: at 450 KB they would take a third of what the image has left for
+ * the SDK's code (npm run build:device prints the margin), so they stay out.
+ */
+export const NOT_PACKED = new Set(['docs/decisions.md', 'docs/spec-coverage.md']);
+
 export function docsFiles(root) {
   const docs = readdirSync(join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
+    .filter((f) => !NOT_PACKED.has(`docs/${f}`))
     .sort()
     .map((f) => `docs/${f}`);
   return ['README.md', ...docs];

@@ -63,7 +63,7 @@ describe('npm run build:device with the Moddable SDK (no ESP-IDF)', () => {
       expect(r.status, r.stdout + r.stderr).toBe(0);
       const lines = r.stdout.trim().split('\n');
       const prefix = `build:device: ${board}: `;
-      expect(lines.map((l) => l.slice(prefix.length).split(/[ :(]/)[0])).toEqual(['bundled', 'tsc', 'mcconfig', 'xsc,', 'licenses', 'stopped']);
+      expect(lines.map((l) => l.slice(prefix.length).split(/[ :(]/)[0])).toEqual(['bundled', 'tsc', 'mcconfig', 'xsc,', 'licenses', 'image', 'slot', 'fonts', 'stopped']);
       expect(lines.at(-1)).toBe(`${prefix}stopped before the C compile, no image built: IDF_PATH is not set: ESP-IDF v6.0 (with xtensa-esp32s3-elf-gcc) compiles and links the image; install it and source its export.sh (docs/device.md)`);
       // what the stages made, in the makefile's own folder
       const dir = makefileDir(board);
