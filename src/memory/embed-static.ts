@@ -10,8 +10,9 @@
 // side still matches it by its letters, ranking.ts).
 //
 // XS: the table is read in place (typed arrays over the image's assets, no
-// copy); a word is looked up by an FNV-1a hash of its bytes in an
-// open-addressing table the tool made; rows are 4-bit with a scale per row.
+// copy); a word is found by binary search in the table's words (stored in
+// byte order); rows are 4-bit with a factor per row (its scale times its
+// weight).
 
 import type { Assets } from '../hal/assets.ts';
 import { decode } from '../util/utf8.ts';
@@ -26,7 +27,6 @@ export interface TableHeader {
   sifA: number;
   /** Typical cosine of two unrelated texts under this table (the squared length of embed.mean; informative). */
   c0: number;
-  hashCap: number;
 }
 
 function view<T>(assets: Assets, name: string, make: (b: ArrayBufferLike, off: number, n: number) => T, size: number): T | null {
@@ -43,12 +43,11 @@ export class StaticTable {
     readonly header: TableHeader,
     /** 4-bit rows, two values per byte (low nibble first), stored + 8. */
     readonly rows: Uint8Array,
-    readonly scale: Float32Array,
-    readonly weights: Float32Array,
+    /** Per word: its row's scale times its SIF weight. */
+    readonly factor: Float32Array,
     readonly mean: Float32Array,
     private readonly chars: Uint8Array,
     private readonly start: Uint32Array,
-    private readonly hash: Uint16Array,
   ) {}
 
   /** The table in the image's assets, or null when the image has none (or a damaged one). */
@@ -62,32 +61,32 @@ export class StaticTable {
       return null;
     }
     const rows = view(assets, 'embed.rows', (b, o, n) => new Uint8Array(b, o, n), 1);
-    const scale = view(assets, 'embed.scale', (b, o, n) => new Float32Array(b, o, n), 4);
-    const weights = view(assets, 'embed.weights', (b, o, n) => new Float32Array(b, o, n), 4);
+    const factor = view(assets, 'embed.factor', (b, o, n) => new Float32Array(b, o, n), 4);
     const mean = view(assets, 'embed.mean', (b, o, n) => new Float32Array(b, o, n), 4);
     const chars = view(assets, 'embed.chars', (b, o, n) => new Uint8Array(b, o, n), 1);
     const start = view(assets, 'embed.start', (b, o, n) => new Uint32Array(b, o, n), 4);
-    const hash = view(assets, 'embed.hash', (b, o, n) => new Uint16Array(b, o, n), 2);
-    if (!rows || !scale || !weights || !mean || !chars || !start || !hash || h.dims % 2 !== 0) return null;
+    if (!rows || !factor || !mean || !chars || !start || h.dims % 2 !== 0) return null;
     const n = h.words;
-    if (rows.length !== (n * h.dims) / 2 || scale.length !== n || weights.length !== n || mean.length !== h.dims || start.length !== n + 1 || hash.length !== h.hashCap) return null;
-    if (start[n] !== chars.length) return null;
-    return new StaticTable(h, rows, scale, weights, mean, chars, start, hash);
+    if (rows.length !== (n * h.dims) / 2 || factor.length !== n || mean.length !== h.dims || start.length !== n + 1 || start[n] !== chars.length) return null;
+    return new StaticTable(h, rows, factor, mean, chars, start);
   }
 
-  /** The index of the word whose bytes are w[0..len), or -1. */
-  private lookup(w: Uint8Array, len: number, h: number): number {
-    const mask = this.header.hashCap - 1;
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const e = this.hash[slot]!;
-      if (e === 0) return -1;
-      const id = e - 1;
-      const s = this.start[id]!;
-      if (this.start[id + 1]! - s !== len) continue;
-      let i = 0;
-      while (i < len && this.chars[s + i] === w[i]) i++;
-      if (i === len) return id;
+  /** The index of the word whose bytes are w[0..len), or -1 (binary search: the words are in byte order). */
+  private lookup(w: Uint8Array, len: number): number {
+    let lo = 0;
+    let hi = this.header.words - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const s = this.start[mid]!;
+      const n = this.start[mid + 1]! - s;
+      let c = 0;
+      for (let i = 0; i < len && i < n && c === 0; i++) c = w[i]! - this.chars[s + i]!;
+      if (c === 0) c = len - n;
+      if (c === 0) return mid;
+      if (c < 0) hi = mid - 1;
+      else lo = mid + 1;
     }
+    return -1;
   }
 
   /** The indices of the text's words that the table holds, in order. */
@@ -96,14 +95,12 @@ export class StaticTable {
     const max = this.header.maxWordBytes;
     const w = new Uint8Array(max + 1);
     let len = 0;
-    let h = 0x811c9dc5;
     const flush = (): void => {
       if (len > 0 && len <= max) {
-        const id = this.lookup(w, len, h >>> 0);
+        const id = this.lookup(w, len);
         if (id >= 0) ids.push(id);
       }
       len = 0;
-      h = 0x811c9dc5;
     };
     for (let i = 0; i < text.length; i++) {
       let c = text.charCodeAt(i);
@@ -111,21 +108,20 @@ export class StaticTable {
       if ((c >= A && c <= Z) || (c >= 0x30 && c <= 0x39)) {
         if (len <= max) w[len] = c;
         len++;
-        h = Math.imul(h ^ c, 0x01000193);
       } else flush();
     }
     flush();
     return ids;
   }
 
-  /** The SIF-weighted sum of the text's words' rows (not normalized). */
+  /** The SIF-weighted sum of the text's words' vectors (not normalized). */
   pool(text: string, out = new Float32Array(this.header.dims)): Float32Array {
     const dims = this.header.dims;
     const half = dims >> 1;
     out.fill(0);
     const rows = this.rows;
     for (const id of this.words(text)) {
-      const f = this.weights[id]! * this.scale[id]!;
+      const f = this.factor[id]!;
       for (let j = 0, o = id * half; j < half; j++, o++) {
         const b = rows[o]!;
         out[2 * j] = out[2 * j]! + f * ((b & 15) - 8);

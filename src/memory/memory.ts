@@ -98,6 +98,7 @@ export class Memory {
         log,
         config: this.config,
         people: { roleOf: (p) => this.people.roleOf(p), quotaOverride: (p) => this.people.quotaOverride(p) },
+        feed: () => hal.system.feedWatchdog(),
       },
       this.offlineEmbedder(emb.provider === OFFLINE_PROVIDER ? emb : this.defaultEmbedding()),
     );

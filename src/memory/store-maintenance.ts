@@ -4,6 +4,12 @@
 // (memories of one namespace holding the same words merge, the more
 // important one kept). Works on the index's columns; only the memories it
 // changes are read back from the card.
+//
+// A write already merges with its duplicate (vector-store.ts), so the
+// periodic pass looks only at the memories changed without that check
+// (memory.update, what was learned without a card): checking all 6000
+// against all would take minutes on the device's core. The owner's
+// "remove near-duplicates" checks every memory, feeding the watchdog.
 
 import type { LexicalApi } from '../../modules/lexical/lexical.ts';
 import type { VecdotApi } from '../../modules/vecdot/vecdot.ts';
@@ -12,6 +18,7 @@ import type { ConfigStore } from './config.ts';
 import { DECAY_FLOOR, DEDUP_BUMP, DEDUP_DISTANCE, PRUNE_BELOW } from './limits.ts';
 import type { MemRecord, StoreChange as Change } from './record.ts';
 import type { VectorIndex } from './vector-index.ts';
+import { termCosine } from './lexicon.ts';
 
 /** Memories whose timestamps predate this were written before the clock was set (2020-01-01). */
 const SANE_EPOCH_MS = 1577836800000;
@@ -30,34 +37,57 @@ export interface MaintainedStore {
   toArchive(rows: number[], why: string): void;
   protectedAt(row: number): boolean;
   now(): number;
+  /** Ids of memories changed without the duplicate check (dedupe's periodic pass looks at these). */
+  unchecked: Set<string>;
+  feed(): void;
 }
 
-/** Merges near-duplicates (the same words: term cosine distance below 0.05) in each namespace, keeping the more important one. */
-export function dedupe(s: MaintainedStore): number {
+/** The rows of ns near row by meaning (the same words give the same vector) that hold the same words. */
+function sameWordsNear(s: MaintainedStore, row: number): number[] {
+  const ix = s.index;
+  const terms = ix.terms(row).slice();
+  const out: number[] = [];
+  for (const d of ix.topk(s.deps.vecdot, ix.vector(row), ix.norms[row]!, 6, ix.nsOf(row))) if (d.row !== row && termCosine(terms, ix.terms(d.row)) >= 1 - DEDUP_DISTANCE) out.push(d.row);
+  return out;
+}
+
+/**
+ * Merges near-duplicates (the same words: term cosine distance below 0.05) in
+ * each namespace, keeping the more important one; `all` false looks only at
+ * the memories changed without the check.
+ */
+export function dedupe(s: MaintainedStore, all = true): number {
   s.checkBusy();
   const ix = s.index;
   const gone = new Set<string>();
   const bumped = new Map<string, MemRecord>();
   const order: number[] = [];
-  for (let r = 0; r < ix.count; r++) order.push(r);
+  for (let r = 0; r < ix.count; r++) if (all || s.unchecked.has(ix.idOf(r))) order.push(r);
+  s.unchecked.clear();
   order.sort((a, b) => ix.importanceOf(b) - ix.importanceOf(a) || ix.createdAtOf(a) - ix.createdAtOf(b));
+  let n = 0;
   for (const row of order) {
+    if ((++n & 63) === 0) s.feed();
     const keepId = ix.idOf(row);
     if (gone.has(keepId)) continue;
-    for (const m of ix.sameWords(s.deps, ix.terms(row).slice(), ix.vector(row), ix.norms[row]!, ix.nsOf(row), 1 - DEDUP_DISTANCE)) {
-      const otherId = ix.idOf(m.row);
-      if (otherId === keepId || gone.has(otherId)) continue;
-      gone.add(otherId);
-      const cur = bumped.get(keepId) ?? ix.rec(row);
-      const other = m.row;
+    for (const near of sameWordsNear(s, row)) {
+      const nearId = ix.idOf(near);
+      if (nearId === keepId || gone.has(nearId)) continue;
+      // the more important one stays (ties: the older); in the full pass that is always `row`
+      const rowWins = ix.importanceOf(row) > ix.importanceOf(near) || (ix.importanceOf(row) === ix.importanceOf(near) && ix.createdAtOf(row) <= ix.createdAtOf(near));
+      const [keep, other] = rowWins ? [row, near] : [near, row];
+      const winId = ix.idOf(keep);
+      gone.add(ix.idOf(other));
+      const cur = bumped.get(winId) ?? ix.rec(keep);
       const permanent = cur.permanent || ix.permanentAt(other);
-      bumped.set(keepId, {
+      bumped.set(winId, {
         ...cur,
         importance: Math.min(1, Math.max(cur.importance, ix.importanceOf(other)) + DEDUP_BUMP),
         permanent,
         pinned: cur.pinned || ix.pinnedAt(other),
         ttlHours: permanent || cur.ttlHours < 0 || ix.ttlOf(other) < 0 ? -1 : Math.max(cur.ttlHours, ix.ttlOf(other)),
       });
+      if (!rowWins) break;
     }
   }
   if (!gone.size) return 0;
@@ -109,7 +139,7 @@ export function dream(s: MaintainedStore, steps: number): { decayed: number; pru
   for (const id of prunedIds) ix.remove(id);
   // Without a card the snapshot cannot be rewritten: keep the changes for the card's return.
   if (s.degraded) for (const id of prunedIds) s.offline.push({ del: id });
-  const merged = dedupe(s);
+  const merged = dedupe(s, false);
   if (decayed + prunedIds.length + merged > 0) s.compact();
   return { decayed, pruned: prunedIds.length, merged };
 }

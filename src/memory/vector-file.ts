@@ -221,7 +221,7 @@ export class VectorFile implements TextSource {
    * in the new snapshot. On failure the previous snapshot and journal stay
    * valid. Payloads are asked for one at a time, so a snapshot never lies in RAM whole.
    */
-  compact(emb: EmbeddingConfig, count: number, payloadOf: (i: number) => Uint8Array): number[] {
+  compact(emb: EmbeddingConfig, count: number, payloadOf: (i: number) => Uint8Array, feed: () => void = () => undefined): number[] {
     this.close();
     this.sd.mkdir(this.dir);
     const next = this.gen + 1;
@@ -235,6 +235,8 @@ export class VectorFile implements TextSource {
         const p = payloadOf(i);
         at.push(size + 8);
         size += writeFramePieces(this.sha, f, [p]);
+        // thousands of memories take seconds on the device: the watchdog must not take it for a hang
+        if ((i & 255) === 255) feed();
       }
       f.sync();
     } finally {

@@ -91,6 +91,8 @@ export interface StoreDeps {
   log: Log;
   config: ConfigStore;
   people: People;
+  /** Feeds the task watchdog during long work (a compaction of thousands of memories). */
+  feed?: () => void;
 }
 
 export type Change = StoreChange;
@@ -121,6 +123,8 @@ export class VectorStore {
   sides: RankingSides = 'both';
   /** The vectors were made with another embedding than the embedder's: re-embedding is due (reembed()). */
   stale = false;
+  /** Ids of memories changed without the duplicate check (memory.update, merges from offline): dedupe's periodic pass looks at these. */
+  unchecked = new Set<string>();
   /** Re-embedding's progress: memories done of total; error: why the last attempt stopped. */
   reembedding: { done: number; total: number; error: string | null } | null = null;
 
@@ -162,6 +166,10 @@ export class VectorStore {
 
   norm(vec: Int8Array): number {
     return Math.fround(Math.sqrt(this.deps.vecdot.dot(vec, vec)));
+  }
+
+  feed(): void {
+    this.deps.feed?.();
   }
 
   protectedAt(row: number): boolean {
@@ -216,6 +224,7 @@ export class VectorStore {
         if ('del' in op && !this.index.rowOf(op.del)) continue;
         try {
           this.commit([op]);
+          if ('put' in op) this.unchecked.add(op.put.id);
         } catch (e) {
           this.deps.log.warn('mem', `merging a memory made without a card failed: ${String(e)}`);
         }
@@ -308,7 +317,7 @@ export class VectorStore {
         coldAt[r] = p.length - cold.length;
         coldLen[r] = cold.length;
         return p;
-      });
+      }, this.deps.feed);
       for (let r = 0; r < at.length; r++) ix.relocate(r, { file: 1, off: at[r]! + coldAt[r]!, len: coldLen[r]! });
     } catch (e) {
       this.deps.log.warn('mem', `compaction failed (the journal stays valid): ${String(e)}`);
@@ -642,6 +651,7 @@ export class VectorStore {
     const otherRow = id !== target.id ? this.index.rowOf(id) : undefined;
     if (otherRow !== undefined) rec.importance = Math.min(1, Math.max(rec.importance, this.index.importanceOf(otherRow)) + DEDUP_BUMP);
     this.commit([...(id !== target.id ? [{ del: target.id }] : []), { put: rec, vec: q, norm }]);
+    this.unchecked.add(rec.id);
     this.compactIfDue();
     return rec;
   }

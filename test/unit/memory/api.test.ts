@@ -116,7 +116,7 @@ describe('embeddings', () => {
     await m.store.write({ content: 'the umbrella hangs by the door' }, null);
     // the default: the image's static table (embed-static.ts)
     expect(m.store.emb).toEqual(m.defaultEmbedding());
-    expect(m.store.emb.model).toMatch(/^glove-100-w32k-[0-9a-f]{8}$/);
+    expect(m.store.emb.model).toMatch(/^glove-100-w24k-[0-9a-f]{8}$/);
     expect(await m.setEmbedding(m.defaultEmbedding())).toEqual({ changed: false, reembedded: 0 });
     expect(await m.setEmbedding({ provider: 'offline', model: 'hash-ngram-1', dims: 128 })).toEqual({ changed: true, reembedded: 2 });
     // in the background: memory answers busy (with the reason) until it is done, never with vectors of another embedding
