@@ -302,6 +302,21 @@ await otaBench(row, ok);
 console.log('\nLong-term memory (store search, usearch peer, heap per memory, boot load):');
 await memoryBench(row);
 
+console.log('\nMemory recall and costs on the device\'s path (the firmware on XS in the simulator, through /mcp; bench/locomo.mjs, bench/memory-costs.mjs):');
+{
+  const { recallBench, memoryCostsBench } = await import('./memory.mjs');
+  try {
+    await recallBench(row, ok);
+  } catch (e) {
+    row('memory recall on LoCoMo', `FAILED: ${e.message.split('\n')[0]}`);
+  }
+  try {
+    await memoryCostsBench(row, ok);
+  } catch (e) {
+    row('memory costs with 6000 memories', `FAILED: ${e.message.split('\n')[0]}`);
+  }
+}
+
 console.log('\nAssistant turn (simulator against the provider emulator on loopback):');
 {
   const { turnBench } = await import('./turn.mjs');
