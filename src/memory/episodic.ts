@@ -17,6 +17,7 @@
 // - Retention: day files older than 30 days are removed on a tick about
 //   every 6 hours (only while the clock is set).
 
+import { wordsMatcher } from './lexicon.ts';
 import type { Clock, SdCard, SdFile } from '../hal/index.ts';
 import { HalError } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
@@ -76,7 +77,7 @@ export interface AppendInput {
 export interface EpiQuery {
   kind?: string;
   session?: string;
-  /** Case-insensitive substring of the text. */
+  /** Words the row holds (lexicon.ts wordsMatcher: stems, any order and case), or the text as it is written. */
   text?: string;
   sinceHours?: number;
   beforeHours?: number;
@@ -445,14 +446,14 @@ export class EpisodicLog {
     const now = this.deps.clock.wallMs();
     const since = q.sinceHours !== undefined ? now - q.sinceHours * 3600_000 : -Infinity;
     const before = q.beforeHours !== undefined ? now - q.beforeHours * 3600_000 : Infinity;
-    const text = q.text ? q.text.toLowerCase() : '';
+    const text = q.text ? wordsMatcher(q.text) : null;
     return (r) =>
       (!q.kind || r.kind === q.kind) &&
       (!q.session || r.session === q.session) &&
       (!q.sessions || q.sessions.includes(r.session)) &&
       r.ts >= since &&
       r.ts <= before &&
-      (!text || r.text.toLowerCase().includes(text));
+      (!text || text(r.text));
   }
 
   /** The hot window (and rows waiting for the card), newest first. */

@@ -37,8 +37,8 @@ function isWordChar(c: number): boolean {
   return !(c >= 0x2000 && c <= 0x206f) && c !== 0xa0 && c !== 0x3000 && !(c >= 0x3001 && c <= 0x303f) && !(c >= 0xff01 && c <= 0xff0f);
 }
 
-/** Calls visit(hash) for each counted word of text, in order. */
-function eachTerm(text: string, visit: (h: number) => void): void {
+/** Calls visit(hash, word) for each counted word of text, in order (the word as stemmed). */
+function eachTerm(text: string, visit: (h: number, word: string) => void): void {
   const lower = text.toLowerCase();
   let start = -1;
   let ascii = true;
@@ -48,13 +48,13 @@ function eachTerm(text: string, visit: (h: number) => void): void {
     start = -1;
     if (STOP.has(w)) return;
     if (ascii) w = stem(w);
-    visit(hashWord(w));
+    visit(hashWord(w), w);
   };
   for (let i = 0; i < lower.length; i++) {
     const c = lower.charCodeAt(i);
     if (isCjk(c)) {
       flush(i);
-      visit(hashWord(lower[i]!));
+      visit(hashWord(lower[i]!), lower[i]!);
     } else if (isWordChar(c)) {
       if (start < 0) {
         start = i;
@@ -94,6 +94,32 @@ export function queryTerms(text: string): Uint32Array {
     if (seen.length < MAX_QUERY_TERMS && !seen.includes(h)) seen.push(h);
   });
   return Uint32Array.from(seen);
+}
+
+/**
+ * A matcher of texts holding every counted word of `query` (stems, any order,
+ * any case: "budget meetings" finds "the meeting about the budget"), or the
+ * query as it is written. A stem is a prefix of the words it stands for, so a
+ * text that lacks one as a substring is passed over without being split.
+ */
+export function wordsMatcher(query: string): (text: string) => boolean {
+  const literal = query.toLowerCase();
+  const stems: string[] = [];
+  const hashes: number[] = [];
+  eachTerm(query, (h, w) => {
+    if (!hashes.includes(h)) {
+      hashes.push(h);
+      stems.push(w);
+    }
+  });
+  return (text) => {
+    const lower = text.toLowerCase();
+    if (lower.includes(literal)) return true;
+    if (!stems.length || !stems.every((s) => lower.includes(s))) return false;
+    const have = new Set<number>();
+    eachTerm(text, (h) => void have.add(h));
+    return hashes.every((h) => have.has(h));
+  };
 }
 
 /**

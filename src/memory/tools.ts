@@ -347,7 +347,7 @@ function memoryEpisodicTool(memory: Memory): ToolSpec {
       properties: {
         kind: { type: 'string', enum: ['message', 'tool_output', 'llm_response', 'file', 'image', 'audio', 'transcript', 'log'] },
         session: { type: 'string' },
-        text: { type: 'string', description: 'words the row contains' },
+        text: { type: 'string', description: 'words the row contains (any order, any form: meeting finds meetings)' },
         limit: { type: 'integer', description: 'rows, 1-100 (default 20)' },
         since_hours: { type: 'number' },
         before_hours: { type: 'number' },

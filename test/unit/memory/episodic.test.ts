@@ -46,6 +46,18 @@ describe('episodic rows', () => {
     expect(page).toMatchObject({ olderExists: false, nextBefore: null });
   });
 
+  it('finds rows by their words in any order and form, or by the text as written', () => {
+    const { device } = start();
+    const log = device.ctx.memory.episodic;
+    log.append({ session: 'main', role: 'creator', kind: 'message', text: 'We walked the dogs along the river on Sunday' });
+    log.append({ session: 'main', role: 'assistant', kind: 'message', text: 'The river walk sounds lovely' });
+    const words = (text: string) => log.query({ limit: 10, session: 'main', text }).rows.map((r) => r.text);
+    expect(words('dog walking')).toEqual(['We walked the dogs along the river on Sunday']);
+    expect(words('RIVER walk')).toHaveLength(2);
+    expect(words('cats')).toEqual([]);
+    expect(words('ong the riv')).toEqual(['We walked the dogs along the river on Sunday']);
+  });
+
   it('refuses bad rows with a clear error and appends nothing', () => {
     const { device } = start();
     const log = device.ctx.memory.episodic;

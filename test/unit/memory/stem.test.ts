@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { stemmer } from 'stemmer';
 import { describe, expect, it } from 'vitest';
 import { stem } from '../../../src/memory/stem.ts';
-import { queryTerms, termCosine, termList } from '../../../src/memory/lexicon.ts';
+import { queryTerms, termCosine, termList, wordsMatcher } from '../../../src/memory/lexicon.ts';
 
 describe('the Porter stemmer', () => {
   it('stems every word of the repository documents as the stemmer package does', () => {
@@ -35,5 +35,16 @@ describe('the words of a memory', () => {
     expect(termCosine(a.terms, termList('My brother lives in Brno').terms)).toBeLessThan(0.5);
     expect(queryTerms('running runs ran').length).toBe(2); // run (twice), ran
     expect(termList('会议在星期一').length).toBe(6); // each CJK character a word
+  });
+});
+
+describe('the episodic search by words', () => {
+  it('finds rows holding every word of the query in any form and order, or the text as written', () => {
+    const m = wordsMatcher('budget meetings');
+    expect(m('We had the meeting about the Budget today')).toBe(true);
+    expect(m('The budget is tight')).toBe(false);
+    expect(wordsMatcher('C++ ')('I code in C++ daily')).toBe(true);
+    expect(wordsMatcher('running shoes')('she runs in new shoes')).toBe(true);
+    expect(wordsMatcher('the of')('anything at all')).toBe(false);
   });
 });
