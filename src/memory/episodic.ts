@@ -17,7 +17,6 @@
 // - Retention: day files older than 30 days are removed on a tick about
 //   every 6 hours (only while the clock is set).
 
-import { wordsMatcher } from './lexicon.ts';
 import type { Clock, SdCard, SdFile } from '../hal/index.ts';
 import { HalError } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
@@ -26,6 +25,7 @@ import { capBytes } from '../util/cap.ts';
 import { randomId, type RandomFill } from '../util/ids.ts';
 import { decode, encode, utf8Length } from '../util/utf8.ts';
 import { frame, readBackward, readForward } from './frames.ts';
+import { wordsMatcher } from './lexicon.ts';
 import {
   EPI_BOOT_BYTES,
   EPI_BOOT_ROWS,
@@ -37,12 +37,12 @@ import {
   EPI_TEXT_MAX_BYTES,
   EPI_WINDOW,
 } from './limits.ts';
+import { encodeCursor, parseCursor, Ring, type Pos } from './episodic-ring.ts';
 import { dayName, dayOf, parseDayName } from './time.ts';
-import { MemoryError } from './vector-store.ts';
+import { MemoryError } from './store-types.ts';
 import { stringify } from '../util/json.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const CURSOR_TEXT = /^(\d{8})\.(\d{1,12})$/;
 const DAY_FILE = /^(\d{8})\.log$/;
 
 export const ROLES = ['creator', 'assistant', 'system', 'tool'] as const;
@@ -102,85 +102,6 @@ const BLOB_PATH_MAX = 200;
 const TAGS_MAX = 8;
 const TAG_MAX_BYTES = 32;
 const MAX_PAYLOAD = EPI_TEXT_MAX_BYTES + 2048;
-
-interface Pos {
-  day: number;
-  off: number;
-}
-
-/** Rows in RAM, newest last: parallel arrays in a circle (4000 small objects would cost more). */
-class Ring {
-  private json: string[];
-  private ts: Float64Array;
-  private size: Int32Array;
-  private day: Int32Array;
-  private off: Float64Array;
-  private head = 0;
-  count = 0;
-  bytes = 0;
-
-  constructor(
-    readonly maxRows: number,
-    readonly maxBytes: number,
-  ) {
-    this.json = new Array<string>(maxRows);
-    this.ts = new Float64Array(maxRows);
-    this.size = new Int32Array(maxRows);
-    this.day = new Int32Array(maxRows);
-    this.off = new Float64Array(maxRows);
-  }
-
-  /** Adds the newest row; returns the positions of rows pushed out (oldest first). */
-  push(json: string, ts: number, pos: Pos | null): number {
-    const n = utf8Length(json);
-    let evicted = 0;
-    while (this.count && (this.count >= this.maxRows || this.bytes + n > this.maxBytes)) {
-      this.bytes -= this.size[this.head]!;
-      this.json[this.head] = '';
-      this.head = (this.head + 1) % this.maxRows;
-      this.count--;
-      evicted++;
-    }
-    const at = (this.head + this.count) % this.maxRows;
-    this.json[at] = json;
-    this.ts[at] = ts;
-    this.size[at] = n;
-    this.day[at] = pos ? pos.day : -1;
-    this.off[at] = pos ? pos.off : -1;
-    this.count++;
-    this.bytes += n;
-    return evicted;
-  }
-
-  /** i = 0 is the newest. */
-  at(i: number): { json: string; ts: number; pos: Pos | null } {
-    const k = (this.head + this.count - 1 - i) % this.maxRows;
-    const day = this.day[k]!;
-    return { json: this.json[k]!, ts: this.ts[k]!, pos: day >= 0 ? { day, off: this.off[k]! } : null };
-  }
-
-  oldest(): { ts: number; pos: Pos | null } | null {
-    return this.count ? this.at(this.count - 1) : null;
-  }
-
-  clear(): void {
-    this.json = new Array<string>(this.maxRows);
-    this.head = 0;
-    this.count = 0;
-    this.bytes = 0;
-  }
-}
-
-export function encodeCursor(p: Pos): string {
-  return `${dayName(p.day)}.${p.off}`;
-}
-
-export function parseCursor(s: string): Pos | null {
-  const m = CURSOR_TEXT.exec(s.trim());
-  if (!m) return null;
-  const day = parseDayName(m[1]!);
-  return day === null ? null : { day, off: Number(m[2]) };
-}
 
 /** A row as stored (short keys; empty blobPath and tags left out): rows are small, so keys would be a third of the log. */
 function encodeRow(r: EpisodicRow): string {

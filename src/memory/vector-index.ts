@@ -1,7 +1,7 @@
 // The working set in RAM, as columns: one packed int8 matrix (rows x dims)
-// with a norm per row, each row's term list (lexicon.ts) in one packed pool,
-// the fields every search needs in typed arrays (id, namespace, importance,
-// TTL, times, flags, sizes), and where the row's content lies: on the card
+// with a norm per row, each row's term list (term-pool.ts), the fields every
+// search needs in typed arrays (id, namespace, importance, TTL, times, flags,
+// sizes), and where the row's content lies (content-places.ts): on the card
 // (the file and offset of its JSON, read for the rows a search returns) or,
 // without a card, in RAM. About 220 bytes a memory of 100 dimensions,
 // whatever its content's length (docs/decisions.md, "Memory in RAM").
@@ -14,14 +14,15 @@
 
 import type { LexicalApi } from '../../modules/lexical/lexical.ts';
 import type { VecdotApi } from '../../modules/vecdot/vecdot.ts';
+import { grown } from './columns.ts';
+import { ContentPlaces, type TextSource, type TextWhere } from './content-places.ts';
 import { IdTable } from './id-table.ts';
 import { asQuery, termCosine, termList, type TermList } from './lexicon.ts';
-import { decodeCold, idHalves, idOf, type RecordCold, type RecordHot } from './record-bin.ts';
+import { idHalves, idOf, type RecordCold, type RecordHot } from './record-bin.ts';
 import type { MemRecord } from './record.ts';
+import { TermPool } from './term-pool.ts';
 
-/** BM25's parameters: the usual k1 and b (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009). */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
+export type { TextSource, TextWhere } from './content-places.ts';
 
 const CREATOR = 1;
 const PERMANENT = 2;
@@ -40,27 +41,6 @@ export interface LexicalHits {
   best: Scored[];
 }
 
-/** Where a row's content JSON lies on the card: the snapshot (1) or the journal (2), at an offset. */
-export interface TextWhere {
-  file: 1 | 2;
-  off: number;
-  len: number;
-}
-
-/** Reads content JSON from the card (null when it cannot). */
-export interface TextSource {
-  read(file: 1 | 2, off: number, len: number): Uint8Array | null;
-}
-
-/** Texts kept in RAM for rows whose content is on the card: what a store keeps when the card goes. */
-const WARM_MAX = 400;
-
-function grown<T extends Int8Array | Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array>(a: T, n: number): T {
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a);
-  return b;
-}
-
 export class VectorIndex {
   matrix: Int8Array;
   norms: Float32Array;
@@ -75,27 +55,13 @@ export class VectorIndex {
   private archived: Float64Array;
   private flags: Uint8Array;
   private size: Uint16Array;
-  private textFile: Uint8Array;
-  private textOff: Uint32Array;
-  private textLen: Uint32Array;
-  /** Term lists: row r's terms are pool[off[r] .. off[r] + len[r]); dl[r] its word count. */
-  private pool = new Uint32Array(1024);
-  private poolUsed = 0;
-  private poolGarbage = 0;
-  private off: Uint32Array;
-  private len: Uint16Array;
-  private dl: Uint16Array;
+  private readonly pool: TermPool;
+  private readonly places: ContentPlaces;
   private readonly ids: IdTable;
   private nsNames: string[] = [];
   private nsIds = new Map<string, number>();
   private perNs = new Map<string, number>();
   private masks = new Map<string, Float32Array>();
-  /** Content and rare fields of the rows whose content is in RAM (textFile 0), by id. */
-  private ram = new Map<string, RecordCold>();
-  /** Texts of rows on the card, kept for the case the card goes (the most recently read or written). */
-  private warm = new Map<string, RecordCold>();
-  /** Where content on the card is read from (the store's files). */
-  source: TextSource | null = null;
 
   constructor(
     readonly dims: number,
@@ -113,17 +79,21 @@ export class VectorIndex {
     this.archived = new Float64Array(capacity);
     this.flags = new Uint8Array(capacity);
     this.size = new Uint16Array(capacity);
-    this.textFile = new Uint8Array(capacity);
-    this.textOff = new Uint32Array(capacity);
-    this.textLen = new Uint32Array(capacity);
-    this.off = new Uint32Array(capacity);
-    this.len = new Uint16Array(capacity);
-    this.dl = new Uint16Array(capacity);
+    this.pool = new TermPool(capacity);
+    this.places = new ContentPlaces(capacity);
     this.ids = new IdTable(
       () => this.idHi,
       () => this.idLo,
       capacity,
     );
+  }
+
+  /** Where content on the card is read from (the store's files). */
+  get source(): TextSource | null {
+    return this.places.source;
+  }
+  set source(s: TextSource | null) {
+    this.places.source = s;
   }
 
   get count(): number {
@@ -169,15 +139,14 @@ export class VectorIndex {
   }
   /** Words the lexical side counted in the row (BM25's length). */
   wordsOf(row: number): number {
-    return this.dl[row]!;
+    return this.pool.words(row);
   }
   creatorAt(row: number): boolean {
     return (this.flags[row]! & CREATOR) !== 0;
   }
   /** Where row's content lies on the card, or null (in RAM). */
   whereOf(row: number): TextWhere | null {
-    const f = this.textFile[row]!;
-    return f === 1 || f === 2 ? { file: f, off: this.textOff[row]!, len: this.textLen[row]! } : null;
+    return this.places.whereOf(row);
   }
 
   rowOf(id: string): number | undefined {
@@ -189,27 +158,12 @@ export class VectorIndex {
 
   /** The row's content and rare fields: from RAM, or read from the card. */
   cold(row: number): RecordCold {
-    const id = this.idOf(row);
-    const kept = this.ram.get(id) ?? this.warm.get(id);
-    if (kept) return kept;
-    const w = this.whereOf(row);
-    const bytes = w && this.source ? this.source.read(w.file, w.off, w.len) : null;
-    const c = bytes ? decodeCold(bytes) : null;
-    if (!c) return { content: '', source: 'self', metadata: null };
-    this.keepWarm(id, c);
-    return c;
-  }
-
-  private keepWarm(id: string, c: RecordCold): void {
-    this.warm.delete(id);
-    this.warm.set(id, c);
-    if (this.warm.size > WARM_MAX) this.warm.delete(this.warm.keys().next().value as string);
+    return this.places.cold(row, this.idOf(row));
   }
 
   /** Whether row's content can be had without the card. */
   inRam(row: number): boolean {
-    const id = this.idOf(row);
-    return this.ram.has(id) || this.warm.has(id);
+    return this.places.inRam(this.idOf(row));
   }
 
   /** The whole record of a row (its content read from the card when it lies there). */
@@ -246,7 +200,7 @@ export class VectorIndex {
 
   /** Row's term list (a view into the pool: read it before the index changes). */
   terms(row: number): Uint32Array {
-    return this.pool.subarray(this.off[row]!, this.off[row]! + this.len[row]!);
+    return this.pool.terms(row);
   }
 
   /** Bytes the index holds for its vectors (matrix and norms, at its capacity). */
@@ -256,7 +210,7 @@ export class VectorIndex {
 
   /** Bytes the index holds for its term lists (pool and per-row offsets, at their capacity). */
   lexicalBytes(): number {
-    return this.pool.byteLength + this.off.byteLength + this.len.byteLength + this.dl.byteLength;
+    return this.pool.bytes();
   }
 
   // ---- changing ----
@@ -276,12 +230,8 @@ export class VectorIndex {
     this.archived = grown(this.archived, cap);
     this.flags = grown(this.flags, cap);
     this.size = grown(this.size, cap);
-    this.textFile = grown(this.textFile, cap);
-    this.textOff = grown(this.textOff, cap);
-    this.textLen = grown(this.textLen, cap);
-    this.off = grown(this.off, cap);
-    this.len = grown(this.len, cap);
-    this.dl = grown(this.dl, cap);
+    this.pool.grow(cap);
+    this.places.grow(cap);
   }
 
   private nsIndex(ns: string): number {
@@ -317,7 +267,7 @@ export class VectorIndex {
       this.idHi[row] = h.idHi;
       this.idLo[row] = h.idLo;
       this.ids.insert(row);
-      this.len[row] = 0;
+      this.pool.open(row);
       this.perNs.set(h.ns, this.countIn(h.ns) + 1);
     } else {
       const old = this.nsOf(row);
@@ -327,28 +277,12 @@ export class VectorIndex {
       }
     }
     this.setFields(row, h, cold?.archivedAt ?? 0);
-    this.setTerms(row, terms);
+    this.pool.set(row, terms, this.rows);
     this.matrix.set(vec.subarray(0, this.dims), row * this.dims);
     this.norms[row] = norm;
-    this.placeText(row, cold, where);
+    this.places.place(row, this.idOf(row), cold, where);
     this.changed();
     return row;
-  }
-
-  private placeText(row: number, cold: RecordCold | null, where: TextWhere | null): void {
-    const id = this.idOf(row);
-    this.ram.delete(id);
-    if (where) {
-      this.textFile[row] = where.file;
-      this.textOff[row] = where.off;
-      this.textLen[row] = where.len;
-      if (cold) this.keepWarm(id, cold);
-      else this.warm.delete(id);
-    } else {
-      this.textFile[row] = 0;
-      this.warm.delete(id);
-      if (cold) this.ram.set(id, cold);
-    }
   }
 
   /** Adds or replaces a whole record (its terms made from its content). */
@@ -366,7 +300,7 @@ export class VectorIndex {
     const row = this.rowOf(rec.id);
     if (row === undefined) return;
     const [idHi, idLo] = idHalves(rec.id);
-    this.setFields(row, { ...rec, idHi, idLo, words: this.dl[row]! }, rec.archivedAt ?? this.archived[row]!);
+    this.setFields(row, { ...rec, idHi, idLo, words: this.pool.words(row) }, rec.archivedAt ?? this.archived[row]!);
     if (this.nsOf(row) !== rec.ns) this.changed();
   }
 
@@ -381,61 +315,12 @@ export class VectorIndex {
 
   /** The row's content now lies here on the card (after a compaction moved it). */
   relocate(row: number, where: TextWhere): void {
-    const id = this.idOf(row);
-    const kept = this.ram.get(id);
-    this.textFile[row] = where.file;
-    this.textOff[row] = where.off;
-    this.textLen[row] = where.len;
-    if (kept) {
-      this.ram.delete(id);
-      this.keepWarm(id, kept);
-    }
+    this.places.relocate(row, this.idOf(row), where);
   }
 
   /** Every row's content kept in RAM from now on (the card is gone): rows whose content cannot be had are returned. */
   toRam(): number[] {
-    const lost: number[] = [];
-    for (let r = 0; r < this.rows; r++) {
-      if (this.textFile[r] === 0) continue;
-      const id = this.idOf(r);
-      const w = this.warm.get(id);
-      if (!w) {
-        lost.push(r);
-        continue;
-      }
-      this.ram.set(id, w);
-      this.warm.delete(id);
-      this.textFile[r] = 0;
-    }
-    return lost;
-  }
-
-  private setTerms(row: number, t: TermList): void {
-    if (this.poolUsed + t.terms.length > this.pool.length) {
-      if (this.poolGarbage > this.poolUsed / 4) this.compactPool();
-      if (this.poolUsed + t.terms.length > this.pool.length) this.pool = grown(this.pool, Math.max(this.poolUsed + t.terms.length, Math.ceil(this.pool.length * 1.25)));
-    }
-    this.poolGarbage += this.len[row]!; // 0 for a new row
-    this.pool.set(t.terms, this.poolUsed);
-    this.off[row] = this.poolUsed;
-    this.len[row] = t.terms.length;
-    this.dl[row] = t.length;
-    this.poolUsed += t.terms.length;
-  }
-
-  /** Packs the live rows' terms to the front of the pool. */
-  private compactPool(): void {
-    const p = new Uint32Array(Math.max(1024, this.poolUsed - this.poolGarbage + 256));
-    let at = 0;
-    for (let r = 0; r < this.rows; r++) {
-      const n = this.len[r]!;
-      p.set(this.pool.subarray(this.off[r]!, this.off[r]! + n), at);
-      this.off[r] = at;
-      at += n;
-    }
-    this.pool = p;
-    this.poolUsed = at;
-    this.poolGarbage = 0;
+    return this.places.toRam(this.rows, (r) => this.idOf(r));
   }
 
   private changed(): void {
@@ -449,18 +334,15 @@ export class VectorIndex {
     const ns = this.nsOf(row);
     const last = this.rows - 1;
     this.ids.remove(row);
-    this.ram.delete(id);
-    this.warm.delete(id);
-    this.poolGarbage += this.len[row]!;
+    this.places.remove(row, last, id);
+    this.pool.remove(row, last);
     if (row !== last) {
       this.matrix.copyWithin(row * this.dims, last * this.dims, (last + 1) * this.dims);
-      for (const a of [this.norms, this.idHi, this.idLo, this.nsIx, this.imp, this.ttl, this.created, this.updated, this.archived, this.flags, this.size, this.textFile, this.textOff, this.textLen, this.off, this.len, this.dl])
-        a[row] = a[last]!;
+      for (const a of [this.norms, this.idHi, this.idLo, this.nsIx, this.imp, this.ttl, this.created, this.updated, this.archived, this.flags, this.size]) a[row] = a[last]!;
       this.ids.moved(last, row);
     }
     this.rows--;
     this.norms[last] = 0;
-    this.len[last] = 0;
     this.perNs.set(ns, this.countIn(ns) - 1);
     this.changed();
     return true;
@@ -470,12 +352,9 @@ export class VectorIndex {
     this.rows = 0;
     this.ids.clear();
     this.perNs.clear();
-    this.ram.clear();
-    this.warm.clear();
+    this.places.clear();
     this.norms.fill(0);
-    this.len.fill(0);
-    this.poolUsed = 0;
-    this.poolGarbage = 0;
+    this.pool.clear();
     this.changed();
   }
 
@@ -516,7 +395,7 @@ export class VectorIndex {
     const idf = new Float64Array(query.length);
     const idx = new Int32Array(Math.max(1, k));
     const score = new Float32Array(Math.max(1, k));
-    const n = lexical.bm25(this.pool, this.off, this.len, this.dl, rows, this.normsFor(ns), query, query.length, BM25_K1, BM25_B, scores, idf, k, idx, score);
+    const n = this.pool.bm25(lexical, rows, this.normsFor(ns), query, scores, idf, k, idx, score);
     let idfSum = 0;
     for (let i = 0; i < query.length; i++) idfSum += idf[i]!;
     const best: Scored[] = [];
