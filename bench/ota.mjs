@@ -54,14 +54,16 @@ async function xsRun(dir, cfg, sha) {
 async function installOnSim(dir) {
   const v1 = await buildFirmware({ outDir: join(dir, 'v1'), version: 'v1.0.0', force: true });
   const v2small = await buildFirmware({ outDir: join(dir, 'v2'), version: 'v2.0.0', force: true });
-  // Pad v2's bundle with a comment to a full-size image.
+  // Pad v2's bundle with a comment to a full-size image (the assets stay after the bundle).
   const small = readFileSync(v2small);
   const jsonLen = small.readUInt32LE(8);
-  const header = JSON.parse(small.toString('utf8', 16, 16 + jsonLen));
-  const bundle = small.subarray(16 + jsonLen);
+  const bundleLen = small.readUInt32LE(12);
+  const { assets: _assetsLen, ...header } = JSON.parse(small.toString('utf8', 16, 16 + jsonLen));
+  const bundle = small.subarray(16 + jsonLen, 16 + jsonLen + bundleLen);
+  const assets = small.subarray(16 + jsonLen + bundleLen);
   const pad = SLOT - 64 * 1024 - small.length;
   const v2 = join(dir, 'v2-big.img');
-  writeFileSync(v2, makeImage(Buffer.concat([bundle, Buffer.from(`\n/*${'x'.repeat(pad)}*/\n`)]), header));
+  writeFileSync(v2, makeImage(Buffer.concat([bundle, Buffer.from(`\n/*${'x'.repeat(pad)}*/\n`)]), header, assets.length ? assets : null));
   const size = readFileSync(v2).length;
   release({ image: v2, version: 'v2.0.0', keyPem: ensureTestSigningKey().pem, out: join(dir, 'feed') });
   const server = await startUpdateServer({ root: join(dir, 'feed') });

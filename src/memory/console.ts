@@ -92,7 +92,7 @@ export function memoryCommands(memory: Memory, k: Kernel): Command[] {
     {
       verb: 'EPIQ',
       usage: '[@<cursor>] <text>',
-      help: 'search the episodic log for text: the hot window, or a cold scan from @cursor',
+      help: 'search the episodic log by words (any order and form) or the text as written: the hot window, or a cold scan from @cursor',
       run: (c) => {
         let args = c.args;
         let cursor: string | null = null;
