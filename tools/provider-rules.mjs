@@ -162,6 +162,13 @@ export function checkRound(dialect, rec, ctx) {
       if (!next || (want !== undefined && next.id !== want) || (want === undefined && typeof next.id !== 'string')) return { status: 400, message: REASONING_FOLLOWER.replace('%s', item.id) };
     }
   }
+  // OpenAI: stream_options only beside stream: true (API 400 "The 'stream_options' parameter is only allowed when
+  // 'stream' is enabled."; SDK ChatCompletionCreateParamsNonStreaming and ResponseCreateParamsNonStreaming document it as such).
+  if ((dialect === 'chat' || dialect === 'responses') && b.stream_options != null && b.stream !== true && ctx.family !== 'mistral') {
+    return { status: 400, message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", code: 'invalid_value' };
+  }
+  // stream is a boolean in every dialect (SDK params: stream?: boolean / true / false | null).
+  if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') return { status: 400, message: `stream: Input should be a valid boolean` };
   if (dialect === 'responses') {
     const p = responsesMcpProblem(b.tools);
     if (p) return { status: 400, message: p, code: 'invalid_value' };
@@ -174,6 +181,9 @@ export function checkRound(dialect, rec, ctx) {
     // SDK MessageCreateParamsBase.max_tokens is required.
     if (typeof b.max_tokens !== 'number') return { status: 400, message: 'max_tokens: Field required', type: 'invalid_request_error' };
   }
+  // Mistral's chat completions take no stream_options (SDK ChatCompletionStreamRequest has no such field; the API
+  // refuses fields it does not know with 422 "Extra inputs are not permitted").
+  if (dialect === 'chat' && ctx.family === 'mistral' && b.stream_options !== undefined) return { status: 422, message: 'stream_options: Extra inputs are not permitted' };
   if (dialect === 'chat' && ctx.family === 'mistral') {
     const messages = Array.isArray(b.messages) ? b.messages : [];
     for (const m of messages) {

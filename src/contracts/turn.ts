@@ -20,7 +20,7 @@
 
 import type { ArrayField, Field, ObjectField, StringField } from './contract-types.ts';
 import { DEVICE_ACTION, MODEL_CAP_BYTES } from './device-contract.ts';
-import type { CustomEndpoint, ProviderId, RoundRequest, RoundResult } from './provider-wire.ts';
+import type { CustomEndpoint, ProviderId, RoundRequest, RoundResult, RoundStream } from './provider-wire.ts';
 import type { SpawnSpec } from './turn-spawn.ts';
 
 export const MEMORY_CAP_BYTES = 1200;
@@ -226,7 +226,7 @@ export interface RoundCancel {
 
 /** The provider wire as the engine uses it (src/providers/wire.ts implements it). */
 export interface RoundSender {
-  round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel): Promise<RoundResult>;
+  round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel, stream?: RoundStream): Promise<RoundResult>;
 }
 
 /** A provider the turn may use, in the order it should be tried. */

@@ -29,6 +29,7 @@ import {
   cleanBase,
   configError,
   jsonBody,
+  jsonHeaders,
   readObject,
   splitSystem,
   toolsResult,
@@ -129,6 +130,7 @@ export function buildMessages(req: WireRound, o: MessagesOptions): BuildResult {
   const mcp = !o.schemaless && o.provider === 'anthropic' && req.mode === 'loop' && req.servers?.length ? messagesMcp(req.servers) : null;
   const { system, messages: msgs } = messages(req, o.provider, new Set(mcp?.servers.map((m) => String(m['name'])) ?? []));
   const body: Record<string, unknown> = { model: req.model, max_tokens: MAX_TOKENS };
+  if (req.stream) body['stream'] = true;
   system.push(req.schemaDoc);
   body['system'] = system.join('\n\n');
   body['messages'] = msgs;
@@ -145,10 +147,10 @@ export function buildMessages(req: WireRound, o: MessagesOptions): BuildResult {
     }
     if (mcp?.servers.length) body['mcp_servers'] = mcp.servers;
   }
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json', 'anthropic-version': ANTHROPIC_VERSION };
+  const headers: Record<string, string> = { ...jsonHeaders(req.stream), 'anthropic-version': ANTHROPIC_VERSION };
   if (mcp?.servers.length) headers['anthropic-beta'] = MCP_CLIENT_BETA;
   if (k.key !== null) headers['x-api-key'] = k.key;
-  return { url: o.url, headers, body: jsonBody(body) };
+  return { url: o.url, headers, body: jsonBody(body), dialect: 'messages' };
 }
 
 export function parseMessages(provider: ProviderId, status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
@@ -165,7 +167,7 @@ export function parseMessages(provider: ProviderId, status: number, bytes: Uint8
  * max_tokens, stop_sequence, tool_use, pause_turn, refusal,
  * model_context_window_exceeded).
  */
-function readContent(provider: ProviderId, obj: Record<string, unknown>, req: RoundRequest): RoundResult {
+export function readContent(provider: ProviderId, obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   const content = obj['content'];
   const stop = obj['stop_reason'];
   if (stop === 'refusal') return fail('refused', `${provider}: the model declined to answer (refusal)`);

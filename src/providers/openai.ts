@@ -32,6 +32,7 @@ import {
   configError,
   contentText,
   jsonBody,
+  jsonHeaders,
   readObject,
   splitSystem,
   toolsResult,
@@ -106,6 +107,7 @@ export function buildResponses(req: WireRound, base: string, key: string | null)
   const body: Record<string, unknown> = { model: req.model, input: inputItems(req.transcript, req.schemaDoc, new Set(servers.map((t) => t.label))), store: false };
   // The round's deadline is sized to this (catalog.ts roundReadMs).
   body['max_output_tokens'] = RESPONSES_OUTPUT_TOKENS;
+  if (req.stream) body['stream'] = true;
   if (REASONING_MODEL.test(req.model)) body['include'] = ['reasoning.encrypted_content'];
   if (req.mode === 'single') {
     body['text'] = { format: { type: 'json_schema', name: req.schemaName, description: TURN_SCHEMA_DESCRIPTION, schema: req.schema, strict: true } };
@@ -122,9 +124,9 @@ export function buildResponses(req: WireRound, base: string, key: string | null)
       body['tool_choice'] = 'required';
     }
   }
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  const headers = jsonHeaders(req.stream);
   if (k.key !== null) headers['Authorization'] = `Bearer ${k.key}`;
-  return { url, headers, body: jsonBody(body) };
+  return { url, headers, body: jsonBody(body), dialect: 'responses' };
 }
 
 export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
@@ -136,7 +138,7 @@ export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequ
   return usage ? { ...r, usage } : r;
 }
 
-function readOutput(obj: Record<string, unknown>, req: RoundRequest): RoundResult {
+export function readOutput(obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   if (obj['status'] === 'failed') {
     const err = isPlainObject(obj['error']) ? obj['error'] : {};
     const text = [err['code'], err['message']].filter((v) => typeof v === 'string').join(': ');

@@ -85,6 +85,14 @@ export class ProviderSettings {
   midFail(): boolean {
     return this.store.str('midFail', '1') !== '0';
   }
+  /**
+   * stream (default on): turn rounds are streamed, so a spoken reply starts
+   * with its first sentence and a round's deadline counts silence; off reads
+   * every answer whole (today's path before streaming; the bench compares both).
+   */
+  stream(): boolean {
+    return this.store.str('stream', '1') !== '0';
+  }
 
   /** The owner's monthly token budget for a provider (0: none). */
   budget(provider: ProviderId): number {
@@ -101,6 +109,7 @@ export class ProviderSettings {
       provider: this.orchProvider(),
       directive: this.directive(),
       midFail: this.midFail(),
+      stream: this.stream(),
       promptBudget: this.promptBudget(),
       tlsVerify: this.tls.verify(),
       budgets: Object.fromEntries(PROVIDERS.map((p) => [p, this.budget(p) || null])),
@@ -162,8 +171,9 @@ export class ProviderSettings {
           break;
         }
         case 'midFail':
-          if (value !== '0' && value !== '1') return 'midFail must be 0 or 1';
-          writes.push(['midFail', value]);
+        case 'stream':
+          if (value !== '0' && value !== '1') return `${name} must be 0 or 1`;
+          writes.push([name, value]);
           break;
         case 'custom_model':
         case 'model':
