@@ -280,6 +280,24 @@ export function turnCancel(): TurnCancel {
   return c;
 }
 
+/**
+ * The reply as it grows, for whoever started the turn (the voice speaks it
+ * sentence by sentence): the provider's stream read as it arrives. Nothing of
+ * it is validated yet: memory writes, device actions, ask and spawn apply only
+ * once the whole turn has arrived and parsed, and deliver() still brings the
+ * final reply (or the error reply when the turn failed).
+ */
+export interface ReplyStream {
+  /** The reply grew by text (pieces in order, never half a character). */
+  grow(text: string): void;
+  /**
+   * What grew is void: its round ended without a turn (tool calls, a failure
+   * before a retry or a failover, a turn that failed validation). A later
+   * round may grow the reply again from its start.
+   */
+  reset(): void;
+}
+
 export interface TurnRequest {
   chat: string;
   text: string;
@@ -300,6 +318,8 @@ export interface TurnRequest {
   housekeeping?: boolean;
   /** Lets the starter stop the turn before its reply (TurnCancel). */
   cancel?: TurnCancel;
+  /** The reply as it grows (a streamed round), before the turn is complete (ReplyStream). */
+  stream?: ReplyStream;
 }
 
 export type CapName = 'rounds' | 'deadline' | 'heap' | 'bytes' | 'stall';
