@@ -82,6 +82,8 @@ function requestOf(ep: TtsEndpoint, text: string, format: SpeechFormat): ClientR
     headers,
     body: stringify({ model: ep.model, input: text, voice: ep.voice, response_format: format }),
     timeoutMs: TTS_TIMEOUT_MS,
+    // Speech changes nothing on the server: sent again on a fresh connection if a kept-alive one was closed.
+    idempotent: true,
   };
 }
 
@@ -101,12 +103,14 @@ function refusal(status: number, body: Uint8Array): string {
 /**
  * Asks for speech and streams the answer's bytes to onChunk (which may stop
  * it by returning false). Resolves with the byte count, or why it failed.
+ * cancel: its onCancel closes the request (a stop).
  */
-export async function streamSpeech(client: Client, ep: TtsEndpoint, text: string, format: SpeechFormat, onChunk: (bytes: Uint8Array) => boolean): Promise<SpeechResult> {
+export async function streamSpeech(client: Client, ep: TtsEndpoint, text: string, format: SpeechFormat, onChunk: (bytes: Uint8Array) => boolean, cancel?: { onCancel: (() => void) | null }): Promise<SpeechResult> {
   let status = 0;
   let bytes = 0;
   const errorBody: Uint8Array[] = [];
   const req = requestOf(ep, text, format);
+  if (cancel) req.cancel = cancel;
   req.onHead = (s) => {
     status = s;
     return true;

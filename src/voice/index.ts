@@ -21,7 +21,7 @@ import type { SttKeys } from '../stt/index.ts';
 import { voiceCommands, type RecordLike } from './console.ts';
 import { VoiceNotes } from './notes.ts';
 import { PushToTalk } from './ptt.ts';
-import { VoiceSession, type SessionNeeds, type SpeakLike, type VoiceOutcome } from './voice.ts';
+import { VoiceSession, type SessionNeeds, type SpeakLike, type SpeechStreamResult, type VoiceOutcome } from './voice.ts';
 
 export { VOICE_CHAT, VoiceSession, type VoiceOutcome, type VoiceState } from './voice.ts';
 export { END_SILENCE_MS, MAX_UTTERANCE_MS, NO_SPEECH_MS, SPEECH_RMS_MIN, Vad } from './vad.ts';
@@ -54,6 +54,7 @@ export interface VoiceOptions {
     recorder: { open: SessionNeeds['openMic'] };
     record(ms: number): Promise<RecordLike>;
     speak(text: string, opts: { voiceReply: boolean }): SpeakLike;
+    speakStream(opts: { voiceReply: boolean }): SpeechStreamResult;
   };
 }
 
@@ -88,6 +89,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
       episodic: o.episodic,
       turns: o.turns,
       speak: (text) => o.audio.speak(text, { voiceReply: true }),
+      speakStream: () => o.audio.speakStream({ voiceReply: true }),
       heap: () => k.hal.system.heap(),
       gc: () => k.hal.system.gc(),
     });

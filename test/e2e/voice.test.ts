@@ -51,7 +51,7 @@ describe('voice in on the simulator', () => {
     expect(seconds).toBeGreaterThan(2.1);
     expect(seconds).toBeLessThan(3.5);
     const stats = await rig.device.command('VOICE?');
-    expect(stats).toMatch(/^state=idle turns=1 stops=0\nlast: ok heard=\d+ms transcript=\d+ reply=\d+ firstAudio=\d+ xsPeak=\d+ xsStatic=\d+\nOK$/);
+    expect(stats).toMatch(/^state=idle turns=1 stops=0\nlast: ok heard=\d+ms transcript=\d+ reply=\d+ sentence=\d+ firstAudio=\d+ xsPeak=\d+ xsStatic=\d+\nOK$/);
     const epi = await rig.device.command('EPIQ what is the battery level');
     expect(epi).toMatch(/transcript/);
   }, 120_000);

@@ -38,10 +38,8 @@ describe('the reply scanner', () => {
         reply,
         fc.array(fc.tuple(fc.constantFrom('memory', 'ask', 'device', 'rep', 'replyx', 'mem_write'), other), { maxLength: 4 }),
         fc.nat(4),
-        fc.boolean(),
-        fc.boolean(),
-        fc.array(fc.nat(400), { maxLength: 40 }),
-        (r, members, where, ascii, fence) => {
+        fc.tuple(fc.boolean(), fc.boolean()),
+        (r, members, where, [ascii, fence]) => {
           const entries: Array<[string, unknown]> = [...members];
           entries.splice(Math.min(where, entries.length), 0, ['reply', r]);
           const obj = Object.fromEntries(entries);

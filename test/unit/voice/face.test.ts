@@ -46,6 +46,10 @@ function rig(board?: 'ring-tft') {
         spoken.push(text);
         return { ok: false, reason: 'voice replies are off', degraded: true };
       },
+      speakStream: () => {
+        spoken.push('(a spoken reply)');
+        return { ok: false, reason: 'voice replies are off', degraded: true };
+      },
     },
   };
   const face = mount(kernel, voice, options);
@@ -70,7 +74,7 @@ describe("voice's face", () => {
     expect(r.probes.map((p) => p())).toEqual([false]);
     r.answer({ status: 'ok', reply: 'Ten past four.', ask: '', error: null });
     expect(await out).toBe('Ten past four.\r\nnot spoken: voice replies are off\r\nOK\r\n');
-    expect(r.spoken).toEqual(['Ten past four.']);
+    expect(r.spoken).toEqual(['(a spoken reply)']);
     expect(r.face.session.state()).toBe('idle');
     expect(r.kernel.status.snapshot()).toMatchObject({ voice: { state: 'idle', turns: 1, stops: 0, last: 'ok' } });
   });

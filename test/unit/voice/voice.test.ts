@@ -296,7 +296,7 @@ describe('a spoken turn on the device', () => {
     expect(r.device.ctx.ring.view().name).toBe('off');
     serial.type('VOICE?\r\n');
     await r.mem.clock.until(() => /OK\r\n$/.test(serial.output), 1000, 10);
-    expect(serial.take()).toMatch(/state=idle turns=1 stops=0\r\nlast: ok heard=\d+ms transcript=\d+ reply=\d+ firstAudio=\d+ xsPeak=\d+ xsStatic=\d+\r\n/);
+    expect(serial.take()).toMatch(/state=idle turns=1 stops=0\r\nlast: ok heard=\d+ms transcript=\d+ reply=\d+ sentence=\d+ firstAudio=\d+ xsPeak=\d+ xsStatic=\d+\r\n/);
   });
 
   it('push to talk on the screen: hold listens, release ends it; a tap while the transcription is in flight stops it at once', async () => {
