@@ -12,7 +12,8 @@
 //                alphanumerics), ids mapped for the request (tool-ids.ts);
 //   lateSystem   "user" where the API refuses a system message after the
 //                conversation started (Mistral), else "system".
-// The leading system items and the turn's field docs become one system message.
+// The turn's field docs and the leading system items (the prompt's stable
+// part, then its changing part) become one system message.
 
 import { isPlainObject } from '../util/json.ts';
 import { NO_MESSAGE } from './anthropic.ts';
@@ -67,7 +68,8 @@ type Msg = Record<string, unknown>;
 
 function chatMessages(req: RoundRequest, flavor: ChatFlavor, docs: string): Msg[] {
   const { system, rest } = splitSystem(req.transcript);
-  system.push(docs);
+  // The field docs first: the unchanging text leads, for the providers' prefix caches.
+  system.unshift(docs);
   const ids = flavor.ids
     ? mapIds(
         rest.flatMap((i) => (i.kind === 'tool_call' || i.kind === 'tool_result' ? [i.id] : [])),

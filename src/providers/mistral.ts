@@ -59,7 +59,7 @@ function entries(req: RoundRequest): { instructions: string; inputs: unknown[] }
     }
   }
   if (!inputs.some((e) => isPlainObject(e) && e['role'] === 'user')) inputs.unshift({ type: 'message.input', role: 'user', content: NO_MESSAGE });
-  return { instructions: [...system, req.schemaDoc].join('\n\n'), inputs };
+  return { instructions: [req.schemaDoc, ...system].join('\n\n'), inputs };
 }
 
 function parseConversation(status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {

@@ -269,10 +269,9 @@ export class TurnEngine {
     if (assembled === CANCELLED) return this.cancelled(req, pending, log);
     const prompt = assembled;
     if (prompt.overBudget) log.warn('turn', `prompt ${prompt.bytes} bytes is over its ${prompt.budget}-byte budget even at the blocks' floors`);
-    const fresh = (): TranscriptItem[] => [
-      { kind: 'system', text: prompt.text },
-      { kind: 'user', text: userText },
-    ];
+    // The prompt's stable part and its changing part as two system items: the wire marks the end of the first cacheable.
+    const system = (): TranscriptItem[] => [prompt.stable, prompt.volatile].filter((t) => t !== '').map((text): TranscriptItem => ({ kind: 'system', text }));
+    const fresh = (): TranscriptItem[] => [...system(), { kind: 'user', text: userText }];
     const caller = this.caller(req);
     const tools = this.toolDefs(caller);
     const stats = { rounds: 0, toolCalls: 0, switches: 0, cap: null as CapName | null };
@@ -295,7 +294,7 @@ export class TurnEngine {
         // Too long for the model: start a fresh thread and have the chat folded soon.
         overflowRetried = true;
         this.deps.foldDue(req.chat);
-        transcript = [{ kind: 'system', text: prompt.text }, { kind: 'user', text: userText }];
+        transcript = fresh();
         continue;
       }
       const next = chain[index + 1];
