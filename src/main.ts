@@ -222,7 +222,9 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   });
   mount(kernel, storage, { card, timeline, files });
   mount(kernel, musicSubsystem, { player: music, card, audio });
-  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline, keys: embeddingKeys(providers, wire.usage), people: chat.people });
+  // The memory's remote embedder reaches the custom endpoint at its embeddings base URL (the endpoint's own, by default).
+  const embeddingSettings = { customBase: () => providers.customFor('embed').base, key: (p: 'openai' | 'mistral' | 'custom') => providers.key(p) };
+  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline, keys: embeddingKeys(embeddingSettings, wire.usage), people: chat.people });
   mount(kernel, web, {});
   mount(kernel, api, {});
   const docs = mount(kernel, docsSubsystem, {});

@@ -3,9 +3,11 @@
 // {model, input, voice, response_format}.
 //
 //   openai (default)  provider A's host with its key (set on the web page)
-//   custom            the custom endpoint's base URL (an OpenAI-compatible
-//                     speech server); its key only over https, keyless over
-//                     plain http (as every provider key)
+//   custom            the custom endpoint's speech base URL and model (its
+//                     own, or the endpoint's one base URL and tts-1: an
+//                     OpenAI-compatible speech server such as a local Piper);
+//                     its key only over https, keyless over plain http (as
+//                     every provider key)
 //
 // Anything else, or no key for the provider, is refused with a sentence
 // saying what to set; nothing is sent. The speaker asks for WAV (streamed
@@ -41,10 +43,11 @@ export interface TtsEndpoint {
   voice: string;
 }
 
-/** What the speech client needs of the provider settings (human-web-only: keys, the custom base). */
+/** What the speech client needs of the provider settings (human-web-only: keys, the custom endpoint's speech role). */
 export interface TtsKeys {
   key(provider: 'openai' | 'custom'): string | null;
-  customBase(): string;
+  /** The custom endpoint's base URL and model for speech (src/providers' customFor). */
+  customFor(role: 'tts'): { base: string; model: string };
 }
 
 export type EndpointResult = { ok: true; endpoint: TtsEndpoint } | { ok: false; reason: string };
@@ -59,10 +62,11 @@ export function ttsEndpoint(keys: TtsKeys, provSetting: unknown, voiceSetting: u
     return { ok: true, endpoint: { provider: 'openai', base: OPENAI_TTS_BASE, key, model: OPENAI_TTS_MODEL, voice } };
   }
   if (prov === 'custom') {
-    const base = keys.customBase().replace(TRAILING_SLASHES, '');
+    const role = keys.customFor('tts');
+    const base = role.base.trim().replace(TRAILING_SLASHES, '');
     if (!base) return { ok: false, reason: 'no-tts-endpoint: ttsProv is custom, and no custom endpoint is set; set its base URL on the web page' };
     const https = base.startsWith('https://');
-    return { ok: true, endpoint: { provider: 'custom', base, key: https ? keys.key('custom') : null, model: CUSTOM_TTS_MODEL, voice } };
+    return { ok: true, endpoint: { provider: 'custom', base, key: https ? keys.key('custom') : null, model: role.model || CUSTOM_TTS_MODEL, voice } };
   }
   return { ok: false, reason: `no-tts-provider: ttsProv ${capBytes(prov, 15)} has no speech endpoint on this device (openai or custom)` };
 }

@@ -18,6 +18,8 @@ import type { Subsystem } from '../core/subsystem.ts';
 import { MIX_RATE, rmsOf } from '../audio/index.ts';
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';
 import type { SttKeys } from '../stt/index.ts';
+import type { TtsKeys } from '../audio/index.ts';
+import { voiceRoutes, type VoiceSettingsPort } from './routes.ts';
 import { voiceCommands, type RecordLike } from './console.ts';
 import { VoiceNotes } from './notes.ts';
 import { PushToTalk } from './ptt.ts';
@@ -35,10 +37,10 @@ export const PTT_BUTTON = 'main';
 export interface VoiceOptions {
   /** The device's HTTP client: transcription requests (src/net/http/client.ts). */
   client: { request(req: ClientRequest): Promise<ClientResult> };
-  /** Provider keys and the custom endpoint's base (src/providers' settings; human-web-only). */
-  keys: SttKeys;
-  /** The device settings: sttProv (src/device's actions). */
-  settings: { config(key: 'sttProv'): unknown };
+  /** Provider keys and the custom endpoint's transcription and speech roles (src/providers' settings; human-web-only). */
+  keys: SttKeys & TtsKeys;
+  /** The device settings: sttProv, and the voice settings the web page sets (src/device's actions). */
+  settings: VoiceSettingsPort;
   /** Updates (src/ota): capture is refused while one installs, and one waits while voice listens. */
   updates: { installing(): boolean; addBusyProbe(probe: () => boolean): void };
   /** Whether the card is mounted and writable (recordings go there, else to a bounded RAM buffer). */
@@ -106,6 +108,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
     return {
       provides: { session, ptt, notes, stop },
       commands: voiceCommands({ session, record: (ms) => o.audio.record(ms), rmsOf, mixRate: MIX_RATE }),
+      routes: voiceRoutes(o.settings, o.keys, k.log),
       status: { sections: [() => ({ voice: { state: session.state(), turns: session.turns, stops: session.stops, last: session.last?.outcome ?? null } })] },
       stop,
     };

@@ -21,8 +21,8 @@ function rig(board?: 'ring-tft') {
   const holds: number[] = [];
   const options: VoiceOptions = {
     client: { request: async () => ({ ok: false, error: 'connect', message: 'no network here' }) },
-    keys: { key: () => 'sk-test', customBase: () => '' },
-    settings: { config: () => 'openai' },
+    keys: { key: () => 'sk-test', customFor: () => ({ base: '', model: '' }) },
+    settings: { config: () => 'openai', apply: () => ({ ok: true, note: 'config: saved' }) },
     updates: { installing: () => false, addBusyProbe: (p) => void probes.push(p) },
     card: { live: () => false },
     ring: {
