@@ -125,6 +125,9 @@ export async function transcribe(client: Client, ep: SttEndpoint, audio: AudioUp
     headers,
     bodySource: body.source,
     timeoutMs: STT_TIMEOUT_MS,
+    // A transcription changes nothing on the server, and the body rewinds (the recording is read again from the
+    // card or RAM): sent again on a fresh connection when a kept-alive one turns out closed.
+    idempotent: true,
     maxBodyBytes: STT_ANSWER_MAX,
     ...(cancel ? { cancel } : {}),
   });
