@@ -645,6 +645,10 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     rec.tokens = events ? tokenCount(events) : undefined;
     if (rec.body?.stream === true) {
       rec.streamed = true;
+      // The client closing the stream before its end (a stop): recorded as a hang-up.
+      res.on('close', () => {
+        if (!res.writableFinished) rec.hungUp = true;
+      });
       return sendStream(res, events, later, { pace, midError: b.midError, cut: b.cut, dialect, family, answer });
     }
     if (pace) return later(() => send(res, 200, answer, b), (pace.firstMs ?? 0) + (rec.tokens * 1000) / (pace.tokensPerS || Infinity));
