@@ -173,6 +173,14 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin });
   mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
+  // Kept-alive connections do not outlive the link they were made on: a dropped station, or a network fault
+  // (test builds), closes the idle ones, so the next request connects afresh (and fails if the network is down).
+  provisioning.onStation((st) => {
+    if (st.state !== 'connected') client.closeIdle();
+  });
+  faults.onChange((cap, on) => {
+    if (on && (cap === 'outbound' || cap === 'wifi-down')) client.closeIdle();
+  });
   mount(kernel, authSubsystem, { token, signin, secrets, passphrase, addresses: () => provisioning.addresses() });
   const connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets, addresses: () => provisioning.addresses(), chat: chat.commands });
   const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: connectors, turn: turnCodec });
