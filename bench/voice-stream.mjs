@@ -96,11 +96,14 @@ export async function voiceStreamBench(rounds = 3) {
         runs[path].push(await spoken(path, i));
       }
     }
-    // The live XS heap of a streamed voice turn (a collection at each step: slow, so after the timed turns).
-    await orch({ stream: '1' });
+    // The live XS heap of a voice turn on each path (a collection at each step: slow, so after the timed turns).
     await board.command('HEAPPROBE on');
-    const probed = await spoken('streamed', 'probed');
-    const live = stat((await board.command('VOICE?')).split('\n')[1]);
+    const livePeak = {};
+    for (const path of ['streamed', 'whole']) {
+      await orch({ stream: path === 'streamed' ? '1' : '0' });
+      const probed = await spoken(path, 'probed');
+      livePeak[path] = Number(stat((await board.command('VOICE?')).split('\n')[1]).xsLivePeak ?? 0) || probed.xsPeak;
+    }
     await board.command('HEAPPROBE off');
     const { first, all } = firstSentenceTokens(turn);
     const gap = 1000 / PROFILE.model.tokensPerS;
@@ -123,7 +126,8 @@ export async function voiceStreamBench(rounds = 3) {
       cachedBytes: median(warm('streamed').map((r) => r.cached)),
       xsPeak: Math.max(...runs.streamed.map((r) => r.xsPeak)),
       xsStatic: runs.streamed[0].xsStatic,
-      xsLivePeak: Number(live.xsLivePeak ?? 0) || probed.xsPeak,
+      xsLivePeak: livePeak.streamed,
+      xsLivePeakWhole: livePeak.whole,
     };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -150,7 +154,10 @@ export async function voiceStreamRows(row, ok) {
     `${v.coldHandshakes} on the first voice turn (the provider's connection was open from the turn before it), at most ${v.warmHandshakes} on each later one: kept alive across ${v.speechRequests + 2} requests a turn (transcription, the round, ${v.speechRequests} speech requests, one per sentence), each of which had its own before`,
   );
   row('  prompt bytes per voice turn (provider B round bodies)', `${kb(v.promptBytes)}, of which ${kb(v.cachedBytes)} in the cacheable prefix (tools, field docs and the stable prompt, marked cache_control)`);
-  row('  XS heap high-water during a streamed voice turn', `${kb(v.xsPeak - v.xsStatic)} above ${kb(v.xsStatic)} of code and module objects (not collected); live, with HEAPPROBE on: ${kb(v.xsLivePeak - v.xsStatic)}`);
+  row(
+    '  XS heap high-water during a streamed voice turn',
+    `live (HEAPPROBE on: collected at each step and while sound flows) ${kb(v.xsLivePeak - v.xsStatic)} above ${kb(v.xsStatic)} of code and module objects; the whole-answer path's in the same run ${kb(v.xsLivePeakWhole - v.xsStatic)}; not collected, XS let it reach ${kb(v.xsPeak - v.xsStatic)}`,
+  );
 }
 
 // node bench/voice-stream.mjs: this section alone (after npm run build).
