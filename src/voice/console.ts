@@ -70,6 +70,15 @@ export function voiceCommands(n: VoiceConsoleNeeds): Command[] {
       },
     },
     {
+      verb: 'VOICESTOP',
+      maxArgs: 0,
+      immediate: true,
+      help: 'stop the voice turn at once, as a tap does (listening, the transcription, the turn and its streamed round, the speech): it runs while VOICE still runs',
+      run: (c) => {
+        if (!n.session.stop()) c.out('nothing to stop: the voice turn is idle');
+      },
+    },
+    {
       verb: 'VOICE?',
       maxArgs: 0,
       help: 'the voice turn: state (idle, listening, thinking, speaking), turns and stops since boot, and the last turn (outcome, ms from the end of speech to the transcript, the whole reply, the first sentence given to speech and the first spoken audio, the XS heap high-water during it and the code part of the heap; with HEAPPROBE on, the live heap high-water too)',

@@ -2,7 +2,7 @@
 // aloud. The pieces: vad.ts (the end-of-speech detector), capture.ts (where
 // an utterance goes while spoken), voice.ts (the state machine: listening,
 // thinking, speaking, stop), ptt.ts (push to talk and the stop from touch
-// and a button), console.ts (MICREC, VOICE, VOICE?), and chat voice notes
+// and a button), console.ts (MICREC, VOICE, VOICESTOP, VOICE?), and chat voice notes
 // (notes.ts). Speech to text itself is src/stt's.
 //
 // voice declares what it needs of others in VoiceOptions (narrow: only what

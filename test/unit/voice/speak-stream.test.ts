@@ -154,6 +154,23 @@ describe('the reply spoken while it streams', () => {
     expect(r.asked).toHaveLength(1);
   });
 
+  it('the console stops it too: VOICESTOP runs while VOICE still runs, mid-stream', async () => {
+    const r = rig();
+    r.hold(true);
+    r.mem.serial.take();
+    r.mem.serial.type('VOICE is the coffee ready\r\n');
+    await r.mem.clock.until(() => r.asked.length > 0, 10_000, 10);
+    r.mem.serial.type('VOICESTOP\r\n');
+    await r.mem.clock.until(() => /ERR stopped\r\n/.test(r.mem.serial.output), 5_000, 10);
+    const out = r.mem.serial.take().replace(/\r/g, '');
+    // The stop's own answer, then VOICE's: stopped mid-stream, before the model finished writing.
+    expect(out).toBe('OK\nERR stopped\n');
+    expect(r.wire.finishedAt).toBeNull();
+    await r.mem.clock.advance(50);
+    expect(r.asked[0]!.socket.closed).toBe(true);
+    expect(await r.run('VOICESTOP')).toBe('nothing to stop: the voice turn is idle\nOK\n');
+  });
+
   it('a turn that fails validation after speech began stops speaking and says so', async () => {
     const r = rig();
     r.wire.broken = true;
