@@ -146,4 +146,39 @@ describe('streamed rounds through the wire', () => {
     expect(await whole.wire.round(roundRequest('anthropic'), 30_000, undefined, undefined, { onText: () => {}, turnLeftMs: 600_000 })).toMatchObject({ kind: 'turn', json: TURN_JSON });
     expect((ledger.view()['anthropic'] as { daily: { input: number } }).daily.input).toBe(10);
   });
+
+  it("the custom endpoint streams in its style; a server that refuses the schema (400) gets the schema-less retry, streamed too", async () => {
+    const rig = streamingRig();
+    rig.settings.base = 'http://llm.lan:8080';
+    const bodies: Array<Record<string, unknown>> = [];
+    rig.net.serve('llm.lan', 8080, (s) => {
+      s.onData = () => {
+        const text = s.text();
+        const end = text.indexOf('\r\n\r\n');
+        const len = Number(/content-length: (\d+)/i.exec(text)?.[1] ?? -1);
+        if (end < 0 || new TextEncoder().encode(text.slice(end + 4)).length < len) return;
+        const body = JSON.parse(text.slice(end + 4)) as Record<string, unknown>;
+        bodies.push(body);
+        if (body['response_format']) {
+          const err = JSON.stringify({ error: { message: 'json_schema is not supported', type: 'invalid_request_error' } });
+          s.send(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${err.length}\r\nConnection: close\r\n\r\n${err}`);
+          s.end();
+          return;
+        }
+        const events = [...Array.from({ length: Math.ceil(TURN_JSON.length / 7) }, (_, i) => ({ choices: [{ index: 0, delta: { content: TURN_JSON.slice(i * 7, i * 7 + 7) }, finish_reason: null }] })), { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }, { choices: [], usage: { prompt_tokens: 9, completion_tokens: 4 } }];
+        const sse = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+        const bytes = new TextEncoder().encode(sse);
+        s.send(`HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: ${bytes.length}\r\n\r\n`);
+        s.send(bytes);
+      };
+    });
+    let got = '';
+    const r = await rig.wire.round(roundRequest('custom', { mode: 'single' }), 30_000, undefined, undefined, { onText: (d) => (got += d), turnLeftMs: 600_000 });
+    expect(r).toMatchObject({ kind: 'turn', json: TURN_JSON, usage: { input: 9, output: 4 } });
+    expect(bodies.map((b) => [b['stream'], b['stream_options'], b['response_format'] !== undefined])).toEqual([
+      [true, { include_usage: true }, true],
+      [true, { include_usage: true }, false],
+    ]);
+    expect(got).toBe(TURN_JSON);
+  });
 });
