@@ -291,6 +291,12 @@ export interface ReplyStream {
   /** The reply grew by text (pieces in order, never half a character). */
   grow(text: string): void;
   /**
+   * The reply is whole (its string closed in the stream) while the rest of the
+   * turn (memory, actions) is still being written: its last sentence can be
+   * spoken now.
+   */
+  whole?(): void;
+  /**
    * What grew is void: its round ended without a turn (tool calls, a failure
    * before a retry or a failover, a turn that failed validation). A later
    * round may grow the reply again from its start.

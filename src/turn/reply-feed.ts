@@ -29,7 +29,20 @@ export class ReplyFeed {
   /** The stream of one round: its text goes through a fresh scanner. */
   round(turnLeftMs: number): RoundStream {
     const scanner = new ReplyScanner((t) => this.grow(t));
-    return { onText: (d) => scanner.push(d), turnLeftMs };
+    let told = false;
+    return {
+      onText: (d) => {
+        scanner.push(d);
+        if (told || !scanner.done || this.cancelled()) return;
+        told = true;
+        try {
+          this.req.stream?.whole?.();
+        } catch (e) {
+          this.warn(`the reply stream's listener failed: ${String(e)}`);
+        }
+      },
+      turnLeftMs,
+    };
   }
 
   /** Whether any of the reply grew in the round that just ended. */

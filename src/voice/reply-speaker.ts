@@ -67,6 +67,13 @@ export class ReplySpeaker {
     this.feed(text);
   }
 
+  /** The reply's text is whole (the turn still being written): its last sentence goes to speech now. */
+  whole(): void {
+    if (this.ended || this.replay !== null) return;
+    const last = this.splitter.flush();
+    if (last) this.say(last);
+  }
+
   /** What grew is void: the next reply is compared with what was given. */
   reset(): void {
     if (this.ended || !this.given) return;

@@ -401,6 +401,9 @@ export class VoiceSession {
         grow: (t) => {
           if (gen === this.gen) speaker.grow(t);
         },
+        whole: () => {
+          if (gen === this.gen) speaker.whole();
+        },
         reset: () => speaker.reset(),
       },
       speaker,

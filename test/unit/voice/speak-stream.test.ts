@@ -27,13 +27,14 @@ class StreamingWire extends TestWire {
   reply = 'The coffee is ready. It is still hot. Enjoy it while it lasts!';
   gapMs = 50;
   broken = false;
+  memory = '';
   finishedAt: number | null = null;
   constructor(private readonly mem: MemHal) {
     super();
   }
   override async round(req: RoundRequest, _t?: number, _e?: unknown, cancel?: RoundCancel, stream?: RoundStream): Promise<RoundResult> {
     this.seen.push(req);
-    const json = this.broken ? JSON.stringify({ reply: this.reply }) : JSON.stringify({ reply: this.reply, memory: '', ask: '' });
+    const json = this.broken ? JSON.stringify({ reply: this.reply }) : JSON.stringify({ reply: this.reply, memory: this.memory, ask: '' });
     let closed = false;
     if (cancel) cancel.onCancel = () => void (closed = true);
     for (let i = 0; i < json.length && !closed; i += 6) {
@@ -134,6 +135,16 @@ describe('the reply spoken while it streams', () => {
     expect(Number(m[3])).toBeGreaterThanOrEqual(Number(m[2]) + 300);
   });
 
+  it('a one-sentence reply is asked for as soon as its string closes, while the model still writes the rest of the turn', async () => {
+    const r = rig();
+    r.wire.reply = 'The coffee is ready.';
+    r.wire.memory = 'The owner asked about the coffee; it was ready at nine. '.repeat(8);
+    expect(await r.run('VOICE is the coffee ready')).toMatch(/^The coffee is ready\.\nspoken: /);
+    expect(r.asked.map((a) => a.input)).toEqual(['The coffee is ready.']);
+    // About 450 characters of memory still to come, 6 every 50 ms: seconds before the turn was whole.
+    expect(r.asked[0]!.at).toBeLessThan(r.wire.finishedAt! - 2000);
+  });
+
   it('a stop while it speaks closes the turn, the speech request in flight and the playback at once; nothing is recorded', async () => {
     const r = rig();
     r.hold(true);
@@ -179,7 +190,8 @@ describe('the reply spoken while it streams', () => {
     const inputs = r.asked.map((a) => a.input);
     expect(inputs[0]).toBe('The coffee is ready.');
     expect(inputs.at(-1)).toBe('Sorry, the model answered in a form I could not read. Please ask again.');
-    expect(inputs).not.toContain('Enjoy it while it lasts!');
+    // The apology is the last thing asked for: what streamed before it was stopped.
+    expect(inputs.filter((i) => i.startsWith('Sorry'))).toHaveLength(1);
   });
 });
 
