@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { _iterSSEMessages } from 'openai/core/streaming';
 import { describe, expect, it } from 'vitest';
+import { ChunkedDecoder } from '../../../src/net/http/parse.ts';
 import { SseParser } from '../../../src/net/http/sse.ts';
 
 const enc = new TextEncoder();
@@ -66,6 +67,39 @@ describe('the event stream parser', () => {
         expect(ours(bytes, Array.from({ length: bytes.length }, (_, i) => i))).toEqual(expected);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('over HTTP/1.1 chunked transfer: any chunk sizes, any TCP cuts, the same events', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 6 }), fc.array(fc.integer({ min: 1, max: 64 }), { minLength: 1, maxLength: 20 }), fc.array(fc.nat(3000), { maxLength: 20 }), async (events, sizes, cuts) => {
+        const bytes = enc.encode(streamText(events, '\n'));
+        // The body in transfer chunks of the given sizes (cycled), then the last chunk.
+        const parts: Uint8Array[] = [];
+        for (let at = 0, i = 0; at < bytes.length; i++) {
+          const piece = bytes.subarray(at, at + sizes[i % sizes.length]!);
+          parts.push(enc.encode(`${piece.length.toString(16)}\r\n`), piece, enc.encode('\r\n'));
+          at += piece.length;
+        }
+        parts.push(enc.encode('0\r\n\r\n'));
+        const wire = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+        let o = 0;
+        for (const p of parts) {
+          wire.set(p, o);
+          o += p.length;
+        }
+        const got: Ev[] = [];
+        const sse = new SseParser((e, d) => got.push({ event: e, data: d }));
+        const chunked = new ChunkedDecoder((b) => sse.feed(b));
+        let at = 0;
+        for (const c of [...new Set(cuts.filter((x) => x > 0 && x < wire.length))].sort((a, b) => a - b).concat(wire.length)) {
+          chunked.feed(wire.subarray(at, c));
+          at = c;
+        }
+        expect(chunked.done).toBe(true);
+        expect(got).toEqual(await sdk(bytes));
+      }),
+      { numRuns: 150 },
     );
   });
 
