@@ -356,6 +356,16 @@ console.log('\nVoice (a spoken turn on the simulator against the provider emulat
   }
 }
 
+console.log('\nVoice, streamed (answer aloud as soon as possible: a stated latency profile on the emulator, streamed and whole-answer paths side by side):');
+{
+  const { voiceStreamRows } = await import('./voice-stream.mjs');
+  try {
+    await voiceStreamRows(row, ok);
+  } catch (e) {
+    row('a streamed spoken turn on the simulator', `FAILED: ${e.message.split('\n')[0]}`);
+  }
+}
+
 console.log("\nThe Moddable SDK's desktop runtime (lin platform, the firmware preloaded with the device's creation sizes):");
 {
   const { linBench } = await import('./lin.mjs');

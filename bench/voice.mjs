@@ -25,7 +25,7 @@ export function speechWav(path, parts = [[300, 0], [1200, 4000], [1500, 0]]) {
 }
 
 /** One board control op over the device folder's socket (hosts/sim/board/control.ts: JSON lines). */
-async function control(deviceDir, op, args) {
+export async function control(deviceDir, op, args) {
   const path = join(deviceDir, 'control.sock');
   for (let i = 0; i < 200 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 20));
   return new Promise((resolve, reject) => {

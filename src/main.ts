@@ -173,6 +173,14 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
   const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin });
   mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
+  // Kept-alive connections do not outlive the link they were made on: a dropped station, or a network fault
+  // (test builds), closes the idle ones, so the next request connects afresh (and fails if the network is down).
+  provisioning.onStation((st) => {
+    if (st.state !== 'connected') client.closeIdle();
+  });
+  faults.onChange((cap, on) => {
+    if (on && (cap === 'outbound' || cap === 'wifi-down')) client.closeIdle();
+  });
   mount(kernel, authSubsystem, { token, signin, secrets, passphrase, addresses: () => provisioning.addresses() });
   const connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets, addresses: () => provisioning.addresses(), chat: chat.commands });
   const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: connectors, turn: turnCodec });
@@ -222,7 +230,9 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   });
   mount(kernel, storage, { card, timeline, files });
   mount(kernel, musicSubsystem, { player: music, card, audio });
-  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline, keys: embeddingKeys(providers, wire.usage), people: chat.people });
+  // The memory's remote embedder reaches the custom endpoint at its embeddings base URL (the endpoint's own, by default).
+  const embeddingSettings = { customBase: () => providers.customFor('embed').base, key: (p: 'openai' | 'mistral' | 'custom') => providers.key(p) };
+  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline, keys: embeddingKeys(embeddingSettings, wire.usage), people: chat.people });
   mount(kernel, web, {});
   mount(kernel, api, {});
   const docs = mount(kernel, docsSubsystem, {});

@@ -65,6 +65,27 @@ export interface Behaviour {
    * numbers wide, or exactly these vectors (a provider that answers wrongly).
    */
   embedding?: { width?: number; vectors?: number[][] };
+  /** A model's pace: the stream's first token after firstMs, then tokensPerS (a whole answer waits for all its tokens). */
+  pace?: Pace;
+  /** A streamed answer: the dialect's error event after this many tokens. */
+  midError?: { afterTokens: number };
+  /** A streamed answer: the connection dropped after this many tokens. */
+  cut?: { afterTokens: number };
+}
+
+export interface Pace {
+  firstMs?: number;
+  tokensPerS?: number;
+}
+
+/** A latency profile for every answer (Emulator.setLatency). */
+export interface Latency {
+  /** A transcription's answer after this long. */
+  transcriptionMs?: number;
+  /** Every round's model pace. */
+  model?: Pace;
+  /** A speech answer's first byte after this long. */
+  speechFirstByteMs?: number;
 }
 
 /** A held answer (Behaviour.barrier): the test waits for the request, acts, then opens it or sees the client hang up. */
@@ -107,6 +128,10 @@ export interface RecordedRequest {
   hungUp?: boolean;
   /** A transcription request's form (POST /v1/audio/transcriptions), as parsed and judged. */
   form?: import('./provider-rules.mjs').TranscriptionForm;
+  /** Answered as an event stream (the request asked stream: true). */
+  streamed?: boolean;
+  /** Tokens the answer carried (paced or streamed answers). */
+  tokens?: number;
 }
 
 export interface Emulator {
@@ -124,6 +149,9 @@ export interface Emulator {
   server: import('node:net').Server;
   script(behaviours: Behaviour | Behaviour[]): void;
   pending(): number;
+  /** Connections accepted so far (each a TCP and TLS handshake for the client). */
+  connections(): number;
+  setLatency(profile: Latency): void;
   reset(): void;
   close(): Promise<void>;
 }

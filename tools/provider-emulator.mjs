@@ -69,6 +69,7 @@ import { BRAVE_HOST, createSearchApi } from './search-fake.mjs';
 import { createImageApi, IMAGE_PATH } from './image-fake.mjs';
 import { checkEmbeddings, checkHeaders, checkOther, checkRound, checkTranscription, MESSAGE_STOP_REASONS, REASONING_MODEL } from './provider-rules.mjs';
 import { embeddingAnswer, embeddingModel } from './embedding-fake.mjs';
+import { sendStream, streamEvents, tokenCount } from './provider-stream.mjs';
 
 export const DEMO_HOST = 'demo.emulator.test';
 export const ROUTER_HOST = 'router.desk-assistant.invalid';
@@ -540,6 +541,10 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
   const followers = new Map();
   /** Sub-agent jobs (tools/agent-emulator.mjs). */
   const agentJobs = createAgentJobs();
+  /** The latency profile (setLatency): transcriptionMs, model { firstMs, tokensPerS }, speechFirstByteMs. */
+  let latency = {};
+  /** Connections accepted (each a TCP and TLS handshake for the client). */
+  let connections = 0;
   /** The web search and image APIs (their own fakes). */
   const search = createSearchApi();
   const images = createImageApi();
@@ -612,6 +617,11 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     if (b.overflow) return send(res, 400, overflowBody(dialect, family), b);
     if (b.status && b.status !== 200) return send(res, b.status, errorBody(dialect, family, b.status, b.message ?? `emulated HTTP ${b.status}`, b.code), b);
     if (dialect === 'models') return send(res, 200, modelListBody(rec.host, rec.path), b);
+    // The latency profile's waits (the bench's stated profile): once per request, before the answer.
+    if (!b.profiled && (dialect === 'transcription' || dialect === 'speech')) {
+      const wait = dialect === 'transcription' ? latency.transcriptionMs : latency.speechFirstByteMs;
+      if (wait) return later(() => perform(res, rec, dialect, { ...b, profiled: true }), wait);
+    }
     if (dialect === 'transcription') return send(res, 200, transcriptionBody(family, rec.form.fields.model, b.transcript ?? DEMO_TRANSCRIPT, audioSeconds(rec.form.file)), b);
     if (dialect === 'moderations') return send(res, 200, moderationBody(family, b.moderation ?? { categories: [] }), b);
     if (dialect === 'embeddings') {
@@ -628,7 +638,21 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     const s = summarize(dialect, rec.body);
     const scripted = b.turn !== undefined || b.tools !== undefined || b.text !== undefined || b.refusal !== undefined || b.pause !== undefined;
     const decided = b.demo || !scripted ? { ...demoDecide(s), reasoning: b.reasoning, mcp: b.mcp, chunks: b.chunks } : b;
-    return send(res, 200, success(dialect, family, s, decided, rec.body?.model ?? 'emulated', { include: rec.body?.include, followers }), b);
+    const answer = success(dialect, family, s, decided, rec.body?.model ?? 'emulated', { include: rec.body?.include, followers });
+    // A model's pace (the behaviour's, else the profile's): the stream token by token, a whole answer after all its tokens.
+    const pace = b.pace ?? latency.model ?? null;
+    const events = rec.body?.stream === true || pace ? streamEvents(dialect, family, answer, rec.body ?? {}) : null;
+    rec.tokens = events ? tokenCount(events) : undefined;
+    if (rec.body?.stream === true) {
+      rec.streamed = true;
+      // The client closing the stream before its end (a stop): recorded as a hang-up.
+      res.on('close', () => {
+        if (!res.writableFinished) rec.hungUp = true;
+      });
+      return sendStream(res, events, later, { pace, midError: b.midError, cut: b.cut, dialect, family, answer });
+    }
+    if (pace) return later(() => send(res, 200, answer, b), (pace.firstMs ?? 0) + (rec.tokens * 1000) / (pace.tokensPerS || Infinity));
+    return send(res, 200, answer, b);
   };
 
   const handler = (req, res) => {
@@ -717,7 +741,10 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
     creds = { cert: readFileSync(join(tmp, 'c.pem'), 'utf8'), key: readFileSync(join(tmp, 'k.pem'), 'utf8') };
   } else if (tls) creds = issueTestCert(names);
   const server = tls ? createHttpsServer(creds, handler) : createHttpServer(handler);
+  // The services keep an idle connection open far longer than Node's default 5 s.
+  server.keepAliveTimeout = 60_000;
   server.on('connection', (s) => {
+    connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -739,11 +766,18 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
           queue.push(...(Array.isArray(behaviours) ? behaviours : [behaviours]));
         },
         pending: () => queue.length,
+        /** Connections accepted so far (a client's handshakes). */
+        connections: () => connections,
+        /** A latency profile for every answer: transcriptionMs, model { firstMs, tokensPerS }, speechFirstByteMs ({} for none). */
+        setLatency(profile) {
+          latency = profile ?? {};
+        },
         reset() {
           queue.length = 0;
           requests.length = 0;
           keys.clear();
           agentJobs.reset();
+          latency = {};
         },
         close: () =>
           new Promise((r) => {

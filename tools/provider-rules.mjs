@@ -162,6 +162,13 @@ export function checkRound(dialect, rec, ctx) {
       if (!next || (want !== undefined && next.id !== want) || (want === undefined && typeof next.id !== 'string')) return { status: 400, message: REASONING_FOLLOWER.replace('%s', item.id) };
     }
   }
+  // OpenAI: stream_options only beside stream: true (API 400 "The 'stream_options' parameter is only allowed when
+  // 'stream' is enabled."; SDK ChatCompletionCreateParamsNonStreaming and ResponseCreateParamsNonStreaming document it as such).
+  if ((dialect === 'chat' || dialect === 'responses') && b.stream_options != null && b.stream !== true && ctx.family !== 'mistral') {
+    return { status: 400, message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", code: 'invalid_value' };
+  }
+  // stream is a boolean in every dialect (SDK params: stream?: boolean / true / false | null).
+  if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') return { status: 400, message: `stream: Input should be a valid boolean` };
   if (dialect === 'responses') {
     const p = responsesMcpProblem(b.tools);
     if (p) return { status: 400, message: p, code: 'invalid_value' };
@@ -171,9 +178,17 @@ export function checkRound(dialect, rec, ctx) {
     if (Array.isArray(b.mcp_servers) && b.mcp_servers.length && !betasOf(rec).includes(MCP_CLIENT_BETA)) return { status: 400, message: `mcp_servers: requires the anthropic-beta ${MCP_CLIENT_BETA}`, type: 'invalid_request_error' };
     const p = mcpServersProblem(b.mcp_servers, b.tools, { exactlyOne: true });
     if (p) return { status: 400, message: p, type: 'invalid_request_error' };
+    // Prompt caching (docs "Prompt caching": at most 4 cache breakpoints; SDK CacheControlEphemeral: type 'ephemeral',
+    // ttl '5m' or '1h'); the API answers 400 "A maximum of 4 blocks with cache_control may be provided. Found N.".
+    const marks = cacheMarks(b);
+    if (marks.some((m) => m?.type !== 'ephemeral' || (m.ttl !== undefined && m.ttl !== '5m' && m.ttl !== '1h'))) return { status: 400, message: 'cache_control: Input tag does not match the expected tag ephemeral', type: 'invalid_request_error' };
+    if (marks.length > 4) return { status: 400, message: `A maximum of 4 blocks with cache_control may be provided. Found ${marks.length}.`, type: 'invalid_request_error' };
     // SDK MessageCreateParamsBase.max_tokens is required.
     if (typeof b.max_tokens !== 'number') return { status: 400, message: 'max_tokens: Field required', type: 'invalid_request_error' };
   }
+  // Mistral's chat completions take no stream_options (SDK ChatCompletionStreamRequest has no such field; the API
+  // refuses fields it does not know with 422 "Extra inputs are not permitted").
+  if (dialect === 'chat' && ctx.family === 'mistral' && b.stream_options !== undefined) return { status: 422, message: 'stream_options: Extra inputs are not permitted' };
   if (dialect === 'chat' && ctx.family === 'mistral') {
     const messages = Array.isArray(b.messages) ? b.messages : [];
     for (const m of messages) {
@@ -192,6 +207,15 @@ export function checkRound(dialect, rec, ctx) {
     }
   }
   return null;
+}
+
+/** Every cache_control a Messages request carries: on tools, system blocks and message content blocks. */
+function cacheMarks(b) {
+  const out = [];
+  const blocks = [...(Array.isArray(b.tools) ? b.tools : []), ...(Array.isArray(b.system) ? b.system : [])];
+  for (const m of Array.isArray(b.messages) ? b.messages : []) if (Array.isArray(m?.content)) blocks.push(...m.content);
+  for (const x of blocks) if (x && typeof x === 'object' && x.cache_control != null) out.push(x.cache_control);
+  return out;
 }
 
 /**

@@ -15,8 +15,9 @@ import { MIC_RATE, Recorder } from './mic.ts';
 import type { AudioNeeds } from './options.ts';
 import { Speaker, type Voice } from './speaker.ts';
 import { isSlug, MIX_RATE, peakOf, SFX_SLUGS, sfxClip, themeOf, toneClip, type SfxSlug, type SfxTheme } from './synth.ts';
-import { fetchSpeech, streamSpeech, ttsEndpoint, type EndpointResult } from './tts.ts';
-import { Resampler, WavReader, wavHeader } from './wav.ts';
+import { SpeechStream } from './speech-stream.ts';
+import { fetchSpeech, ttsEndpoint, type EndpointResult } from './tts.ts';
+import { wavHeader } from './wav.ts';
 
 export const DEFAULT_SFX_VOL = 50;
 export const DEFAULT_SFX_LEVEL = 100;
@@ -143,6 +144,23 @@ export class Audio {
   speak(text: string, opts: { voiceReply: boolean }): SpeakTicket {
     const t = capBytes(text.trim(), SPEECH_CAP_BYTES);
     if (!t) return { ok: false, reason: 'empty: nothing to say', degraded: false };
+    const s = this.speakStream(opts);
+    if (!s.ok) return s;
+    s.stream.say(t);
+    s.stream.end();
+    const fetched = s.stream.fetched.then((r) => {
+      this.lastSpeech = { text: capBytes(t, 80), samples: s.stream.voice.total, error: r.ok ? null : r.reason };
+      return r.ok ? { ok: true as const, samples: r.samples, cut: r.cut } : r;
+    });
+    return { ok: true, text: t, voice: s.stream.voice, fetched, played: fetched.then(() => s.stream.voice.played()) };
+  }
+
+  /**
+   * A spoken reply given a sentence at a time (speech-stream.ts): the same
+   * checks as speak(), then one utterance in the mixer that each sentence's
+   * speech is appended to as it arrives. voiceReply as for speak().
+   */
+  speakStream(opts: { voiceReply: boolean }): { ok: true; stream: SpeechStream } | { ok: false; reason: string; degraded: boolean } {
     if (opts.voiceReply && !this.voiceReplies()) return { ok: false, reason: 'off: voice replies are off (ttsOn)', degraded: true };
     if (!this.hal.audio.present) return { ok: false, reason: 'no-speaker: this board has no speaker', degraded: false };
     const volume = this.volume();
@@ -151,32 +169,16 @@ export class Audio {
     if (!ep.ok) return { ok: false, reason: ep.reason, degraded: false };
     const voice = this.speaker.openSpeech(volume / 100, 'speech');
     if (!voice) return { ok: false, reason: 'busy: too many utterances are waiting to be spoken', degraded: false };
-    const limit = MAX_SPEECH_S * MIX_RATE;
-    let resampler: Resampler | null = null;
-    let cut = false;
-    const reader = new WavReader((mono) => {
-      const rate = reader.format!.sampleRate;
-      if (!resampler || resampler.from !== rate) resampler = new Resampler(rate, MIX_RATE);
-      voice.append(resampler.push(mono));
+    const stream = new SpeechStream({
+      client: this.parts!.client,
+      endpoint: ep.endpoint,
+      voice,
+      limit: MAX_SPEECH_S * MIX_RATE,
+      capBytes: SPEECH_CAP_BYTES,
+      log: this.log,
+      now: () => this.hal.clock.monoMs(),
     });
-    const fetched = (async () => {
-      const r = await streamSpeech(this.parts!.client, ep.endpoint, t, 'wav', (chunk) => {
-        if (voice.isAborted || !reader.push(chunk)) return false;
-        if (voice.total >= limit) cut = true;
-        return !cut;
-      });
-      const error = !r.ok ? r.reason : reader.error ? `tts-bad-audio: ${reader.error}` : voice.isAborted ? 'stopped' : !reader.inData ? 'tts-bad-audio: the answer held no audio' : null;
-      if (error) voice.abort();
-      else voice.end();
-      this.lastSpeech = { text: capBytes(t, 80), samples: voice.total, error };
-      if (error) {
-        this.log.warn('audio', `speech not played: ${error}`);
-        return { ok: false as const, reason: error };
-      }
-      this.log.info('audio', `speaking ${(voice.total / MIX_RATE).toFixed(1)} s${cut ? ` (cut at ${MAX_SPEECH_S} s)` : ''}`);
-      return { ok: true as const, samples: voice.total, cut };
-    })();
-    return { ok: true, text: t, voice, fetched, played: fetched.then(() => voice.played()) };
+    return { ok: true, stream };
   }
 
   /** TTSTG (and reply.telegram with voice): the text as speech (Ogg Opus) to a chat (default: the owner's) as a voice message. */

@@ -3,9 +3,11 @@
 // {model, input, voice, response_format}.
 //
 //   openai (default)  provider A's host with its key (set on the web page)
-//   custom            the custom endpoint's base URL (an OpenAI-compatible
-//                     speech server); its key only over https, keyless over
-//                     plain http (as every provider key)
+//   custom            the custom endpoint's speech base URL and model (its
+//                     own, or the endpoint's one base URL and tts-1: an
+//                     OpenAI-compatible speech server such as a local Piper);
+//                     its key only over https, keyless over plain http (as
+//                     every provider key)
 //
 // Anything else, or no key for the provider, is refused with a sentence
 // saying what to set; nothing is sent. The speaker asks for WAV (streamed
@@ -41,10 +43,11 @@ export interface TtsEndpoint {
   voice: string;
 }
 
-/** What the speech client needs of the provider settings (human-web-only: keys, the custom base). */
+/** What the speech client needs of the provider settings (human-web-only: keys, the custom endpoint's speech role). */
 export interface TtsKeys {
   key(provider: 'openai' | 'custom'): string | null;
-  customBase(): string;
+  /** The custom endpoint's base URL and model for speech (src/providers' customFor). */
+  customFor(role: 'tts'): { base: string; model: string };
 }
 
 export type EndpointResult = { ok: true; endpoint: TtsEndpoint } | { ok: false; reason: string };
@@ -59,10 +62,11 @@ export function ttsEndpoint(keys: TtsKeys, provSetting: unknown, voiceSetting: u
     return { ok: true, endpoint: { provider: 'openai', base: OPENAI_TTS_BASE, key, model: OPENAI_TTS_MODEL, voice } };
   }
   if (prov === 'custom') {
-    const base = keys.customBase().replace(TRAILING_SLASHES, '');
+    const role = keys.customFor('tts');
+    const base = role.base.trim().replace(TRAILING_SLASHES, '');
     if (!base) return { ok: false, reason: 'no-tts-endpoint: ttsProv is custom, and no custom endpoint is set; set its base URL on the web page' };
     const https = base.startsWith('https://');
-    return { ok: true, endpoint: { provider: 'custom', base, key: https ? keys.key('custom') : null, model: CUSTOM_TTS_MODEL, voice } };
+    return { ok: true, endpoint: { provider: 'custom', base, key: https ? keys.key('custom') : null, model: role.model || CUSTOM_TTS_MODEL, voice } };
   }
   return { ok: false, reason: `no-tts-provider: ttsProv ${capBytes(prov, 15)} has no speech endpoint on this device (openai or custom)` };
 }
@@ -82,6 +86,8 @@ function requestOf(ep: TtsEndpoint, text: string, format: SpeechFormat): ClientR
     headers,
     body: stringify({ model: ep.model, input: text, voice: ep.voice, response_format: format }),
     timeoutMs: TTS_TIMEOUT_MS,
+    // Speech changes nothing on the server: sent again on a fresh connection if a kept-alive one was closed.
+    idempotent: true,
   };
 }
 
@@ -101,12 +107,14 @@ function refusal(status: number, body: Uint8Array): string {
 /**
  * Asks for speech and streams the answer's bytes to onChunk (which may stop
  * it by returning false). Resolves with the byte count, or why it failed.
+ * cancel: its onCancel closes the request (a stop).
  */
-export async function streamSpeech(client: Client, ep: TtsEndpoint, text: string, format: SpeechFormat, onChunk: (bytes: Uint8Array) => boolean): Promise<SpeechResult> {
+export async function streamSpeech(client: Client, ep: TtsEndpoint, text: string, format: SpeechFormat, onChunk: (bytes: Uint8Array) => boolean, cancel?: { onCancel: (() => void) | null }): Promise<SpeechResult> {
   let status = 0;
   let bytes = 0;
   const errorBody: Uint8Array[] = [];
   const req = requestOf(ep, text, format);
+  if (cancel) req.cancel = cancel;
   req.onHead = (s) => {
     status = s;
     return true;

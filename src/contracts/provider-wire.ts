@@ -152,6 +152,20 @@ export type RoundResult = (
   usage?: Usage;
 };
 
+/**
+ * What a streamed round gives its caller (the turn engine) while it runs, when
+ * the wire streams (the owner's stream setting): the turn's text as it grows.
+ */
+export interface RoundStream {
+  /** The turn's text as it grows: orch_turn's arguments, or a single-shot round's JSON text. */
+  onText(delta: string): void;
+  /**
+   * What is left of the turn (ms): a streamed round that keeps flowing is cut
+   * only there; silence longer than the provider's read deadline ends it.
+   */
+  turnLeftMs: number;
+}
+
 /** One HTTP exchange a backend wants made (the body serialized once). */
 export interface WireRequest {
   url: string;

@@ -20,7 +20,7 @@
 
 import type { ArrayField, Field, ObjectField, StringField } from './contract-types.ts';
 import { DEVICE_ACTION, MODEL_CAP_BYTES } from './device-contract.ts';
-import type { CustomEndpoint, ProviderId, RoundRequest, RoundResult } from './provider-wire.ts';
+import type { CustomEndpoint, ProviderId, RoundRequest, RoundResult, RoundStream } from './provider-wire.ts';
 import type { SpawnSpec } from './turn-spawn.ts';
 
 export const MEMORY_CAP_BYTES = 1200;
@@ -226,7 +226,7 @@ export interface RoundCancel {
 
 /** The provider wire as the engine uses it (src/providers/wire.ts implements it). */
 export interface RoundSender {
-  round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel): Promise<RoundResult>;
+  round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel, stream?: RoundStream): Promise<RoundResult>;
 }
 
 /** A provider the turn may use, in the order it should be tried. */
@@ -280,6 +280,30 @@ export function turnCancel(): TurnCancel {
   return c;
 }
 
+/**
+ * The reply as it grows, for whoever started the turn (the voice speaks it
+ * sentence by sentence): the provider's stream read as it arrives. Nothing of
+ * it is validated yet: memory writes, device actions, ask and spawn apply only
+ * once the whole turn has arrived and parsed, and deliver() still brings the
+ * final reply (or the error reply when the turn failed).
+ */
+export interface ReplyStream {
+  /** The reply grew by text (pieces in order, never half a character). */
+  grow(text: string): void;
+  /**
+   * The reply is whole (its string closed in the stream) while the rest of the
+   * turn (memory, actions) is still being written: its last sentence can be
+   * spoken now.
+   */
+  whole?(): void;
+  /**
+   * What grew is void: its round ended without a turn (tool calls, a failure
+   * before a retry or a failover, a turn that failed validation). A later
+   * round may grow the reply again from its start.
+   */
+  reset(): void;
+}
+
 export interface TurnRequest {
   chat: string;
   text: string;
@@ -300,6 +324,8 @@ export interface TurnRequest {
   housekeeping?: boolean;
   /** Lets the starter stop the turn before its reply (TurnCancel). */
   cancel?: TurnCancel;
+  /** The reply as it grows (a streamed round), before the turn is complete (ReplyStream). */
+  stream?: ReplyStream;
 }
 
 export type CapName = 'rounds' | 'deadline' | 'heap' | 'bytes' | 'stall';

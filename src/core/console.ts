@@ -6,7 +6,8 @@
 // A command declares how many arguments it takes (maxArgs); the console
 // refuses more with a usage error, so extra words are never ignored.
 // Lines wait their turn in a bounded queue (MAX_QUEUE; beyond it a line is
-// answered "ERR busy" at once and not run).
+// answered "ERR busy" at once and not run), except an immediate command's (a
+// stop), which runs as soon as its line arrives, while another command runs.
 
 import type { Serial } from '../hal/index.ts';
 import { decode } from '../util/utf8.ts';
@@ -48,6 +49,11 @@ export interface Command {
    * word is never silently ignored. Absent: the command judges its own.
    */
   maxArgs?: number;
+  /**
+   * Runs as soon as its line arrives, even while another command runs (a
+   * stop for the command that runs): it must not wait on anything.
+   */
+  immediate?: boolean;
   run(call: CommandCall): void | Promise<void>;
 }
 
@@ -129,6 +135,11 @@ export class Console {
     if (!text) return;
     if (this.queue.length >= MAX_QUEUE) {
       this.serial.write(`ERR busy: ${MAX_QUEUE} lines are already waiting; this one was not run\r\n`);
+      return;
+    }
+    const space = text.search(WHITESPACE);
+    if (this.busy && this.commands.get((space < 0 ? text : text.slice(0, space)).toUpperCase())?.immediate) {
+      void this.execute(text);
       return;
     }
     this.queue.push(text);

@@ -1,7 +1,17 @@
-// The per-process prompt: named blocks in the spec's order, each supplied by
-// the subsystem that owns it through one interface, fitted into a byte
-// budget by one deterministic trim policy. The last assembly is kept for
-// GET /api/mem/working and the console's PROMPT?.
+// The per-process prompt: the spec's named blocks, each supplied by the
+// subsystem that owns it through one interface, fitted into a byte budget by
+// one deterministic trim policy. The last assembly is kept for GET
+// /api/mem/working and the console's PROMPT?.
+//
+// Order (decision, docs/decisions.md "The prompt's stable prefix"): the
+// blocks that stay the same from turn to turn come first (the directive, the
+// capability manifest, the sub-agent capabilities, providers and
+// connectors), then the ones that change (the time, the scratchpad, sessions,
+// memories, the conversation, spawn capacity, fresh results). A provider
+// that caches a prompt's prefix (Anthropic's cache_control, which the wire
+// sets at the end of the stable part; OpenAI's automatic prefix cache) then
+// reads the stable part from its cache on the next turn. Assembled gives both
+// parts apart (stable, volatile) for the wire to mark.
 //
 // Trim policy (when the blocks together exceed the budget): blocks give up
 // bytes in a fixed order, each down to its floor, until the prompt fits:
@@ -18,21 +28,25 @@
 import { capBytes } from '../util/cap.ts';
 import { utf8Length } from '../util/utf8.ts';
 
-/** The blocks in the spec's order (per-process prompt). */
+/** The blocks in the order they are sent: the stable ones first. */
 export const BLOCK_ORDER = [
   'directive',
+  'capabilities',
+  'subagent-capabilities',
+  'providers',
+  'now',
   'scratchpad',
   'sessions',
   'memories',
-  'capabilities',
   'conversation',
   'spawn-capacity',
   'fresh-results',
-  'subagent-capabilities',
-  'providers',
 ] as const;
 
 export type BlockName = (typeof BLOCK_ORDER)[number];
+
+/** The blocks that stay the same from turn to turn: the prompt's cacheable prefix. */
+export const STABLE_BLOCKS: readonly BlockName[] = ['directive', 'capabilities', 'subagent-capabilities', 'providers'];
 
 /** Order in which blocks give up bytes, and from which end. */
 const TRIM_ORDER: ReadonlyArray<[BlockName, 'oldest' | 'tail']> = [
@@ -78,6 +92,9 @@ export interface Section {
 
 export interface Assembled {
   text: string;
+  /** The stable blocks (the cacheable prefix) and the rest; text is the two joined. */
+  stable: string;
+  volatile: string;
   bytes: number;
   budget: number;
   overBudget: boolean;
@@ -142,12 +159,16 @@ export class PromptBlocks {
       sent: utf8Length(texts.get(name)!),
       text: texts.get(name)!,
     }));
-    const text = sections
-      .filter((s) => s.text)
-      .map((s) => s.text)
-      .join('\n\n');
+    const join = (list: Section[]): string =>
+      list
+        .filter((s) => s.text)
+        .map((s) => s.text)
+        .join('\n\n');
+    const stable = join(sections.filter((s) => STABLE_BLOCKS.includes(s.name)));
+    const volatile = join(sections.filter((s) => !STABLE_BLOCKS.includes(s.name)));
+    const text = stable && volatile ? `${stable}\n\n${volatile}` : stable || volatile;
     const bytes = utf8Length(text);
-    this.last = { text, bytes, budget, overBudget: bytes > budget, sections, at: now };
+    this.last = { text, stable, volatile, bytes, budget, overBudget: bytes > budget, sections, at: now };
     return this.last;
   }
 }

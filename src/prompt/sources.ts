@@ -1,7 +1,7 @@
 // The prompt blocks whose owners have no better home: the owner's directive,
 // the scratchpad with running memory, relevant memories, the capability
-// manifest (which opens with the owner's local date and time while the clock
-// is set: the model cannot know it otherwise) and
+// manifest, the owner's local date and time while the clock is set (the
+// model cannot know it otherwise) and
 // [PROVIDERS & CONNECTORS] (the recent conversation is the assistant's:
 // src/turn/conversation.ts). Sub-agent
 // blocks ([SPAWN CAPACITY], [FRESH RESULTS], the sessions digest and
@@ -62,9 +62,16 @@ export function registerCoreBlocks(k: Kernel, blocks: PromptBlocks, o: PromptOpt
       const tools = k.tools.list(caller).map((t) => `- ${k.tools.providerName(t.name)}: ${capBytes(t.description.split('\n')[0] ?? '', 160)}`);
       const b = k.hal.board;
       const device = `Device: ${b.type} (${b.display.width}x${b.display.height} screen${b.ringLeds ? `, ${b.ringLeds}-LED ring` : ''}${b.touch ? ', touch' : ''}${b.battery ? ', battery' : ''}), firmware ${k.hal.build.version}.`;
-      // Right under the heading: the block is trimmed from its end, so the now line is the last to go.
+      return ['[CAPABILITIES]', device, 'Tools:', ...tools].join('\n');
+    },
+  });
+  blocks.register({
+    // The owner's local time, while the clock is set (the model cannot know it otherwise): a block of its own at the
+    // head of the changing part, so the stable prefix before it stays the same from one minute to the next. Never trimmed.
+    name: 'now',
+    text: () => {
       const now = o.time.nowStamp();
-      return ['[CAPABILITIES]', ...(now ? [`Now: ${now}, the owner's local time.`] : []), device, 'Tools:', ...tools].join('\n');
+      return now ? `Now: ${now}, the owner's local time.` : '';
     },
   });
   blocks.register({

@@ -6,8 +6,9 @@
 //                auto: the schema is advisory, a plain-text answer is read
 //                as the turn and the device parser judges it;
 //   forced final only orch_turn, tool_choice pinned to it.
-// The leading system items become the system parameter (the API has no
-// system role in messages); later system items travel as user text.
+// The turn's field docs and the leading system items become the system
+// parameter (the API has no system role in messages), the stable part marked
+// for the prompt cache (systemParam); later system items travel as user text.
 // Thinking blocks, when returned, are kept as opaque items and replayed in
 // the assistant message ahead of its tool_use blocks, as the API requires.
 // Remote tool servers (the owner's approved connectors, tool-servers.ts) go
@@ -29,6 +30,7 @@ import {
   cleanBase,
   configError,
   jsonBody,
+  jsonHeaders,
   readObject,
   splitSystem,
   toolsResult,
@@ -123,14 +125,33 @@ function messages(req: RoundRequest, provider: ProviderId, declared: ReadonlySet
   return { system, messages: out };
 }
 
+/**
+ * The system parameter: the turn's field docs, the prompt's stable part, its
+ * changing part. For provider B the first two are one text block marked
+ * cache_control ephemeral: the cached prefix is then the tools, the docs and
+ * the stable prompt (the API caches tools, system and messages in that order,
+ * up to the marked block), read from the cache on the next turn within its
+ * lifetime. A custom server in messages style gets one plain string (not
+ * every one takes blocks or cache_control).
+ */
+function systemParam(docs: string, system: string[], cache: boolean): string | Block[] {
+  const [stable, ...rest] = system;
+  const head = stable === undefined ? docs : `${docs}\n\n${stable}`;
+  const tail = rest.join('\n\n');
+  if (!cache) return tail ? `${head}\n\n${tail}` : head;
+  const blocks: Block[] = [{ type: 'text', text: head, cache_control: { type: 'ephemeral' } }];
+  if (tail) blocks.push({ type: 'text', text: tail });
+  return blocks;
+}
+
 export function buildMessages(req: WireRound, o: MessagesOptions): BuildResult {
   const k = usableKey(o.url, o.key, o.provider, o.keyOptional);
   if (!('ok' in k)) return k;
   const mcp = !o.schemaless && o.provider === 'anthropic' && req.mode === 'loop' && req.servers?.length ? messagesMcp(req.servers) : null;
   const { system, messages: msgs } = messages(req, o.provider, new Set(mcp?.servers.map((m) => String(m['name'])) ?? []));
   const body: Record<string, unknown> = { model: req.model, max_tokens: MAX_TOKENS };
-  system.push(req.schemaDoc);
-  body['system'] = system.join('\n\n');
+  if (req.stream) body['stream'] = true;
+  body['system'] = systemParam(req.schemaDoc, system, o.provider === 'anthropic');
   body['messages'] = msgs;
   if (!o.schemaless) {
     const turnTool = { name: req.schemaName, description: TURN_TOOL_DESCRIPTION, input_schema: req.schema };
@@ -145,10 +166,10 @@ export function buildMessages(req: WireRound, o: MessagesOptions): BuildResult {
     }
     if (mcp?.servers.length) body['mcp_servers'] = mcp.servers;
   }
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json', 'anthropic-version': ANTHROPIC_VERSION };
+  const headers: Record<string, string> = { ...jsonHeaders(req.stream), 'anthropic-version': ANTHROPIC_VERSION };
   if (mcp?.servers.length) headers['anthropic-beta'] = MCP_CLIENT_BETA;
   if (k.key !== null) headers['x-api-key'] = k.key;
-  return { url: o.url, headers, body: jsonBody(body) };
+  return { url: o.url, headers, body: jsonBody(body), dialect: 'messages' };
 }
 
 export function parseMessages(provider: ProviderId, status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
@@ -165,7 +186,7 @@ export function parseMessages(provider: ProviderId, status: number, bytes: Uint8
  * max_tokens, stop_sequence, tool_use, pause_turn, refusal,
  * model_context_window_exceeded).
  */
-function readContent(provider: ProviderId, obj: Record<string, unknown>, req: RoundRequest): RoundResult {
+export function readContent(provider: ProviderId, obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   const content = obj['content'];
   const stop = obj['stop_reason'];
   if (stop === 'refusal') return fail('refused', `${provider}: the model declined to answer (refusal)`);

@@ -12,7 +12,8 @@
 //                alphanumerics), ids mapped for the request (tool-ids.ts);
 //   lateSystem   "user" where the API refuses a system message after the
 //                conversation started (Mistral), else "system".
-// The leading system items and the turn's field docs become one system message.
+// The turn's field docs and the leading system items (the prompt's stable
+// part, then its changing part) become one system message.
 
 import { isPlainObject } from '../util/json.ts';
 import { NO_MESSAGE } from './anthropic.ts';
@@ -20,6 +21,7 @@ import {
   argsText,
   contentText,
   jsonBody,
+  jsonHeaders,
   readObject,
   splitSystem,
   toolsResult,
@@ -28,6 +30,7 @@ import {
   TURN_SCHEMA_DESCRIPTION,
   TURN_TOOL_DESCRIPTION,
   type BuildResult,
+  type WireRound,
 } from './common.ts';
 import { fail, fromStatus, malformed } from './errors.ts';
 import { usageOf } from './usage.ts';
@@ -52,13 +55,21 @@ export interface ChatFlavor {
    * models there refuse max_tokens (max_completion_tokens instead).
    */
   maxTokens?: number;
+  /**
+   * A streamed round asks for the usage in its last chunk (stream_options
+   * include_usage: OpenAI's way; the API answers without usage otherwise).
+   * Mistral's and Z.ai's streams carry it by themselves, and Mistral's API
+   * takes no stream_options.
+   */
+  streamUsage?: boolean;
 }
 
 type Msg = Record<string, unknown>;
 
 function chatMessages(req: RoundRequest, flavor: ChatFlavor, docs: string): Msg[] {
   const { system, rest } = splitSystem(req.transcript);
-  system.push(docs);
+  // The field docs first: the unchanging text leads, for the providers' prefix caches.
+  system.unshift(docs);
   const ids = flavor.ids
     ? mapIds(
         rest.flatMap((i) => (i.kind === 'tool_call' || i.kind === 'tool_result' ? [i.id] : [])),
@@ -110,7 +121,16 @@ function fn(name: string, description: string, parameters: unknown, strict: bool
 }
 
 /** The body of one chat-completions round. schemaless: a single-shot round with no response_format. */
-export function chatBody(req: RoundRequest, flavor: ChatFlavor, model: string, schemaless = false): Record<string, unknown> {
+export function chatBody(req: WireRound, flavor: ChatFlavor, model: string, schemaless = false): Record<string, unknown> {
+  const body = roundBody(req, flavor, model, schemaless);
+  if (req.stream) {
+    body['stream'] = true;
+    if (flavor.streamUsage) body['stream_options'] = { include_usage: true };
+  }
+  return body;
+}
+
+function roundBody(req: RoundRequest, flavor: ChatFlavor, model: string, schemaless: boolean): Record<string, unknown> {
   if (req.mode === 'single') {
     const body: Record<string, unknown> = { model, messages: chatMessages(req, flavor, req.schemaDoc) };
     if (!schemaless) {
@@ -134,10 +154,10 @@ export function chatBody(req: RoundRequest, flavor: ChatFlavor, model: string, s
   return body;
 }
 
-export function buildChat(req: RoundRequest, flavor: ChatFlavor, url: string, key: string | null, model = req.model, schemaless = false): BuildResult {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+export function buildChat(req: WireRound, flavor: ChatFlavor, url: string, key: string | null, model = req.model, schemaless = false): BuildResult {
+  const headers = jsonHeaders(req.stream);
   if (key !== null) headers['Authorization'] = `Bearer ${key}`;
-  return { url, headers, body: jsonBody(chatBody(req, flavor, model, schemaless)) };
+  return { url, headers, body: jsonBody(chatBody(req, flavor, model, schemaless)), dialect: 'chat' };
 }
 
 export function parseChat(provider: ProviderId, status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
@@ -150,7 +170,7 @@ export function parseChat(provider: ProviderId, status: number, bytes: Uint8Arra
 }
 
 /** choices[0] by its finish_reason (OpenAI's stop, length, tool_calls, content_filter, function_call; Mistral's also model_length, error). */
-function readChoice(provider: ProviderId, obj: Record<string, unknown>, req: RoundRequest): RoundResult {
+export function readChoice(provider: ProviderId, obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   const choices = obj['choices'];
   const choice = Array.isArray(choices) ? choices[0] : undefined;
   const message = isPlainObject(choice) ? choice['message'] : undefined;

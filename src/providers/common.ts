@@ -25,7 +25,14 @@ export const TURN_SCHEMA_DESCRIPTION = 'The turn object. Its fields are document
 
 /** A build failure, in the Backend.build result shape. */
 export type BuildError = { kind: 'error'; error: 'config'; message: string };
-export type BuildResult = WireRequest | BuildError;
+/** Which event stream a streamed request's answer speaks (src/providers/stream*.ts read each). */
+export type StreamDialect = 'responses' | 'messages' | 'chat' | 'conversations';
+export type BuildResult = (WireRequest & { dialect?: StreamDialect }) | BuildError;
+
+/** The headers every JSON request carries; a streamed one asks for the event stream. */
+export function jsonHeaders(stream: boolean | undefined): Record<string, string> {
+  return { 'Content-Type': 'application/json', Accept: stream ? 'text/event-stream' : 'application/json' };
+}
 
 export function configError(message: string): BuildError {
   return { kind: 'error', error: 'config', message };
@@ -145,7 +152,8 @@ export function contentText(content: unknown): string {
  * no provider-side schema (the custom endpoint's retry after a 400), and a
  * backend with schemalessRetry gets that retry from the wire. servers are
  * the remote tool servers a loop round of provider A or B carries
- * (tool-servers.ts), resolved by the wire with their credentials.
+ * (tool-servers.ts), resolved by the wire with their credentials. stream
+ * asks for the answer as an event stream (stream: true in the body).
  */
-export type WireRound = RoundRequest & { schemaless?: boolean; servers?: ToolServer[] };
+export type WireRound = RoundRequest & { schemaless?: boolean; servers?: ToolServer[]; stream?: boolean };
 export type WireBackend = Backend & { schemalessRetry?: boolean };

@@ -62,18 +62,20 @@ export function wireCommands(p: WireConsoleParts): Command[] {
 
   const wireCommand: Command = {
     verb: 'WIRE',
-    usage: '<provider|demo> [single|loop|final] <text>',
-    help: 'send one provider round and print the turn reply or the tool calls',
+    usage: '<provider|demo> [single|loop|final] [stream] <text>',
+    help: 'send one provider round and print the turn reply or the tool calls; stream: streamed as a turn\'s rounds are (while the stream setting is on), with how many pieces of the turn arrived',
     run: async (c) => {
-      const [first, maybeMode, ...rest] = c.argv;
+      const [first, maybeMode, ...more] = c.argv;
       const which = providerArg(first);
       const provider: ProviderId = which === 'demo' ? 'custom' : which;
       const endpoint = which === 'demo' ? DEMO_ENDPOINT : undefined;
       const modeWord = (maybeMode ?? '').toLowerCase();
       const explicit = modeWord === 'single' || modeWord === 'loop' || modeWord === 'final';
-      const words = explicit ? rest : maybeMode === undefined ? rest : [maybeMode, ...rest];
+      const all = explicit ? more : maybeMode === undefined ? more : [maybeMode, ...more];
+      const streamed = all[0]?.toLowerCase() === 'stream';
+      const words = streamed ? all.slice(1) : all;
       const text = words.join(' ').trim();
-      if (!text) throw new CommandError('usage: WIRE <provider|demo> [single|loop|final] <text>');
+      if (!text) throw new CommandError('usage: WIRE <provider|demo> [single|loop|final] [stream] <text>');
       const mode = explicit ? (modeWord === 'single' ? 'single' : 'loop') : wire.loops(provider, endpoint) ? 'loop' : 'single';
       const caller = { via: 'turn' as const, admin: true, scheduled: false, unattended: false, person: null };
       const req: RoundRequest = {
@@ -93,7 +95,9 @@ export function wireCommands(p: WireConsoleParts): Command[] {
         connectors: true,
       };
       c.out(`provider=${which} model=${wire.modelFor(provider, req.model, endpoint)} mode=${mode}${req.forceFinal ? ' final' : ''}`);
-      const r = await wire.round(req, CONSOLE_ROUND_MS, endpoint);
+      let pieces = 0;
+      const r = await wire.round(req, CONSOLE_ROUND_MS, endpoint, undefined, streamed ? { onText: () => void pieces++, turnLeftMs: CONSOLE_ROUND_MS } : undefined);
+      if (streamed) c.out(`pieces=${pieces}`);
       if (r.kind === 'error') throw new CommandError(oneLine(`${r.error}${r.status !== undefined ? ` ${r.status}` : ''}: ${r.message}`));
       c.out(`kind=${r.kind}`);
       if (r.kind === 'tools') {

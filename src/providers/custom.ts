@@ -28,6 +28,7 @@ export const CUSTOM_FLAVOR: ChatFlavor = {
   lateSystem: 'system',
   strictTool: true,
   toolMessageName: false,
+  streamUsage: true,
 };
 
 export function customBackend(ep: CustomEndpoint): WireBackend {

@@ -49,6 +49,8 @@ export const providers: Subsystem<ProvidersOptions, ProvidersFace> = {
           () => ({ tlsVerify: o.tls.verify() }),
           // device.status and /api/state: usage.budget per provider (spec, device.status).
           () => ({ usage: { budget: usage.view() } }),
+          // The custom endpoint's base URL and model for each role (chat, transcription, speech, embeddings).
+          () => ({ customEndpoint: settings.rolesView() }),
         ],
       },
     };

@@ -13,7 +13,7 @@ import { isPlainObject } from '../util/json.ts';
 import { CATALOG, ROUND_OUTPUT_TOKENS } from './catalog.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
 import { NO_MESSAGE } from './anthropic.ts';
-import { argsText, cleanBase, configError, contentText, jsonBody, readObject, splitSystem, turnResult, turnText, TURN_SCHEMA_DESCRIPTION, usableKey } from './common.ts';
+import { argsText, cleanBase, configError, contentText, jsonBody, jsonHeaders, readObject, splitSystem, turnResult, turnText, TURN_SCHEMA_DESCRIPTION, usableKey, type WireRound } from './common.ts';
 import { fromStatus, malformed } from './errors.ts';
 import { usageOf } from './usage.ts';
 import { MISTRAL_ID, mapIds } from './tool-ids.ts';
@@ -59,7 +59,7 @@ function entries(req: RoundRequest): { instructions: string; inputs: unknown[] }
     }
   }
   if (!inputs.some((e) => isPlainObject(e) && e['role'] === 'user')) inputs.unshift({ type: 'message.input', role: 'user', content: NO_MESSAGE });
-  return { instructions: [...system, req.schemaDoc].join('\n\n'), inputs };
+  return { instructions: [req.schemaDoc, ...system].join('\n\n'), inputs };
 }
 
 function parseConversation(status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
@@ -71,7 +71,7 @@ function parseConversation(status: number, bytes: Uint8Array, req: RoundRequest)
   return usage ? { ...r, usage } : r;
 }
 
-function readOutputs(obj: Record<string, unknown>, req: RoundRequest): RoundResult {
+export function readOutputs(obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   const outputs = obj['outputs'];
   if (!Array.isArray(outputs)) return malformed('mistral', 'no outputs list');
   const texts: string[] = [];
@@ -106,12 +106,13 @@ export function mistralBackend(base: string = CATALOG.mistral.base): Backend {
       const body: Record<string, unknown> = { model: req.model, inputs };
       body['instructions'] = instructions;
       body['store'] = false;
+      if ((req as WireRound).stream) body['stream'] = true;
       body['completion_args'] = {
         response_format: { type: 'json_schema', json_schema: { name: req.schemaName, description: TURN_SCHEMA_DESCRIPTION, schema: req.schema, strict: true } },
       };
-      const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+      const headers = jsonHeaders((req as WireRound).stream);
       if (k.key !== null) headers['Authorization'] = `Bearer ${k.key}`;
-      return { url, headers, body: jsonBody(body) };
+      return { url, headers, body: jsonBody(body), dialect: 'conversations' };
     },
     parse: (status, body, req) => (req.mode === 'loop' ? parseChat('mistral', status, body, req) : parseConversation(status, body, req)),
   };

@@ -32,6 +32,7 @@ import {
   configError,
   contentText,
   jsonBody,
+  jsonHeaders,
   readObject,
   splitSystem,
   toolsResult,
@@ -56,14 +57,17 @@ import type { Backend, RoundRequest, RoundResult, TranscriptItem } from '../cont
  * content and are not replayed.
  */
 const REASONING_MODEL = /^(o\d|gpt-5(?!-chat)|codex-)/;
+/** Sent as prompt_cache_key: every turn round's prefix is alike, whoever asks. */
+export const PROMPT_CACHE_KEY = 'desk-assistant-turn';
 /** Provider A's own item ids: replayed with their items (reasoning pairing). */
 const ITEM_ID = /^(fc|msg)_[A-Za-z0-9_-]{1,200}$/;
 
 /** The input items; a remote tool server's call is replayed only while its server is still offered (declared). */
 function inputItems(transcript: readonly TranscriptItem[], docs: string, declared: ReadonlySet<string>): unknown[] {
   const { system, rest } = splitSystem(transcript);
-  // The prompt blocks, then the turn's field documentation, then the conversation.
-  const input: unknown[] = [...system, docs].map((text) => ({ type: 'message', role: 'developer', content: text }));
+  // The turn's field documentation, the prompt's stable part, its changing part, then the conversation: the
+  // unchanging text first, so the provider's prefix cache holds as much of it as can be.
+  const input: unknown[] = [docs, ...system].map((text) => ({ type: 'message', role: 'developer', content: text }));
   for (const item of rest) {
     switch (item.kind) {
       case 'system':
@@ -104,8 +108,11 @@ export function buildResponses(req: WireRound, base: string, key: string | null)
   if (!('ok' in k)) return k;
   const servers = req.mode === 'loop' && req.servers?.length ? req.servers : [];
   const body: Record<string, unknown> = { model: req.model, input: inputItems(req.transcript, req.schemaDoc, new Set(servers.map((t) => t.label))), store: false };
+  // Rounds share their long prefix (tools, the field docs, the stable prompt): one cache key routes them to the same cache.
+  body['prompt_cache_key'] = PROMPT_CACHE_KEY;
   // The round's deadline is sized to this (catalog.ts roundReadMs).
   body['max_output_tokens'] = RESPONSES_OUTPUT_TOKENS;
+  if (req.stream) body['stream'] = true;
   if (REASONING_MODEL.test(req.model)) body['include'] = ['reasoning.encrypted_content'];
   if (req.mode === 'single') {
     body['text'] = { format: { type: 'json_schema', name: req.schemaName, description: TURN_SCHEMA_DESCRIPTION, schema: req.schema, strict: true } };
@@ -122,9 +129,9 @@ export function buildResponses(req: WireRound, base: string, key: string | null)
       body['tool_choice'] = 'required';
     }
   }
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  const headers = jsonHeaders(req.stream);
   if (k.key !== null) headers['Authorization'] = `Bearer ${k.key}`;
-  return { url, headers, body: jsonBody(body) };
+  return { url, headers, body: jsonBody(body), dialect: 'responses' };
 }
 
 export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
@@ -136,7 +143,7 @@ export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequ
   return usage ? { ...r, usage } : r;
 }
 
-function readOutput(obj: Record<string, unknown>, req: RoundRequest): RoundResult {
+export function readOutput(obj: Record<string, unknown>, req: RoundRequest): RoundResult {
   if (obj['status'] === 'failed') {
     const err = isPlainObject(obj['error']) ? obj['error'] : {};
     const text = [err['code'], err['message']].filter((v) => typeof v === 'string').join(': ');

@@ -18,6 +18,7 @@ export const ROUTER_FLAVOR: ChatFlavor = {
   lateSystem: 'system',
   strictTool: true,
   toolMessageName: false,
+  streamUsage: true,
 };
 
 /** {router_host}/router/<upstream>/v1 for a router model id, or null when it is not upstream/model. */

@@ -1,6 +1,7 @@
 // The orchestrator settings a person sets on the web page (POST /api/orch):
 // provider keys, provider priority, the custom endpoint (base URL,
-// conversation style, model id), the orchestrator model, tlsVerify and the
+// conversation style, model id, and per role a base URL and model of its
+// own: customFor), the orchestrator model, streamed rounds, tlsVerify and the
 // monthly token budget per provider (budget_<provider>; usage.ts counts).
 // Keys are secrets: registered with the log redactor, never echoed, and
 // settable only here (the human-web-only rail), never by a tool or action.
@@ -13,6 +14,7 @@ import { utf8Length } from '../util/utf8.ts';
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const KEY_FIELD = /^key_([a-z]+)$/;
 const BUDGET_FIELD = /^budget_([a-z]+)$/;
+const ROLE_FIELD = /^custom_(stt|tts|embed)_(base|model)$/;
 const WHITESPACE = /\s/;
 
 import { HOSTED, PROVIDERS, type CustomStyle, type ProviderId } from '../contracts/index.ts';
@@ -25,6 +27,24 @@ export const ORCH_NS = 'orch';
 /** Largest monthly token budget (NVS integers are 32-bit). */
 export const TOKEN_BUDGET_MAX = 1_000_000_000;
 const DIRECTIVE_MAX = 1500;
+
+/**
+ * What the custom endpoint serves: chat (the turn's rounds), stt
+ * (transcription), tts (speech), embed (the memory's remote embeddings).
+ */
+export const CUSTOM_ROLES = ['chat', 'stt', 'tts', 'embed'] as const;
+export type CustomRole = (typeof CUSTOM_ROLES)[number];
+
+/** The model a role asks for when the owner names none (the common OpenAI-compatible names; chat: the server's default). */
+export const CUSTOM_ROLE_MODELS: Readonly<Record<CustomRole, string>> = { chat: 'default', stt: 'whisper-1', tts: 'tts-1', embed: '' };
+
+/** A role's endpoint: its base URL and model, and whether the owner named them (else they are the defaults). */
+export interface CustomRoleEndpoint {
+  base: string;
+  model: string;
+  ownBase: boolean;
+  ownModel: boolean;
+}
 
 /** The device's TLS verification setting (src/net/tls.ts), which these settings show and set. */
 export interface TlsSetting {
@@ -59,6 +79,21 @@ export class ProviderSettings {
   customModel(): string {
     return this.store.str('customModel', '');
   }
+  /**
+   * A role's base URL and model: its own when the owner set them, else the
+   * custom endpoint's one base URL and the role's usual model (chat: the
+   * custom model setting). The embeddings model is the memory's embedding
+   * choice, so that role names a base URL only.
+   */
+  customFor(role: CustomRole): CustomRoleEndpoint {
+    if (role === 'chat') {
+      const model = this.customModel();
+      return { base: this.customBase(), model: model || CUSTOM_ROLE_MODELS.chat, ownBase: false, ownModel: model !== '' };
+    }
+    const base = this.store.str(`cb.${role}`, '');
+    const model = role === 'embed' ? '' : this.store.str(`cm.${role}`, '');
+    return { base: base || this.customBase(), model: model || CUSTOM_ROLE_MODELS[role], ownBase: base !== '', ownModel: model !== '' };
+  }
   /** The orchestrator's model id ('' = the provider's default). */
   model(): string {
     return this.store.str('model', '');
@@ -85,6 +120,14 @@ export class ProviderSettings {
   midFail(): boolean {
     return this.store.str('midFail', '1') !== '0';
   }
+  /**
+   * stream (default on): turn rounds are streamed, so a spoken reply starts
+   * with its first sentence and a round's deadline counts silence; off reads
+   * every answer whole (today's path before streaming; the bench compares both).
+   */
+  stream(): boolean {
+    return this.store.str('stream', '1') !== '0';
+  }
 
   /** The owner's monthly token budget for a provider (0: none). */
   budget(provider: ProviderId): number {
@@ -96,15 +139,21 @@ export class ProviderSettings {
     return {
       keys: Object.fromEntries(PROVIDERS.map((p) => [p, this.key(p) !== null])),
       priority: this.priority(),
-      custom: { base: this.customBase(), style: this.customStyle(), model: this.customModel() },
+      custom: { base: this.customBase(), style: this.customStyle(), model: this.customModel(), roles: this.rolesView() },
       model: this.model(),
       provider: this.orchProvider(),
       directive: this.directive(),
       midFail: this.midFail(),
+      stream: this.stream(),
       promptBudget: this.promptBudget(),
       tlsVerify: this.tls.verify(),
       budgets: Object.fromEntries(PROVIDERS.map((p) => [p, this.budget(p) || null])),
     };
+  }
+
+  /** Each role's endpoint as the page and device.status show it. */
+  rolesView(): Record<CustomRole, CustomRoleEndpoint> {
+    return { chat: this.customFor('chat'), stt: this.customFor('stt'), tts: this.customFor('tts'), embed: this.customFor('embed') };
   }
 
   /** Applies the form's fields, all or nothing. Returns an error sentence or null. */
@@ -119,6 +168,15 @@ export class ProviderSettings {
         if (!(PROVIDERS as readonly string[]).includes(keyOf[1]!)) return `unknown provider ${keyOf[1]}`;
         if (utf8Length(value) > KEY_MAX || WHITESPACE.test(value)) return `the ${keyOf[1]} key is malformed`;
         writes.push([`key.${keyOf[1]}`, value === '' ? undefined : value]);
+        continue;
+      }
+      const roleOf = ROLE_FIELD.exec(name);
+      if (roleOf) {
+        // An empty value goes back to the default: the one base URL, the role's usual model.
+        const [, role, part] = roleOf;
+        if (part === 'base' && value !== '' && !parseUrl(value).ok) return `the custom endpoint's ${role} base URL must be an http(s) URL`;
+        if (part === 'model' && (role === 'embed' || utf8Length(value) > 39 || WHITESPACE.test(value))) return role === 'embed' ? 'the embeddings model is chosen in the memory settings' : `${name} must be a model id of at most 39 bytes`;
+        writes.push([`${part === 'base' ? 'cb' : 'cm'}.${role}`, value === '' ? undefined : value]);
         continue;
       }
       const budgetOf = BUDGET_FIELD.exec(name);
@@ -162,8 +220,9 @@ export class ProviderSettings {
           break;
         }
         case 'midFail':
-          if (value !== '0' && value !== '1') return 'midFail must be 0 or 1';
-          writes.push(['midFail', value]);
+        case 'stream':
+          if (value !== '0' && value !== '1') return `${name} must be 0 or 1`;
+          writes.push([name, value]);
           break;
         case 'custom_model':
         case 'model':

@@ -18,7 +18,10 @@
 //     them: RoundRequest.connectors); never for another provider, the
 //     custom endpoint or the offline demo;
 //   - counting every answer's token usage (usage.ts), and telling the
-//     assistant which providers are past the owner's monthly budget.
+//     assistant which providers are past the owner's monthly budget;
+//   - streamed rounds (the owner's stream setting, on by default): the
+//     answer read as it arrives (streamed.ts), the turn's text handed to the
+//     caller as it grows, the deadline counting silence instead of length.
 // It never logs a body or a header: log lines carry the provider, model,
 // mode, outcome and time only.
 
@@ -35,7 +38,8 @@ import { openaiBackend } from './openai.ts';
 import { routerBackend, routerRoot } from './router.ts';
 import { PROVIDERS, type CustomStyle, type ProviderId } from './settings.ts';
 import type { ToolServerSource } from './tool-servers.ts';
-import type { ProviderErrorKind, RoundCancel, RoundRequest, RoundResult } from '../contracts/index.ts';
+import type { ProviderErrorKind, RoundCancel, RoundRequest, RoundResult, RoundStream } from '../contracts/index.ts';
+import { streamedExchange } from './streamed.ts';
 import { zaiBackend } from './zai.ts';
 import type { UsageLedger } from './usage.ts';
 import { errorMessage } from '../util/json.ts';
@@ -54,6 +58,8 @@ export interface WireSettings {
   customStyle(): CustomStyle;
   customModel(): string;
   model(): string;
+  /** Whether turn rounds are streamed (absent: never). */
+  stream?(): boolean;
 }
 
 export interface WireLog {
@@ -143,11 +149,11 @@ export class ProviderWire {
    * cancel: the turn's stop closes the round's connection (the request ends 'aborted').
    * Never throws.
    */
-  async round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel): Promise<RoundResult> {
+  async round(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel, stream?: RoundStream): Promise<RoundResult> {
     const t0 = this.clock.monoMs();
     let result: RoundResult;
     try {
-      result = await this.run(req, timeoutMs, endpoint, cancel);
+      result = await this.run(req, timeoutMs, endpoint, cancel, stream && this.settings.stream?.() === true ? stream : undefined);
     } catch (e) {
       result = fail('malformed', `wire: ${errorMessage(e)}`);
     }
@@ -159,7 +165,10 @@ export class ProviderWire {
     return result;
   }
 
-  private async run(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel): Promise<RoundResult> {
+  /** Request bytes sent in provider rounds since boot (what a turn's prompt costs on the air). */
+  sentBytes = 0;
+
+  private async run(req: RoundRequest, timeoutMs: number, endpoint?: CustomEndpoint, cancel?: RoundCancel, stream?: RoundStream): Promise<RoundResult> {
     const provider = req.provider;
     if (!(PROVIDERS as readonly string[]).includes(provider)) return fail('config', `unknown provider ${String(provider)}`);
     if (endpoint && provider !== 'custom') return fail('config', 'an endpoint is only for custom rounds');
@@ -171,7 +180,7 @@ export class ProviderWire {
     const backend = this.backend(provider, endpoint);
     if (req.mode === 'loop' && !backend.loops) return fail('config', `${provider} runs no tool loop: send single-shot rounds`);
     const key = endpoint ? null : this.settings.key(provider);
-    const round: WireRound = { ...req, model: this.modelFor(provider, req.model, endpoint) };
+    const round: WireRound = { ...req, model: this.modelFor(provider, req.model, endpoint), ...(stream ? { stream: true } : {}) };
     if (this.servers && !endpoint && req.connectors === true && req.mode === 'loop' && (provider === 'openai' || provider === 'anthropic')) {
       try {
         const servers = await this.servers.serversFor(provider);
@@ -182,20 +191,34 @@ export class ProviderWire {
     }
     const cap = Math.max(1, Math.min(timeoutMs, CATALOG[provider].roundMs));
     const t0 = this.clock.monoMs();
-    let result = await this.exchange(backend, round, key, cap, cancel);
+    let result = await this.exchange(backend, round, key, cap, cancel, stream);
     if (backend.schemalessRetry && req.mode === 'single' && result.kind === 'error' && result.error === 'http' && result.status === 400) {
       this.log.info('wire', `${provider} refused the schema (HTTP 400): retrying without it`);
-      result = await this.exchange(backend, { ...round, schemaless: true }, key, Math.max(1, cap - (this.clock.monoMs() - t0)), cancel);
+      const left = stream ? { ...stream, turnLeftMs: stream.turnLeftMs - (this.clock.monoMs() - t0) } : undefined;
+      result = await this.exchange(backend, { ...round, schemaless: true }, key, Math.max(1, cap - (this.clock.monoMs() - t0)), cancel, left);
     }
     return result;
   }
 
-  private async exchange(backend: WireBackend, req: WireRound, key: string | null, timeoutMs: number, cancel?: RoundCancel): Promise<RoundResult> {
+  private async exchange(backend: WireBackend, req: WireRound, key: string | null, timeoutMs: number, cancel?: RoundCancel, stream?: RoundStream): Promise<RoundResult> {
     const built = backend.build(req, key);
     if ('kind' in built) return built;
     if (leaksKey(built.url, built.headers, key)) return fail('config', `refusing to send the ${req.provider} key over plain http`);
     if (cancel?.cancelled) return fail('transport', 'cancelled before it was sent');
-    const res = await this.client.request({ method: 'POST', url: built.url, headers: built.headers, body: built.body, timeoutMs, ...(cancel ? { cancel } : {}) });
+    this.sentBytes += built.body.length;
+    if (stream) {
+      let streamed: RoundResult;
+      try {
+        // Silence, not length, ends a streamed round: the provider's read deadline between bytes.
+        streamed = await streamedExchange({ client: this.client, backend, req, built, idleMs: CATALOG[req.provider].capMs, stream, ...(cancel ? { cancel } : {}) });
+      } catch (e) {
+        return malformed(req.provider, `unreadable answer (${errorMessage(e)})`);
+      }
+      if (streamed.usage) this.usage?.record(req.provider, streamed.usage);
+      return streamed;
+    }
+    // A round has no effect on the provider's side (stateless, store false): safe to send again on a fresh connection.
+    const res = await this.client.request({ method: 'POST', url: built.url, headers: built.headers, body: built.body, timeoutMs, idempotent: true, ...(cancel ? { cancel } : {}) });
     if (!res.ok) return fromClient(res.error, res.message);
     let result: RoundResult;
     try {

@@ -42,6 +42,9 @@ export function bytesSource(bytes: Uint8Array, chunk = 4096): BodySource {
       at += out.length;
       return out;
     },
+    rewind() {
+      at = 0;
+    },
   };
 }
 
@@ -61,10 +64,20 @@ export function multipart(boundary: string, fields: ReadonlyArray<readonly [stri
   const pre = encode(head);
   const post = encode(`\r\n--${boundary}--\r\n`);
   let stage = 0;
+  const rewind = file.source.rewind;
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     source: {
       length: pre.length + file.source.length + post.length,
+      // Sent again whole (a kept-alive connection found closed) only when the file's own source can start over.
+      ...(rewind
+        ? {
+            rewind() {
+              rewind.call(file.source);
+              stage = 0;
+            },
+          }
+        : {}),
       next() {
         if (stage === 0) {
           stage = 1;

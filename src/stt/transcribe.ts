@@ -7,7 +7,8 @@
 //            (openai SDK TranscriptionCreateParams: file, model, response_format)
 //   mistral  api.mistral.ai, model voxtral-mini-latest (@mistralai/mistralai
 //            AudioTranscriptionRequest: model, file; the answer's text)
-//   custom   the custom endpoint's base URL, OpenAI-compatible, model whisper-1;
+//   custom   the custom endpoint's transcription base URL and model (its own,
+//            or the endpoint's one base URL and whisper-1), OpenAI-compatible;
 //            its key over https only, keyless over plain http (as speech)
 //
 // Formats: the device sends 16 kHz 16-bit mono WAV; a chat voice note goes
@@ -39,10 +40,11 @@ export const TRANSCRIPT_CAP_BYTES = 4096;
 
 export type SttProvider = 'openai' | 'mistral' | 'custom';
 
-/** What transcription needs of the provider settings (keys, the custom base). */
+/** What transcription needs of the provider settings (keys, the custom endpoint's transcription role). */
 export interface SttKeys {
   key(provider: SttProvider): string | null;
-  customBase(): string;
+  /** The custom endpoint's base URL and model for transcription (src/providers' customFor). */
+  customFor(role: 'stt'): { base: string; model: string };
 }
 
 export interface SttEndpoint {
@@ -64,9 +66,10 @@ export function sttEndpoint(keys: SttKeys, setting: unknown): SttEndpointResult 
     return { ok: true, endpoint: { provider: prov, base: prov === 'openai' ? OPENAI_STT_BASE : MISTRAL_STT_BASE, key, model: prov === 'openai' ? OPENAI_STT_MODEL : MISTRAL_STT_MODEL } };
   }
   if (prov === 'custom') {
-    const base = keys.customBase().replace(TRAILING_SLASHES, '');
+    const role = keys.customFor('stt');
+    const base = role.base.trim().replace(TRAILING_SLASHES, '');
     if (!base) return { ok: false, reason: 'no-stt-endpoint: sttProv is custom, and no custom endpoint is set; set its base URL on the web page' };
-    return { ok: true, endpoint: { provider: 'custom', base, key: base.startsWith('https://') ? keys.key('custom') : null, model: CUSTOM_STT_MODEL } };
+    return { ok: true, endpoint: { provider: 'custom', base, key: base.startsWith('https://') ? keys.key('custom') : null, model: role.model || CUSTOM_STT_MODEL } };
   }
   return { ok: false, reason: `no-stt-provider: sttProv ${capBytes(prov, 15)} has no transcription endpoint (openai, mistral or custom)` };
 }
@@ -122,6 +125,9 @@ export async function transcribe(client: Client, ep: SttEndpoint, audio: AudioUp
     headers,
     bodySource: body.source,
     timeoutMs: STT_TIMEOUT_MS,
+    // A transcription changes nothing on the server, and the body rewinds (the recording is read again from the
+    // card or RAM): sent again on a fresh connection when a kept-alive one turns out closed.
+    idempotent: true,
     maxBodyBytes: STT_ANSWER_MAX,
     ...(cancel ? { cancel } : {}),
   });

@@ -16,12 +16,21 @@
 // every await of the turn races the cancel, and the turn resolves at once
 // with status 'cancelled', having delivered, recorded and applied nothing;
 // the lines it took from the chat's pending input go back for the next turn.
+//
+// Rounds are streamed when the wire streams (the owner's stream setting): the
+// reply is read out of the turn's text as it arrives and grows at the turn's
+// starter and the reply listeners (reply-feed.ts), before the turn is
+// complete; everything else still applies only once the whole turn has arrived
+// and parsed. A streamed round's deadline is silence; it runs as long as the
+// turn may while it keeps flowing.
 
 import type { Log } from '../log/log.ts';
 import type { Hal } from '../hal/index.ts';
 import type { ToolCaller, ToolResult } from '../core/tools/types.ts';
 import type { ToolRegistry } from '../core/tools/registry.ts';
-import type { CapName, ProviderChoice, ProviderErrorKind, RoundCancel, RoundRequest, RoundSender, ToolDef, TranscriptItem, TurnCancel, TurnOutcome, TurnRequest } from '../contracts/index.ts';
+import type { CapName, ProviderChoice, ProviderErrorKind, RoundRequest, RoundSender, ToolDef, TranscriptItem, TurnOutcome, TurnRequest } from '../contracts/index.ts';
+import { CANCELLED, TurnGate } from './gate.ts';
+import { ReplyFeed, type ReplyListener } from './reply-feed.ts';
 import { buildTurnSchema } from './schema.ts';
 import { turnPromptDoc } from './promptdoc.ts';
 import { parseTurn } from './parse.ts';
@@ -83,46 +92,6 @@ type LoopResult =
   | { kind: 'error'; error: ProviderErrorKind | 'cap' | 'parse'; message: string }
   | { kind: 'cancelled' };
 
-const CANCELLED = Symbol('cancelled');
-
-/**
- * One running turn's side of its TurnCancel: the cancel closes the round in
- * flight (through the HTTP client's cancel hook) and settles every race.
- */
-class TurnGate {
-  cancelled = false;
-  /** The provider round in flight: the wire hands it to its HTTP request. */
-  readonly round: RoundCancel & { cancelled: boolean } = { onCancel: null, cancelled: false };
-  private readonly fired: Promise<typeof CANCELLED> | null;
-
-  constructor(private readonly handle: TurnCancel | undefined) {
-    if (!handle) {
-      this.fired = null;
-      return;
-    }
-    let fire: () => void = () => undefined;
-    this.fired = new Promise((resolve) => (fire = () => resolve(CANCELLED)));
-    handle.onCancel = () => {
-      this.cancelled = true;
-      this.round.cancelled = true;
-      const close = this.round.onCancel;
-      this.round.onCancel = null;
-      close?.();
-      fire();
-    };
-  }
-
-  /** p, or CANCELLED as soon as the turn is cancelled. */
-  race<T>(p: Promise<T>): Promise<T | typeof CANCELLED> {
-    return this.fired ? Promise.race([p, this.fired]) : p;
-  }
-
-  /** The reply goes out: from here the turn can no longer be cancelled. */
-  commit(): void {
-    if (this.handle) this.handle.onCancel = null;
-  }
-}
-
 /** Failures retried once on the same provider before switching (midFail on); read by GET /api/fallbacks. */
 export const TRANSPORTISH: readonly ProviderErrorKind[] = ['transport', 'timeout', 'http', 'malformed'];
 
@@ -148,6 +117,7 @@ export class TurnEngine {
   private livePeak = 0;
   lastOutcome: TurnOutcome | null = null;
   private turnListeners: Array<(req: TurnRequest, out: TurnOutcome | null) => void> = [];
+  private replyListeners: ReplyListener[] = [];
   /**
    * Measurement mode (test builds): collect garbage after every round and
    * record the live heap, so the high-water says what the loop needs rather
@@ -164,6 +134,11 @@ export class TurnEngine {
   /** Called when a turn starts (outcome null) and after it ran (the device screen shows the state and owner replies). */
   onTurn(listener: (req: TurnRequest, out: TurnOutcome | null) => void): void {
     this.turnListeners.push(listener);
+  }
+
+  /** Called as a turn's reply grows (text so far), and with null when what grew was void (the web page's live view, the screen). */
+  onReply(listener: ReplyListener): void {
+    this.replyListeners.push(listener);
   }
 
   private tellListeners(req: TurnRequest, out: TurnOutcome | null): void {
@@ -294,10 +269,9 @@ export class TurnEngine {
     if (assembled === CANCELLED) return this.cancelled(req, pending, log);
     const prompt = assembled;
     if (prompt.overBudget) log.warn('turn', `prompt ${prompt.bytes} bytes is over its ${prompt.budget}-byte budget even at the blocks' floors`);
-    const fresh = (): TranscriptItem[] => [
-      { kind: 'system', text: prompt.text },
-      { kind: 'user', text: userText },
-    ];
+    // The prompt's stable part and its changing part as two system items: the wire marks the end of the first cacheable.
+    const system = (): TranscriptItem[] => [prompt.stable, prompt.volatile].filter((t) => t !== '').map((text): TranscriptItem => ({ kind: 'system', text }));
+    const fresh = (): TranscriptItem[] => [...system(), { kind: 'user', text: userText }];
     const caller = this.caller(req);
     const tools = this.toolDefs(caller);
     const stats = { rounds: 0, toolCalls: 0, switches: 0, cap: null as CapName | null };
@@ -308,9 +282,10 @@ export class TurnEngine {
     let freshRetried = false;
     let overflowRetried = false;
     let result: LoopResult;
+    const feed = new ReplyFeed(req, () => gate.cancelled, this.replyListeners, (m) => log.warn('turn', m));
     for (;;) {
       const choice = chain[index]!;
-      result = await this.loop(choice, transcript, tools, caller, started, stats, gate);
+      result = await this.loop(choice, transcript, tools, caller, started, stats, gate, feed);
       if (result.kind === 'cancelled') return this.cancelled(req, pending, log);
       // A refusal is the model's answer: no other host or provider is asked.
       if (result.kind === 'turn' || result.error === 'parse' || result.error === 'cap' || result.error === 'refused') break;
@@ -319,7 +294,7 @@ export class TurnEngine {
         // Too long for the model: start a fresh thread and have the chat folded soon.
         overflowRetried = true;
         this.deps.foldDue(req.chat);
-        transcript = [{ kind: 'system', text: prompt.text }, { kind: 'user', text: userText }];
+        transcript = fresh();
         continue;
       }
       const next = chain[index + 1];
@@ -404,6 +379,7 @@ export class TurnEngine {
     started: number,
     stats: { rounds: number; toolCalls: number; cap: CapName | null },
     gate: TurnGate,
+    feed: ReplyFeed,
   ): Promise<LoopResult> {
     const { hal, wire } = { hal: this.deps.hal, wire: this.deps.wire };
     const mode: 'single' | 'loop' = choice.loops && tools.length ? 'loop' : 'single';
@@ -437,11 +413,14 @@ export class TurnEngine {
         connectors: caller.admin,
       };
       const sent = hal.clock.monoMs();
-      const res = await gate.race(wire.round(req, timeout, choice.endpoint, gate.round));
+      // Streamed, the round is cut by silence and may flow as long as the turn may.
+      const res = await gate.race(wire.round(req, timeout, choice.endpoint, gate.round, feed.round(Math.max(ROUND_FLOOR_MS, left))));
       this.providerMs += hal.clock.monoMs() - sent;
       if (res === CANCELLED || gate.cancelled) return { kind: 'cancelled' };
       stats.rounds++;
       roundsHere++;
+      // Only a turn that parses keeps what grew; anything else voids it (the next round grows it afresh).
+      if (res.kind !== 'turn') feed.void();
       if (res.kind === 'error') return { kind: 'error', error: res.error, message: res.message };
       transcript.push(...res.items);
       this.sampleHeap();
@@ -453,6 +432,7 @@ export class TurnEngine {
       if (res.kind === 'turn') {
         const parsed = parseTurn(res.json);
         if (parsed.code === 'Ok') return { kind: 'turn', turn: parsed.turn, json: res.json };
+        feed.void();
         if (repaired || mode === 'single') return { kind: 'error', error: 'parse', message: `${parsed.code}: ${parsed.detail}` };
         // One repair round: the model is told what was wrong and must call orch_turn.
         repaired = true;

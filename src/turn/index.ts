@@ -1,7 +1,8 @@
 // The assistant subsystem's face: the turn engine, the provider chain for a
 // turn, conversations (recent messages from the episodic log, forgotten by
 // /clear), conversation compaction (compact.ts), GET /api/lastturn, GET
-// /api/mem/working, the web page's conversations (GET /api/conversation,
+// /api/mem/working, GET /api/turn/live (the turn now, its reply as it grows:
+// live.ts), the web page's conversations (GET /api/conversation,
 // POST /api/conversation/clear: routes.ts), and the console's TURN,
 // TURNSTAT?, HEAPPROBE, PROMPT?, CTX? and COMPACT (console.ts, compact.ts).
 
@@ -20,6 +21,7 @@ import type { ProviderChoice, TurnCodec, TurnOutcome, TurnWire } from '../contra
 import { parseTurn } from './parse.ts';
 import { turnPromptDoc } from './promptdoc.ts';
 import { turnRoutes } from './routes.ts';
+import { LiveTurn } from './live.ts';
 import { buildTurnSchema } from './schema.ts';
 import { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from '../providers/index.ts';
 import { CATALOG } from '../providers/index.ts';
@@ -196,9 +198,10 @@ export const turn: Subsystem<TurnOptions, TurnFace> = {
     const assistant = new Assistant(k, o);
     const episodic = () => o.memory().episodic;
     const compactor = new Compactor(k.log, episodic, assistant);
+    const live = new LiveTurn(assistant.engine);
     return {
       provides: { assistant, compactor },
-      routes: turnRoutes(assistant, episodic, k.log),
+      routes: [...turnRoutes(assistant, episodic, k.log), ...live.routes()],
       commands: [...turnCommands(assistant, episodic, k.hal), compactCommand(compactor, (chat) => o.personOf(chat))],
     };
   },

@@ -25,8 +25,12 @@ export type ScreenName = 'status' | 'update' | 'signin' | 'wifi' | 'menu' | 'sav
 
 /** What the Ui reads from the rest of the device (narrow, for tests). */
 export interface UiDeps {
-  /** The turn engine: busy while a turn runs; onTurn for owner replies. */
-  turns?: { busy: boolean; onTurn(listener: (req: TurnRequest, out: TurnOutcome | null) => void): void };
+  /** The turn engine: busy while a turn runs; onTurn for owner replies; onReply as a streamed reply grows (null: what grew was void). */
+  turns?: {
+    busy: boolean;
+    onTurn(listener: (req: TurnRequest, out: TurnOutcome | null) => void): void;
+    onReply?(listener: (req: TurnRequest, text: string | null) => void): void;
+  };
   /** The Wi-Fi provisioning (src/wifi/provisioning.ts); absent: no network screens. */
   network?: {
     view(): { provisioned: boolean; station: { state: string; ip: string | null }; setup: { state: 'up' | 'off' } };

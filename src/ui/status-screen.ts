@@ -34,9 +34,35 @@ export class StatusScreen implements Screen {
     return true;
   }
 
+  /** The reply before a streamed one began to grow (shown again when what grew is void). */
+  private before: string | null = null;
+  private growing = false;
+
+  /** An owner's reply grows as it streams (null: what grew was void); true when the shown reply changed. */
+  noteGrowing(req: TurnRequest, text: string | null): boolean {
+    if (!req.admin) return false;
+    if (text === null) {
+      if (!this.growing) return false;
+      this.growing = false;
+      this.reply = this.before;
+      return true;
+    }
+    if (!this.growing) {
+      this.growing = true;
+      this.before = this.reply;
+    }
+    this.reply = capBytes(text, REPLY_CAP_BYTES);
+    return true;
+  }
+
   /** A turn started (out null) or ended; true when there is a new reply to show. */
   noteTurn(req: TurnRequest, out: TurnOutcome | null): boolean {
     if (!out || !req.admin) return false;
+    if (this.growing) {
+      // The turn's end settles what grew: its final reply, or the one before when it failed.
+      this.growing = false;
+      if (out.status !== 'ok') this.reply = this.before;
+    }
     if (out.status === 'error') {
       this.lastError = out.error ?? 'error';
       return false;

@@ -131,6 +131,7 @@ export class Ui {
       },
     });
     deps.turns?.onTurn((req, out) => this.turnDone(req, out));
+    deps.turns?.onReply?.((req, text) => this.replyGrew(req, text));
   }
 
   /**
@@ -379,6 +380,20 @@ export class Ui {
       return 'saver';
     }
     return base;
+  }
+
+  /** Redraws of a growing reply are at most this often (each is a text layout and a flush of the reply box). */
+  private static readonly GROW_REDRAW_MS = 250;
+  private grewDrawnAt = -Infinity;
+
+  /** A streamed reply grew: the home screen shows it as it comes (the turn's end draws the last of it). */
+  private replyGrew(req: TurnRequest, text: string | null): void {
+    if (!this.status.noteGrowing(req, text)) return;
+    const now = this.dev.hal.clock.monoMs();
+    if (text !== null && now - this.grewDrawnAt < Ui.GROW_REDRAW_MS) return;
+    this.grewDrawnAt = now;
+    this.version++;
+    this.redraw.soon();
   }
 
   private turnDone(req: TurnRequest, out: TurnOutcome | null): void {

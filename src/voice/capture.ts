@@ -102,6 +102,9 @@ export class UtteranceSink {
         at += chunk.length;
         return chunk;
       },
+      rewind(): void {
+        at = -1;
+      },
     };
   }
 }

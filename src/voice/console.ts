@@ -70,16 +70,25 @@ export function voiceCommands(n: VoiceConsoleNeeds): Command[] {
       },
     },
     {
+      verb: 'VOICESTOP',
+      maxArgs: 0,
+      immediate: true,
+      help: 'stop the voice turn at once, as a tap does (listening, the transcription, the turn and its streamed round, the speech): it runs while VOICE still runs',
+      run: (c) => {
+        if (!n.session.stop()) c.out('nothing to stop: the voice turn is idle');
+      },
+    },
+    {
       verb: 'VOICE?',
       maxArgs: 0,
-      help: 'the voice turn: state (idle, listening, thinking, speaking), turns and stops since boot, and the last turn (outcome, ms from the end of speech to the transcript, the reply and the first spoken audio, the XS heap high-water during it and the code part of the heap; with HEAPPROBE on, the live heap high-water too)',
+      help: 'the voice turn: state (idle, listening, thinking, speaking), turns and stops since boot, and the last turn (outcome, ms from the end of speech to the transcript, the whole reply, the first sentence given to speech and the first spoken audio, the XS heap high-water during it and the code part of the heap; with HEAPPROBE on, the live heap high-water too)',
       run: (c) => {
         const s = n.session;
         c.out(`state=${s.state()} turns=${s.turns} stops=${s.stops}`);
         const l = s.last;
         if (!l) return c.out('last: none');
         const since = (t: number | null): string => (t === null || l.times.endOfSpeech === null ? '-' : String(Math.round(t - l.times.endOfSpeech)));
-        c.out(`last: ${l.outcome} heard=${Math.round(l.heardMs)}ms transcript=${since(l.times.transcribed)} reply=${since(l.times.replied)} firstAudio=${since(l.times.firstAudio)} xsPeak=${l.times.xsPeak} xsStatic=${n.session.xsStatic()}${l.times.xsLivePeak ? ` xsLivePeak=${l.times.xsLivePeak}` : ''}`);
+        c.out(`last: ${l.outcome} heard=${Math.round(l.heardMs)}ms transcript=${since(l.times.transcribed)} reply=${since(l.times.replied)} sentence=${since(l.times.sentence)} firstAudio=${since(l.times.firstAudio)} xsPeak=${l.times.xsPeak} xsStatic=${n.session.xsStatic()}${l.times.xsLivePeak ? ` xsLivePeak=${l.times.xsLivePeak}` : ''}`);
       },
     },
   ];

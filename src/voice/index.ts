@@ -2,7 +2,7 @@
 // aloud. The pieces: vad.ts (the end-of-speech detector), capture.ts (where
 // an utterance goes while spoken), voice.ts (the state machine: listening,
 // thinking, speaking, stop), ptt.ts (push to talk and the stop from touch
-// and a button), console.ts (MICREC, VOICE, VOICE?), and chat voice notes
+// and a button), console.ts (MICREC, VOICE, VOICESTOP, VOICE?), and chat voice notes
 // (notes.ts). Speech to text itself is src/stt's.
 //
 // voice declares what it needs of others in VoiceOptions (narrow: only what
@@ -18,10 +18,12 @@ import type { Subsystem } from '../core/subsystem.ts';
 import { MIX_RATE, rmsOf } from '../audio/index.ts';
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';
 import type { SttKeys } from '../stt/index.ts';
+import type { TtsKeys } from '../audio/index.ts';
+import { voiceRoutes, type VoiceSettingsPort } from './routes.ts';
 import { voiceCommands, type RecordLike } from './console.ts';
 import { VoiceNotes } from './notes.ts';
 import { PushToTalk } from './ptt.ts';
-import { VoiceSession, type SessionNeeds, type SpeakLike, type VoiceOutcome } from './voice.ts';
+import { VoiceSession, type SessionNeeds, type SpeakLike, type SpeechStreamResult, type VoiceOutcome } from './voice.ts';
 
 export { VOICE_CHAT, VoiceSession, type VoiceOutcome, type VoiceState } from './voice.ts';
 export { END_SILENCE_MS, MAX_UTTERANCE_MS, NO_SPEECH_MS, SPEECH_RMS_MIN, Vad } from './vad.ts';
@@ -35,10 +37,10 @@ export const PTT_BUTTON = 'main';
 export interface VoiceOptions {
   /** The device's HTTP client: transcription requests (src/net/http/client.ts). */
   client: { request(req: ClientRequest): Promise<ClientResult> };
-  /** Provider keys and the custom endpoint's base (src/providers' settings; human-web-only). */
-  keys: SttKeys;
-  /** The device settings: sttProv (src/device's actions). */
-  settings: { config(key: 'sttProv'): unknown };
+  /** Provider keys and the custom endpoint's transcription and speech roles (src/providers' settings; human-web-only). */
+  keys: SttKeys & TtsKeys;
+  /** The device settings: sttProv, and the voice settings the web page sets (src/device's actions). */
+  settings: VoiceSettingsPort;
   /** Updates (src/ota): capture is refused while one installs, and one waits while voice listens. */
   updates: { installing(): boolean; addBusyProbe(probe: () => boolean): void };
   /** Whether the card is mounted and writable (recordings go there, else to a bounded RAM buffer). */
@@ -54,6 +56,7 @@ export interface VoiceOptions {
     recorder: { open: SessionNeeds['openMic'] };
     record(ms: number): Promise<RecordLike>;
     speak(text: string, opts: { voiceReply: boolean }): SpeakLike;
+    speakStream(opts: { voiceReply: boolean }): SpeechStreamResult;
   };
 }
 
@@ -88,6 +91,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
       episodic: o.episodic,
       turns: o.turns,
       speak: (text) => o.audio.speak(text, { voiceReply: true }),
+      speakStream: () => o.audio.speakStream({ voiceReply: true }),
       heap: () => k.hal.system.heap(),
       gc: () => k.hal.system.gc(),
     });
@@ -104,6 +108,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
     return {
       provides: { session, ptt, notes, stop },
       commands: voiceCommands({ session, record: (ms) => o.audio.record(ms), rmsOf, mixRate: MIX_RATE }),
+      routes: voiceRoutes(o.settings, o.keys, k.log),
       status: { sections: [() => ({ voice: { state: session.state(), turns: session.turns, stops: session.stops, last: session.last?.outcome ?? null } })] },
       stop,
     };

@@ -9,12 +9,17 @@
 //              streamed request (src/stt), the transcript is written to the
 //              episodic log (kind transcript), then it is the owner's turn
 //              (origin voice, chat 'voice')
-//   speaking   the reply is spoken while ttsOn is on (src/audio's speak)
+//   speaking   the reply is spoken while ttsOn is on: while the provider
+//              streams the turn, each sentence of the reply as soon as it is
+//              complete (reply-speaker.ts over src/audio's speech stream),
+//              the rest when the turn has arrived and validated; a turn that
+//              fails after speech began stops speaking and says so
 //
 // stop() ends whatever runs at once and returns to idle: the microphone
 // closes, the transcription request is aborted, the turn is cancelled (the
 // turn engine closes its provider call in flight and records, applies and
-// delivers nothing: contracts' TurnCancel), the speech stops. A generation
+// delivers nothing: contracts' TurnCancel), the speech stops (the speech
+// request in flight closed, the sentences waiting dropped, playback stopped). A generation
 // number tells a stale answer from the current one. The ring shows listening (anim 2), thinking
 // (anim 1) and speaking (anim 3) through hold(); the home screen's state
 // line says it too (src/ui/status-screen.ts asks state()). Voice capture is refused while an update installs.
@@ -23,8 +28,9 @@ import type { Clock, Microphone, SdCard } from '../hal/index.ts';
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';
 import { sttEndpoint, transcribe, type SttKeys, type AudioUpload } from '../stt/index.ts';
 import { capBytes } from '../util/cap.ts';
-import { turnCancel, type TurnCancel, type TurnOutcome, type TurnRequest } from '../contracts/index.ts';
+import { turnCancel, type ReplyStream, type TurnCancel, type TurnOutcome, type TurnRequest } from '../contracts/index.ts';
 import { UtteranceSink } from './capture.ts';
+import { ReplySpeaker, type SentenceSink } from './reply-speaker.ts';
 import { MAX_UTTERANCE_MS, NO_SPEECH_MS, Vad, VAD_RATE } from './vad.ts';
 
 /** The voice conversation's chat id (the owner's, spoken). */
@@ -45,6 +51,15 @@ export type VoiceState = 'idle' | 'listening' | 'thinking' | 'speaking';
 export type SpeakLike =
   | { ok: true; voice: { readonly taken: number; abort(): void }; fetched: Promise<{ ok: true; samples: number } | { ok: false; reason: string }>; played: Promise<void> }
   | { ok: false; reason: string; degraded: boolean };
+
+/** A spoken reply given a sentence at a time (src/audio's SpeechStream). */
+export interface SpeechStreamLike extends SentenceSink {
+  readonly voice: { readonly taken: number; abort(): void };
+  readonly fetched: Promise<{ ok: true; samples: number } | { ok: false; reason: string }>;
+  played(): Promise<void>;
+}
+
+export type SpeechStreamResult = { ok: true; stream: SpeechStreamLike } | { ok: false; reason: string; degraded: boolean };
 
 /** What the session needs (src/voice/index.ts builds it from voice's options and the kernel). */
 export interface SessionNeeds {
@@ -74,6 +89,8 @@ export interface SessionNeeds {
    */
   turns: { run(req: TurnRequest): Promise<Pick<TurnOutcome, 'status' | 'reply' | 'ask' | 'error'> & { xsLivePeak?: number }>; readonly probeHeap?: boolean };
   speak(text: string): SpeakLike;
+  /** A spoken reply given a sentence at a time (voice replies only: ttsOn). */
+  speakStream(): SpeechStreamResult;
   /** The XS heap now and its code part (VOICE?'s high-water during a turn). */
   heap(): { xsNow: number; xsStatic: number };
   /** A full collection (the live heap probe). */
@@ -85,6 +102,8 @@ export interface VoiceTimes {
   endOfSpeech: number | null;
   transcribed: number | null;
   replied: number | null;
+  /** monoMs when the first sentence of the reply was given to speech (its request left). */
+  sentence: number | null;
   /** monoMs when the first sample of the reply went to the speaker. */
   firstAudio: number | null;
   /** The most XS heap in use seen during the turn (sampled as sound arrives, at each step, and while speaking). */
@@ -125,6 +144,7 @@ export class VoiceSession {
   private cancelStt: { onCancel: (() => void) | null } | null = null;
   private cancelTurn: TurnCancel | null = null;
   private speaking: { abort(): void } | null = null;
+  private replySpeaker: ReplySpeaker | null = null;
   /** Resolves when stop() ends the current turn: every wait races it, so a stopped turn answers at once. */
   private stopped: Promise<typeof STOPPED> = new Promise(() => {});
   private fireStop: (() => void) | null = null;
@@ -169,6 +189,8 @@ export class VoiceSession {
     this.cancelStt?.onCancel?.();
     this.cancelTurn?.cancel();
     this.cancelTurn = null;
+    this.replySpeaker?.abort();
+    this.replySpeaker = null;
     this.speaking?.abort();
     this.speaking = null;
     this.fireStop?.();
@@ -204,7 +226,7 @@ export class VoiceSession {
     if (!ep.ok) return { ok: false, reason: ep.reason };
     const gen = this.begin();
     this.turns++;
-    const times: VoiceTimes = { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null, xsPeak: 0, xsLivePeak: 0 };
+    const times: VoiceTimes = { endOfSpeech: null, transcribed: null, replied: null, sentence: null, firstAudio: null, xsPeak: 0, xsLivePeak: 0 };
     let sink: UtteranceSink;
     try {
       sink = new UtteranceSink(this.o.cardLive() ? this.o.sd : null, VAD_RATE, MAX_UTTERANCE_MS);
@@ -277,7 +299,7 @@ export class VoiceSession {
     if (this.o.installing()) return { ok: false, reason: 'busy: an update is installing; voice is refused until it is done' };
     const gen = this.begin();
     this.turns++;
-    const times: VoiceTimes = { endOfSpeech: this.o.clock.monoMs(), transcribed: null, replied: null, firstAudio: null, xsPeak: 0, xsLivePeak: 0 };
+    const times: VoiceTimes = { endOfSpeech: this.o.clock.monoMs(), transcribed: null, replied: null, sentence: null, firstAudio: null, xsPeak: 0, xsLivePeak: 0 };
     return this.turn(gen, text, { provider: null, heardMs: 0, where: 'ram', times });
   }
 
@@ -299,35 +321,111 @@ export class VoiceSession {
     }
     const cancel = turnCancel();
     this.cancelTurn = cancel;
-    const out = await this.until(this.o.turns.run({ chat: VOICE_CHAT, text, person: null, admin: true, origin: 'voice', cancel }));
+    const speech = this.replySpeech(gen, times);
+    const out = await this.until(this.o.turns.run({ chat: VOICE_CHAT, text, person: null, admin: true, origin: 'voice', cancel, stream: speech.stream }));
     if (this.cancelTurn === cancel) this.cancelTurn = null;
     times.replied = this.o.clock.monoMs();
     this.sampleHeap(times, true);
     // The turn's rounds measured their own live heap (the engine's probe).
     if (this.o.turns.probeHeap === true && out !== STOPPED && out.xsLivePeak !== undefined && out.xsLivePeak > times.xsLivePeak) times.xsLivePeak = out.xsLivePeak;
-    if (out === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
-    if (out.status === 'cancelled') return this.finish(gen, { ok: false, reason: 'stopped', transcript: text, cancelled: true });
-    if (out.status !== 'ok') return this.finish(gen, { ok: false, transcript: text, reply: out.reply, ask: out.ask, reason: out.status === 'deferred' ? 'deferred (heap below the turn floor)' : (out.error ?? 'turn failed') });
+    const speaker = speech.speaker;
+    if (out === STOPPED || gen !== this.gen) {
+      speech.stop();
+      return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
+    }
+    if (out.status === 'cancelled') {
+      speech.stop();
+      return this.finish(gen, { ok: false, reason: 'stopped', transcript: text, cancelled: true });
+    }
+    if (out.status !== 'ok') {
+      // A turn that fails after its reply began to be spoken stops speaking and says so.
+      const began = speaker.speaking;
+      speech.stop();
+      if (began) await this.sayPlainly(gen, out.reply);
+      return this.finish(gen, { ok: false, transcript: text, reply: out.reply, ask: out.ask, reason: out.status === 'deferred' ? 'deferred (heap below the turn floor)' : (out.error ?? 'turn failed') });
+    }
     const said = [out.reply, out.ask].filter((s) => s.trim()).join(' ');
     const base = { ok: true as const, transcript: text, reply: out.reply, ask: out.ask, heardMs: at.heardMs, where: at.where, times };
-    if (!said) return this.finish(gen, { ...base, spoken: null, notSpoken: { reason: 'the reply is empty', error: false } });
-    const ticket = this.o.speak(said);
-    if (!ticket.ok) return this.finish(gen, { ...base, spoken: null, notSpoken: { reason: ticket.reason, error: !ticket.degraded } });
-    this.enter('speaking', ANIM_SPEAKING);
-    this.speaking = ticket.voice;
-    const watch = this.o.clock.setInterval(() => {
-      if (times.firstAudio === null && ticket.voice.taken > 0) times.firstAudio = this.o.clock.monoMs();
-      this.sampleHeap(times);
-    }, WATCH_MS);
-    const f = await this.until(ticket.fetched);
-    if (f !== STOPPED && f.ok && gen === this.gen) await this.until(ticket.played);
-    watch.cancel();
-    if (times.firstAudio === null && ticket.voice.taken > 0) times.firstAudio = this.o.clock.monoMs();
+    if (!said) {
+      speech.stop();
+      return this.finish(gen, { ...base, spoken: null, notSpoken: { reason: 'the reply is empty', error: false } });
+    }
+    // What the stream did not say yet: the last sentence, a served-by note, the ask (all of it when nothing streamed).
+    speaker.finish(said);
+    const stream = speech.current();
+    if (!stream) {
+      const why = speaker.refusal ?? { reason: 'nothing to say', degraded: true };
+      speech.stop();
+      return this.finish(gen, { ...base, spoken: null, notSpoken: { reason: why.reason, error: !why.degraded } });
+    }
+    const f = await this.until(stream.fetched);
+    if (f !== STOPPED && f.ok && gen === this.gen) await this.until(stream.played());
+    speech.settle();
     this.sampleHeap(times, true);
     if (f === STOPPED || gen !== this.gen) return { ok: false, reason: 'stopped', transcript: text, cancelled: true };
     this.speaking = null;
+    this.replySpeaker = null;
     if (!f.ok) return this.finish(gen, { ...base, spoken: null, notSpoken: { reason: f.reason, error: true } });
     return this.finish(gen, { ...base, spoken: { text: said, samples: f.samples }, notSpoken: null });
+  }
+
+  /**
+   * The reply's speech while the turn streams: the turn's ReplyStream feeds a
+   * ReplySpeaker; the first sentence it gives to speech moves the state to
+   * speaking and starts the watch for the first audio.
+   */
+  private replySpeech(gen: number, times: VoiceTimes): { stream: ReplyStream; speaker: ReplySpeaker; current(): SpeechStreamLike | null; stop(): void; settle(): void } {
+    let current: SpeechStreamLike | null = null;
+    let watch: { cancel(): void } | null = null;
+    const speaker = new ReplySpeaker(
+      () => this.o.speakStream(),
+      (sink) => {
+        current = sink as SpeechStreamLike;
+        this.speaking = sink;
+        if (times.sentence === null) times.sentence = this.o.clock.monoMs();
+        if (gen === this.gen && this.st === 'thinking') this.enter('speaking', ANIM_SPEAKING);
+        watch ??= this.o.clock.setInterval(() => {
+          if (times.firstAudio === null && current && current.voice.taken > 0) times.firstAudio = this.o.clock.monoMs();
+          this.sampleHeap(times);
+        }, WATCH_MS);
+      },
+    );
+    this.replySpeaker = speaker;
+    const settle = (): void => {
+      watch?.cancel();
+      watch = null;
+      if (times.firstAudio === null && current && current.voice.taken > 0) times.firstAudio = this.o.clock.monoMs();
+    };
+    return {
+      stream: {
+        grow: (t) => {
+          if (gen === this.gen) speaker.grow(t);
+        },
+        whole: () => {
+          if (gen === this.gen) speaker.whole();
+        },
+        reset: () => speaker.reset(),
+      },
+      speaker,
+      current: () => current,
+      stop: () => {
+        settle();
+        speaker.abort();
+        if (this.replySpeaker === speaker) this.replySpeaker = null;
+      },
+      settle,
+    };
+  }
+
+  /** Says a short text whole (a failed turn's apology), waiting until it has played or a stop. */
+  private async sayPlainly(gen: number, text: string): Promise<void> {
+    if (!text.trim() || gen !== this.gen) return;
+    const ticket = this.o.speak(text);
+    if (!ticket.ok) return;
+    this.speaking = ticket.voice;
+    const f = await this.until(ticket.fetched);
+    if (f !== STOPPED && f.ok && gen === this.gen) await this.until(ticket.played);
+    if (gen === this.gen) this.speaking = null;
   }
 
   private lastLive = -Infinity;
@@ -347,7 +445,7 @@ export class VoiceSession {
 
   private finish(gen: number, out: VoiceOutcome): VoiceOutcome {
     if (gen === this.gen) this.enter('idle', null);
-    const times = out.ok ? out.times : { endOfSpeech: null, transcribed: null, replied: null, firstAudio: null, xsPeak: 0, xsLivePeak: 0 };
+    const times = out.ok ? out.times : { endOfSpeech: null, transcribed: null, replied: null, sentence: null, firstAudio: null, xsPeak: 0, xsLivePeak: 0 };
     this.last = { outcome: out.ok ? 'ok' : out.reason, times, heardMs: out.ok ? out.heardMs : 0 };
     return out;
   }

@@ -608,6 +608,33 @@ interface OtaView {
   autoUpd: boolean;
 }
 
+describe('Voice on the page', () => {
+  it('shows the voice settings with their values and what each provider lacks, refuses one without its key with the reason, saves one that is ready; shows the turn now', async () => {
+    // No Mistral key on this device; an OpenAI key for speech and transcription.
+    const orch = await device.fetch('/api/orch', { method: 'POST', token, body: new URLSearchParams({ key_openai: 'sk-page-openai-0123', key_mistral: '' }) });
+    expect(orch.status).toBe(200);
+    await open('voice');
+    const voice = cardTitled('Voice settings');
+    const stt = voice.getByLabel('Speech to text (what you say)');
+    expect(await stt.inputValue()).toBe('off');
+    expect(await stt.locator('option[value="mistral"]').innerText()).toMatch(/not ready: sttProv is mistral, and no mistral key is set/);
+    await stt.selectOption('mistral');
+    await voice.getByRole('button', { name: 'Save voice settings' }).click();
+    await voice.getByText(/^No-stt-key: sttProv is mistral, and no mistral key is set.*Nothing was changed\.$/).waitFor();
+    expect((await api<{ sttProv: string }>('/api/voice')).sttProv).toBe('off');
+    await voice.getByLabel('Speech to text (what you say)').selectOption('openai');
+    await voice.getByLabel('Voice replies: speak the reply aloud').check();
+    await voice.getByLabel('Voice', { exact: true }).fill('coral');
+    await voice.getByRole('button', { name: 'Save voice settings' }).click();
+    await voice.getByText('Voice settings saved.').waitFor();
+    expect(await api('/api/voice')).toMatchObject({ sttProv: 'openai', ttsOn: true, ttsVoice: 'coral' });
+    expect(await voice.getByLabel('Speech to text (what you say)').inputValue()).toBe('openai');
+    // The turn now: a console turn's reply shows (the page asks while the section is open).
+    await device.command('TURN hello from the console', 30_000);
+    await cardTitled('Now').getByText(/^Answered \(console/).waitFor();
+  });
+});
+
 describe('Updates on the page', () => {
   it('Install new versions automatically switches auto-install on and off; the device reports it', async () => {
     await open('updates');

@@ -36,11 +36,12 @@ export class ScriptedWire implements TurnWire {
     if (!step) return { kind: 'error', error: 'transport', message: 'no script left' };
     return typeof step === 'function' ? step(req) : step;
   }
-  /** The system prompt and user text of the nth round. */
+  /** The system prompt (its leading system items: the stable part and the changing part) and user text of the nth round. */
   prompt(n: number): { system: string; user: string } {
     const t = this.seen[n]!.transcript;
+    const lead = t.slice(0, Math.max(0, t.findIndex((i) => i.kind !== 'system')));
     return {
-      system: (t.find((i) => i.kind === 'system') as { text: string } | undefined)?.text ?? '',
+      system: lead.map((i) => (i as { text: string }).text).join('\n\n'),
       user: (t.find((i) => i.kind === 'user') as { text: string } | undefined)?.text ?? '',
     };
   }

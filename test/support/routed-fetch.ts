@@ -3,6 +3,8 @@
 // port on 127.0.0.1, as the board's --route does for the firmware: TLS is
 // validated against the given CA with the URL's host as the server name, and
 // the Host header is the URL's, so the emulator answers as that service.
+// The answer's body streams as it arrives (an SDK's streaming client reads
+// each event when the emulator sends it, not at the end).
 
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -20,15 +22,22 @@ export function routedFetch(port: number, ca: string): typeof fetch {
     return new Promise<Response>((resolve, reject) => {
       const options = { host: '127.0.0.1', port, method: req.method, path: url.pathname + url.search, headers, ...(tls ? { servername: url.hostname, ca, rejectUnauthorized: true } : {}) };
       const r = (tls ? httpsRequest : httpRequest)(options, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const h = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-          const status = res.statusCode ?? 0;
-          resolve(new Response(status === 204 ? null : Buffer.concat(chunks), { status, headers: h }));
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const status = res.statusCode ?? 0;
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            res.on('data', (c: Buffer) => controller.enqueue(new Uint8Array(c)));
+            res.on('end', () => controller.close());
+            // A connection dropped mid-answer is an error of the body, as fetch reports it.
+            res.on('aborted', () => controller.error(new TypeError('terminated')));
+            res.on('error', (e) => controller.error(e));
+          },
+          cancel() {
+            res.destroy();
+          },
         });
-        res.on('error', reject);
+        resolve(new Response(status === 204 ? null : body, { status, headers: h }));
       });
       r.on('error', reject);
       if (body) r.write(body);

@@ -15,8 +15,9 @@ import { people } from './sections/people.ts';
 import { routines } from './sections/routines.ts';
 import { status } from './sections/status.ts';
 import { updates } from './sections/updates.ts';
+import { voice } from './sections/voice.ts';
 
-const SECTIONS: Section[] = [status, updates, assistant, memory, routines, people, access, danger];
+const SECTIONS: Section[] = [status, updates, assistant, voice, memory, routines, people, access, danger];
 
 async function identify(): Promise<void> {
   const r = await get<{ version?: string; board?: string; buildId?: string }>('/api/state');

@@ -275,7 +275,7 @@ describe('text-to-speech against the provider emulator (TLS)', () => {
 
   it('a custom endpoint over plain http runs keyless', async () => {
     plain.reset();
-    const keys = { key: (p: string) => (p === 'custom' ? 'sk-custom' : null), customBase: () => 'http://custom.emulator.test/' };
+    const keys = { key: (p: string) => (p === 'custom' ? 'sk-custom' : null), customFor: () => ({ base: 'http://custom.emulator.test/', model: '' }) };
     const e = ttsEndpoint(keys, 'custom', 'nova');
     expect(e).toEqual({ ok: true, endpoint: { provider: 'custom', base: 'http://custom.emulator.test', key: null, model: 'tts-1', voice: 'nova' } });
     const r = await streamSpeech(nodeClient(plain.port, testCaPem()), (e as { endpoint: TtsEndpoint }).endpoint, 'plain', 'wav', () => true);
@@ -354,7 +354,7 @@ function soundRig(options: { mode?: 0 | 1 } = {}): SoundRig {
   const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
   mount(kernel, audioSubsystem, {
     audio,
-    keys: { key: () => null, customBase: () => '' },
+    keys: { key: () => null, customFor: () => ({ base: '', model: '' }) },
     actions,
     updates: { installing: () => false, addBusyProbe: () => undefined },
     client: { request: () => Promise.reject(new Error('no network in this test')) },

@@ -204,8 +204,8 @@ describe('owner commands', () => {
     expect((await ask(rig, OWNER, '/clear yes'))[0]).toMatch(/^Done: I forgot our conversation and the active task\./);
     expect(rig.device.ctx.memory.scratch.get().active).toBe('');
     await ask(rig, OWNER, 'tell me about my cello');
-    const prompt = rig.wire.seen.at(-1)!.transcript[0]!;
-    const system = 'text' in prompt ? prompt.text : '';
+    // The whole prompt: its stable part and its changing part (memories, the conversation).
+    const system = rig.wire.seen.at(-1)!.transcript.flatMap((t) => (t.kind === 'system' ? [t.text] : [])).join('\n\n');
     expect(system).not.toContain('user: I play the cello');
     expect(system).toContain('The owner plays the cello');
     // A second /clear yes needs a new /clear.
@@ -347,8 +347,7 @@ describe('people and roles', () => {
     // The member's prompt carries neither the owner's memories nor the owner's scratchpad.
     rig.device.ctx.memory.scratch.setActive('owner secret plan');
     await ask(rig, USER, 'do I like opera or jazz?');
-    const system = rig.wire.seen.at(-1)!.transcript[0]!;
-    const text = 'text' in system ? system.text : '';
+    const text = rig.wire.seen.at(-1)!.transcript.flatMap((t) => (t.kind === 'system' ? [t.text] : [])).join('\n\n');
     expect(text).toContain('The user likes jazz');
     expect(text).not.toContain('opera');
     expect(text).not.toContain('owner secret plan');

@@ -37,7 +37,7 @@ function serve(net: MemNet, host: string, port: number, reply: (req: string, s: 
 }
 
 describe('HTTP client', () => {
-  it('sends the request as one write with Host, Content-Length and Connection: close, and reads a Content-Length body', async () => {
+  it('sends the request as one write with Host and Content-Length, and reads a Content-Length body', async () => {
     const { net, client } = setup();
     let chunks = 0;
     net.serve('api.example.com', 443, (s) => {

@@ -1,4 +1,5 @@
-// Prompt assembly: the spec's block order, the budget, and the documented
+// Prompt assembly: the block order (the stable blocks first, the cacheable
+// prefix apart from the changing rest), the budget, and the documented
 // deterministic trim policy.
 import { describe, expect, it } from 'vitest';
 import { BLOCK_ORDER, DIRECTIVE_MAX, PromptBlocks, type BlockName } from '../../../src/prompt/blocks.ts';
@@ -15,14 +16,33 @@ function blocksWith(texts: Partial<Record<BlockName, string>>, floors: Partial<R
 const lines = (head: string, n: number, width = 40): string => [head, ...Array.from({ length: n }, (_, i) => `${i} ${'x'.repeat(width)}`)].join('\n');
 
 describe('prompt blocks', () => {
-  it('assembles the blocks in the spec order, skipping empty ones', async () => {
+  it('assembles the blocks in order, the stable ones first, skipping empty ones; the stable part and the rest apart', async () => {
     const names = [...BLOCK_ORDER].reverse();
     const b = blocksWith(Object.fromEntries(names.map((n) => [n, `[${n}]`])));
     const a = await b.assemble(input, 32 * 1024, 0);
     expect(a.text.split('\n\n')).toEqual(BLOCK_ORDER.map((n) => `[${n}]`));
-    expect(BLOCK_ORDER).toEqual(['directive', 'scratchpad', 'sessions', 'memories', 'capabilities', 'conversation', 'spawn-capacity', 'fresh-results', 'subagent-capabilities', 'providers']);
-    const sparse = await blocksWith({ providers: 'P', directive: 'D' }).assemble(input, 1000, 0);
-    expect(sparse.text).toBe('D\n\nP');
+    expect(BLOCK_ORDER).toEqual(['directive', 'capabilities', 'subagent-capabilities', 'providers', 'now', 'scratchpad', 'sessions', 'memories', 'conversation', 'spawn-capacity', 'fresh-results']);
+    expect(a.stable).toBe('[directive]\n\n[capabilities]\n\n[subagent-capabilities]\n\n[providers]');
+    expect(a.volatile).toBe('[now]\n\n[scratchpad]\n\n[sessions]\n\n[memories]\n\n[conversation]\n\n[spawn-capacity]\n\n[fresh-results]');
+    expect(a.text).toBe(`${a.stable}\n\n${a.volatile}`);
+    const sparse = await blocksWith({ providers: 'P', directive: 'D', memories: 'M' }).assemble(input, 1000, 0);
+    expect(sparse.text).toBe('D\n\nP\n\nM');
+    expect([sparse.stable, sparse.volatile]).toEqual(['D\n\nP', 'M']);
+  });
+
+  it('the stable part stays the same from turn to turn while the changing part changes (the prefix a provider caches)', async () => {
+    let minute = 0;
+    const b = new PromptBlocks();
+    b.register({ name: 'directive', text: () => 'Be kind.' });
+    b.register({ name: 'capabilities', text: () => '[CAPABILITIES]\nTools: a, b' });
+    b.register({ name: 'now', text: () => `Now: 09:0${minute}` });
+    b.register({ name: 'conversation', text: (i) => `[RECENT CONVERSATION]\nuser: ${i.text}` });
+    const first = await b.assemble(input, 32 * 1024, 0);
+    minute = 1;
+    const second = await b.assemble({ ...input, text: 'and now?' }, 32 * 1024, 0);
+    expect(second.stable).toBe(first.stable);
+    expect(second.volatile).not.toBe(first.volatile);
+    expect(second.text.startsWith(first.stable)).toBe(true);
   });
 
   it('caps the directive at 1500 bytes without splitting a character', async () => {

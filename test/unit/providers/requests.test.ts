@@ -133,7 +133,9 @@ describe('provider A (Responses API)', () => {
       'function_call_output',
       'message:developer',
     ]);
-    expect(b['input'][2].content).toContain('Answer with one JSON object');
+    // The field docs lead (the unchanging text first, for the prefix cache), then the prompt's system items.
+    expect(b['input'][0].content).toContain('Answer with one JSON object');
+    expect(b['prompt_cache_key']).toBe('desk-assistant-turn');
     expect(b['input'][6]).toEqual(reasoningItem); // verbatim; the other dialect's thinking block is dropped
     expect(b['input'][8]).toEqual({ type: 'function_call', call_id: 'call_Abc.def:1', name: 'device_status', arguments: '{}' });
     expect(b['include']).toEqual(['reasoning.encrypted_content']);
@@ -161,12 +163,17 @@ describe('provider B (Messages API)', () => {
     const loop = body(build(b, roundRequest('anthropic')));
     expect(loop['tools'].map((t: Json) => t.name)).toEqual(['orch_turn', 'device_status', 'memory_search']);
     expect(loop['tool_choice']).toEqual({ type: 'auto' });
-    expect(loop['system']).toMatch(/^You are the desk assistant\. Be brief\.\n\nAnswer with one JSON object/);
+    // The field docs and the prompt's first (stable) system item, marked for the prompt cache.
+    expect(loop['system']).toEqual([{ type: 'text', text: expect.stringMatching(/^Answer with one JSON object[^]*\n\nYou are the desk assistant\. Be brief\.$/), cache_control: { type: 'ephemeral' } }]);
   });
 
   it('replays thinking ahead of the tool_use blocks of one assistant message, tool results in the next user message, ids the API accepts', () => {
     const m = body(build(b, roundRequest('anthropic', { transcript: richTranscript() })));
-    expect(m['system']).toMatch(/^You are the desk assistant\.\n\n\[SCRATCHPAD\] nothing yet\n\nAnswer with one JSON object/);
+    // Two leading system items: the stable one cached with the docs, the changing one after the cache mark.
+    expect(m['system']).toEqual([
+      { type: 'text', text: expect.stringMatching(/^Answer with one JSON object[^]*\n\nYou are the desk assistant\.$/), cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: '[SCRATCHPAD] nothing yet' },
+    ]);
     const roles = m['messages'].map((x: Json) => x.role);
     expect(roles).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
     const assistant = m['messages'][3].content;
@@ -190,7 +197,7 @@ describe('provider C (conversations API and chat completions)', () => {
     const b = valid('mistral-conversations-start', w);
     expect(b['store']).toBe(false);
     expect(b['completion_args'].response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'orch_turn', strict: true } });
-    expect(b['instructions']).toMatch(/^You are the desk assistant\. Be brief\.\n\nAnswer with one JSON object/);
+    expect(b['instructions']).toMatch(/^Answer with one JSON object[^]*\n\nYou are the desk assistant\. Be brief\.$/);
     const replay = valid('mistral-conversations-start', build(c, roundRequest('mistral', { mode: 'single', transcript: richTranscript() })));
     expect(replay['inputs'].map((e: Json) => e.type)).toEqual(['message.input', 'message.input', 'message.input', 'message.input', 'function.call', 'function.call', 'function.result', 'function.result', 'message.input']);
   });

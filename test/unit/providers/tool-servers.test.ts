@@ -257,7 +257,7 @@ describe('tool servers in provider rounds', () => {
     // Nothing approved: inert.
     expect(await turn(rig, 'what is on today?')).toBe('Done (A).');
     expect(mcpTools(rig.openai.at(-1)!)).toEqual([]);
-    const system = ((rig.openai.at(-1)!.body as Json)['input'] as Json[])[0]!['content'] as string;
+    const system = ((rig.openai.at(-1)!.body as Json)['input'] as Json[])[1]!['content'] as string;
     expect(system).toContain('Calendar (MCP server, signed in, not approved)');
     expect(system).toContain('Notes (MCP server, ready, not approved)');
 
@@ -268,7 +268,7 @@ describe('tool servers in provider rounds', () => {
     // orch_turn still first and the choice still "a tool each round".
     expect((a.body as Json)['tools'][0]['name']).toBe('orch_turn');
     expect((a.body as Json)['tool_choice']).toBe('required');
-    const prompt = ((a.body as Json)['input'] as Json[])[0]!['content'] as string;
+    const prompt = ((a.body as Json)['input'] as Json[])[1]!['content'] as string;
     expect(prompt).toContain('Calendar (MCP server, signed in, approved)');
     expect(prompt).not.toContain(token);
     expect(prompt).not.toContain('mcp.calendar.test');

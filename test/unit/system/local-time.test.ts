@@ -155,8 +155,8 @@ describe('the owner\'s time zone', () => {
 class NowWire extends TestWire {
   systems: string[] = [];
   protected override answer(req: RoundRequest): RoundResult {
-    const system = req.transcript.find((t) => t.kind === 'system');
-    this.systems.push(system && 'text' in system ? system.text : '');
+    // The whole prompt: its system items (the stable part, then the changing part).
+    this.systems.push(req.transcript.flatMap((t) => (t.kind === 'system' ? [t.text] : [])).join('\n\n'));
     return turnResult({ reply: 'ok' });
   }
 }
@@ -207,20 +207,22 @@ describe('on the device', () => {
     expect(after.device.ctx.time.zone().text).toBe('UTC0');
   });
 
-  it('the turn prompt carries the owner\'s local date and time in its capability manifest while the clock is set, and none while it is not', async () => {
+  it('the turn prompt carries the owner\'s local date and time while the clock is set (at the head of the changing part, after the stable manifest), and none while it is not', async () => {
     const { mem, device: d, wire } = device({ wallMs: at(2026, 3, 29, 0, 59) });
     expect(d.ctx.time.set(BERLIN).ok).toBe(true);
     await d.assistant.ownerTurn('console', 'what time is it?', 'console');
-    const manifest = (s: string): string[] => s.slice(s.indexOf('[CAPABILITIES]')).split('\n');
-    expect(manifest(wire.systems[0]!)[1]).toBe("Now: Sun 2026-03-29 01:59 CET (UTC+01:00), the owner's local time.");
+    const nowLine = (s: string): string => s.split('\n').find((l) => l.startsWith('Now: '))!;
+    expect(nowLine(wire.systems[0]!)).toBe("Now: Sun 2026-03-29 01:59 CET (UTC+01:00), the owner's local time.");
+    expect(wire.systems[0]!.indexOf('Now: ')).toBeGreaterThan(wire.systems[0]!.indexOf('[CAPABILITIES]'));
     await mem.clock.advance(60_000);
     await d.assistant.ownerTurn('console', 'and now?', 'console');
-    expect(manifest(wire.systems[1]!)[1]).toBe("Now: Sun 2026-03-29 03:00 CEST (UTC+02:00), the owner's local time.");
-    // A tight budget trims the manifest from its end, down to its floor: the now line stays.
+    expect(nowLine(wire.systems[1]!)).toBe("Now: Sun 2026-03-29 03:00 CEST (UTC+02:00), the owner's local time.");
+    // A tight budget trims the manifest from its end, down to its floor; the now line is a block of its own, never trimmed.
     const tight = await d.assistant.blocks.assemble({ chat: 'console', person: null, text: 'x', memQueries: [], unattended: false }, 1000, 0);
     const caps = tight.sections.find((s) => s.name === 'capabilities')!;
     expect(caps.sent).toBeLessThan(caps.offered);
-    expect(caps.text.split('\n')[1]).toMatch(/^Now: Sun 2026-03-29 03:00 CEST/);
+    expect(tight.sections.find((s) => s.name === 'now')!.text).toMatch(/^Now: Sun 2026-03-29 03:00 CEST/);
+    expect(tight.stable).not.toContain('Now: ');
 
     const unset = device({ synced: false });
     await unset.device.assistant.ownerTurn('console', 'what time is it?', 'console');

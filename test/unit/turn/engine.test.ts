@@ -114,10 +114,12 @@ describe('a turn', () => {
     expect(user.text).toMatch(/\[MEMORY QUERY RESULTS\] for "favourite colour"/);
     expect(user.text).toMatch(/\[SESSIONS\] Queued j[0-9a-f]{8} \(position 1\)/);
     expect(user.text.endsWith('next')).toBe(true);
-    // The conversation shows in the next prompt.
-    const system = wire.seen[2]!.transcript.find((t) => t.kind === 'system') as { text: string };
-    expect(system.text).toContain('[RECENT CONVERSATION]');
-    expect(system.text).toContain('user: remember I like blue');
+    // The conversation shows in the next prompt, in its changing part (the second system item; the stable part comes first).
+    const [stable, changing] = wire.seen[2]!.transcript.filter((t) => t.kind === 'system') as Array<{ text: string }>;
+    expect(stable!.text).toContain('[CAPABILITIES]');
+    expect(stable!.text).not.toContain('[RECENT CONVERSATION]');
+    expect(changing!.text).toContain('[RECENT CONVERSATION]');
+    expect(changing!.text).toContain('user: remember I like blue');
   });
 
   it('feeds a failing tool back to the model as its result and keeps going', async () => {
@@ -286,7 +288,7 @@ describe('failover', () => {
     a.wire.script('openai', turn({ reply: 'alt' }));
     expect(await ask(a.device, 'x').out).toMatchObject({ status: 'ok', provider: 'openai' });
     expect(a.wire.seen.map((s) => s.req.provider)).toEqual(['anthropic', 'anthropic', 'openai']);
-    expect(a.wire.seen[1]!.transcript).toHaveLength(2);
+    expect(a.wire.seen[1]!.transcript.map((t) => t.kind)).toEqual(['system', 'system', 'user']);
 
     const b = setup(['anthropic', 'openai']);
     b.device.ctx.hal.nvs.set('orch', 'midFail', '0');
@@ -300,7 +302,7 @@ describe('failover', () => {
     const { mem, device, wire } = setup();
     wire.script('anthropic', calls(['device_status', {}]), fail('context-overflow'), turn({ reply: 'fresh' }));
     expect(await ask(device, 'x').out).toMatchObject({ status: 'ok', reply: 'fresh' });
-    expect(wire.seen[2]!.transcript.map((t) => t.kind)).toEqual(['system', 'user']);
+    expect(wire.seen[2]!.transcript.map((t) => t.kind)).toEqual(['system', 'system', 'user']);
     expect(mem.nvs.get('conv', 'f.c1')).toBe(1);
   });
 });

@@ -28,7 +28,7 @@ describe('the turn subsystem', () => {
   it('adds the recent conversation to the prompt and registers its routes and commands', () => {
     const { kernel, blocks } = setup();
     expect(blocks).toEqual(['conversation']);
-    expect(kernel.router.list().map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/lastturn', 'GET /api/mem/working', 'GET /api/conversation', 'POST /api/conversation/clear']);
+    expect(kernel.router.list().map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/lastturn', 'GET /api/mem/working', 'GET /api/conversation', 'POST /api/conversation/clear', 'GET /api/turn/live']);
     for (const verb of ['TURN', 'TURNSTAT?', 'HEAPPROBE', 'PROMPT?', 'CTX?', 'COMPACT']) expect(kernel.console.has(verb)).toBe(true);
   });
 

@@ -21,8 +21,8 @@ function rig(board?: 'ring-tft') {
   const holds: number[] = [];
   const options: VoiceOptions = {
     client: { request: async () => ({ ok: false, error: 'connect', message: 'no network here' }) },
-    keys: { key: () => 'sk-test', customBase: () => '' },
-    settings: { config: () => 'openai' },
+    keys: { key: () => 'sk-test', customFor: () => ({ base: '', model: '' }) },
+    settings: { config: () => 'openai', apply: () => ({ ok: true, note: 'config: saved' }) },
     updates: { installing: () => false, addBusyProbe: (p) => void probes.push(p) },
     card: { live: () => false },
     ring: {
@@ -44,6 +44,10 @@ function rig(board?: 'ring-tft') {
       record: async () => ({ ok: false, reason: 'not in this test' }),
       speak: (text) => {
         spoken.push(text);
+        return { ok: false, reason: 'voice replies are off', degraded: true };
+      },
+      speakStream: () => {
+        spoken.push('(a spoken reply)');
         return { ok: false, reason: 'voice replies are off', degraded: true };
       },
     },
@@ -70,7 +74,7 @@ describe("voice's face", () => {
     expect(r.probes.map((p) => p())).toEqual([false]);
     r.answer({ status: 'ok', reply: 'Ten past four.', ask: '', error: null });
     expect(await out).toBe('Ten past four.\r\nnot spoken: voice replies are off\r\nOK\r\n');
-    expect(r.spoken).toEqual(['Ten past four.']);
+    expect(r.spoken).toEqual(['(a spoken reply)']);
     expect(r.face.session.state()).toBe('idle');
     expect(r.kernel.status.snapshot()).toMatchObject({ voice: { state: 'idle', turns: 1, stops: 0, last: 'ok' } });
   });

@@ -128,7 +128,7 @@ function typecheck(files: Record<string, string>): Record<string, string[]> {
 }
 
 describe('the transcription request', () => {
-  const keys = { key: (p: string) => `sk-${p}`, customBase: () => 'http://custom.emulator.test/' };
+  const keys = { key: (p: string) => `sk-${p}`, customFor: () => ({ base: 'http://custom.emulator.test/', model: '' }) };
   const send = async (host: string, ep: SttEndpoint, upload: { filename: string; mime: string; bytes: Uint8Array }) => {
     const net = new MemNet();
     const clock = new VirtualClock();
@@ -159,7 +159,7 @@ describe('the transcription request', () => {
     const custom = sttEndpoint(keys, 'custom');
     expect(custom).toMatchObject({ ok: true, endpoint: { provider: 'custom', base: 'http://custom.emulator.test', key: null, model: 'whisper-1' } });
     expect(sttEndpoint(keys, 'off')).toMatchObject({ ok: false, reason: expect.stringMatching(/^stt-off: /) });
-    expect(sttEndpoint({ key: () => null, customBase: () => '' }, 'mistral')).toMatchObject({ ok: false, reason: expect.stringMatching(/^no-stt-key: /) });
+    expect(sttEndpoint({ key: () => null, customFor: () => ({ base: '', model: '' }) }, 'mistral')).toMatchObject({ ok: false, reason: expect.stringMatching(/^no-stt-key: /) });
   });
 
   it('the emulator refuses what the services refuse: a torn body, an unknown field, no model, a wrong extension, a WAV whose sizes lie, not-Ogg', async () => {
@@ -296,7 +296,7 @@ describe('a spoken turn on the device', () => {
     expect(r.device.ctx.ring.view().name).toBe('off');
     serial.type('VOICE?\r\n');
     await r.mem.clock.until(() => /OK\r\n$/.test(serial.output), 1000, 10);
-    expect(serial.take()).toMatch(/state=idle turns=1 stops=0\r\nlast: ok heard=\d+ms transcript=\d+ reply=\d+ firstAudio=\d+ xsPeak=\d+ xsStatic=\d+\r\n/);
+    expect(serial.take()).toMatch(/state=idle turns=1 stops=0\r\nlast: ok heard=\d+ms transcript=\d+ reply=\d+ sentence=\d+ firstAudio=\d+ xsPeak=\d+ xsStatic=\d+\r\n/);
   });
 
   it('push to talk on the screen: hold listens, release ends it; a tap while the transcription is in flight stops it at once', async () => {

@@ -7,7 +7,7 @@
 
 import { get, missing, post, type ApiResult } from '../api.ts';
 import type { Section } from '../app.ts';
-import { busy, card, check, field, h, message, replace, text } from '../dom.ts';
+import { busy, card, check, field, h, kv, message, replace, text } from '../dom.ts';
 import { itemList, listIn, loadList, notBuilt } from './generic.ts';
 import { fallbacksView, loadConnectors, loadWebSearch } from './remote.ts';
 
@@ -21,10 +21,18 @@ const NAMES: Record<string, string> = {
   custom: 'Custom endpoint',
 };
 
+interface RoleEndpoint {
+  base: string;
+  model: string;
+  ownBase: boolean;
+  ownModel: boolean;
+}
+
 interface Orch {
   keys: Record<string, boolean>;
   priority: string[];
-  custom: { base: string; style: string; model: string };
+  custom: { base: string; style: string; model: string; roles?: Record<'chat' | 'stt' | 'tts' | 'embed', RoleEndpoint> };
+  stream?: boolean;
   model: string;
   provider: string | null;
   directive: string;
@@ -202,10 +210,50 @@ export const assistant: Section = {
     style.value = orch.custom.style;
     const cmodel = h('input', { type: 'text', name: 'custom_model', value: orch.custom.model, spellcheck: 'false' });
     const customMsg = message();
+    // Per role (transcription, speech, embeddings): a base URL and model of its own, empty for the defaults.
+    const roles = orch.custom.roles;
+    const roleInput = (name: string, value: string, placeholder: string, type = 'url'): HTMLInputElement => h('input', { type, name, value, placeholder, spellcheck: 'false' });
+    const sttBase = roleInput('custom_stt_base', roles?.stt.ownBase ? roles.stt.base : '', 'the base URL above');
+    const sttModel = roleInput('custom_stt_model', roles?.stt.ownModel ? roles.stt.model : '', 'whisper-1', 'text');
+    const ttsBase = roleInput('custom_tts_base', roles?.tts.ownBase ? roles.tts.base : '', 'the base URL above');
+    const ttsModel = roleInput('custom_tts_model', roles?.tts.ownModel ? roles.tts.model : '', 'tts-1', 'text');
+    const embedBase = roleInput('custom_embed_base', roles?.embed.ownBase ? roles.embed.base : '', 'the base URL above');
+    const rolesNow = h('div');
+    const drawRoles = (): void => {
+      const r = orch.custom.roles;
+      if (!r) return replace(rolesNow);
+      const said = (x: RoleEndpoint, model: boolean): string => (x.base ? `${x.base}${model && x.model ? `, model ${x.model}` : ''}` : 'not set');
+      replace(rolesNow, kv([
+        ['Chat (turns)', said(r.chat, true)],
+        ['Transcription', said(r.stt, true)],
+        ['Speech', said(r.tts, true)],
+        ['Embeddings', `${said(r.embed, false)} (its model: the memory's embedding choice)`],
+      ]));
+    };
+    drawRoles();
     const customSave = h('button', { type: 'button' }, 'Save endpoint');
     customSave.addEventListener('click', () =>
-      void busy(customSave, async () => void (await save({ custom_base: base.value.trim(), custom_style: style.value, custom_model: cmodel.value.trim() }, customMsg, 'Custom endpoint saved.'))),
+      void busy(customSave, async () => {
+        const fields = {
+          custom_base: base.value.trim(),
+          custom_style: style.value,
+          custom_model: cmodel.value.trim(),
+          custom_stt_base: sttBase.value.trim(),
+          custom_stt_model: sttModel.value.trim(),
+          custom_tts_base: ttsBase.value.trim(),
+          custom_tts_model: ttsModel.value.trim(),
+          custom_embed_base: embedBase.value.trim(),
+        };
+        if (await save(fields, customMsg, 'Custom endpoint saved.')) drawRoles();
+      }),
     );
+    // Streamed answers: the reply is read (and spoken) as it arrives; off reads every answer whole.
+    const stream = h('input', { name: 'stream', checked: orch.stream !== false });
+    const streamMsg = message();
+    stream.addEventListener('change', async () => {
+      const ok = await save({ stream: stream.checked ? '1' : '0' }, streamMsg, stream.checked ? 'Answers are streamed: a spoken reply starts with its first sentence.' : 'Answers are read whole: a spoken reply starts once the whole turn has arrived.');
+      if (!ok) stream.checked = !stream.checked;
+    });
 
     // Directive, failover, budget
     const directive = h('textarea', { name: 'directive', rows: '5' });
@@ -286,7 +334,24 @@ export const assistant: Section = {
       card('Provider keys', h('p', { class: 'muted' }, 'Keys go to the device only; it never sends them back, never over plain http, and no tool or chat command can change them.'), keysHost, keysMsg),
       card('Provider priority', h('p', { class: 'muted' }, 'Keyed providers are tried in this order; the next ones take over when one fails.'), prioHost, prioSave, prioMsg),
       card('Models', field('Orchestrator model', model, 'Empty: the provider\'s default model.'), ids, modelSave, modelMsg, check('Include models hidden by the last probe', allModels), catalog, h('h3', null, 'Fallbacks'), fallbacks),
-      card('Custom endpoint', field('Base URL', base, 'Any OpenAI- or Anthropic-compatible server; only scheme, host and port are used. Over plain http no key is sent.'), field('Conversation style', style), field('Model id', cmodel), customSave, customMsg),
+      card(
+        'Custom endpoint',
+        field('Base URL', base, 'Any OpenAI- or Anthropic-compatible server; only scheme, host and port are used. Over plain http no key is sent.'),
+        field('Conversation style', style),
+        field('Model id', cmodel),
+        h('h3', null, 'Per role'),
+        h('p', { class: 'muted' }, 'Transcription, speech and embeddings may go to other servers (a local Whisper or Piper, say) while turns stay where they are. Empty: the base URL above and the usual model.'),
+        field('Transcription server', sttBase, 'Its base URL.'),
+        field('Transcription model', sttModel),
+        field('Speech server', ttsBase, 'Its base URL.'),
+        field('Speech model', ttsModel),
+        field('Embeddings server', embedBase, 'Its base URL; the embeddings model is chosen in Memory.'),
+        customSave,
+        customMsg,
+        h('h3', null, 'In use'),
+        rolesNow,
+      ),
+      card('Streamed answers', check('Read answers as they arrive (a spoken reply starts with its first sentence)', stream, 'Off: every answer is read whole before anything is said or shown.'), streamMsg),
       card('Conversation', field('Directive', directive, count), check('Fail over mid-turn (keep the conversation when switching providers)', midFail), field('Prompt budget (bytes)', budget), convSave, convMsg),
       card('Usage and budgets', h('p', { class: 'muted' }, 'Tokens each provider reported (input and output), by day and calendar month (UTC). Past a provider\'s monthly budget the device takes no new turn there and uses a keyed alternate that has budget left; 0 means no budget. Only this page can set budgets.'), usageHost, usageMsg),
       card('Security', check('Verify certificates of outbound HTTPS (tlsVerify)', tls, 'Switch off only to reach a server with a self-made certificate.'), tlsMsg),
