@@ -2,9 +2,9 @@
 // the firmware on XS in the simulator, every turn written and every question
 // of categories 1-4 asked through /mcp with the official MCP client), held
 // at floors a few points under what was measured, so a regression fails:
-// measured with a card 63.7 at 10 and 55.3 at 5 (882 questions); without a
+// measured with a card 63.0 at 10 and 54.3 at 5 (882 questions); without a
 // card, where the device keeps its 400 most important memories of each
-// 369-689-turn conversation, 48.2 and 43.0 (`node bench/locomo.mjs`,
+// 369-689-turn conversation, 48.1 and 42.8 (`node bench/locomo.mjs`,
 // `node bench/locomo.mjs --sd-size 0`; also printed by `npm run bench`).
 // The data set is not part of the repository (CC BY-NC 4.0): without it
 // these tests skip and say so; test/unit/memory/ranking.test.ts covers

@@ -26,7 +26,7 @@ import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT } from '../../tools/build.mjs';
 import { imageVersion, release } from '../../tools/release.mjs';
 import { ensureTestSigningKey } from '../../tools/test-keys.mjs';
@@ -769,6 +769,37 @@ describe('Memory on the page', () => {
     await cardTitled('Memory').getByText(new RegExp(`^${kept} of \\d+ \\(0 pinned, ${kept} permanent\\)$`)).waitFor();
     await search('spare key');
     await mems.locator('ul.items li', { hasText: spareKey }).waitFor();
+  });
+
+  it('chooses how memories are found: told first that every memory is embedded again, then re-embedded in the background', async () => {
+    const before = await api<{ current: { provider: string; model: string; dims: number } }>('/api/mem/embedding');
+    const was = `${before.current.provider}/${before.current.model}/${before.current.dims}`;
+    expect(was).toMatch(/^offline\/glove-100-w24k-[0-9a-f]+\/100$/);
+    await open('memory');
+    const emb = cardTitled('How memories are found');
+    await emb.getByText(`Now: ${was}.`).waitFor();
+    const pick = emb.getByLabel('Embed memories with');
+    // a provider without its key is offered but cannot be chosen, and says why
+    const openai = pick.locator('option', { hasText: 'OpenAI text-embedding-3-small' });
+    expect(await openai.isDisabled()).toBe(true);
+    expect(await openai.innerText()).toMatch(/add a openai key first/);
+    await pick.selectOption({ label: 'On the device, by words only (feature hashing)' });
+    await emb.getByRole('button', { name: 'Change embedding…' }).click();
+    await emb.getByText(/memories is embedded again in the background/).waitFor();
+    await emb.getByRole('button', { name: 'Cancel' }).click();
+    expect((await api<typeof before>('/api/mem/embedding')).current).toEqual(before.current);
+    await emb.getByRole('button', { name: 'Change embedding…' }).click();
+    await emb.getByRole('button', { name: 'Yes, do it' }).click();
+    await emb.getByText('Changed: the memories are being embedded again.').waitFor();
+    await emb.getByText('Now: offline/hash-ngram-1/256.').waitFor();
+    await vi.waitFor(async () => expect((await api<{ reembed: unknown }>('/api/mem/stats')).reembed).toBeNull(), { timeout: 20_000, interval: 100 });
+    // memories are still found after re-embedding, then the table's embedding comes back the same way
+    const found = await api<{ items: Array<{ content: string }> }>('/api/mem/vector?query=spare%20key');
+    expect(found.items.some((m) => m.content.includes('spare key'))).toBe(true);
+    await pick.selectOption({ label: 'On the device, by meaning and by words (GloVe word vectors)' });
+    await emb.getByRole('button', { name: 'Change embedding…' }).click();
+    await emb.getByRole('button', { name: 'Yes, do it' }).click();
+    await emb.getByText(`Now: ${was}.`).waitFor();
   });
 
   it('saves the recall settings; the device keeps them', async () => {

@@ -7,6 +7,7 @@ import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { sha256Fallback } from '../../../modules/sha256/sha256.ts';
 import { Log } from '../../../src/log/log.ts';
 import { EpisodicLog } from '../../../src/memory/episodic.ts';
+import { Ring } from '../../../src/memory/episodic-ring.ts';
 import { readForward } from '../../../src/memory/frames.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
@@ -31,6 +32,23 @@ function again(mem: MemHal): { mem: MemHal; device: Device } {
 function fill(device: Device, n: number, text = (i: number) => `row ${i} ${'lorem ipsum '.repeat(4)}`, session = 'main'): void {
   for (let i = 0; i < n; i++) device.ctx.memory.episodic.append({ session, role: i % 2 ? 'assistant' : 'creator', kind: 'message', text: text(i) });
 }
+
+describe('the hot window in RAM', () => {
+  it('grows as rows come, keeps them newest first across its growth and its wrap, and bounds rows and bytes', () => {
+    const ring = new Ring(200, 10_000);
+    for (let i = 0; i < 150; i++) ring.push(`r${i}`, i, { day: 1, off: i });
+    expect(ring.count).toBe(150);
+    expect(ring.at(0)).toEqual({ json: 'r149', ts: 149, pos: { day: 1, off: 149 } });
+    expect(ring.oldest()).toEqual({ json: 'r0', ts: 0, pos: { day: 1, off: 0 } });
+    for (let i = 150; i < 450; i++) ring.push(`r${i}`, i, null);
+    expect(ring.count).toBe(200);
+    expect([ring.at(0).json, ring.at(199).json]).toEqual(['r449', 'r250']);
+    const bytes = new Ring(4000, 100);
+    expect(bytes.push('x'.repeat(60), 1, null)).toBe(0);
+    expect(bytes.push('y'.repeat(60), 2, null)).toBe(1);
+    expect([bytes.count, bytes.at(0).json.length]).toEqual([1, 60]);
+  });
+});
 
 describe('episodic rows', () => {
   it('appends checksummed rows to a per-day file and reads them back newest first after a reboot', async () => {
