@@ -67,12 +67,14 @@ const embId = (c: { provider: string; model: string; dims: number }): string => 
  * re-embedding's progress; a change is confirmed first, since every memory
  * is embedded again.
  */
-async function embeddingCard(host: HTMLElement, refresh: () => Promise<void>): Promise<void> {
+async function embeddingCard(host: HTMLElement, refresh: () => Promise<void>, said?: { text: string; kind: 'ok' | 'bad' }): Promise<void> {
   const r = await get<EmbeddingView>('/api/mem/embedding');
   if (missing(r)) return replace(host, notBuilt('Choosing the embedding'));
   if (!r.ok) return replace(host, h('p', { class: 'msg bad' }, r.message));
   const v = r.data;
   const emsg = message();
+  // the outcome of a change stays in view when the card is drawn again with the new state
+  if (said) emsg.say(said.text, said.kind);
   const pick = h(
     'select',
     { name: 'embedding' },
@@ -82,13 +84,16 @@ async function embeddingCard(host: HTMLElement, refresh: () => Promise<void>): P
     const c = v.choices.find((x) => embId(x) === pick.value);
     if (!c) return;
     const res = await post<{ changed: boolean }>('/api/mem/embedding', { provider: c.provider, model: c.model, dims: String(c.dims), confirm: '1' });
-    emsg.say(res.ok ? (res.data.changed ? 'Changed: the memories are being embedded again.' : 'That is the embedding already.') : res.message, res.ok ? 'ok' : 'bad');
-    await Promise.all([embeddingCard(host, refresh), refresh()]);
+    const outcome = { text: res.ok ? (res.data.changed ? 'Changed: the memories are being embedded again.' : 'That is the embedding already.') : res.message, kind: res.ok ? ('ok' as const) : ('bad' as const) };
+    emsg.say(outcome.text, outcome.kind);
+    await Promise.all([embeddingCard(host, refresh, outcome), refresh()]);
   });
   const progress = v.reembed
     ? h('p', { class: v.reembed.error ? 'msg warn' : 'msg' }, `Re-embedding: ${v.reembed.done} of ${v.reembed.total}${v.reembed.error ? ` (paused: ${v.reembed.error}; it tries again by itself)` : ''}.`)
     : null;
   replace(host, h('p', { class: 'muted' }, `Now: ${embId(v.current)}.`), progress, field('Embed memories with', pick), change, emsg);
+  // while the memories are embedded again, the progress moves on the page
+  if (v.reembed && !v.reembed.error) setTimeout(() => void (host.isConnected ? embeddingCard(host, refresh, said).then(refresh) : null), 1000);
 }
 
 /** A two-step button: the first press asks, the second (within the same view) acts. */
