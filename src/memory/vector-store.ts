@@ -177,6 +177,7 @@ export class VectorStore implements StoreCore {
         rows.forEach((r, j) => next.put(recs[j]!, vecs[j]!.q, vecs[j]!.norm, old.whereOf(r)));
         progress.done = i + rows.length;
         this.busy = say();
+        this.feed(); // an offline embedder never yields: thousands of memories must not starve the watchdog
       }
       this.index = next;
       this.stale = false;
