@@ -241,8 +241,9 @@ export class Provisioning {
     } catch (e) {
       this.ctx.log.warn('wifi', `scan failed: ${String(e)}`);
     }
-    // A later round (WIFI, another retry) took over while this one scanned.
-    if (round !== this.round || !this.running) return;
+    // A later round (WIFI, another retry) took over while this one scanned, or a join made before it
+    // came through: joining again would drop the link the owner's page is using.
+    if (round !== this.round || !this.running || this.ctx.hal.wifi.station().state === 'connected') return;
     const order = joinOrder(this.known.list(), seen);
     if (!order.length) return;
     this.pending = order.slice(1);
@@ -277,7 +278,9 @@ export class Provisioning {
 
   /** A network was saved while none is joined: try the known ones now rather than at the next retry. */
   kick(): void {
-    if (!this.running || this.ctx.hal.wifi.station().state === 'connected' || this.pending.length > 0) return;
+    // a join under way settles by itself (a failure goes on to the next network or the retry)
+    const state = this.ctx.hal.wifi.station().state;
+    if (!this.running || state === 'connected' || state === 'connecting' || this.pending.length > 0) return;
     this.retry?.cancel();
     this.retry = null;
     void this.joinBest();

@@ -184,6 +184,39 @@ describe('GET and POST /api/wifi (the web page)', () => {
   });
 });
 
+describe('a save while a join is under way', () => {
+  it('does not join again once the join under way comes through: the link the page uses stays up', async () => {
+    const mem = createMemHal();
+    mem.wifi.networks.set('Home', 'home-pass-1');
+    mem.wifi.scanResults = scan(['Home', -50]);
+    // joins complete when the test says so, as a real association takes its time
+    const tried: string[] = [];
+    const finish: Array<() => void> = [];
+    const connect = mem.wifi.stationConnect.bind(mem.wifi);
+    mem.wifi.stationConnect = (ssid, pass) => {
+      tried.push(ssid);
+      const station = mem.wifi.station.bind(mem.wifi);
+      mem.wifi.station = () => ({ state: 'connecting', ssid, ip: null, rssi: null });
+      finish.push(() => {
+        mem.wifi.station = station;
+        connect(ssid, pass);
+      });
+    };
+    const { device } = start({ mem, known: [['Home', 'home-pass-1']] });
+    await mem.clock.advance(10);
+    expect(tried).toEqual(['Home']);
+    const r = await request(mem.net, HTTP_PORT, 'POST', '/api/wifi', {
+      headers: { 'X-Device-Token': device.ctx.token.reveal(), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'action=save&ssid=Upstairs&pass=upstairs-pass',
+    });
+    expect(r.status).toBe(200);
+    finish.shift()!();
+    await mem.clock.advance(1000);
+    expect(mem.wifi.station()).toMatchObject({ state: 'connected', ssid: 'Home' });
+    expect(tried).toEqual(['Home']);
+  });
+});
+
 describe('the setup network timeline (virtual clock)', () => {
   it('restored when the link goes down; when the station is back, dropped 20 s later, or 4 s after a handoff', async () => {
     const { mem, device } = start({ known: [['Home', 'home-pass-1']] });
