@@ -248,7 +248,7 @@ export const memory: Section = {
               'ul',
               { class: 'items' },
               r.data.rows.map((row) =>
-                h('li', null, h('div', { class: 'muted' }, h('span', { class: 'tag' }, when(row['ts'])), h('span', { class: 'tag' }, `${text(row['session'])} · ${text(row['role'])} · ${text(row['kind'])}`)), h('div', null, text(row['text']))),
+                h('li', null, h('div', { class: 'muted' }, h('span', { class: 'tag' }, when(row['ts'])), h('span', { class: 'tag' }, `${text(row['session'])} · ${text(row['role'])} · ${text(row['kind'])}`)), h('div', row['role'] === 'assistant' ? { class: 'reply' } : null, text(row['text']))),
               ),
             )
           : h('p', { class: 'muted' }, 'No rows.'),
