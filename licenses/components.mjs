@@ -150,7 +150,7 @@ export const COMPONENTS = [
     texts: [['sdk', 'licenses/gpl-3.0.txt']],
     copyright: 'Copyright (c) 2016-2023 Moddable Tech, Inc.',
     headers: true,
-    note: 'their headers say "part of the Moddable SDK Tools ... GNU General Public License" although they run on the device; linked by the esp32s3 target (its setup-target.js and the on-board LED) and by the LED ring (hosts/esp32/hal/devices.ts)',
+    note: 'their headers say "part of the Moddable SDK Tools ... GNU General Public License" although they run on the device. No image links them: our target (hosts/esp32/target) leaves out the SDK esp32s3 target\'s preloads, and the LED ring has its own RMT driver (hosts/esp32/native/desk_ring.c). Declared so that an image that linked them again is caught as GPL-only',
   },
   {
     id: 'espressif-led-strip-encoder',
@@ -247,12 +247,8 @@ export const COMPONENTS = [
  * one cannot slip in and a removed one is struck off here.
  */
 export const RELEASE_BLOCKERS = [
-  {
-    id: 'moddable-neopixel',
-    why:
-      "the SDK's NeoPixel class and binding say GPL-3.0 in their headers; the esp32s3 target preloads them (its on-board LED) and the LED ring uses them. " +
-      'To ship: a written answer from Moddable that the headers are a mistake, a commercial SDK licence, or our own RMT ring driver (the Apache-2.0 encoder beside it) with a target that does not preload neopixel (docs/licenses.md).',
-  },
+  // none: the last one, the SDK's NeoPixel (GPL-3.0 headers), left the image
+  // when the device took its own target and LED ring driver (docs/licenses.md)
 ];
 
 export const EXTRACTED = {

@@ -49,7 +49,10 @@ import { inventory, problems as licenseProblems, writeLicenseDocuments } from '.
 
 export const DEVICE_TYPES = ['ring-tft', 'panel-28', 'panel-35', 'panel-40'];
 /** The SDK's build target every board uses (a generic ESP32-S3). */
-export const SDK_PLATFORM = 'esp32/esp32s3';
+/** Our own target (hosts/esp32/target): the SDK's esp32s3 without its development-kit LED and button; mcconfig lower-cases the path, so it stays relative to the project root (mcconfig runs there). */
+export const SDK_PLATFORM = 'esp32:hosts/esp32/target';
+/** The folders mcconfig names after the target's platform and SUBPLATFORM. */
+export const SDK_PLATFORM_DIRS = ['esp32', 'esp32s3'];
 /**
  * The Moddable SDK modules the bundle may import, each with the SDK manifest
  * that maps it (hosts/esp32/sdk-modules.json): the bundle leaves exactly these
@@ -204,7 +207,7 @@ export function typecheckStage(sdk) {
 
 /** The folder mcconfig generated the makefile in (tmp/esp32/esp32s3/release/<type>). */
 export function makefileDir(board, outRoot) {
-  return join(sdkOut(board, outRoot), 'tmp', ...SDK_PLATFORM.split('/'), 'release', board);
+  return join(sdkOut(board, outRoot), 'tmp', ...SDK_PLATFORM_DIRS, 'release', board);
 }
 
 /**
@@ -340,7 +343,7 @@ async function main() {
   }
   const args = mcconfigArgs(board, { flash: values.flash, port: values.port });
   say(`${join(sdk.bin, 'mcconfig')} ${args.join(' ')}`);
-  const r = spawnSync(join(sdk.bin, 'mcconfig'), args, { stdio: 'inherit', env: { ...sdkEnv(sdk), DESK_ROOT: ROOT } });
+  const r = spawnSync(join(sdk.bin, 'mcconfig'), args, { cwd: ROOT, stdio: 'inherit', env: { ...sdkEnv(sdk), DESK_ROOT: ROOT } });
   if (r.status !== 0) process.exit(r.status ?? 1);
   if (values.flash) {
     // the fonts partition (the CJK glyphs): written beside the app, as idf.py writes a data partition's image

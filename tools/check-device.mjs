@@ -35,6 +35,7 @@ export const PORTABLE_C = [
   'hosts/esp32/native/otastate.c',
   'hosts/esp32/native/resetreason.c',
   'hosts/esp32/native/panel.c',
+  'hosts/esp32/native/ledring.c',
 ];
 
 /** The bench's RISC-V program and the C it links (bench/riscv.mjs). */

@@ -30,7 +30,7 @@ import { ASSETS } from './assets.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DEVICE_OUT = join(ROOT, 'build/device');
-const SDK_PLATFORM = ['esp32', 'esp32s3'];
+const SDK_PLATFORM = ['esp32', 'esp32s3']; // tools/build-device.mjs's SDK_PLATFORM_DIRS
 const TOOL = 'desk-assistant-licenses-1';
 
 /** The folder mcconfig wrote a board's makefile in (as tools/build-device.mjs's makefileDir). */

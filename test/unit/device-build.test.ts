@@ -27,7 +27,6 @@ const DRIVER_MANIFESTS: Record<string, string> = {
   gc9a01: '$(MODDABLE)/modules/drivers/gc9a01/manifest.json',
   ft6206: '$(MODDABLE)/modules/drivers/ft6206/manifest.json',
   gt911: '$(MODDABLE)/modules/drivers/gt911/manifest.json',
-  neopixel: '$(MODDABLE)/modules/drivers/neopixel/manifest.json',
   'pins/audioout': '$(MODDABLE)/modules/pins/i2s/manifest.json',
 };
 const IMPORT = /^import .* from "([^"]+)";$/gm;
@@ -52,11 +51,11 @@ describe('npm run build:device without an SDK or ESP-IDF', () => {
     expect(bad.stderr).toMatch(/--board must be one of ring-tft, panel-28, panel-35, panel-40/);
   });
 
-  it('runs mcconfig for esp32/esp32s3 on the board manifest (the makefile alone, make, deploy to flash)', () => {
+  it('runs mcconfig for our esp32s3 target on the board manifest (the makefile alone, make, deploy to flash)', () => {
     const args = mcconfigArgs('panel-40');
-    expect(args.slice(0, 3)).toEqual(['-m', '-p', 'esp32/esp32s3']);
+    expect(args.slice(0, 3)).toEqual(['-m', '-p', 'esp32:hosts/esp32/target']);
     expect(args.at(-1)).toBe(join(ROOT, 'boards/panel-40/manifest.json'));
-    expect(mcconfigArgs('panel-40', { make: false }).slice(0, 2)).toEqual(['-p', 'esp32/esp32s3']);
+    expect(mcconfigArgs('panel-40', { make: false }).slice(0, 2)).toEqual(['-p', 'esp32:hosts/esp32/target']);
     expect(mcconfigArgs('panel-40', { flash: true, port: '/dev/ttyACM0' })).toEqual(expect.arrayContaining(['-t', 'deploy', 'UPLOAD_PORT=/dev/ttyACM0']));
   });
 });
@@ -96,7 +95,7 @@ describe('desk-native.js', () => {
   const bindings = [...js.matchAll(/^function (\w+)\([^)]*\) @ "(\w+)";$/gm)].map((m) => ({ name: m[1]!, c: m[2]! }));
   const cFiles = [
     'modules/vecdot/xs_vecdot.c', 'modules/lexical/xs_lexical.c', 'modules/sha256/xs_sha256.c', 'modules/utf8/xs_utf8.c', 'modules/p256/xs_p256.c', 'modules/mp3/xs_mp3.c',
-    ...['desk_sd', 'desk_ota', 'desk_sys', 'desk_nvs', 'desk_console', 'desk_panel'].map((f) => `hosts/esp32/native/${f}.c`),
+    ...['desk_sd', 'desk_ota', 'desk_sys', 'desk_nvs', 'desk_console', 'desk_panel', 'desk_ring'].map((f) => `hosts/esp32/native/${f}.c`),
   ].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
 
   it('binds every host function to C that the manifests link', () => {

@@ -20,7 +20,7 @@ import { makefileDir, xslFigures, type XslFigures } from '../../tools/build-devi
 import { inventory, problems } from '../../tools/licenses.mjs';
 import { RELEASE_BLOCKERS } from '../../licenses/components.mjs';
 import { DEVICE_TYPES } from '../../src/hal/index.ts';
-import { needSdk } from '../support/sdk.ts';
+import { needSdk, sdk } from '../support/sdk.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DOC = join(ROOT, 'docs/device.md');
@@ -79,6 +79,11 @@ describe('npm run build:device with the Moddable SDK (no ESP-IDF)', () => {
       expect(makefile).toMatch(/\/xs_mp3\.c\.o\b/);
       expect(makefile).not.toMatch(/libmad|data\/mp3/);
       expect(readFileSync(join(dir, 'mc.xs.c'), 'utf8')).toMatch(/\{ xs_mp3_decode, 3, \d+ \}/);
+      // the LED ring by our RMT driver: nothing of the SDK's NeoPixel (GPL-3.0 headers) nor the development kit's setup is linked
+      expect(makefile).toMatch(/\/desk_ring\.c\.o\b/);
+      expect(makefile).toMatch(/\/ledring\.c\.o\b/);
+      expect(makefile).not.toMatch(/neopixel|setup-target|drivers\/button/i);
+      expect(readFileSync(join(dir, 'mc.xs.c'), 'utf8')).toMatch(/\{ xs_desk_ring_show, 1, \d+ \}/);
       // the GATT table was compiled from our JSON, the CA store made into resources
       expect(readFileSync(join(dir, 'mc.bleservices.c'), 'utf8')).toContain('e9190003');
       expect(readFileSync(join(dir, 'mc.resources.c'), 'utf8')).toContain('ca.ski');
@@ -87,6 +92,20 @@ describe('npm run build:device with the Moddable SDK (no ESP-IDF)', () => {
       for (const f of [`${board}.spdx.json`, `${board}.NOTICE.txt`]) expect(existsSync(join(ROOT, 'build/device', board, 'licenses', f)), f).toBe(true);
     }, 300_000);
   }
+
+  it("our target (hosts/esp32/target) is the SDK's esp32s3 target without its development kit's LED and button", (ctx) => {
+    if (!needSdk(ctx, 'the target check')) return;
+    const ours = JSON.parse(readFileSync(join(ROOT, 'hosts/esp32/target/manifest.json'), 'utf8'));
+    const sdkTarget = JSON.parse(readFileSync(join(sdk.moddable!, 'build/devices/esp32/targets/esp32s3/manifest.json'), 'utf8'));
+    expect(ours.build.ESP32_SUBCLASS).toBe(sdkTarget.build.ESP32_SUBCLASS);
+    expect(ours.creation).toEqual(sdkTarget.creation);
+    expect(ours.defines).toEqual(sdkTarget.defines);
+    expect(ours.config.screen).toBe(sdkTarget.config.screen);
+    // what we leave out is exactly the kit's LED and button
+    expect(sdkTarget.preload.sort()).toEqual(['neopixel', 'setup/target']);
+    expect(ours.preload ?? []).toEqual([]);
+    expect(ours.include ?? []).toEqual([]);
+  });
 
   // What each board's image links, as the makefile and the bundle say (docs/licenses.md).
   for (const board of DEVICE_TYPES) {

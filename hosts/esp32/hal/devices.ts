@@ -1,5 +1,5 @@
 // Device HAL: the console (USB Serial/JTAG, desk_console.c), the LED ring
-// (NeoPixel), the display (Moddable's ili9341 and gc9a01 drivers, our glue
+// (WS2812B over RMT, desk_ring.c), the display (Moddable's ili9341 and gc9a01 drivers, our glue
 // for the ST7796S and ST7701S), touch (Moddable's ft6206 and gt911 drivers,
 // polled), the battery gauge (ADC divider, MAX17048 or AXP2101 over ECMA-419
 // I2C), the speaker (./audio.ts) and the microphone (./mic.ts).
@@ -14,7 +14,7 @@
 import Analog from 'embedded:io/analog';
 import I2C from 'embedded:io/i2c';
 import PWM from 'embedded:io/pwm';
-import { consoleOpen, consoleRead, consoleWrite, mp3Close, mp3Decode, mp3Open, panelBegin, panelEnd, panelOpen, panelSend } from '../native/desk-native.js';
+import { consoleOpen, consoleRead, consoleWrite, mp3Close, mp3Decode, mp3Open, panelBegin, panelEnd, panelOpen, panelSend, ringOpen, ringShow } from '../native/desk-native.js';
 import type { BoardDescriptor } from '../../../boards/index.ts';
 import { encode } from '../../../src/util/utf8.ts';
 import { mp3Native } from '../../../modules/mp3/mp3.ts';
@@ -62,16 +62,9 @@ export function createSerial(clock: Clock): HalSerial {
 }
 
 export function createRing(d: BoardDescriptor): LedRing {
-  const NeoPixel = drivers.neopixel;
-  if (!d.ring || !NeoPixel) return { count: 0, show: () => undefined };
-  const pixels = new NeoPixel({ length: d.ring.leds, pin: d.ring.pin, order: d.ring.order === 'RGB' ? 'RGB' : 'GRB' });
-  return {
-    count: d.ring.leds,
-    show(rgb: Uint8Array) {
-      for (let i = 0; i < pixels.length; i++) pixels.setPixel(i, pixels.makeRGB(rgb[3 * i] ?? 0, rgb[3 * i + 1] ?? 0, rgb[3 * i + 2] ?? 0));
-      pixels.update();
-    },
-  };
+  if (!d.ring) return { count: 0, show: () => undefined };
+  ringOpen(d.ring.pin, d.ring.leds, d.ring.order === 'RGB' ? 1 : 0);
+  return { count: d.ring.leds, show: (rgb: Uint8Array) => ringShow(rgb) };
 }
 
 function pin(pins: Record<string, number | number[]>, name: string): number {

@@ -96,3 +96,10 @@ export declare function panelOpen(config: PanelConfig): void;
 export declare function panelBegin(x: number, y: number, width: number, height: number): void;
 export declare function panelSend(pixels: Uint16Array): void;
 export declare function panelEnd(): void;
+
+/** Colour order on the wire: 0 GRB (the WS2812B), 1 RGB. */
+export type RingOrder = 0 | 1;
+/** Opens the LED ring on an RMT channel at the pin (once). */
+export declare function ringOpen(pin: number, count: number, order: RingOrder): void;
+/** Shows a frame (red, green, blue per LED; a short frame darkens the rest); returns once it has played. */
+export declare function ringShow(rgb: Uint8Array): void;

@@ -77,6 +77,10 @@ function panelBegin(x, y, width, height) @ "xs_desk_panel_begin";
 function panelSend(pixels) @ "xs_desk_panel_send";
 function panelEnd() @ "xs_desk_panel_end";
 
+// the LED ring (WS2812B over RMT): desk_ring.c
+function ringOpen(pin, count, order) @ "xs_desk_ring_open";
+function ringShow(rgb) @ "xs_desk_ring_show";
+
 export {
 	vecdotDot,
 	vecdotTopk,
@@ -136,4 +140,6 @@ export {
 	panelBegin,
 	panelSend,
 	panelEnd,
+	ringOpen,
+	ringShow,
 };

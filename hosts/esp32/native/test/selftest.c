@@ -1,6 +1,6 @@
 /*
  * Host self-test of the device glue's portable parts (sdpath, otastate,
- * resetreason, panel). Run by `npm run check:device` (tools/check-device.mjs).
+ * resetreason, panel, ledring). Run by `npm run check:device` (tools/check-device.mjs).
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "../otastate.h"
 #include "../resetreason.h"
 #include "../panel.h"
+#include "../ledring.h"
 
 static int failures = 0;
 
@@ -114,12 +115,51 @@ static void test_panel(void)
 	check(px[0] == 0x3412 && px[1] == 0x00F8, "swap16");
 }
 
+static unsigned high(uint32_t s) { return s & 0x7FFFu; }
+static unsigned low(uint32_t s) { return (s >> 16) & 0x7FFFu; }
+
+/* Reads one colour byte back from 8 symbols, as a WS2812B samples a bit:
+ * high for longer than about 0.6 us is a one. */
+static int byte_at(const uint32_t *s)
+{
+	int v = 0, i;
+	for (i = 0; i < 8; i++) {
+		if (!((s[i] >> 15) & 1u) || ((s[i] >> 31) & 1u) || high(s[i]) + low(s[i]) < 11 || high(s[i]) + low(s[i]) > 14)
+			return -1; /* not high-then-low, or a period outside 1.25 us +- 150 ns */
+		v = (v << 1) | (high(s[i]) >= 6);
+	}
+	return v;
+}
+
+static void test_ledring(void)
+{
+	const uint8_t rgb[6] = { 0xFF, 0x01, 0x80, 0x12, 0x34, 0x56 };
+	uint32_t out[2 * 24 + 1];
+	size_t n = ledring_encode(rgb, sizeof rgb, 2, LEDRING_GRB, out, 49);
+	check(ledring_symbol(1, 4, 0, 8) == 0x00088004u, "symbol word layout (rmt_symbol_word_t)");
+	check(n == 49 && ledring_symbols_for(2) == 49, "24 symbols an LED and a reset");
+	check(byte_at(out) == 0x01 && byte_at(out + 8) == 0xFF && byte_at(out + 16) == 0x80, "GRB order, most significant bit first");
+	check(byte_at(out + 24) == 0x34 && byte_at(out + 32) == 0x12 && byte_at(out + 40) == 0x56, "second LED");
+	check(high(out[0]) * 100 >= 250 && high(out[0]) * 100 <= 550 && low(out[0]) * 100 >= 700 && low(out[0]) * 100 <= 1000, "T0H, T0L in the datasheet's windows");
+	check(high(out[8]) * 100 >= 650 && high(out[8]) * 100 <= 950 && low(out[8]) * 100 >= 300 && low(out[8]) * 100 <= 600, "T1H, T1L in the datasheet's windows");
+	check(((out[48] >> 15) & 1u) == 0 && ((out[48] >> 31) & 1u) == 0 && (high(out[48]) + low(out[48])) * 100 >= 280000, "reset: low for at least 280 us");
+	n = ledring_encode(rgb, sizeof rgb, 2, LEDRING_RGB, out, 49);
+	check(n == 49 && byte_at(out) == 0xFF && byte_at(out + 8) == 0x01, "RGB order");
+	n = ledring_encode(rgb, 3, 2, LEDRING_GRB, out, 49);
+	check(n == 49 && byte_at(out + 24) == 0 && byte_at(out + 32) == 0 && byte_at(out + 40) == 0, "a short frame darkens the rest");
+	check(ledring_encode(rgb, sizeof rgb, 2, LEDRING_GRB, out, 48) == 0, "too small an output refused");
+	check(ledring_encode(rgb, sizeof rgb, 0, LEDRING_GRB, out, 49) == 0, "no LEDs refused");
+	check(ledring_encode(rgb, sizeof rgb, LEDRING_MAX + 1, LEDRING_GRB, out, 49) == 0, "too many LEDs refused");
+	check(ledring_encode(rgb, sizeof rgb, 2, 7, out, 49) == 0, "unknown order refused");
+}
+
 int main(void)
 {
 	test_sdpath();
 	test_otastate();
 	test_resetreason();
 	test_panel();
+	test_ledring();
 	if (failures) {
 		printf("%d failed\n", failures);
 		return 1;
