@@ -11,12 +11,9 @@
 //         action=terminate&id=<tag> -> 200 {terminated: tag}; 404; 409 already ended
 //   (form fields or a JSON object). Web spawns report to the owner's chat.
 
-import { formFields } from '../core/form-route.ts';
+import { bodyObject } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
-import { parseJsonBody } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import type { HttpRequest } from '../net/http/types.ts';
-import { isPlainObject } from '../util/json.ts';
 import type { Fabric } from './fabric.ts';
 import { IN_FLIGHT, JOURNAL_SLOTS, QUEUE_DEPTH } from './limits.ts';
 import type { ResultStore } from './results.ts';
@@ -24,18 +21,6 @@ import type { Synthesis } from './synthesis.ts';
 import { spawnSpec } from './tools.ts';
 import { sentence } from '../util/sentence.ts';
 
-/** The body reader of POST /api/sessions: a JSON object keeps its arrays (attach), so it is not formRoute's string fields; a form is formFields'. */
-function fields(req: HttpRequest): Record<string, unknown> | string {
-  const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json') {
-    const j = parseJsonBody(req);
-    if (!j.ok) return j.error;
-    return isPlainObject(j.value) ? j.value : 'the body must be a JSON object';
-  }
-  const f = formFields(req);
-  if (!f.ok) return f.error;
-  return Object.fromEntries(f.fields);
-}
 
 export function sessionRoutes(d: { fabric: Fabric; results: ResultStore; synthesis: Synthesis; slotsInUse(): number }): Route[] {
   const { fabric, results, synthesis } = d;
@@ -82,7 +67,7 @@ export function sessionRoutes(d: { fabric: Fabric; results: ResultStore; synthes
       path: '/api/sessions',
       bodyLimit: 8 * 1024,
       handler: (req) => {
-        const f = fields(req);
+        const f = bodyObject(req);
         if (typeof f === 'string') return errorResponse(400, 'bad-request', `${f}. Nothing was changed.`);
         const action = typeof f['action'] === 'string' ? f['action'] : '';
         if (action === 'spawn') {

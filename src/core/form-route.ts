@@ -5,7 +5,7 @@
 // to answer) and formRoute() writes the rest once (docs/architecture.md).
 
 import type { Log } from '../log/log.ts';
-import { parseForm, parseJsonBody, queryParams, type FilePart } from '../net/http/body.ts';
+import { mediaType, parseForm, parseJsonBody, queryParams, type FilePart } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
 import { isPlainObject } from '../util/json.ts';
@@ -26,7 +26,7 @@ export type JsonFields = boolean | 'scalars';
  * With json, a JSON object body gives its members as fields too (JsonFields).
  */
 export function formFields(req: HttpRequest, json: JsonFields = false): FieldsResult {
-  if (json && (req.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
+  if (json && mediaType(req) === 'application/json') {
     const j = parseJsonBody(req);
     if (!j.ok) return { ok: false, error: j.error };
     if (!isPlainObject(j.value)) return { ok: false, error: 'the body must be a JSON object' };
@@ -41,6 +41,21 @@ export function formFields(req: HttpRequest, json: JsonFields = false): FieldsRe
   }
   const f = parseForm(req);
   return f.ok ? { ok: true, fields: f.form.fields, files: f.form.files } : { ok: false, error: f.error };
+}
+
+/**
+ * A body that is typed JSON (an object, its members as they are) or else a
+ * form (its fields as strings): the one reader for routes that take either;
+ * a string says why the body cannot be read.
+ */
+export function bodyObject(req: HttpRequest): Record<string, unknown> | string {
+  if (mediaType(req) === 'application/json') {
+    const j = parseJsonBody(req);
+    if (!j.ok) return j.error;
+    return isPlainObject(j.value) ? j.value : 'the body must be a JSON object';
+  }
+  const f = parseForm(req);
+  return f.ok ? Object.fromEntries(f.form.fields) : f.error;
 }
 
 /** What apply() answers: a response as it is; a string names what is wrong (400 bad-setting, "... Nothing was changed."); null answers view(). */

@@ -33,6 +33,7 @@ import type { RandomFill } from '../util/ids.ts';
 import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode } from '../util/utf8.ts';
 import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
+import { mediaType } from '../net/http/body.ts';
 import { Exchange, Outbound } from './exchange.ts';
 import {
   FORBIDDEN,
@@ -184,8 +185,7 @@ export class McpServer {
   async handle(req: HttpRequest): Promise<HttpResponse> {
     const forbidden = this.refuse(req);
     if (forbidden) return forbidden;
-    const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/json') return json(415, rpcError(null, INVALID_REQUEST, 'POST a JSON-RPC message with Content-Type: application/json.'));
+    if (mediaType(req) !== 'application/json') return json(415, rpcError(null, INVALID_REQUEST, 'POST a JSON-RPC message with Content-Type: application/json.'));
     const accept = req.headers.get('accept');
     const accepted = accept === undefined ? [] : mediaTypes(accept);
     if (accept !== undefined && !accepted.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*')) {

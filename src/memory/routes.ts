@@ -2,12 +2,11 @@
 // holder is the device owner, so reads show the owner's namespace; flush and
 // dedupe act on the whole store (an owner's maintenance action).
 
-import { formFields } from '../core/form-route.ts';
+import { bodyObject } from '../core/form-route.ts';
 import type { Route } from '../core/router.ts';
-import { parseJsonBody, queryParams } from '../net/http/body.ts';
+import { queryParams } from '../net/http/body.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
-import type { HttpRequest, HttpResponse } from '../net/http/types.ts';
-import { isPlainObject } from '../util/json.ts';
+import type { HttpResponse } from '../net/http/types.ts';
 import { parseConfigPatch } from './config.ts';
 import { checkEmbeddingConfig, sameEmbedding } from './embedder.ts';
 import { EPI_LIMIT_MAX } from './limits.ts';
@@ -67,16 +66,6 @@ function hoursParam(q: Map<string, string>, key: string): number | undefined | s
  * string fields: a JSON body keeps its types (a null is no change, true is
  * not a number), which the config patch and flush's keep_permanent read.
  */
-function bodyFields(req: HttpRequest): Record<string, unknown> | string {
-  if ((req.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
-    const j = parseJsonBody(req);
-    if (!j.ok) return j.error;
-    return isPlainObject(j.value) ? j.value : 'the body must be a JSON object';
-  }
-  const f = formFields(req);
-  if (!f.ok) return f.error;
-  return Object.fromEntries(f.fields);
-}
 
 export function memoryRoutes(memory: Memory): Route[] {
   const store = memory.store;
@@ -107,7 +96,7 @@ export function memoryRoutes(memory: Memory): Route[] {
       method: 'POST',
       path: '/api/mem/vector/flush',
       handler: (req) => {
-        const f = bodyFields(req);
+        const f = bodyObject(req);
         if (typeof f === 'string') return errorResponse(400, 'bad-request', f);
         const raw = f['keep_permanent'] ?? queryParams(req).get('keep_permanent');
         // Keeping permanent memories is the default: forgetting them must be asked for.
@@ -148,7 +137,7 @@ export function memoryRoutes(memory: Memory): Route[] {
       path: '/api/mem/config',
       bodyLimit: 4096,
       handler: (req) => {
-        const f = bodyFields(req);
+        const f = bodyObject(req);
         if (typeof f === 'string') return errorResponse(400, 'bad-request', f);
         const p = parseConfigPatch(f);
         if (!p.ok) return errorResponse(400, 'bad-setting', unchanged(p.error));
@@ -167,7 +156,7 @@ export function memoryRoutes(memory: Memory): Route[] {
       path: '/api/mem/embedding',
       bodyLimit: 1024,
       handler: async (req) => {
-        const f = bodyFields(req);
+        const f = bodyObject(req);
         if (typeof f === 'string') return errorResponse(400, 'bad-request', f);
         const c = { provider: String(f['provider'] ?? ''), model: String(f['model'] ?? ''), dims: Number(f['dims']) };
         const problem = checkEmbeddingConfig(c, memory.offlineModels());

@@ -31,7 +31,7 @@ import {
   configError,
   jsonBody,
   jsonHeaders,
-  readObject,
+  parseRound,
   splitSystem,
   toolsResult,
   turnResult,
@@ -41,8 +41,7 @@ import {
   type BuildResult,
   type WireRound,
 } from './common.ts';
-import { fail, fromStatus, malformed } from './errors.ts';
-import { usageOf } from './usage.ts';
+import { fail, malformed } from './errors.ts';
 import type { ProviderId } from './settings.ts';
 import { ANTHROPIC_ID, mapIds } from './tool-ids.ts';
 import { MCP_CLIENT_BETA, messagesMcp } from './tool-servers.ts';
@@ -173,12 +172,7 @@ export function buildMessages(req: WireRound, o: MessagesOptions): BuildResult {
 }
 
 export function parseMessages(provider: ProviderId, status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
-  if (status < 200 || status > 299) return fromStatus(provider, status, bytes);
-  const obj = readObject(bytes);
-  if (obj === null) return malformed(provider, 'the answer is not a JSON object');
-  const usage = usageOf(obj);
-  const r = readContent(provider, obj, req);
-  return usage ? { ...r, usage } : r;
+  return parseRound(provider, status, bytes, (obj) => readContent(provider, obj, req));
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   contentText,
   jsonBody,
   jsonHeaders,
-  readObject,
+  parseRound,
   splitSystem,
   toolsResult,
   turnResult,
@@ -32,8 +32,7 @@ import {
   type BuildResult,
   type WireRound,
 } from './common.ts';
-import { fail, fromStatus, malformed } from './errors.ts';
-import { usageOf } from './usage.ts';
+import { fail, malformed } from './errors.ts';
 import type { ProviderId } from './settings.ts';
 import { mapIds } from './tool-ids.ts';
 import type { RoundRequest, RoundResult, TranscriptItem } from '../contracts/index.ts';
@@ -161,12 +160,7 @@ export function buildChat(req: WireRound, flavor: ChatFlavor, url: string, key: 
 }
 
 export function parseChat(provider: ProviderId, status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
-  if (status < 200 || status > 299) return fromStatus(provider, status, bytes);
-  const obj = readObject(bytes);
-  if (obj === null) return malformed(provider, 'the answer is not a JSON object');
-  const usage = usageOf(obj);
-  const r = readChoice(provider, obj, req);
-  return usage ? { ...r, usage } : r;
+  return parseRound(provider, status, bytes, (obj) => readChoice(provider, obj, req));
 }
 
 /** choices[0] by its finish_reason (OpenAI's stop, length, tool_calls, content_filter, function_call; Mistral's also model_length, error). */

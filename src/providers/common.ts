@@ -7,6 +7,8 @@ import { decode, encode } from '../util/utf8.ts';
 import { parseUrl } from '../net/url.ts';
 import type { ProviderId } from './settings.ts';
 import type { ToolServer } from './tool-servers.ts';
+import { fromStatus, malformed } from './errors.ts';
+import { usageOf } from './usage.ts';
 import type { Backend, RoundRequest, RoundResult, TranscriptItem, WireRequest } from '../contracts/index.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -79,6 +81,20 @@ export function usableKey(url: string, key: string | null, provider: ProviderId,
 }
 
 /** A 2xx body as a JSON object, or null. */
+/**
+ * The prologue every dialect's answer shares: a status outside 2xx is the
+ * provider's error, the body must be a JSON object, and the usage it reports
+ * rides on whatever the dialect reads from it.
+ */
+export function parseRound(provider: ProviderId, status: number, bytes: Uint8Array, read: (obj: Record<string, unknown>) => RoundResult): RoundResult {
+  if (status < 200 || status > 299) return fromStatus(provider, status, bytes);
+  const obj = readObject(bytes);
+  if (obj === null) return malformed(provider, 'the answer is not a JSON object');
+  const usage = usageOf(obj);
+  const r = read(obj);
+  return usage ? { ...r, usage } : r;
+}
+
 export function readObject(body: Uint8Array): Record<string, unknown> | null {
   const p = parseJson(decode(body));
   return p.ok && isPlainObject(p.value) ? p.value : null;

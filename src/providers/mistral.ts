@@ -13,9 +13,8 @@ import { isPlainObject } from '../util/json.ts';
 import { CATALOG, ROUND_OUTPUT_TOKENS } from './catalog.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
 import { NO_MESSAGE } from './anthropic.ts';
-import { argsText, cleanBase, configError, contentText, jsonBody, jsonHeaders, readObject, splitSystem, turnResult, turnText, TURN_SCHEMA_DESCRIPTION, usableKey, type WireRound } from './common.ts';
-import { fromStatus, malformed } from './errors.ts';
-import { usageOf } from './usage.ts';
+import { argsText, cleanBase, configError, contentText, jsonBody, jsonHeaders, parseRound, splitSystem, turnResult, turnText, TURN_SCHEMA_DESCRIPTION, usableKey, type WireRound } from './common.ts';
+import { malformed } from './errors.ts';
 import { MISTRAL_ID, mapIds } from './tool-ids.ts';
 import type { Backend, RoundRequest, RoundResult } from '../contracts/index.ts';
 
@@ -63,12 +62,7 @@ function entries(req: RoundRequest): { instructions: string; inputs: unknown[] }
 }
 
 function parseConversation(status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
-  if (status < 200 || status > 299) return fromStatus('mistral', status, bytes);
-  const obj = readObject(bytes);
-  if (obj === null) return malformed('mistral', 'the answer is not a JSON object');
-  const usage = usageOf(obj);
-  const r = readOutputs(obj, req);
-  return usage ? { ...r, usage } : r;
+  return parseRound('mistral', status, bytes, (obj) => readOutputs(obj, req));
 }
 
 export function readOutputs(obj: Record<string, unknown>, req: RoundRequest): RoundResult {

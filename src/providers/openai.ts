@@ -33,7 +33,7 @@ import {
   contentText,
   jsonBody,
   jsonHeaders,
-  readObject,
+  parseRound,
   splitSystem,
   toolsResult,
   turnResult,
@@ -44,9 +44,8 @@ import {
   type BuildResult,
   type WireRound,
 } from './common.ts';
-import { fail, fromStatus, isOverflow, malformed } from './errors.ts';
+import { fail, isOverflow, malformed } from './errors.ts';
 import { responsesMcpTools } from './tool-servers.ts';
-import { usageOf } from './usage.ts';
 import type { Backend, RoundRequest, RoundResult, TranscriptItem } from '../contracts/index.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
@@ -135,12 +134,7 @@ export function buildResponses(req: WireRound, base: string, key: string | null)
 }
 
 export function parseResponses(status: number, bytes: Uint8Array, req: RoundRequest): RoundResult {
-  if (status < 200 || status > 299) return fromStatus('openai', status, bytes);
-  const obj = readObject(bytes);
-  if (obj === null) return malformed('openai', 'the answer is not a JSON object');
-  const usage = usageOf(obj);
-  const r = readOutput(obj, req);
-  return usage ? { ...r, usage } : r;
+  return parseRound('openai', status, bytes, (obj) => readOutput(obj, req));
 }
 
 export function readOutput(obj: Record<string, unknown>, req: RoundRequest): RoundResult {

@@ -4,7 +4,7 @@
 // and answered with the view; JSON object bodies and query fields only where
 // the route asks for them.
 import { describe, expect, it } from 'vitest';
-import { formFields, formRoute } from '../../../src/core/form-route.ts';
+import { bodyObject, formFields, formRoute } from '../../../src/core/form-route.ts';
 import type { HttpRequest, HttpResponse } from '../../../src/net/http/types.ts';
 import { testKernel } from '../../support/kernel.ts';
 
@@ -73,5 +73,15 @@ describe('formRoute', () => {
     await call(formRoute({ path: '/x', apply, query: true }), post('a=body', undefined, 'a=query&b=query'));
     expect(seen).toEqual(new Map([['a', 'body'], ['b', 'query']]));
     expect(formFields(post('a=1&b=2'))).toMatchObject({ ok: true, fields: new Map([['a', '1'], ['b', '2']]) });
+  });
+
+  it('bodyObject: typed JSON keeps its members as they are, else a form; the media type is matched whole, parameters and case aside', () => {
+    expect(bodyObject(post('{"attach":["a","b"],"n":2}', 'application/json'))).toEqual({ attach: ['a', 'b'], n: 2 });
+    expect(bodyObject(post('{"n":2}', 'Application/JSON; charset=utf-8'))).toEqual({ n: 2 });
+    expect(bodyObject(post('[1]', 'application/json'))).toBe('the body must be a JSON object');
+    expect(bodyObject(post('a=1&b=x', 'application/x-www-form-urlencoded'))).toEqual({ a: '1', b: 'x' });
+    // another media type that starts like JSON's is not read as JSON: no fields (formFields' json option agrees)
+    expect(bodyObject(post('{"n":2}', 'application/json-patch+json'))).toEqual({});
+    expect(formFields(post('{"n":2}', 'application/json-patch+json'), true)).toEqual({ ok: true, fields: new Map(), files: [] });
   });
 });
