@@ -12,6 +12,7 @@ import { memoryRoutes } from './routes.ts';
 import { memoryTools } from './tools.ts';
 
 export { Memory, MemoryError, type MemoryCard, type MemoryStart } from './memory.ts';
+export { embeddingKeys } from './keys.ts';
 export { quotaFor, ROLE_QUOTAS, type MemoryQuota, type People, type Role } from './quotas.ts';
 
 /** A device timeline row (restarts, updates, mode switches, storage changes), as memory logs it. */

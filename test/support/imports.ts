@@ -1,10 +1,29 @@
-// The firmware's import graph, read from the sources (every import and
-// export-from in src/ and modules/, type-only ones included), for the
-// architecture test and docs/architecture.md's picture.
+// The firmware's import graph, read from the sources with the TypeScript
+// parser (every import, export-from, dynamic import() and import("...") type
+// in src/ and modules/, type-only ones included), for the architecture test
+// and docs/architecture.md's picture. A parser, not a pattern: a multi-line
+// import whose comment holds a quote is read like any other.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, normalize, dirname, relative } from 'node:path';
+import ts from 'typescript';
 
-const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*\(?\s*['"]([^'"]+)['"]/g;
+/** The module specifiers a TypeScript source imports or re-exports, in source order. */
+export function importsOf(text: string, fileName = 'file.ts'): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
+  const out: string[] = [];
+  const literal = (n: ts.Node | undefined): void => {
+    if (n && ts.isStringLiteralLike(n)) out.push(n.text);
+  };
+  const visit = (n: ts.Node): void => {
+    if (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) literal(n.moduleSpecifier);
+    else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) literal(n.moduleReference.expression);
+    else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) literal(n.arguments[0]);
+    else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) literal(n.argument.literal);
+    ts.forEachChild(n, visit);
+  };
+  visit(source);
+  return out;
+}
 
 export interface Edge {
   from: string;
@@ -26,9 +45,7 @@ export function importGraph(root: string, dirs: string[], skip: (file: string) =
   const files = abs.map((f) => relative(root, f).split('\\').join('/')).filter((f) => !skip(f));
   const edges: Edge[] = [];
   for (const f of files) {
-    const text = readFileSync(join(root, f), 'utf8');
-    for (const m of text.matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2]!;
+    for (const spec of importsOf(readFileSync(join(root, f), 'utf8'), f)) {
       if (!spec.startsWith('.')) continue;
       const to = normalize(join(dirname(f), spec)).split('\\').join('/');
       if (to !== f) edges.push({ from: f, to });

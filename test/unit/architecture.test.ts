@@ -1,14 +1,15 @@
 // The firmware's shape (issue 25; docs/architecture.md): layers that import
 // only downwards, subsystems that reach each other only through their face
 // (index.ts), no import cycles, and modules/ (the native hotspots' fallbacks)
-// importing nothing of src/. The graph is read from the sources, type-only
-// imports included (test/support/imports.ts).
+// importing nothing of src/. The graph is read from the sources with the
+// TypeScript parser, type-only imports included (test/support/imports.ts).
 //
-// There is no allowlist: the conversion of issue 25 left none, so any
-// violation fails the suite.
+// There is no allowlist and no exemption (src/main.ts too reaches the
+// subsystems only through their faces), so any violation fails the suite; the
+// negative controls plant one violation of each rule in a made-up graph.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cycles, importGraph } from '../support/imports.ts';
+import { cycles, importGraph, importsOf, type Edge } from '../support/imports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -45,7 +46,7 @@ interface Findings {
   folderCycles: string[];
 }
 
-function findings(): Findings {
+function findings(graph: { files: string[]; edges: Edge[] }): Findings {
   const folders = new Set(graph.files.map(folderOf));
   const unknownFolders = [...folders].filter((f) => !(f in LAYERS)).sort();
   const upward: string[] = [];
@@ -57,7 +58,7 @@ function findings(): Findings {
     if (a === 'modules' && !to.startsWith('modules/')) modules.push(`${from} -> ${to}`);
     if (a === b) continue;
     if ((LAYERS[b] ?? 0) > (LAYERS[a] ?? 0)) upward.push(`${from} -> ${to}`);
-    if (!OPEN_FOLDERS.has(b) && a !== 'main' && to !== `src/${b}/index.ts`) throughFace.push(`${from} -> ${to}`);
+    if (!OPEN_FOLDERS.has(b) && to !== `src/${b}/index.ts`) throughFace.push(`${from} -> ${to}`);
   }
   const fileCycles = cycles(graph.files, graph.edges.map((e) => [e.from, e.to])).map((g) => g.join(' '));
   const folderEdges = graph.edges.map((e) => [folderOf(e.from), folderOf(e.to)] as [string, string]).filter(([a, b]) => a !== b);
@@ -66,7 +67,7 @@ function findings(): Findings {
   return { unknownFolders, upward: uniq(upward), throughFace: uniq(throughFace), modules: uniq(modules), fileCycles, folderCycles };
 }
 
-const now = findings();
+const now = findings(graph);
 
 describe('the firmware\'s shape', () => {
   it('every folder of src/ has a place in the layer table', () => {
@@ -86,10 +87,45 @@ describe('the firmware\'s shape', () => {
     });
   }
 
-  it('finds what it looks for (a negative control on a made-up graph)', () => {
-    expect(cycles(['a', 'b', 'c'], [['a', 'b'], ['b', 'a'], ['b', 'c']])).toEqual([['a', 'b']]);
+  it('finds each kind of violation (negative controls: one of each planted in a made-up graph)', () => {
+    const edge = (from: string, to: string): Edge => ({ from, to });
+    const planted = findings({
+      files: ['src/util/a.ts', 'src/turn/index.ts', 'src/turn/engine.ts', 'src/memory/index.ts', 'src/memory/store.ts', 'modules/x/x.ts', 'src/zzz/q.ts', 'src/main.ts'],
+      edges: [
+        edge('src/util/a.ts', 'src/turn/index.ts'), // a low layer reaching up
+        edge('src/main.ts', 'src/memory/store.ts'), // past a face, from main.ts
+        edge('modules/x/x.ts', 'src/util/a.ts'), // modules/ into src/
+        edge('src/turn/engine.ts', 'src/turn/index.ts'), // a file cycle
+        edge('src/turn/index.ts', 'src/turn/engine.ts'),
+        edge('src/memory/index.ts', 'src/turn/index.ts'), // a folder cycle memory <-> turn
+        edge('src/turn/engine.ts', 'src/memory/index.ts'),
+      ],
+    });
+    expect(planted.unknownFolders).toEqual(['zzz']);
+    expect(planted.upward).toEqual(['modules/x/x.ts -> src/util/a.ts', 'src/memory/index.ts -> src/turn/index.ts', 'src/util/a.ts -> src/turn/index.ts']);
+    expect(planted.throughFace).toEqual(['src/main.ts -> src/memory/store.ts']);
+    expect(planted.modules).toEqual(['modules/x/x.ts -> src/util/a.ts']);
+    expect(planted.fileCycles).toEqual(['src/memory/index.ts src/turn/engine.ts src/turn/index.ts']);
+    expect(planted.folderCycles).toEqual(['memory turn']);
     expect(folderOf('src/turn/engine.ts')).toBe('turn');
     expect(folderOf('src/main.ts')).toBe('main');
     expect(graph.edges.some((e) => e.from === 'src/main.ts')).toBe(true);
+  });
+
+  it('reads every form of import with the TypeScript parser', () => {
+    const text = [
+      "import {",
+      "  a, // the owner's choice: a quote in a comment",
+      "  b,",
+      "} from './one.ts';",
+      "import type { T } from './two.ts';",
+      "export { c } from './three.ts';",
+      "export * from './four.ts';",
+      "const m = await import('./five.ts');",
+      "let t: import('./six.ts').Six;",
+      "const s = \"import x from './not-an-import.ts'\";",
+      "// import y from './commented.ts';",
+    ].join('\n');
+    expect(importsOf(text)).toEqual(['./one.ts', './two.ts', './three.ts', './four.ts', './five.ts', './six.ts']);
   });
 });
