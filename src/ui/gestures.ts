@@ -27,7 +27,7 @@ export class Gestures {
 
   constructor(
     private readonly touch: Pick<TouchInput, 'noteIsolated'>,
-    private readonly screens: Record<ScreenName, Screen>,
+    private readonly screenOf: (name: ScreenName) => Screen,
     private readonly needs: GestureNeeds,
   ) {}
 
@@ -75,11 +75,11 @@ export class Gestures {
       return;
     }
     this.pressed = this.hit(x, y);
-    this.screens[screen].press?.(this.canvasPoint(x, y));
+    this.screenOf(screen).press?.(this.canvasPoint(x, y));
   }
 
   private act(target: Target, how: Press): void {
-    this.screens[this.needs.screen()].act?.(target, how);
+    this.screenOf(this.needs.screen()).act?.(target, how);
     this.needs.acted();
   }
 

@@ -21,7 +21,8 @@ import type { ScreenClock } from './time-text.ts';
 /** The QR screens (sign-in, Wi-Fi join) go back after this long without a touch. */
 export const QR_IDLE_MS = 5 * 60_000;
 
-export type ScreenName = 'status' | 'update' | 'signin' | 'wifi' | 'menu' | 'saver' | 'notice' | 'probe';
+/** A screen's name as it is registered in src/ui/screen-list.ts (status, menu, wifi ...). */
+export type ScreenName = string;
 
 /** What the Ui reads from the rest of the device (narrow, for tests). */
 export interface UiDeps {

@@ -33,6 +33,7 @@ import { Fonts } from './fonts.ts';
 import { Gestures } from './gestures.ts';
 import type { Layout } from './layout.ts';
 import { MenuScreen, type MenuState } from './menu-screen.ts';
+import { ScreenSet } from './screen-list.ts';
 import { Navigation } from './navigation.ts';
 import { NoticeScreen, type Notice } from './notice-screen.ts';
 import { Panel } from './panel.ts';
@@ -40,15 +41,13 @@ import { ProbeScreen } from './probe-screen.ts';
 import type { Rotation } from './raster.ts';
 import { Redraw } from './redraw.ts';
 import { Renderer } from './renderer.ts';
-import { SaverScreen } from './saver-screen.ts';
-import type { Screen, ScreenDevice, ScreenHost, ScreenName, UiDeps, UiOptions } from './screen-kit.ts';
+import type { ScreenDevice, ScreenHost, ScreenName, UiDeps, UiOptions } from './screen-kit.ts';
 import type { Frame } from './screens.ts';
 import { UiSettings, UI_NS } from './settings.ts';
 import { SigninScreen } from './signin-screen.ts';
 import { StatusScreen } from './status-screen.ts';
 import type { Theme } from './theme.ts';
 import { TouchInput, type TouchSource } from './touch.ts';
-import { UpdateScreen } from './update-screen.ts';
 import { WifiScreen } from './wifi-screen.ts';
 
 export type { MenuState, Notice, ScreenName, UiDeps, UiOptions };
@@ -70,7 +69,7 @@ export class Ui {
   private readonly redraw: Redraw;
   private readonly reads: DeviceReads;
   private readonly gestures: Gestures;
-  private readonly screens: Record<ScreenName, Screen>;
+  private readonly screens: ScreenSet;
   private readonly status: StatusScreen;
   private readonly notices: NoticeScreen;
   private readonly signin: SigninScreen;
@@ -101,25 +100,25 @@ export class Ui {
     this.panel = new Panel(this.dev, this.settings, this.renderer, deps.round === true, this.fonts);
     this.touch = new TouchInput(hal.clock, hal.display.width, hal.display.height, (g) => deps.voice?.gesture(g.kind, this.screenNow) === true || this.gestures.handle(g));
     this.touch.calibration = this.settings.calibration();
-    this.nav = new Navigation(hal.clock, { wake: () => this.wake(), enter: (n) => this.screens[n].enter?.(), leave: (n) => this.screens[n].leave?.() });
+    this.nav = new Navigation(hal.clock, { wake: () => this.wake(), enter: (n) => this.screens.screen(n).enter?.(), leave: (n) => this.screens.screen(n).leave?.() });
     this.redraw = new Redraw(hal.clock, this.renderer, {
       tick: () => this.tick(),
       guard: (work) => this.guard(work),
-      active: () => this.touch.isDown() || this.screens[this.screenNow].animating?.() === true,
+      active: () => this.touch.isDown() || this.screens.screen(this.screenNow).animating?.() === true,
       hz: () => this.settings.hz(),
       turnBusy: () => this.deps.turns?.busy === true,
     });
     this.reads = new DeviceReads(this.dev, deps.network);
     const host: ScreenHost = { dev: this.dev, deps, reads: this.reads, nav: this.nav, layout: () => this.panel.layout(), theme: () => this.theme(), rotation: () => this.renderer.rotation };
-    this.notices = new NoticeScreen(host);
-    this.signin = new SigninScreen(host);
-    this.wifi = new WifiScreen(host);
-    this.probe = new ProbeScreen(host);
-    this.status = new StatusScreen(host, this.signin);
-    const menuNeeds = { settings: this.settings, notices: this.notices, signin: this.signin, wifi: this.wifi, brightness: () => this.brightness(), brightnessSource: () => this.brightnessSource(), saverMinutes: () => this.saverMinutes(), setPosture: (r: Rotation) => this.setPosture(r) };
-    this.menu = new MenuScreen(host, menuNeeds, () => this.gestures.pressedId());
-    this.screens = { status: this.status, update: new UpdateScreen(host), signin: this.signin, wifi: this.wifi, menu: this.menu, saver: new SaverScreen(host), notice: this.notices, probe: this.probe };
-    this.gestures = new Gestures(this.touch, this.screens, {
+    const controls = { settings: this.settings, brightness: () => this.brightness(), brightnessSource: () => this.brightnessSource(), saverMinutes: () => this.saverMinutes(), setPosture: (r: Rotation) => this.setPosture(r), pressedId: () => this.gestures.pressedId() };
+    this.screens = new ScreenSet(host, controls);
+    this.notices = this.screens.get('notice', NoticeScreen);
+    this.signin = this.screens.get('signin', SigninScreen);
+    this.wifi = this.screens.get('wifi', WifiScreen);
+    this.probe = this.screens.get('probe', ProbeScreen);
+    this.status = this.screens.get('status', StatusScreen);
+    this.menu = this.screens.get('menu', MenuScreen);
+    this.gestures = new Gestures(this.touch, (n) => this.screens.screen(n), {
       display: hal.display,
       rotation: () => this.renderer.rotation,
       screen: () => this.screenNow,
@@ -352,7 +351,7 @@ export class Ui {
       this.viewKey = '';
       if (name !== 'menu') this.gestures.forget();
     }
-    const built = this.screens[name].build();
+    const built = this.screens.screen(name).build();
     if (built.key === this.viewKey && this.frameNow) return;
     const t0 = this.dev.hal.clock.monoMs();
     const frame = built.make();
@@ -373,7 +372,7 @@ export class Ui {
     if (this.dev.ota.installing()) return 'update';
     this.notices.expire(this.dev.hal.clock.monoMs());
     const chosen = this.nav.chosen();
-    if (chosen && this.screens[chosen].lapsed?.(this.nav.idleMs(), this.nav.sinceChosenMs())) this.nav.back();
+    if (chosen && this.screens.screen(chosen).lapsed?.(this.nav.idleMs(), this.nav.sinceChosenMs())) this.nav.back();
     const base: ScreenName = this.nav.chosen() ?? (this.wifi.firstRun() ? 'wifi' : 'status');
     if (this.nav.saverDue(this.saverMinutes().min) && (base === 'status' || base === 'menu') && !this.touch.isDown()) {
       if (this.nav.chosen() === 'menu') this.nav.back();
