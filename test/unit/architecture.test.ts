@@ -7,9 +7,11 @@
 // There is no allowlist and no exemption (src/main.ts too reaches the
 // subsystems only through their faces), so any violation fails the suite; the
 // negative controls plant one violation of each rule in a made-up graph.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cycles, importGraph, importsOf, type Edge } from '../support/imports.ts';
+import { documented, runtimeImports, testCounts } from '../../tools/test-counts.mjs';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -127,5 +129,55 @@ describe('the firmware\'s shape', () => {
       "// import y from './commented.ts';",
     ].join('\n');
     expect(importsOf(text)).toEqual(['./one.ts', './two.ts', './three.ts', './four.ts', './five.ts', './six.ts']);
+  });
+});
+
+/** The tests at the root of test/unit/: the repository's own checks, the build's and the device host's, each with what it tests. */
+const ROOT_TESTS: Record<string, string> = {
+  'architecture.test.ts': 'the repository: layers, faces, cycles, where tests live',
+  'repo-checks.test.ts': 'the repository: typecheck, lint, host independence, file sizes',
+  'board-manifests.test.ts': 'the build: board manifests against their descriptors',
+  'boards.test.ts': 'the build: the board descriptors',
+  'check-device.test.ts': 'the build: npm run check:device',
+  'device-build.test.ts': 'the build: the device bundle without the SDK',
+  'device-memory-doc.test.ts': "the build: docs/device.md's creation sizes",
+  'device-sdk.test.ts': "the build: the SDK's stages of the device build",
+  'fuzz-c.test.ts': 'the build: the C parsers fuzzed',
+  'licenses.test.ts': 'the build: the licence inventory',
+  'manifest.test.ts': 'the build: the Moddable manifests',
+  'mp3-vectors.test.ts': "the build: minimp3's conformance vectors",
+  'partitions.test.ts': 'the build: the flash layout',
+  'sdk-locate.test.ts': 'the build: finding the SDK',
+  'sdk-modules.test.ts': "the build: the SDK modules the bundle imports",
+  'sdk-patches.test.ts': "the build: our fixes to the SDK's sources",
+  'device-audio.test.ts': "the ESP32 host: the speaker",
+  'device-mic.test.ts': 'the ESP32 host: the microphone',
+  'device-watchdog.test.ts': "the ESP32 host: the task watchdog's settings",
+  'es8311.test.ts': 'the ESP32 host: the ES8311 codec',
+  'gatt-json.test.ts': "the ESP32 host: the GATT table",
+};
+
+describe('where the tests live', () => {
+  const counts = testCounts();
+
+  it("docs/architecture.md's figures are what node tools/test-counts.mjs computes", () => {
+    expect(documented()).toEqual({ mounting: counts.mounting, total: counts.total, booting: counts.booting.length });
+  });
+
+  it('every test that boots the whole device says why in its first line, and no kernel test boots it', () => {
+    const silent = counts.booting.filter((f) => !/^\/\/ Boots the whole device: \S.*$/m.test(readFileSync(join(ROOT, f), 'utf8').split('\n')[0]!));
+    expect(silent).toEqual([]);
+    expect(counts.booting.filter((f) => f.startsWith('test/unit/core/'))).toEqual([]);
+  });
+
+  it('the root of test/unit/ holds only the repository\'s, the build\'s and the device host\'s tests', () => {
+    expect(counts.root.map((f) => f.slice('test/unit/'.length)).sort()).toEqual(Object.keys(ROOT_TESTS).sort());
+  });
+
+  it('tells booting from not (a type-only import of src/main.ts loads nothing)', () => {
+    expect(runtimeImports('test/unit/x.test.ts', "import { boot } from '../../src/main.ts';")).toEqual(['src/main.ts']);
+    expect(runtimeImports('test/unit/x.test.ts', "import type * as Main from '../../src/main.ts';\nexport type { Device } from '../../src/main.ts';")).toEqual([]);
+    expect(counts.booting).toContain('test/unit/agents/flow.test.ts'); // through test/support/agent-rig.ts
+    expect(counts.booting).not.toContain('test/unit/core/form-route.test.ts'); // test/support/kernel.ts imports main.ts's types only
   });
 });

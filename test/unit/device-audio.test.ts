@@ -1,3 +1,4 @@
+// Boots the whole device: the speaker is exercised as main.ts wires it to the device host's audio.
 // The device's speaker (hosts/esp32/hal/audio.ts) on a stand-in for the
 // Moddable SDK's AudioOut that keeps its documented rules (pins/audioout:
 // a fixed queue of elements per stream, RawSamples buffers played by

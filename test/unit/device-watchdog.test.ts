@@ -1,3 +1,4 @@
+// Boots the whole device: the watchdog is fed by main.ts's own loop.
 // The device's task watchdog and the setup network's DNS offer, as the
 // ESP-IDF settings the build adds to the Moddable SDK's
 // (hosts/esp32/sdkconfig/sdkconfig.defaults): the chain of options that

@@ -1,3 +1,4 @@
+// Boots the whole device: sub-agent jobs run from a chat message through the turn, the fabric, the outbox and the messenger.
 // The sub-agent fabric's messages in the chat, end to end on the in-memory
 // HAL: jobs on the provider emulator's job logic, turns on a scripted wire,
 // the chat messenger against the Bot API fake, all on the virtual clock. A

@@ -1,3 +1,4 @@
+// Boots the whole device: the fabric's flows run from a turn through the outbox, the chat and the web page (through test/support/agent-rig.ts).
 // The sub-agent fabric's flow on the virtual clock against the provider
 // emulator's job logic: a spawn op queues, the pump dispatches, polls every
 // 15 s, the terminal poll stores a fresh result and tells the chat, trace

@@ -1,3 +1,4 @@
+// Boots the whole device: the brief a job gets gathers the owner's time, skills, memory and files from their own subsystems.
 // The fabric's parts: the brief in dispatch order (now-header in the owner's
 // time zone, skill capsule, separator and task, [CONTEXT], [ATTACHED]) with
 // every cap, provider choice, each backend's requests as the emulator records

@@ -1,3 +1,4 @@
+// Boots the whole device: the fabric's limits are told through the chat, the outbox and the web page together.
 // The fabric's rules beyond the happy path, on the virtual clock against the
 // provider emulator's job logic: a full queue, terminate, failures (told at
 // once, no fresh result), the Mistral-style 60 s timeout, a restart with jobs

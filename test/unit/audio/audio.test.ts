@@ -1,3 +1,4 @@
+// Boots the whole device: speech and sounds cross the console, the turn's actions, the chat's voice messages and the speaker.
 // Device sound (the console's Audio group, VOICE, the tts action, reply.speak):
 // sound effects synthesized as 16-bit PCM (length, peak following the volume
 // and the mode's level, silence at 0, themes); the speaker's mixer (effects

@@ -1,3 +1,4 @@
+// Boots the whole device: the token gate is checked against every subsystem's routes at once.
 // Issue 4's rules through the router on the in-memory HAL with the virtual
 // clock: sign-in codes (lifetimes, single use, regen), the token, the setup
 // passphrase, provisioning and the handoff, the danger zone, /api/orch and

@@ -1,3 +1,4 @@
+// Boots the whole device: the messenger's flows run through the turn, memory, files, music and the outbox.
 // The chat messenger on the in-memory HAL against the Bot API fake
 // (tools/telegram-fake.mjs on the in-memory network, virtual clock) and a
 // scripted provider wire: the allowlist, owner commands, people and roles,

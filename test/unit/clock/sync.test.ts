@@ -1,3 +1,4 @@
+// Boots the whole device: an unset clock holds every certificate-checking connection of every subsystem, as boot wires it.
 // Network time on the firmware (src/clock/): the device boots with its wall
 // clock unset, as an ESP32 does after a power-on, and sets it over SNTP from
 // time servers on the in-memory network (the simulator board's NTP answer,

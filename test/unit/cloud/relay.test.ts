@@ -1,3 +1,4 @@
+// Boots the whole device: requests through the tunnel reach every subsystem's routes behind the token gate.
 // The cloud relay on the in-memory HAL against the local relay
 // (tools/cloud-relay.mjs) on the virtual clock: pairing, requests through
 // the real tunnel with the device's own token injected, every canonical form

@@ -1,3 +1,4 @@
+// Boots the whole device: no route of any subsystem may leak a secret through the tunnel.
 // Issue 29, item 1: no route reachable through the cloud tunnel mints or
 // returns a sign-in code, a launch key, the token, apPass or a registered
 // credential, in any form. The screen (src/auth/secret-screen.ts) on its own:

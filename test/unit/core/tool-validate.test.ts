@@ -1,32 +1,12 @@
 // The tool-argument validator: the subset it accepts, readable errors, code
-// point lengths, and the same verdict as Ajv on every registered tool's
-// schema and on random schemas of the subset (property tests).
-import Ajv from 'ajv';
-import Ajv2020 from 'ajv/dist/2020.js';
+// point lengths, and the same verdict as Ajv on random schemas of the subset
+// (property tests; every registered tool's schema: test/unit/boot/tool-table.test.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boot } from '../../../src/main.ts';
 import type { JsonSchema } from '../../../src/core/tools/types.ts';
 import { MAX_ERRORS, checkSchema, jsonEqual, validate } from '../../../src/core/tools/validate.ts';
-import { createMemHal } from '../../support/memhal.ts';
+import { KEYS, laxAjv2020, leafValue, sameVerdict, value, DIALECT_2020 } from '../../support/schema-judge.ts';
 
-// Registered tool schemas must pass Ajv's strict mode; random schemas leave
-// out type on purpose (a keyword then applies only to values of its kind).
-const ajv = new Ajv({ strict: true, allowUnionTypes: true });
-const lax = new Ajv({ strict: false });
-// Schemas that name JSON Schema 2020-12 ($schema) are judged by Ajv's 2020-12 dialect.
-const ajv2020 = new Ajv2020({ strict: true, allowUnionTypes: true });
-const DIALECT_2020 = 'https://json-schema.org/draft/2020-12/schema';
-const laxAjv2020 = new Ajv2020({ strict: false });
-const judgeOf = (schema: JsonSchema): Ajv | Ajv2020 => (schema.$schema === DIALECT_2020 ? ajv2020 : ajv);
-
-function sameVerdict(schema: JsonSchema, value: unknown, judge: Ajv | Ajv2020 = lax): void {
-  const ours = validate(schema, value);
-  const theirs = judge.validate(schema, value);
-  if ((ours.length === 0) !== theirs) {
-    throw new Error(`verdicts differ on ${JSON.stringify(value)} against ${JSON.stringify(schema)}: ours ${JSON.stringify(ours)}, ajv ${JSON.stringify(judge.errors)}`);
-  }
-}
 
 describe('checkSchema', () => {
   it('accepts the subset and refuses what the validator would ignore', () => {
@@ -126,24 +106,6 @@ describe('validate', () => {
   });
 });
 
-// Values that hit the interesting cases: near-misses of the declared keys,
-// astral characters and lone surrogates in strings, integers and fractions.
-const leafValue = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -0, 1, 2, 2.5, -3, 100, 1e21, '', 'a', 'ab', 'abc', '😀', '😀😀x', '\ud800', 'é'),
-  fc.string({ unit: 'binary', maxLength: 5 }),
-  fc.integer({ min: -10, max: 10 }),
-  fc.double({ noNaN: true, noDefaultInfinity: true, min: -10, max: 10 }),
-);
-const KEYS = ['a', 'b', 'c', 'd'];
-const value: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    leafValue,
-    fc.array(tie('v'), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom(...KEYS), tie('v'), { maxKeys: 4 }),
-    fc.jsonValue({ maxDepth: 2 }),
-  ),
-})).v;
 
 const TYPE_NAMES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'] as const;
 function schemaArb(depth: number): fc.Arbitrary<JsonSchema> {
@@ -200,17 +162,4 @@ describe('validate agrees with Ajv', () => {
     );
   });
 
-  it('on every registered tool schema, with values shaped like its arguments', () => {
-    const device = boot(createMemHal().hal);
-    const tools = device.ctx.tools.all();
-    expect(tools.length).toBeGreaterThanOrEqual(10);
-    for (const tool of tools) {
-      const judge = judgeOf(tool.schema);
-      expect(judge.validateSchema(tool.schema), tool.name).toBe(true);
-      const props = Object.keys((tool.schema.properties ?? {}) as Record<string, unknown>);
-      const keys = fc.constantFrom(...props, 'other');
-      const args = fc.oneof(value, fc.dictionary(keys, value, { maxKeys: props.length + 1 }));
-      fc.assert(fc.property(args, (v) => sameVerdict(tool.schema, v, judge)), { numRuns: 300 });
-    }
-  }, 60_000);
 });

@@ -1,3 +1,4 @@
+// Boots the whole device: each fault is seen by the subsystems through the HAL that boot() wraps.
 // Fault injection as a test console user meets it: FAULT <cap> <on|off> and
 // FAULT?, and each fault seen by the subsystems through the HAL only: the
 // card tier and memory (sd-absent, sd-write), the outbound HTTP client

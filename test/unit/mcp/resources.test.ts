@@ -1,3 +1,4 @@
+// Boots the whole device: /mcp serves the docs and files subsystems' resources and the skills' prompts together.
 // Resources and prompts over POST /mcp: the documentation pack (docs://) and
 // the caller's text files (artifact://) under the file store's own
 // per-person visibility, paged lists and their cursors, the templates,

@@ -1,3 +1,4 @@
+// Boots the whole device: /mcp offers and calls every subsystem's tools through the HTTP server.
 // POST /mcp over the firmware's HTTP server: the token gate, the legacy
 // handshake with version negotiation, tools/list and tools/call, every
 // JSON-RPC error code, notifications and batches, the 2026-07-28 per-request

@@ -1,3 +1,4 @@
+// Boots the whole device: progress and questions come from tools of several subsystems while /mcp streams.
 // What /mcp says to a client while a tool runs, and who the client is:
 // sessions from initialize (known ids carry the client's capabilities,
 // unknown or forgotten ones are 404, the least recently used goes first),

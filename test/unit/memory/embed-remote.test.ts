@@ -1,3 +1,4 @@
+// Boots the whole device: one test checks the embedding keys and usage ledger main.ts hands memory.
 // The remote embedder (src/memory/embed-remote.ts) against the provider
 // emulator over TLS validated by the test CA (and a plain-http custom
 // server): each provider's own request shape, vectors that find related text

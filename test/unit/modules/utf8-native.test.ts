@@ -1,3 +1,4 @@
+// Boots the whole device: main.ts switches the UTF-8 hotspot before anything else runs.
 // The UTF-8 hotspot's switching (modules/utf8, src/util/utf8.ts useNativeUtf8):
 // the fallback API delegates to the TypeScript codec and stays correct in
 // Node; the exported functions follow useNativeUtf8 as live bindings; boot

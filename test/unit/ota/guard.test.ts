@@ -1,3 +1,4 @@
+// Boots the whole device: the update guard runs first in boot(), across restarts.
 // The boot guard across restarts (spec: Install and rollback), through a
 // bootloader with ESP-IDF's rollback rules (test/support/ota.ts): a new image
 // is confirmed after a healthy run (120 s, or 600 s without Wi-Fi); three

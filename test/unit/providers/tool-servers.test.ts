@@ -1,3 +1,4 @@
+// Boots the whole device: connectors, the chat's owner commands and the provider wire meet in one approval flow.
 // Tool server entries (spec: Approval-gated objects "Tool server entry",
 // Chat owner commands "/mcp approve or deny <name>"): every connector is one,
 // inert until the owner approves it in the chat (/mcp) or on the web page;

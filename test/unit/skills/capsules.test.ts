@@ -1,3 +1,4 @@
+// Boots the whole device: capsule approval crosses the chat, the web page, the fabric and /mcp.
 // Skill capsules on the in-memory HAL: every transition of the approval table
 // (skill.save stores an inert capsule; /skill approve or the web approves;
 // /skill deny, the web or skill.delete deletes), the rules (id form, 4096

@@ -1,3 +1,4 @@
+// Boots the whole device: a turn applies its actions through memory, the device, the chat and files.
 // The turn engine on the in-memory HAL with a scripted provider wire: applying
 // a turn (reply first), the tool loop, every cap, failover with midFail on and
 // off, context overflow, the heap floor, provider choice, and one turn at a time.

@@ -1,3 +1,4 @@
+// Boots the whole device: 8 of its tests follow the screen across Wi-Fi setup, replies, reset, updates and the scheduler.
 // The device screen on the booted firmware (in-memory HAL, virtual clock):
 // which screen shows when, a touch walk through the menu (console TAP and
 // panel events under a calibration), holds and releases, the saver and the

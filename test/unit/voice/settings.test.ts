@@ -1,3 +1,4 @@
+// Boots the whole device: the voice settings span the web page, the device actions and the custom endpoint's roles.
 // The voice settings on the web page and the custom endpoint's roles, on the
 // in-memory device: GET /api/voice gives sttProv, ttsProv, ttsOn and ttsVoice
 // with their current values and, per provider, whether it is ready or what is

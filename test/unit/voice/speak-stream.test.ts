@@ -1,3 +1,4 @@
+// Boots the whole device: a streamed reply goes from the provider wire through the turn to speech and the speaker.
 // The reply spoken while it streams, on the in-memory device (the firmware
 // booted, its real audio and speech client, a provider wire that streams the
 // turn a piece at a time on the virtual clock, a speech server that answers

@@ -1,3 +1,4 @@
+// Boots the whole device: voice runs from the microphone through transcription and the turn to the speaker.
 // Voice in: the end-of-speech detector on synthetic speech; the transcription
 // request (multipart/form-data streamed by the firmware's own HTTP client)
 // judged by the provider emulator's rules and by the openai and Mistral

@@ -1,14 +1,15 @@
+// Boots the whole device: the published route table is every subsystem's routes together.
 // Versioning 8 and 10: the state snapshot names the running build, and the
 // HTTP route table is the published one (docs/http-routes.md), so a change
 // that drops, moves or re-gates a route fails here instead of in a script.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../src/main.ts';
-import { request } from '../support/http.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
-const ROOT = join(import.meta.dirname, '../..');
+const ROOT = join(import.meta.dirname, '../../..');
 
 function provisioned() {
   const mem = createMemHal({ version: 'v1.4.2' });

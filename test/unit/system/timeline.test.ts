@@ -2,9 +2,9 @@
 // it shared test/unit/outbox-timeline.test.ts with the outbox (now
 // test/unit/chat/outbox.test.ts).
 import { describe, expect, it } from 'vitest';
-import { Log } from '../../src/log/log.ts';
-import { Timeline, type TimelineRow } from '../../src/system/timeline.ts';
-import { createMemHal } from '../support/memhal.ts';
+import { Log } from '../../../src/log/log.ts';
+import { Timeline, type TimelineRow } from '../../../src/system/timeline.ts';
+import { createMemHal } from '../../support/memhal.ts';
 
 describe('timeline', () => {
   it('logs each row, keeps the last 16, and replays them to a sink that attaches later', () => {

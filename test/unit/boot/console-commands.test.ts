@@ -1,17 +1,18 @@
+// Boots the whole device: the console's command table is every subsystem's commands together.
 // The test console as a script drives it: every command of the spec's table
 // is there (real, or answering "unavailable"), the final line is always OK
 // or ERR and no output line can pass for one, a flooded port is bounded, and
 // the commands of this issue: MODE, REBOOT, FACTRESET, HANG, SELFTEST [FULL],
 // TEST <name>, LEDSTATE, LEDTEST, APINFO? (also in release builds).
 import { describe, expect, it } from 'vitest';
-import { Console, MAX_QUEUE } from '../../src/core/console.ts';
-import { installUnavailable, NOT_BUILT } from '../../src/console/unavailable.ts';
-import { boot } from '../../src/main.ts';
-import { hang, HANG_GIVE_UP_MS, spin } from '../../src/system/hang.ts';
-import { MCP_CALLER } from '../../src/mcp/index.ts';
-import type { Clock, System } from '../../src/hal/index.ts';
-import { flushJobs } from '../support/clock.ts';
-import { createMemHal, MemSerial, RebootSignal, rebootMemHal, type MemHal, type MemHalOptions } from '../support/memhal.ts';
+import { Console, MAX_QUEUE } from '../../../src/core/console.ts';
+import { installUnavailable, NOT_BUILT } from '../../../src/console/unavailable.ts';
+import { boot } from '../../../src/main.ts';
+import { hang, HANG_GIVE_UP_MS, spin } from '../../../src/system/hang.ts';
+import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import type { Clock, System } from '../../../src/hal/index.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { createMemHal, MemSerial, RebootSignal, rebootMemHal, type MemHal, type MemHalOptions } from '../../support/memhal.ts';
 
 /** Every command of the spec's console table, and the commands it names elsewhere. */
 const SPEC_VERBS = [

@@ -1,13 +1,14 @@
+// Boots the whole device: it tests the boot itself (both modes, the order, the console and HTTP coming up).
 // Booting the firmware on the in-memory HAL: Orchestrator mode serves the
 // shell page and gates the API; the console answers; Notifier mode keeps
 // Wi-Fi and HTTP off.
 import { describe, expect, it } from 'vitest';
-import { boot, HTTP_PORT } from '../../src/main.ts';
-import { flushJobs } from '../support/clock.ts';
-import { request } from '../support/http.ts';
-import { createMemHal } from '../support/memhal.ts';
-import { NOTIFIER_SERVICE_UUID } from '../../src/notifier/gatt.ts';
-import { NOTIFIER_MODE_REPLY } from '../../src/turn/index.ts';
+import { boot, HTTP_PORT } from '../../../src/main.ts';
+import { flushJobs } from '../../support/clock.ts';
+import { request } from '../../support/http.ts';
+import { createMemHal } from '../../support/memhal.ts';
+import { NOTIFIER_SERVICE_UUID } from '../../../src/notifier/gatt.ts';
+import { NOTIFIER_MODE_REPLY } from '../../../src/turn/index.ts';
 
 /** A device whose Wi-Fi was set up earlier (no setup-network handout). */
 function provisioned(options: Parameters<typeof createMemHal>[0] = {}) {
