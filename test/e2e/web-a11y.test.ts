@@ -8,7 +8,8 @@
 // id, its help and the element's selector. Then the keyboard alone: Tab
 // reaches every control of each section in document order (scrollable
 // regions too), each showing a focus ring, and Enter and Space work them.
-// One simulator and one browser for the whole file.
+// One simulator and one browser for the whole file; the tests that judge many
+// states get three minutes each, as a loaded machine may take twice the usual.
 import { AxeBuilder } from '@axe-core/playwright';
 import { copyFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -200,7 +201,7 @@ describe('axe-core, WCAG 2.1 A and AA', () => {
       found.push(...(await judge(id)));
     }
     expect(found, found.join('\n')).toEqual([]);
-  });
+  }, 180_000);
 
   it('signed in: an error shown, forms being saved, second presses asked, a code shown, OAuth fields open', async () => {
     const found: string[] = [];
@@ -259,7 +260,7 @@ describe('axe-core, WCAG 2.1 A and AA', () => {
     await zone.locator('.msg.bad').waitFor();
     found.push(...(await judge('danger, a wrong phrase refused')));
     expect(found, found.join('\n')).toEqual([]);
-  });
+  }, 180_000);
 
   it('signed in: Updates with a download under way (the progress bar)', async () => {
     // A release of the running build, signed with the test key, served by a local update server that
@@ -571,7 +572,7 @@ describe('the keyboard alone', () => {
       await WORK[id]!();
     }
     expect(problems, problems.join('\n')).toEqual([]);
-  });
+  }, 180_000);
 
   it('signs out and in again from the keyboard alone', async () => {
     await page.locator('nav a[href="#access"]').focus();
