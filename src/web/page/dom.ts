@@ -79,6 +79,18 @@ export function message(): Message {
   return el;
 }
 
+/**
+ * A box that may scroll (a log, a skill's text): a named region in the tab
+ * order, so the keyboard can reach it and scroll it with the arrow keys
+ * (a scrolling box without a control inside is otherwise out of reach).
+ */
+export function scrollable<E extends HTMLElement>(el: E, label: string): E {
+  el.setAttribute('role', 'region');
+  el.setAttribute('aria-label', label);
+  el.tabIndex = 0;
+  return el;
+}
+
 export function card(title: string, ...kids: Kid[]): HTMLElement {
   const id = uid('h');
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h3', { id }, title), ...kids);
@@ -94,15 +106,19 @@ export function kv(pairs: Array<[string, Kid]>): HTMLElement {
   return dl;
 }
 
-/** Runs an async action with its button disabled, so a double click sends once. */
+/**
+ * Runs an async action with its button marked busy, so a double click sends
+ * once. aria-disabled, not disabled: a disabled button drops the keyboard
+ * focus to the page, and whoever pressed Enter would lose their place.
+ */
 export async function busy(button: HTMLButtonElement, work: () => Promise<void>): Promise<void> {
-  if (button.disabled) return;
-  button.disabled = true;
+  if (button.disabled || button.getAttribute('aria-busy') === 'true') return;
+  button.setAttribute('aria-disabled', 'true');
   button.setAttribute('aria-busy', 'true');
   try {
     await work();
   } finally {
-    button.disabled = false;
+    button.removeAttribute('aria-disabled');
     button.removeAttribute('aria-busy');
   }
 }

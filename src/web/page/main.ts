@@ -41,5 +41,10 @@ async function start(): Promise<void> {
   else if (!document.querySelector('#signin-title')) showSignIn('', signedIn);
 }
 
+// The skip link moves the focus to the content and leaves the address alone: its #hash names the open section.
+document.querySelector('.skip')?.addEventListener('click', (e) => {
+  e.preventDefault();
+  document.getElementById('main')!.focus();
+});
 window.addEventListener('error', (e) => banner(`The page hit an error: ${e.message}`, 'bad'));
 void start();

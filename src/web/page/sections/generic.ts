@@ -4,7 +4,7 @@
 // working when its subsystem's answer grows fields.
 
 import { get, missing, type ApiResult } from '../api.ts';
-import { busy, h, message, replace, text, type Kid } from '../dom.ts';
+import { busy, h, message, replace, scrollable, text, type Kid } from '../dom.ts';
 
 export function notBuilt(what: string): HTMLElement {
   return h('p', { class: 'unavailable', 'data-unavailable': '1' }, `${what} is not built on this firmware yet.`);
@@ -66,7 +66,7 @@ export function itemList(items: Array<Record<string, unknown>>, o: ListOptions):
       b.addEventListener('click', () =>
         void busy(b, async () => {
           const r = await more.load(item);
-          if (r.ok) replace(shown, h('pre', null, r.data));
+          if (r.ok) replace(shown, scrollable(h('pre', null, r.data), text(o.title(item))));
           else msg.say(r.message, 'bad');
         }),
       );

@@ -4,7 +4,7 @@
 
 import { download, get } from '../api.ts';
 import type { Section } from '../app.ts';
-import { busy, bytes, card, duration, h, kv, message, replace, text } from '../dom.ts';
+import { busy, bytes, card, duration, h, kv, message, replace, scrollable, text } from '../dom.ts';
 import { wifiCard } from './wifi.ts';
 
 type State = Record<string, unknown> & {
@@ -36,8 +36,8 @@ export const status: Section = {
   title: 'Status',
   async render(host) {
     const summary = h('div');
-    const raw = h('pre', { 'aria-label': 'State snapshot' });
-    const log = h('pre', { 'aria-label': 'Device log', 'data-log': '1' });
+    const raw = scrollable(h('pre'), 'State snapshot');
+    const log = scrollable(h('pre', { 'data-log': '1' }), 'Device log');
     const msg = message();
     const refresh = h('button', { type: 'button', class: 'secondary' }, 'Refresh');
     const save = h('button', { type: 'button', class: 'secondary' }, 'Download the log');
