@@ -13,6 +13,7 @@ import { AccessToken, auth as authSubsystem, makeGate, SCAN_LIFETIME_MS, Secrets
 import type { Kernel, Mode } from './core/kernel.ts';
 import { chooseHotspots, describeHotspots, type Hotspots } from './core/hotspots.ts';
 import { CachedNvs } from './core/nvs-cache.ts';
+import { ShutdownHooks } from './core/shutdown.ts';
 import type { Store } from './core/store.ts';
 import type { Hal } from './hal/index.ts';
 import { Log } from './log/log.ts';
@@ -129,7 +130,9 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const random = (bytes: Uint8Array): void => faulted.system.random(bytes);
   // Network time, and every certificate-checking connection held until it is set (src/clock/).
   const clockSync = new ClockSync({ net: faulted.net, clock: faulted.clock, random, log });
-  const hal: Hal = { ...faulted, net: gateTlsOnClock(faulted.net, faulted.clock, clockSync) };
+  // An orderly restart or sleep, whoever asks for it, runs the shutdown hooks first (mDNS's goodbye).
+  const shutdown = new ShutdownHooks();
+  const hal: Hal = { ...faulted, system: shutdown.wrap(faulted.system), net: gateTlsOnClock(faulted.net, faulted.clock, clockSync) };
   const store = storesOn(hal.nvs);
   // First thing: the update guard counts this boot and may roll back (src/ota/guard.ts).
   const otaVerdict = runBootGuard(hal, store('ota'), log);
@@ -166,7 +169,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
 
   mount(kernel, systemSubsystem, { timeline, time, card, actions, people: chat.people, music, audio, battery: power });
   const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
-  const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin });
+  const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin, shutdown });
   mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
   // Kept-alive connections do not outlive the link they were made on: a dropped station, or a network fault
   // (test builds), closes the idle ones, so the next request connects afresh (and fails if the network is down).

@@ -379,12 +379,13 @@ const OVERFLOW = {
   zai: { message: 'Prompt exceeds max length', code: '1261' },
 };
 
-function errorBody(dialect, family, status, message, code) {
+/** An error answer in the dialect's shape; type: the family's own error type where a rule names one (Mistral's invalid_function_call). */
+function errorBody(dialect, family, status, message, code, type) {
   if (dialect === 'messages') {
     const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
     return { type: 'error', error: { type, message } };
   }
-  if (family === 'mistral') return { object: 'error', message, type: status === 401 ? 'unauthorized' : 'invalid_request_error', param: null, code: code ?? null };
+  if (family === 'mistral') return { object: 'error', message, type: type ?? (status === 401 ? 'unauthorized' : 'invalid_request_error'), param: null, code: code ?? null };
   if (family === 'zai') return { error: { code: code ?? String(status), message } };
   return { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: code ?? null } };
 }
@@ -717,7 +718,7 @@ export function start({ port = 0, tls = true, names = EMULATOR_NAMES, untrusted 
         rec.refused = refused;
         log(`refused ${rec.method} ${host}${rec.path}: ${refused.status} ${refused.message}`);
         if (dialect === 'embeddings') return send(res, refused.status, embeddingErrorBody(embeddingFamily(host), refused));
-        return send(res, refused.status, errorBody(shape, family, refused.status, refused.message, refused.code));
+        return send(res, refused.status, errorBody(shape, family, refused.status, refused.message, refused.code, refused.type));
       }
       const wanted = keys.get(host);
       if (wanted !== undefined && presentedKey(req.headers) !== wanted) {

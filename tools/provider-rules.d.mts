@@ -4,6 +4,7 @@ export const MCP_CLIENT_BETA: string;
 export const ANTHROPIC_VERSION: string;
 export const REASONING_MODEL: RegExp;
 export const MISTRAL_TOOL_ID: RegExp;
+export function mistralToolIdRefusal(id: unknown): Refusal;
 export const MESSAGE_STOP_REASONS: string[];
 export const SESSION_STOP_REASONS: string[];
 export interface Refusal {

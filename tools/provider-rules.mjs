@@ -29,6 +29,21 @@ export const REASONING_MODEL = /^(o\d|gpt-5(?!-chat)|codex-)/;
 export const MISTRAL_TOOL_ID = /^[a-zA-Z0-9]{9}$/;
 
 /**
+ * How Mistral's chat completions refuse a tool-call id that is not nine
+ * letters and digits: 400, type invalid_function_call, code "3280" (a string),
+ * as client projects' trackers report the body verbatim, e.g.
+ * editor-code-assistant/eca#233 (2025-12-13):
+ *   {"object":"error","message":"Tool call id was 2968-LWy3uasib but must be a-z, A-Z, 0-9, with a length of 9.",
+ *    "type":"invalid_function_call","param":null,"code":"3280"}
+ * and mistralai/mistral-vibe#1075 the same for a UUID id. (In mid-2024 the
+ * same words came as 400 invalid_request_error, code null:
+ * langchain-ai/langchain#24668; never 422.)
+ */
+export function mistralToolIdRefusal(id) {
+  return { status: 400, message: `Tool call id was ${id} but must be a-z, A-Z, 0-9, with a length of 9.`, type: 'invalid_function_call', code: '3280' };
+}
+
+/**
  * Keywords structured outputs take in strict mode (OpenAI guide "Structured
  * Outputs > Supported schemas": string pattern/format, number
  * minimum, maximum, exclusive bounds, multipleOf, array minItems/maxItems, anyOf,
@@ -192,8 +207,8 @@ export function checkRound(dialect, rec, ctx) {
   if (dialect === 'chat' && ctx.family === 'mistral') {
     const messages = Array.isArray(b.messages) ? b.messages : [];
     for (const m of messages) {
-      for (const tc of Array.isArray(m?.tool_calls) ? m.tool_calls : []) if (!MISTRAL_TOOL_ID.test(String(tc?.id))) return { status: 422, message: `Tool call id was ${tc?.id} but must be a-z, A-Z, 0-9, with a length of 9.` };
-      if (m?.role === 'tool' && !MISTRAL_TOOL_ID.test(String(m.tool_call_id))) return { status: 422, message: `Tool call id was ${m.tool_call_id} but must be a-z, A-Z, 0-9, with a length of 9.` };
+      for (const tc of Array.isArray(m?.tool_calls) ? m.tool_calls : []) if (!MISTRAL_TOOL_ID.test(String(tc?.id))) return mistralToolIdRefusal(tc?.id);
+      if (m?.role === 'tool' && !MISTRAL_TOOL_ID.test(String(m.tool_call_id))) return mistralToolIdRefusal(m.tool_call_id);
     }
     // SDK AssistantMessage.prefix: only an assistant message with prefix true may end the list.
     const last = messages[messages.length - 1];

@@ -38,6 +38,9 @@ const net: Net = {
   udp() {
     throw new Error('unused');
   },
+  multicast() {
+    throw new Error('unused');
+  },
 };
 
 let received = 0;

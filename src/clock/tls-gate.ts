@@ -99,6 +99,7 @@ export function gateTlsOnClock(net: Net, clock: Clock, sync: ClockSync): Net {
   return {
     listen: (port, onAccept) => net.listen(port, onAccept),
     udp: (port) => net.udp(port),
+    multicast: (group, port) => net.multicast(group, port),
     connect(options: ConnectOptions): PendingSocket {
       if (!options.tls || !options.tls.verify || clock.synced()) return net.connect(options);
       return new ClockWaitSocket(net, clock, sync, options);

@@ -104,6 +104,7 @@ function netWith(net: Net, faults: Faults, clock: Clock): Net {
   return {
     listen: (port, onAccept) => net.listen(port, onAccept),
     udp: (port) => net.udp(port),
+    multicast: (group, port) => net.multicast(group, port),
     connect(options) {
       if (faults.isOn('wifi-down')) return refused(options, 'ECONN: network unreachable (fault wifi-down)', clock);
       if (faults.isOn('outbound')) return refused(options, 'ECONN: connection refused (fault outbound)', clock);

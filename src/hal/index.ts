@@ -7,7 +7,7 @@ import type { Ble } from './ble.ts';
 import type { BoardInfo } from './board.ts';
 import type { Clock } from './clock.ts';
 import type { AudioOut, Battery, Buttons, Display, LedRing, Microphone, Serial, Touch } from './devices.ts';
-import type { Mdns, Net, Wifi } from './net.ts';
+import type { Net, Wifi } from './net.ts';
 import type { Flash, Nvs, SdCard } from './storage.ts';
 import type { System } from './system.ts';
 
@@ -54,7 +54,6 @@ export interface Hal {
   flash: Flash;
   net: Net;
   wifi: Wifi;
-  mdns: Mdns;
   serial: Serial;
   ring: LedRing;
   display: Display;

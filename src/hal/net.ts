@@ -1,5 +1,6 @@
-// HAL: networking. TCP listeners and sockets, TLS client sockets, UDP, the
-// Wi-Fi radio (station, setup access point, scan) and mDNS. Sockets are
+// HAL: networking. TCP listeners and sockets, TLS client sockets, UDP (and
+// multicast UDP, for mDNS: src/wifi/mdns-responder.ts), the Wi-Fi radio
+// (station, setup access point, scan). Sockets are
 // event-driven, as ECMA-419 sockets are: the owner sets the on* handlers.
 
 /**
@@ -69,6 +70,13 @@ export interface Net {
   listen(port: number, onAccept: (socket: Socket) => void): Listener;
   connect(options: ConnectOptions): PendingSocket;
   udp(port: number): UdpSocket;
+  /**
+   * A UDP socket on port that has joined an IPv4 multicast group on the
+   * station's network (mDNS: 224.0.0.251, 5353): it hears the group's
+   * datagrams and unicast ones to port, and send() to the group multicasts.
+   * Throws HalError ENOTSUP on a host without multicast.
+   */
+  multicast(group: string, port: number): UdpSocket;
 }
 
 export type StationState = 'off' | 'connecting' | 'connected' | 'failed' | 'disconnected';
@@ -106,17 +114,3 @@ export interface Wifi {
   mac(): string;
 }
 
-export interface MdnsService {
-  /** e.g. '_http' */
-  type: string;
-  protocol: 'tcp' | 'udp';
-  port: number;
-  /** TXT records; never secrets. */
-  txt: Record<string, string>;
-}
-
-export interface Mdns {
-  /** Advertise hostname.local with these services (replaces earlier ones). */
-  advertise(hostname: string, services: MdnsService[]): void;
-  stop(): void;
-}

@@ -8,15 +8,18 @@ import type { SetupPassphrase } from '../auth/index.ts';
 import type { Subsystem } from '../core/subsystem.ts';
 import { captiveDns } from './captive.ts';
 import { wifiCommands } from './console.ts';
-import { followMdns } from './mdns.ts';
+import { followMdns, type ShutdownNotice } from './mdns.ts';
 import { Provisioning, provisioningRoutes, type WifiAuth } from './provisioning.ts';
 import { wifiRoutes } from './routes.ts';
 
 export { Provisioning, type JoinOutcome, type WifiAuth } from './provisioning.ts';
+export type { ShutdownNotice } from './mdns.ts';
 
 export interface WifiOptions extends WifiAuth {
   /** The setup network's passphrase (src/auth). */
   passphrase: SetupPassphrase;
+  /** Orderly restarts and sleeps (src/core/shutdown.ts): mDNS says goodbye first. */
+  shutdown?: ShutdownNotice;
 }
 
 export const wifi: Subsystem<WifiOptions, Provisioning> = {
@@ -27,7 +30,8 @@ export const wifi: Subsystem<WifiOptions, Provisioning> = {
     k.router.intercept((req) => p.handout(req));
     if (k.mode === 1) p.start();
     else p.keepOff();
-    const mdns = followMdns(k, p);
+    const mdns = followMdns(k, p, o.shutdown);
+    p.localName = mdns.host;
     const captive = captiveDns(k, p);
     return {
       provides: p,

@@ -348,12 +348,15 @@ export class Provisioning {
     return { status: 302, headers: { Location: `/?t=${this.auth.token.reveal()}`, 'Cache-Control': 'no-store' } };
   }
 
+  /** The mDNS host name claimed now (desk-XXXX-2 after a conflict), or null when none is: set by the wifi subsystem (src/wifi/mdns.ts). */
+  localName: () => string | null = () => null;
+
   /** Base URLs for sign-in links: the LAN address, the mDNS name, the setup network. */
   addresses(): Array<{ label: string; base: string }> {
     const out: Array<{ label: string; base: string }> = [];
     const ip = this.stationIp();
     if (ip) out.push({ label: 'home network', base: `http://${ip}` });
-    out.push({ label: 'local name', base: `http://${mdnsName(this.ctx.hal.wifi.mac())}.local` });
+    out.push({ label: 'local name', base: `http://${this.localName() ?? `${mdnsName(this.ctx.hal.wifi.mac())}.local`}` });
     if (this.setupState === 'up') out.push({ label: 'setup network', base: `http://${SETUP_ADDRESS}` });
     return out;
   }

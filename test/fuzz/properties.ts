@@ -457,6 +457,9 @@ export const PROPERTIES: FuzzProperty[] = [
         udp: () => {
           throw new Error('no');
         },
+        multicast: () => {
+          throw new Error('no');
+        },
       };
       const server = new HttpServer(net, clock, router);
       server.listen(80);
@@ -697,6 +700,9 @@ export const PROPERTIES: FuzzProperty[] = [
           return s;
         },
         udp: () => {
+          throw new Error('no');
+        },
+        multicast: () => {
           throw new Error('no');
         },
       };
@@ -955,6 +961,9 @@ export const PROPERTIES: FuzzProperty[] = [
         },
         connect: (_o: ConnectOptions) => (sock = new FakeSocket()),
         udp: () => {
+          throw new Error('no');
+        },
+        multicast: () => {
           throw new Error('no');
         },
       };

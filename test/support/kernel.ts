@@ -23,7 +23,7 @@ import { Card } from '../../src/storage/index.ts';
 import { LEGACY_TIME_NS, LocalTime, system, Timeline, TIME_NS, type SystemFace, type SystemOptions } from '../../src/system/index.ts';
 import { Audio } from '../../src/audio/index.ts';
 import { MusicPlayer } from '../../src/music/index.ts';
-import { wifi, type Provisioning } from '../../src/wifi/index.ts';
+import { wifi, type Provisioning, type WifiOptions } from '../../src/wifi/index.ts';
 import type { Hal } from '../../src/hal/index.ts';
 import { createMemHal, type MemHal, type MemHalOptions } from './memhal.ts';
 
@@ -140,8 +140,8 @@ export function mountAuth(dk: DeviceKernel, provisioning: Provisioning): AuthFac
 }
 
 /** Wi-Fi on a device kernel, with its credentials (src/main.ts mounts it first of the subsystems). */
-export function mountWifi(dk: DeviceKernel): Provisioning {
-  return mount(dk.kernel, wifi, { passphrase: dk.passphrase, token: dk.token, signin: dk.signin });
+export function mountWifi(dk: DeviceKernel, shutdown?: WifiOptions['shutdown']): Provisioning {
+  return mount(dk.kernel, wifi, { passphrase: dk.passphrase, token: dk.token, signin: dk.signin, ...(shutdown ? { shutdown } : {}) });
 }
 
 /** What the system subsystem is handed, made as main.ts makes it (SystemOptions), and what it provides. */

@@ -32,7 +32,7 @@ import type {
 import { FRAME_GUARD, HalError } from '../../src/hal/index.ts';
 import { BOARD_DESCRIPTORS, boardInfo } from '../../boards/index.ts';
 import { VirtualClock } from './clock.ts';
-import { MemMdns, MemNet, MemWifi } from './memnet.ts';
+import { MemNet, MemWifi } from './memnet.ts';
 import { MemFlash, MemNvs, MemSd } from './memstorage.ts';
 import { mergeAssets, NO_ASSETS, readAssetPack } from '../../src/util/asset-pack.ts';
 
@@ -362,7 +362,6 @@ export interface MemHal {
   flash: MemFlash;
   net: MemNet;
   wifi: MemWifi;
-  mdns: MemMdns;
   serial: MemSerial;
   ring: MemRing;
   display: MemDisplay;
@@ -390,7 +389,6 @@ export function createMemHal(options: MemHalOptions = {}): MemHal {
     flash: new MemFlash(),
     net: new MemNet(),
     wifi: new MemWifi(),
-    mdns: new MemMdns(),
     serial: new MemSerial(),
     ring: new MemRing(board.ringLeds),
     display: new MemDisplay(board.display.width, board.display.height),
@@ -402,6 +400,7 @@ export function createMemHal(options: MemHalOptions = {}): MemHal {
     ble: new MemBle(),
     system: new MemSystem(options.seed === undefined ? 'memhal' : options.seed),
   };
+  parts.net.now = () => clock.monoMs();
   const hal: Hal = {
     board,
     build: { version: options.version ?? 'v0.1.0', buildId: 'test', testBuild: options.testBuild ?? true },

@@ -6,8 +6,6 @@
 import type {
   ConnectOptions,
   Listener,
-  Mdns,
-  MdnsService,
   Net,
   PendingSocket,
   ScanResult,
@@ -194,6 +192,73 @@ export class MemNet implements Net {
     return this.udps.has(port);
   }
 
+  /** The firmware's address on the home network (MemWifi's station address). */
+  lanAddress = '192.168.1.50';
+  private lan: LanMember[] = [];
+  /** Every datagram the firmware sent on a multicast socket, for assertions. */
+  readonly lanSent: Array<{ bytes: Uint8Array; address: string; port: number; atMs: number }> = [];
+  /** The clock lanSent's atMs reads (memhal sets it). */
+  now: () => number = () => 0;
+
+  private lanSend(from: LanMember, bytes: Uint8Array, address: string, port: number): void {
+    if (!this.online) return;
+    const copy = bytes.slice();
+    for (const m of this.lan) {
+      if (m === from || m.port !== port || !(m.group === address || m.address === address)) continue;
+      queueMicrotask(() => {
+        if (this.lan.includes(m)) m.deliver(copy.slice(), from.address, from.port);
+      });
+    }
+  }
+
+  multicast(group: string, port: number): UdpSocket {
+    if (this.lan.some((m) => m.address === this.lanAddress && m.port === port)) throw new Error(`multicast port ${port} in use`);
+    const sock: UdpSocket = {
+      port,
+      onMessage: null,
+      send: (bytes, address, toPort) => {
+        this.lanSent.push({ bytes: bytes.slice(), address, port: toPort, atMs: this.now() });
+        this.lanSend(member, bytes, address, toPort);
+      },
+      close: () => {
+        this.lan = this.lan.filter((m) => m !== member);
+      },
+    };
+    const member: LanMember = { group, address: this.lanAddress, port, deliver: (b, f, p) => sock.onMessage?.(b, f, p) };
+    this.lan.push(member);
+    return sock;
+  }
+
+  /** Whether the firmware has a socket on the multicast group. */
+  lanJoined(group = '224.0.0.251', port = 5353): boolean {
+    return this.lan.some((m) => m.address === this.lanAddress && m.group === group && m.port === port);
+  }
+
+  /** A host on the home network: on the group (mDNS's 224.0.0.251:5353 by default), at address:port. */
+  lanPeer(address: string, port = 5353, group = '224.0.0.251'): LanPeer {
+    const peer: LanPeer = {
+      address,
+      port,
+      onMessage: null,
+      heard: [],
+      send: (bytes, to, toPort) => this.lanSend(member, bytes, to, toPort),
+      close: () => {
+        this.lan = this.lan.filter((m) => m !== member);
+      },
+    };
+    const member: LanMember = {
+      group: port === 5353 ? group : '',
+      address,
+      port,
+      deliver: (bytes, from, fromPort) => {
+        peer.heard.push({ bytes, from, port: fromPort });
+        peer.onMessage?.(bytes, from, fromPort);
+      },
+    };
+    this.lan.push(member);
+    return peer;
+  }
+
   /**
    * A datagram to the firmware's socket on `port` from a client at `from`
    * (a phone on the setup network): resolves with what the firmware sent
@@ -209,6 +274,24 @@ export class MemNet implements Net {
     this.udpServers.delete(key);
     return replies;
   }
+}
+
+/** A host on the in-memory home network's multicast side (MemNet.lanPeer): a test's mDNS querier or a rival responder. */
+export interface LanPeer {
+  readonly address: string;
+  readonly port: number;
+  onMessage: ((bytes: Uint8Array, from: string, port: number) => void) | null;
+  /** Everything it heard, in order. */
+  readonly heard: Array<{ bytes: Uint8Array; from: string; port: number }>;
+  send(bytes: Uint8Array, address: string, port: number): void;
+  close(): void;
+}
+
+interface LanMember {
+  group: string;
+  address: string;
+  port: number;
+  deliver(bytes: Uint8Array, from: string, port: number): void;
 }
 
 /** A fake UDP server: called with each datagram; reply() sends one back to the sender. */
@@ -272,18 +355,5 @@ export class MemWifi implements Wifi {
   }
   mac(): string {
     return '24:0a:c4:12:34:56';
-  }
-}
-
-export class MemMdns implements Mdns {
-  hostname: string | null = null;
-  services: MdnsService[] = [];
-  advertise(hostname: string, services: MdnsService[]): void {
-    this.hostname = hostname;
-    this.services = services.map((s) => ({ ...s, txt: { ...s.txt } }));
-  }
-  stop(): void {
-    this.hostname = null;
-    this.services = [];
   }
 }

@@ -161,7 +161,7 @@ describe('where the tests live', () => {
   const counts = testCounts();
 
   it("docs/architecture.md's figures are what node tools/test-counts.mjs computes", () => {
-    expect(documented()).toEqual({ mounting: counts.mounting, total: counts.total, booting: counts.booting.length });
+    expect(documented(), 'run node tools/test-counts.mjs --write').toEqual({ mounting: counts.mounting, total: counts.total, booting: counts.booting.length });
   });
 
   it('every test that boots the whole device says why in its first line, and no kernel test boots it', () => {

@@ -16,7 +16,7 @@ import { imageAssets } from './assets.ts';
 import { fontsPartition } from './fonts-partition.ts';
 import { mergeAssets } from '../../../src/util/asset-pack.ts';
 import { createNet } from './net.ts';
-import { createMdns, createWifi } from './wifi.ts';
+import { createWifi } from './wifi.ts';
 import { createNvs } from './nvs.ts';
 import { createFlash, createSd, deskKeep } from './storage.ts';
 import { createSystem } from './system.ts';
@@ -54,7 +54,6 @@ export function createDeviceHal(descriptor: BoardDescriptor, build: BuildInfo, l
     flash: createFlash(),
     net: createNet(clock),
     wifi: createWifi(),
-    mdns: createMdns(),
     serial: createSerial(clock),
     ring: createRing(descriptor),
     display: createDisplay(descriptor),

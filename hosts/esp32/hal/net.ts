@@ -229,6 +229,8 @@ export interface NetOptions {
   listenPort?(port: number): number;
   /** Where a connection to host:port goes instead of resolving the host, or null to resolve it. */
   route?(host: string, port: number): { address: string; port: number } | null;
+  /** false: the host's UDP socket cannot join a multicast group (the SDK's lin one: modules/io/socket/lin/udp.c lists it as to do). */
+  multicast?: boolean;
 }
 
 export function createNet(clock: Clock, net: NetOptions = {}): HalNet {
@@ -298,5 +300,9 @@ export function createNet(clock: Clock, net: NetOptions = {}): HalNet {
       return s;
     },
     udp: (port: number): UdpSocket => openUdp(port),
+    multicast(group: string, port: number): UdpSocket {
+      if (net.multicast === false) throw new HalError('ENOTSUP', 'no multicast UDP on this host');
+      return openUdp(port, group);
+    },
   };
 }

@@ -4,6 +4,10 @@
 // (the SNTP client's pool.ntp.org) is sent once Net.resolve has answered;
 // one to a name that does not resolve, or that the stack refuses, is
 // dropped, as the network drops datagrams: the sender's timeout covers it.
+// A multicast socket (mDNS) joins its group with the socket's add()
+// (udp.js: xs_udp_add, igmp_joingroup on every interface that has an
+// address) and leaves it with remove() before close; its unicast TTL is 255
+// (RFC 6762 §11; the constructor's timeToLive, udp.c).
 
 import UDP from 'embedded:io/socket/udp';
 import Net from 'net';
@@ -11,8 +15,14 @@ import type { UdpSocket } from '../../../src/hal/index.ts';
 
 /** A dotted IPv4 address needs no look-up. */
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+/** RFC 6762 §11: mDNS datagrams go out with IP TTL 255. */
+const MULTICAST_TTL = 255;
 
-export function openUdp(port: number): UdpSocket {
+/** The socket's close(), add() and remove() (lwip/udp.js: xs_udp_close, xs_udp_add, xs_udp_remove), which its typing leaves out. */
+type Membership = UDP & { close(): void; add(group: string): void; remove(group: string): void };
+
+/** A UDP socket on port; with group, one that has joined that multicast group. */
+export function openUdp(port: number, group?: string): UdpSocket {
   let closed = false;
   const write = (bytes: Uint8Array, address: string, toPort: number): void => {
     if (closed) return;
@@ -39,11 +49,19 @@ export function openUdp(port: number): UdpSocket {
     close() {
       if (closed) return;
       closed = true;
-      (io as UDP & { close(): void }).close();
+      if (group) {
+        try {
+          (io as Membership).remove(group);
+        } catch {
+          // the interface went away with its membership
+        }
+      }
+      (io as Membership).close();
     },
   };
   const io = new UDP({
     port,
+    ...(group ? { timeToLive: MULTICAST_TTL } : {}),
     onReadable(packets) {
       for (let i = 0; i < packets; i++) {
         const p = this.read();
@@ -51,5 +69,6 @@ export function openUdp(port: number): UdpSocket {
       }
     },
   });
+  if (group) (io as Membership).add(group);
   return u;
 }

@@ -1,34 +1,25 @@
 // Device HAL: the Wi-Fi radio (station, setup access point, scan) on the
-// SDK's wifi module ($(MODDABLE)/modules/network/wifi, esp32/xs6wifi.c), and
-// mDNS on its mdns module (modules/network/mdns/mdns.js). As their sources have
-// it, beyond what the SDK's typings say:
+// SDK's wifi module ($(MODDABLE)/modules/network/wifi, esp32/xs6wifi.c). mDNS
+// is the firmware's own responder (src/wifi/mdns-responder.ts) on a multicast
+// socket (./udp.ts), not the SDK's mdns module (docs/decisions.md, "mDNS").
+// As the wifi module's sources have it, beyond what the SDK's typings say:
 // - WiFi.mode 3 is station and access point at once (xs_wifi_set_mode), and
 //   Mode.off (-5) shuts the radio down and frees its memory (deinitWiFi);
 // - accessPoint() takes station: true to keep the station running
-//   (xs_wifi_accessPoint), and scan results carry their channel;
-// - an mDNS responder probes its host name first: add() throws "not ready"
-//   until the callback says the name is claimed (MDNS.hostName with the
-//   name), so services are added then; close() ends it.
+//   (xs_wifi_accessPoint), and scan results carry their channel.
 
-import MDNS from 'mdns';
 import Net from 'net';
 import WiFi, { type AccessPointOptions, type WiFiMode, type WiFiScanCallback } from 'wifi';
-import type { Mdns, MdnsService, ScanResult, StationStatus, Wifi } from '../../../src/hal/index.ts';
+import type { ScanResult, StationStatus, Wifi } from '../../../src/hal/index.ts';
 import { HalError } from '../../../src/hal/index.ts';
 
-/** mDNS service types arrive as '_http'; the SDK wants 'http'. */
-const LEADING_UNDERSCORE = /^_/;
 /** WiFi.Mode.station | WiFi.Mode.accessPoint (xs6wifi.c: WIFI_MODE_APSTA). */
 const STATION_AND_AP: WiFiMode = 3;
-/** mdns.js's MDNS.hostName: the message that the host name is claimed (its value: the name), or that probing starts (''). */
-const MDNS_HOST_NAME = 1;
 
 /** What xs_wifi_accessPoint reads beyond the SDK's typing: station keeps the station up beside the access point. */
 type AccessPointWithStation = AccessPointOptions & { station: boolean };
 /** A scan result as xs_wifi_scan builds it: the SDK's typing leaves out its channel. */
 type ScanItem = NonNullable<Parameters<WiFiScanCallback>[0]> & { channel: number };
-/** close() of the SDK's mDNS responder (mdns.js), which its typing leaves out. */
-type Responder = MDNS & { close(): void };
 
 export function createWifi(): Wifi {
   let enabled = true;
@@ -96,27 +87,4 @@ export function createWifi(): Wifi {
     mac: () => String(Net.get('MAC') ?? '00:00:00:00:00:00').toLowerCase(),
   };
   return wifi;
-}
-
-export function createMdns(): Mdns {
-  let mdns: Responder | null = null;
-  const add = (responder: Responder, services: MdnsService[]): void => {
-    for (const s of services) responder.add({ name: s.type.replace(LEADING_UNDERSCORE, ''), protocol: s.protocol, port: s.port, txt: s.txt });
-  };
-  return {
-    advertise(hostname, services) {
-      mdns?.close();
-      let added = false;
-      const responder = new MDNS({ hostName: hostname }, (message, value) => {
-        if (message !== MDNS_HOST_NAME || !value || added || mdns !== responder) return;
-        added = true;
-        add(responder, services);
-      }) as Responder;
-      mdns = responder;
-    },
-    stop() {
-      mdns?.close();
-      mdns = null;
-    },
-  };
 }

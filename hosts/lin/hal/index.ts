@@ -17,7 +17,7 @@ import { linEnv } from '../native/lin-native.js';
 import { createAudio, createBattery, createBle, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
 import { createNatives } from './natives.ts';
 import { imageAssets } from '../../esp32/hal/assets.ts';
-import { createMdns, createLinNet, createWifi, httpPort } from './net.ts';
+import { createLinNet, createWifi, httpPort } from './net.ts';
 import { createFlash, createSd, prefKeep } from './storage.ts';
 import { createSystem } from './system.ts';
 
@@ -35,7 +35,6 @@ export function createLinHal(descriptor: BoardDescriptor, build: BuildInfo, log:
     flash: createFlash(),
     net: createLinNet(clock),
     wifi: createWifi(clock),
-    mdns: createMdns(),
     serial: createSerial(linEnv('DESK_CONSOLE')),
     ring: createRing(),
     display: createDisplay(descriptor),

@@ -6,10 +6,11 @@
 // simulator's --route does. Wi-Fi and mDNS have no SDK module on lin (its
 // "wifi" is a stub without access point or scan), so they are stand-ins: the
 // station joins any network at once on the loopback address, the setup
-// access point only records that it is up, a scan finds nothing, and mDNS
-// advertises nothing.
+// access point only records that it is up, a scan finds nothing; mDNS does
+// not run (the SDK's lin UDP socket cannot join a multicast group:
+// net.multicast answers ENOTSUP and the responder stays off).
 
-import type { Clock, Mdns, Net, ScanResult, StationStatus, Wifi } from '../../../src/hal/index.ts';
+import type { Clock, Net, ScanResult, StationStatus, Wifi } from '../../../src/hal/index.ts';
 import { HalError } from '../../../src/hal/index.ts';
 import { createNet } from '../../esp32/hal/net.ts';
 import { linEnv } from '../native/lin-native.js';
@@ -41,6 +42,7 @@ export function createLinNet(clock: Clock): Net {
   return createNet(clock, {
     listenPort: (port) => (port === DEVICE_HTTP_PORT ? http : port),
     route: (host, port) => table.get(`${host.toLowerCase()}:${port}`) ?? null,
+    multicast: false,
   });
 }
 
@@ -85,8 +87,4 @@ export function createWifi(clock: Clock): Wifi {
     mac: () => '02:00:00:00:00:01',
   };
   return wifi;
-}
-
-export function createMdns(): Mdns {
-  return { advertise: () => undefined, stop: () => undefined };
 }

@@ -30,6 +30,7 @@ import type { BoardContext, Json, OpHandler, Reply, Service, Session } from './s
 import { SystemService } from './system.ts';
 import { parseRoute, Tcp } from './tcp.ts';
 import { TimeServer } from './timeserver.ts';
+import { Lan } from './lan.ts';
 import { DNS_PORT, Udp } from './udp.ts';
 import { Radio, SETUP_AP_ADDRESS } from './wifi.ts';
 
@@ -45,6 +46,10 @@ export interface BoardOptions {
   /** The fonts partition's pack (flashed with the image when it changed), or null: the partition is erased (a device without the CJK glyphs). */
   fonts?: string | null;
   routes: string[];
+  /** --mdns-port: the real loopback port the home network's mDNS group is bridged to (./lan.ts), or none. */
+  mdnsPort?: number | null;
+  /** --mdns-address: the device's own loopback address on that bridge (default 127.0.0.2). */
+  mdnsAddress?: string;
   heapMax?: number;
   quiet: boolean;
   watchdogMs: number;
@@ -150,6 +155,8 @@ export class Board implements BoardContext {
   readonly udp: Udp;
   readonly time: TimeServer;
   readonly radio: Radio;
+  /** The home network's multicast side: mDNS (./lan.ts). */
+  readonly lan: Lan;
   readonly display: DisplayPanel;
   readonly ring: LedRing;
   readonly battery: BatteryGauge;
@@ -211,8 +218,10 @@ export class Board implements BoardContext {
       this.tcp.addRoute(host, port, to);
     }
     this.radio = new Radio(this.device);
+    this.lan = new Lan({ port: opts.mdnsPort ?? null, address: opts.mdnsAddress ?? '127.0.0.2' }, { online: () => this.radio.online(), log: (line) => this.log(line) });
+    this.radio.onOffline = () => this.lan.offline();
     this.time = new TimeServer(() => this.worldNow());
-    this.udp = new Udp(this.tcp.routes, { timeServerPort: () => this.time.port, apUp: () => this.radio.apUp() });
+    this.udp = new Udp(this.tcp.routes, { timeServerPort: () => this.time.port, apUp: () => this.radio.apUp() }, this.lan);
     const d = this.descriptor();
     this.display = new DisplayPanel(d.display.width, d.display.height);
     this.ring = new LedRing(d.ring?.leds ?? 0);
@@ -380,6 +389,7 @@ export class Board implements BoardContext {
     const session = new BootSession(this.bootCount, choice.slot, reason, choice.image.header);
     this.session = session;
     this.kill = null;
+    this.lan.reset();
     for (const s of this.services) s.start?.(session);
     const args = [...(this.opts.heapMax ? ['--heap-max', String(this.opts.heapMax)] : []), ...(hasAssets ? ['--assets', `run/${assetsName}`] : []), `run/${bundleName}`];
     this.log(`board: boot ${session.boot} (${reason}) from slot ${choice.slot}: ${choice.image.header.version} ${choice.image.header.buildId}`);
@@ -663,7 +673,8 @@ export class Board implements BoardContext {
       udp: this.udp.status(),
       setup: this.setupNetwork(),
       wifi: this.radio.status(),
-      mdns: this.radio.mdns,
+      mdns: this.radio.online() ? this.lan.announced() : null,
+      lan: this.lan.status(),
       display: this.display.status(),
       ring: { count: this.ring.count, shows: this.ring.shows },
       battery: this.battery.reading(),
@@ -730,6 +741,7 @@ export class Board implements BoardContext {
         // best effort on the way out
       }
     }
+    this.lan.shutdown();
     this.state = 'stopped';
     try {
       closeSync(this.logFd);

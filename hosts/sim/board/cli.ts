@@ -3,8 +3,8 @@
 //   node build/sim/board.mjs [--board ring-tft|panel-28|panel-35|panel-40]
 //     [--device-dir DIR] [--http-port N|0] [--console stdio|pty] [--mode 0|1]
 //     [--sd-size BYTES] [--flash auto|always|never] [--image PATH] [--fonts PATH|none]
-//     [--route host:port=127.0.0.1:port]... [--heap-max BYTES] [--quiet]
-//     [--watchdog-ms MS] [--runtime PATH]
+//     [--route host:port=127.0.0.1:port]... [--mdns-port N] [--mdns-address 127.x.y.z]
+//     [--heap-max BYTES] [--quiet] [--watchdog-ms MS] [--runtime PATH]
 //
 // Prints "Console: ...", then "HTTP: ..." (and "Sign-in: ...") when the
 // firmware reports ready. SIGINT/SIGTERM (or Ctrl-C on a raw TTY) stop the
@@ -21,7 +21,8 @@ import { parseRoute } from './tcp.ts';
 
 const USAGE = `usage: node build/sim/board.mjs [--board ${DEVICE_TYPES.join('|')}] [--device-dir DIR] [--http-port N|0]
        [--console stdio|pty] [--mode 0|1] [--sd-size BYTES] [--flash auto|always|never] [--image PATH] [--fonts PATH|none]
-       [--route host:port=127.0.0.1:port]... [--heap-max BYTES] [--quiet] [--watchdog-ms MS] [--runtime PATH]`;
+       [--route host:port=127.0.0.1:port]... [--mdns-port N] [--mdns-address 127.x.y.z]
+       [--heap-max BYTES] [--quiet] [--watchdog-ms MS] [--runtime PATH]`;
 
 function die(message: string, code = 2): never {
   process.stderr.write(`board: ${message}\n`);
@@ -34,6 +35,13 @@ function number(value: string | undefined, name: string, min: number, max = Numb
   const n = Number(value);
   if (n < min || n > max) die(`${name} must be from ${min} to ${max}`);
   return n;
+}
+
+/** A loopback address other than 127.0.0.1 (the clients' own): the device's on the mDNS bridge. */
+function loopbackAddress(value: string): string {
+  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(value);
+  if (!m || m.slice(1).some((p) => Number(p) > 255) || value === '127.0.0.1') die(`--mdns-address must be a loopback address other than 127.0.0.1 (127.0.0.2, say)`);
+  return value;
 }
 
 async function main(): Promise<void> {
@@ -51,6 +59,8 @@ async function main(): Promise<void> {
         image: { type: 'string' },
         fonts: { type: 'string' },
         route: { type: 'string', multiple: true, default: [] },
+        'mdns-port': { type: 'string' },
+        'mdns-address': { type: 'string', default: '127.0.0.2' },
         'heap-max': { type: 'string' },
         quiet: { type: 'boolean', default: false },
         'watchdog-ms': { type: 'string', default: '8000' },
@@ -97,6 +107,8 @@ async function main(): Promise<void> {
       // the fonts partition's pack: beside the image unless named; none leaves the partition erased
       fonts: values['fonts'] === 'none' ? null : resolve((values['fonts'] as string | undefined) ?? resolve(repoRoot(), 'build/fw/fonts.bin')),
       routes,
+      mdnsPort: number(values['mdns-port'] as string | undefined, '--mdns-port', 1, 65535) ?? null,
+      mdnsAddress: loopbackAddress(values['mdns-address'] as string),
       heapMax: number(values['heap-max'] as string | undefined, '--heap-max', 64 * 1024),
       quiet,
       watchdogMs: number(values['watchdog-ms'] as string, '--watchdog-ms', 100)!,

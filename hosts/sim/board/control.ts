@@ -100,8 +100,8 @@ export const CONTROL_OPS: Record<string, ControlOp> = {
     return { networks: b.device.config.wifi.networks };
   },
   'wifi.linkDown': (b) => ({ dropped: b.radio.linkDown() }),
-  'mdns.resolve': (b, args) => {
-    const found = b.radio.resolve(str(args, 'hostname'));
+  'mdns.resolve': async (b, args) => {
+    const found = b.radio.online() ? await b.lan.resolve(str(args, 'hostname')) : null;
     if (!found) fail('ENOENT', `no answer for ${str(args, 'hostname')} on the home network`);
     return found;
   },

@@ -24,7 +24,6 @@ export const SEND_OPS = [
   'tcp.unlisten', 'tcp.write', 'tcp.read', 'tcp.end', 'tcp.destroy',
   'udp.send', 'udp.close',
   'wifi.scan',
-  'mdns.advertise', 'mdns.stop',
   'serial.write',
   'ring.show',
   'display.begin', 'display.send', 'display.end', 'display.brightness',

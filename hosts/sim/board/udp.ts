@@ -12,14 +12,20 @@
 //   server (hosts/sim/board/timeserver.ts): the simulated internet's time.
 // - Answers from a routed address come back as from the address the
 //   firmware sent to (pool.ntp.org:123, not 127.0.0.1:<port>).
+// - A socket bound with `multicast` (mDNS's 224.0.0.251:5353) joins the
+//   home network's multicast side instead (./lan.ts): no real socket unless
+//   the board bridges it to the loopback (--mdns-port).
 
 import { createSocket, type Socket } from 'node:dgram';
 import { fail } from './errors.ts';
+import type { Lan } from './lan.ts';
 import type { Json, Service, Session } from './service.ts';
 import { int, str } from './service.ts';
 import type { Route } from './tcp.ts';
 
 export const DNS_PORT = 53;
+/** 224.0.0.0/4. */
+const MULTICAST = /^(22[4-9]|23\d)(\.\d{1,3}){3}$/;
 export const NTP_PORT = 123;
 
 interface Entry {
@@ -45,11 +51,16 @@ export class Udp implements Service {
   constructor(
     private readonly routes: Map<string, Route>,
     private readonly world: UdpWorld,
+    private readonly lan: Lan,
   ) {}
+
+  private readonly lanIds = new Set<number>();
 
   stop(): void {
     for (const e of this.sockets.values()) e.socket.close();
     this.sockets.clear();
+    for (const id of this.lanIds) this.lan.leave(id);
+    this.lanIds.clear();
   }
 
   shutdown(): void {
@@ -69,6 +80,14 @@ export class Udp implements Service {
   readonly ops = {
     'udp.bind': (args: Json, _bin: Buffer, session: Session) => {
       const port = int(args, 'port', 0, 65535);
+      if (args['multicast'] !== undefined) {
+        const group = str(args, 'multicast');
+        if (!MULTICAST.test(group)) fail('EINVAL', `${group} is not an IPv4 multicast group`);
+        const id = this.nextId++;
+        this.lanIds.add(id);
+        this.lan.join(id, group, port, (bytes, address, from) => session.emit('udp.message', { id, address, port: from }, bytes));
+        return { json: { id, port } };
+      }
       const privileged = port > 0 && port < 1024;
       const id = this.nextId++;
       const socket = createSocket('udp4');
@@ -101,7 +120,9 @@ export class Udp implements Service {
       });
     },
     'udp.send': (args: Json, bin: Buffer) => {
-      const e = this.sockets.get(int(args, 'id'));
+      const lanId = int(args, 'id');
+      if (this.lanIds.has(lanId)) return this.lan.send(lanId, Buffer.from(bin), str(args, 'address'), int(args, 'port', 1, 65535));
+      const e = this.sockets.get(lanId);
       if (!e) return;
       const address = str(args, 'address');
       const port = int(args, 'port', 1, 65535);
@@ -118,6 +139,7 @@ export class Udp implements Service {
     },
     'udp.close': (args: Json) => {
       const id = int(args, 'id');
+      if (this.lanIds.delete(id)) return this.lan.leave(id);
       const e = this.sockets.get(id);
       if (!e) return;
       this.sockets.delete(id);

@@ -1,10 +1,9 @@
 // The simulated radio: Wi-Fi station (networks from device.json; connecting
 // takes ~300 ms and succeeds when the passphrase matches), the setup access
-// point, scans, link loss; and mDNS, recorded for status (no real multicast)
-// and answered by resolve() as a host on the home network would see it: only
-// while the radio is on and the station is connected.
+// point, scans, link loss. The home network's multicast side (mDNS) is
+// ./lan.ts: the device is on it while online().
 
-import type { MdnsService, ScanResult, StationStatus } from '../../../src/hal/index.ts';
+import type { ScanResult, StationStatus } from '../../../src/hal/index.ts';
 import type { DeviceFolder, WifiNetwork } from './device.ts';
 import type { Json, Service, Session } from './service.ts';
 import { str } from './service.ts';
@@ -21,12 +20,18 @@ export class Radio implements Service {
   private ap: { ssid: string; secure: boolean } | null = null;
   private session: Session | null = null;
   private timers = new Set<NodeJS.Timeout>();
-  mdns: { hostname: string; services: MdnsService[] } | null = null;
+  /** Called when the station leaves the home network. */
+  onOffline: (() => void) | null = null;
 
   constructor(private readonly device: DeviceFolder) {}
 
   status(): Json {
-    return { enabled: this.enabled, station: this.station, ap: this.ap, mdns: this.mdns, networks: this.device.config.wifi.networks.map((n) => n.ssid) };
+    return { enabled: this.enabled, station: this.station, ap: this.ap, networks: this.device.config.wifi.networks.map((n) => n.ssid) };
+  }
+
+  /** The device is on the home network: the radio on and the station connected. */
+  online(): boolean {
+    return this.enabled && this.station.state === 'connected' && this.station.ip !== null;
   }
 
   start(session: Session): void {
@@ -35,7 +40,6 @@ export class Radio implements Service {
     this.enabled = true;
     this.station = { state: 'off', ssid: null, ip: null, rssi: null };
     this.ap = null;
-    this.mdns = null;
   }
 
   stop(): void {
@@ -61,16 +65,10 @@ export class Radio implements Service {
     return this.enabled && this.ap !== null;
   }
 
-  /** An mDNS lookup from a host on the home network: the advertised name, its address and services, or null. */
-  resolve(hostname: string): { hostname: string; address: string; services: MdnsService[] } | null {
-    const want = hostname.toLowerCase().replace(/\.local\.?$/, '');
-    if (!this.enabled || this.station.state !== 'connected' || !this.station.ip || !this.mdns) return null;
-    if (this.mdns.hostname.toLowerCase() !== want) return null;
-    return { hostname: `${this.mdns.hostname}.local`, address: this.station.ip, services: this.mdns.services };
-  }
-
   private setStation(s: StationStatus): void {
+    const was = this.online();
     this.station = s;
+    if (was && !this.online()) this.onOffline?.();
     this.session?.emit('wifi.station', { status: { ...s } });
   }
 
@@ -103,6 +101,7 @@ export class Radio implements Service {
       const on = args['on'] === true;
       this.enabled = on;
       if (!on) {
+        this.onOffline?.();
         this.cancelTimers();
         this.ap = null;
         if (this.station.state !== 'off') this.setStation({ state: 'off', ssid: null, ip: null, rssi: null });
@@ -140,14 +139,6 @@ export class Radio implements Service {
         ? this.device.config.wifi.networks.map((n, i) => ({ ssid: n.ssid, rssi: n.rssi ?? -60 - i, secure: n.passphrase !== '', channel: n.channel ?? 1 + ((i * 5) % 11) }))
         : [];
       this.later(SCAN_MS, () => session.emit('wifi.scan', { results }));
-    },
-    'mdns.advertise': (args: Json) => {
-      const hostname = str(args, 'hostname');
-      const services = Array.isArray(args['services']) ? (args['services'] as MdnsService[]) : [];
-      this.mdns = { hostname, services };
-    },
-    'mdns.stop': () => {
-      this.mdns = null;
     },
   };
 }

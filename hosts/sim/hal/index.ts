@@ -5,7 +5,7 @@ import type { Assets, BoardInfo, BuildInfo, Clock, Hal, HeapFigures, ResetReason
 import { call, installEventDispatch, on, send } from './bridge.ts';
 import { createAudio, createBattery, createBle, createButtons, createDisplay, createMic, createRing, createSerial, createTouch } from './devices.ts';
 import { createNatives } from './natives.ts';
-import { createMdns, createNet, createWifi } from './net.ts';
+import { createNet, createWifi } from './net.ts';
 import { createFlash, createNvs, createSd } from './storage.ts';
 import { readAssetPack } from '../../../src/util/asset-pack.ts';
 
@@ -145,7 +145,6 @@ export function createSimHal(staticHeap = 0, staticKeys = 0): Hal {
     flash: createFlash(),
     net: createNet(),
     wifi: createWifi(),
-    mdns: createMdns(),
     serial: createSerial(),
     ring: createRing(board.ringLeds),
     display: createDisplay(board),

@@ -1,11 +1,11 @@
-// Simulator HAL: sockets, UDP, Wi-Fi and mDNS. The board owns the real
-// (loopback) sockets; bytes cross the pipe as one-way sends and events.
+// Simulator HAL: sockets, UDP (and multicast UDP, for mDNS), Wi-Fi. The
+// board owns the real (loopback) sockets and the simulated home network's
+// multicast side (hosts/sim/board/lan.ts); bytes cross the pipe as one-way
+// sends and events.
 
 import type {
   ConnectOptions,
   Listener,
-  Mdns,
-  MdnsService,
   Net,
   PendingSocket,
   ScanResult,
@@ -82,6 +82,24 @@ export function createNet(): Net {
     udps.get(e['id'] as number)?.onMessage?.(bin ?? new Uint8Array(0), String(e['address']), e['port'] as number);
   });
 
+  const bindUdp = (args: { port: number; multicast?: string }): UdpSocket => {
+    const { reply } = call('udp.bind', args);
+    const id = reply['id'] as number;
+    const u: UdpSocket = {
+      port: reply['port'] as number,
+      onMessage: null,
+      send(bytes, address, toPort) {
+        send('udp.send', { id, address, port: toPort }, bytes);
+      },
+      close() {
+        udps.delete(id);
+        send('udp.close', { id });
+      },
+    };
+    udps.set(id, u);
+    return u;
+  };
+
   return {
     listen(port: number, onAccept: (socket: Socket) => void): Listener {
       const { reply } = call('tcp.listen', { port });
@@ -102,21 +120,10 @@ export function createNet(): Net {
       return s;
     },
     udp(port: number): UdpSocket {
-      const { reply } = call('udp.bind', { port });
-      const id = reply['id'] as number;
-      const u: UdpSocket = {
-        port: reply['port'] as number,
-        onMessage: null,
-        send(bytes, address, toPort) {
-          send('udp.send', { id, address, port: toPort }, bytes);
-        },
-        close() {
-          udps.delete(id);
-          send('udp.close', { id });
-        },
-      };
-      udps.set(id, u);
-      return u;
+      return bindUdp({ port });
+    },
+    multicast(group: string, port: number): UdpSocket {
+      return bindUdp({ port, multicast: group });
     },
   };
 }
@@ -158,15 +165,4 @@ export function createWifi(): Wifi {
     for (const w of waiting) w(e['results'] as ScanResult[]);
   });
   return wifi;
-}
-
-export function createMdns(): Mdns {
-  return {
-    advertise(hostname: string, services: MdnsService[]) {
-      send('mdns.advertise', { hostname, services });
-    },
-    stop() {
-      send('mdns.stop');
-    },
-  };
 }

@@ -125,7 +125,8 @@ describe('boot in Notifier mode', () => {
     expect(mem.net.attempts).toEqual([]);
     expect(mem.wifi.enabled()).toBe(false);
     expect(mem.wifi.apActive()).toBe(false);
-    expect(mem.mdns.hostname).toBeNull();
+    expect(mem.net.lanJoined(), 'no mDNS socket').toBe(false);
+    expect(mem.net.lanSent).toEqual([]);
     expect(device.http).toBeNull();
     // The assistant does not run: a turn answers so, without calling a provider.
     const turn = await console(mem, 'TURN hello');
@@ -139,7 +140,9 @@ describe('boot in Notifier mode', () => {
     await mem.clock.advance(10);
     expect(mem.ble.name).toBeNull();
     expect(mem.wifi.station().state).toBe('connected');
-    expect(mem.mdns.hostname).toBe('desk-3456');
+    // mDNS probes, then announces (RFC 6762 §8; test/unit/wifi/mdns.test.ts has the rules).
+    expect(await mem.clock.until(() => (device.ctx.status.snapshot()['mdns'] as { state: string } | null)?.state === 'ready', 5000)).toBe(true);
+    expect(device.ctx.status.snapshot()['mdns']).toMatchObject({ host: 'desk-3456.local', services: ['_http._tcp', '_desk-assistant._tcp'] });
     expect(device.http).not.toBeNull();
   });
 

@@ -289,6 +289,7 @@ describe('network time', { timeout: 30_000 }, () => {
     const net: Net = {
       listen: (p, a) => mem.net.listen(p, a),
       udp: (p) => mem.net.udp(p),
+      multicast: (g, p) => mem.net.multicast(g, p),
       connect(o) {
         seen.push(o);
         if (refuse) throw new Error('no sockets left');

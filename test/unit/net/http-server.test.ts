@@ -417,7 +417,7 @@ describe('staying available under attack (docs/decisions.md)', () => {
     const unused = (): never => {
       throw new Error('not used');
     };
-    const net = { listen: (_p: number, a: (s: Socket) => void) => ((accept = a), { port: 80, close() {} }), connect: unused, udp: unused };
+    const net = { listen: (_p: number, a: (s: Socket) => void) => ((accept = a), { port: 80, close() {} }), connect: unused, udp: unused, multicast: unused };
     const server = new HttpServer(net, clock, router);
     server.listen(80);
     let destroyed = false;

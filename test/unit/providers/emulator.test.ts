@@ -343,7 +343,7 @@ describe('the emulator refuses what the services refuse (tools/provider-rules.mj
     ['a reasoning item without its following item', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', store: false, input: [{ type: 'reasoning', id: 'rs_x', summary: [], encrypted_content: 'e' }, { type: 'function_call', call_id: 'c', name: 'n', arguments: '{}' }] }, 400, /required following item/],
     ['a reasoning item without encrypted content under store false', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-5-mini', store: false, input: [{ type: 'reasoning', id: 'rs_y', summary: [] }, { type: 'function_call', id: 'fc_y', call_id: 'c', name: 'n', arguments: '{}' }] }, 404, /not persisted/],
     ['encrypted reasoning asked of a model that does not reason', 'api.openai.com', '/v1/responses', bearer, { model: 'gpt-4.1', input: 'hi', include: ['reasoning.encrypted_content'] }, 400, /not supported/],
-    ['a Mistral tool-call id that is not nine alphanumerics', 'api.mistral.ai', '/v1/chat/completions', bearer, { model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_123', type: 'function', function: { name: 'n', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_123', content: 'x' }] }, 422, /length of 9/],
+    ['a Mistral tool-call id that is not nine alphanumerics', 'api.mistral.ai', '/v1/chat/completions', bearer, { model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_123', type: 'function', function: { name: 'n', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_123', content: 'x' }] }, 400, /length of 9/],
     ['B an MCP server no mcp_toolset names', 'api.anthropic.com', '/v1/messages', mcpB, { ...msgB, mcp_servers: [{ type: 'url', name: 's', url: 'https://mcp.x.test/' }] }, 400, /not referenced by any mcp_toolset/],
     ['B an MCP server over plain http', 'api.anthropic.com', '/v1/messages', mcpB, { ...msgB, mcp_servers: [{ type: 'url', name: 's', url: 'http://mcp.x.test/' }], tools: [{ type: 'mcp_toolset', mcp_server_name: 's' }] }, 400, /https/],
     ['B an MCP server two toolsets name', 'api.anthropic.com', '/v1/messages', mcpB, { ...msgB, mcp_servers: [{ type: 'url', name: 's', url: 'https://mcp.x.test/' }], tools: [{ type: 'mcp_toolset', mcp_server_name: 's' }, { type: 'mcp_toolset', mcp_server_name: 's' }] }, 400, /more than one mcp_toolset/],
@@ -372,6 +372,28 @@ describe('the emulator refuses what the services refuse (tools/provider-rules.mj
     expect(r.status).toBe(status);
     expect(r.text).toMatch(words);
     expect(plain.requests.at(-1)?.refused?.status).toBe(status);
+  });
+
+  // The service's own body, as client projects' trackers quote it (tools/provider-rules.mjs, mistralToolIdRefusal):
+  // 400, type invalid_function_call, code "3280" as a string; not pydantic's 422.
+  it.each([
+    ['an assistant tool call', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: '2968-LWy3uasib', type: 'function', function: { name: 'n', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'abcDEF123', content: 'x' }]],
+    ['a tool result', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'abcDEF123', type: 'function', function: { name: 'n', arguments: '{}' } }] }, { role: 'tool', tool_call_id: '2968-LWy3uasib', content: 'x' }]],
+  ])('a Mistral chat request whose tool-call id is not nine letters and digits (%s) gets the service\'s 400 invalid_function_call 3280', async (_where, messages) => {
+    plain.reset();
+    const r = await raw('api.mistral.ai', '/v1/chat/completions', bearer, { model: 'mistral-small-latest', messages });
+    expect(r.status, 'HTTP status').toBe(400);
+    expect(JSON.parse(r.text), 'the error body').toStrictEqual({
+      object: 'error',
+      message: 'Tool call id was 2968-LWy3uasib but must be a-z, A-Z, 0-9, with a length of 9.',
+      type: 'invalid_function_call',
+      param: null,
+      code: '3280',
+    });
+    // Negative control: the same round with nine letters and digits is served.
+    plain.reset();
+    const fixed = JSON.parse(JSON.stringify(messages).replaceAll('2968-LWy3uasib', 'abcDEF123'));
+    expect((await raw('api.mistral.ai', '/v1/chat/completions', bearer, { model: 'mistral-small-latest', messages: fixed })).status, 'HTTP status with a valid id').toBe(200);
   });
 
   it("B's model list takes a limit from 1 to 1000", async () => {

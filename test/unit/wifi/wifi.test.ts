@@ -4,7 +4,8 @@
 // joined; passphrases never printed or logged), the setup network's
 // timeline (spec "Setup network": restored on link down, the 20 s overlap
 // and the 4 s flush when the station comes back, WIFIAP's hold), and mDNS
-// (the HTTP service while the station is connected, no secret in it).
+// (the HTTP service while the station is connected, no secret in it; the
+// responder's rules: test/unit/wifi/mdns.test.ts).
 
 import { describe, expect, it } from 'vitest';
 import { KNOWN_MAX } from '../../../src/wifi/known.ts';
@@ -289,16 +290,20 @@ describe('mDNS', () => {
   it('advertises the HTTP service while the station is connected, with no secret in it; withdrawn on link down', async () => {
     const { mem, device } = start({ known: [['Home', 'home-pass-1']] });
     mem.wifi.networks.set('Home', 'home-pass-1');
-    expect(mem.mdns.hostname).toBeNull();
+    const mdns = () => device.ctx.status.snapshot()['mdns'] as { host: string; instance: string; services: string[]; state: string } | null;
+    expect(mdns()).toBeNull();
     await mem.clock.advance(10);
-    expect(mem.mdns.hostname).toBe('desk-3456');
-    expect(mem.mdns.services).toEqual([{ type: '_http', protocol: 'tcp', port: 80, txt: { model: 'panel-35', fw: 'v0.1.0', path: '/' } }]);
-    const published = JSON.stringify(mem.mdns.services);
+    expect(mdns()).toMatchObject({ host: 'desk-3456.local', state: 'probing' });
+    await mem.clock.advance(2000);
+    expect(mdns()).toEqual({ host: 'desk-3456.local', instance: 'desk-3456', services: ['_http._tcp', '_desk-assistant._tcp'], state: 'announcing', renamed: 0 });
+    const published = mem.net.lanSent.map((d) => Buffer.from(d.bytes).toString('latin1')).join('');
+    expect(published).toContain('fw=v0.1.0');
     for (const secret of [device.ctx.token.reveal(), device.ctx.store('auth').str('apPass', 'x'), 'home-pass-1']) expect(published).not.toContain(secret);
     mem.wifi.networks.delete('Home');
     mem.wifi.linkDown();
     await mem.clock.advance(1);
-    expect(mem.mdns.hostname).toBeNull();
+    expect(mdns()).toBeNull();
+    expect(mem.net.lanJoined()).toBe(false);
   });
 });
 
@@ -309,7 +314,7 @@ describe('Notifier mode', () => {
     await mem.clock.advance(60_000);
     expect(mem.wifi.enabled()).toBe(false);
     expect(mem.wifi.apActive()).toBe(false);
-    expect(mem.mdns.hostname).toBeNull();
+    expect(mem.net.lanJoined()).toBe(false);
     expect(await cmd('WIFISCAN')).toBe('ERR Notifier mode keeps Wi-Fi off (MODE 1 switches to Orchestrator mode)\n');
     expect(await cmd('WIFIAP on')).toBe('ERR the setup network exists only in Orchestrator mode (MODE 1)\n');
     expect(await cmd('WIFI Office|office-pass')).toBe(
