@@ -57,12 +57,12 @@ async function everyAnswer(): Promise<Exchange[]> {
     const b = '----b0undary';
     const parts = Object.entries(fields).map(([k, v]) => `--${b}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
     const body = Buffer.concat([Buffer.from(parts.join('')), Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="${file[0]}"; filename="${file[1]}"\r\nContent-Type: application/octet-stream\r\n\r\n`), Buffer.from(file[2]), Buffer.from(`\r\n--${b}--\r\n`)]);
-    return { 'content-type': `multipart/form-data; boundary=${b}`, body };
+    return { headers: { 'content-type': `multipart/form-data; boundary=${b}` }, body };
   };
   const voice = up({ chat_id: '1001', caption: 'said' }, ['voice', 'v.ogg', new Uint8Array(oggOpusBytes(2000))]);
-  await bot.handle('POST', `/bot${bot.token}/sendVoice`, voice, voice.body);
+  await bot.handle('POST', `/bot${bot.token}/sendVoice`, voice.headers, voice.body);
   const doc = up({ chat_id: '-1001234567890' }, ['document', 'notes.txt', enc.encode('notes')]);
-  await bot.handle('POST', `/bot${bot.token}/sendDocument`, doc, doc.body);
+  await bot.handle('POST', `/bot${bot.token}/sendDocument`, doc.headers, doc.body);
   const fileId = (bot.exchanges.at(-1)!.answer as { result: { document: { file_id: string } } }).result.document.file_id;
   await post(bot, 'getFile', { file_id: fileId });
   await post(bot, 'setWebhook', { url: 'https://example.org/hook' });
