@@ -24,6 +24,8 @@ export interface Exchange {
   via: 'json' | 'multipart' | 'form' | 'query' | 'none';
   params: Record<string, unknown>;
   files: Record<string, { name: string; mime: string; size: number }>;
+  /** A multipart upload's body and Content-Type as they came. */
+  raw?: { contentType: string; body: Buffer };
   status: number;
   answer: unknown;
   at: number;

@@ -357,6 +357,8 @@ export function createBotApi({ token = DEFAULT_TOKEN, username = 'desk_test_bot'
     if (m[1] !== currentToken) return { ...refuse(401, 'Unauthorized'), method };
     if (!method) return refuse(404, 'Not Found');
     const head = { method, via: req.via, params: req.params, files: Object.fromEntries(Object.entries(req.files ?? {}).map(([k, f]) => [k, { name: f.name, mime: f.mime, size: f.bytes.length }])) };
+    // An upload's body as it came, for judges of multipart/form-data we did not write.
+    if (req.via === 'multipart') head.raw = { contentType: String(headers['content-type']), body };
     if (req.refusal) return { ...bad(req.refusal), ...head };
     const unknown = unknownParam(method, req.params, req.files);
     if (unknown) return { ...bad(unknown), ...head };
@@ -382,7 +384,7 @@ export function createBotApi({ token = DEFAULT_TOKEN, username = 'desk_test_bot'
   /** One request. url: the path (and query); body: the raw bytes. Resolves {status, headers, body}. */
   async function handle(httpMethod, url, headers, bodyBytes) {
     const r = await answer(httpMethod, url.split('?')[0], url, headers, Buffer.from(bodyBytes ?? []));
-    if (r.method) exchanges.push({ method: r.method, via: r.via ?? 'none', params: r.params ?? {}, files: r.files ?? {}, status: r.status, answer: r.answer ?? null, at: Date.now() });
+    if (r.method) exchanges.push({ method: r.method, via: r.via ?? 'none', params: r.params ?? {}, files: r.files ?? {}, ...(r.raw ? { raw: r.raw } : {}), status: r.status, answer: r.answer ?? null, at: Date.now() });
     return { status: r.status, headers: r.headers, body: r.body };
   }
 

@@ -7,7 +7,8 @@
 // file_path a getFile answer gave; every answer the Bot API fake sends, of
 // each kind it makes, is typed as the method's declared result (ApiResponse)
 // the same way. Planted wrong requests and answers, each one field off, must
-// fail the same check with a diagnostic naming that field. The fake's tables
+// fail the same check with a diagnostic naming that field. The uploads'
+// multipart bodies are read by Node's own FormData parser (undici). The fake's tables
 // (each method's parameters, the update kinds) must equal the declarations'.
 // grammY's own client against the fake: grammy.test.ts.
 import { describe, expect, it } from 'vitest';
@@ -98,6 +99,22 @@ describe("the firmware's requests, typed by @grammyjs/types", () => {
     expect(downloads.length).toBe(2);
     expect(downloads.filter((x) => !paths.has(String(x.params['file_path'])) || x.status !== 200)).toEqual([]);
   }, 120_000); // tsc loads the declarations: seconds, more on a busy machine
+
+  it("the uploads' multipart/form-data bodies parse with Node's own FormData reader (undici) to the same fields and bytes; a torn body does not", async () => {
+    const uploads = (await deviceTraffic()).filter((x) => x.raw);
+    expect(uploads.map((x) => x.method)).toEqual(['sendDocument', 'sendVoice']);
+    for (const x of uploads) {
+      const form = await new Response(new Uint8Array(x.raw!.body), { headers: { 'content-type': x.raw!.contentType } }).formData();
+      const field = x.method === 'sendVoice' ? 'voice' : 'document';
+      const text = [...form.entries()].filter(([, v]) => typeof v === 'string');
+      expect(Object.fromEntries(text), `${x.method}'s fields`).toEqual(x.params);
+      const file = form.get(field) as File;
+      const part = x.files[field]!;
+      expect({ name: file.name, type: file.type, size: file.size }, `${x.method}'s ${field} part`).toEqual({ name: part.name, type: part.mime, size: part.size });
+    }
+    const torn = uploads[0]!.raw!;
+    await expect(new Response(new Uint8Array(torn.body.subarray(0, torn.body.length - 8)), { headers: { 'content-type': torn.contentType } }).formData()).rejects.toThrow();
+  });
 
   it('a planted wrong request fails the same check, naming the field or the method', async () => {
     const exchanges = await deviceTraffic();
