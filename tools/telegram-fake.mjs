@@ -169,7 +169,11 @@ export function createBotApi({ token = DEFAULT_TOKEN, username = 'desk_test_bot'
 
   function record(entry) {
     sent.push(entry);
-    for (const w of [...sentWaiters]) w();
+    // Waiters hear of it once the answer is on its way back (after this turn of the event loop), so a
+    // test that acts on a send (a clock warp) does not overtake the device's reading of the answer.
+    setImmediate(() => {
+      for (const w of [...sentWaiters]) w();
+    });
     return entry;
   }
 
