@@ -18,6 +18,19 @@ export interface SentMessage {
   at: number;
 }
 
+export interface Exchange {
+  method: 'getMe' | 'getUpdates' | 'sendMessage' | 'sendVoice' | 'sendDocument' | 'getFile' | 'setWebhook' | 'deleteWebhook' | 'download';
+  /** How the parameters came: JSON, multipart, a form, the query string, or none. */
+  via: 'json' | 'multipart' | 'form' | 'query' | 'none';
+  params: Record<string, unknown>;
+  files: Record<string, { name: string; mime: string; size: number }>;
+  /** A multipart upload's body and Content-Type as they came. */
+  raw?: { contentType: string; body: Buffer };
+  status: number;
+  answer: unknown;
+  at: number;
+}
+
 export interface SayOptions {
   firstName?: string;
   username?: string;
@@ -43,12 +56,17 @@ export interface BotApiFake {
   handle(method: string, url: string, headers: Record<string, string | string[] | undefined>, body: Uint8Array): Promise<FakeResponse>;
   /** Queues a user's message; returns its update_id. */
   say(chatId: string | number, text: string, options?: SayOptions): number;
-  addFile(bytes: Uint8Array, name?: string | null, mime?: string | null): string;
+  addFile(bytes: Uint8Array, name?: string | null, mime?: string | null, kind?: 'photo' | 'document' | 'voice' | 'sticker'): string;
   sent: SentMessage[];
   calls: Array<{ method: string; params?: Record<string, unknown>; path?: string; at: number }>;
+  /** Every call of a method the fake knows, and each download: the parameters as read, the file parts, the JSON answered (null for a download). */
+  exchanges: Exchange[];
   updates: Array<Record<string, unknown> & { update_id: number }>;
+  /** Updates allowed_updates kept from the bot. */
+  dropped: Array<Record<string, unknown> & { update_id: number }>;
   confirmed(): number;
   unconfirmed(): Array<Record<string, unknown> & { update_id: number }>;
+  allowedUpdates(): string[];
   fail(method: string, code: number, options?: { description?: string; retryAfter?: number; times?: number }): void;
   block(chatId: string | number, on?: boolean): void;
   setToken(token: string): void;
@@ -65,5 +83,5 @@ export interface BotApiServer {
   close(): Promise<void>;
 }
 
-export function start(options?: { port?: number; tls?: boolean; token?: string; username?: string }): Promise<BotApiServer>;
+export function start(options?: { port?: number; tls?: boolean; token?: string; username?: string; timers?: Timers }): Promise<BotApiServer>;
 export function routeArgs(port: number, targetPort?: number): string[];

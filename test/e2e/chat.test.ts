@@ -8,11 +8,13 @@
 // sub-agent's messages in the chat, a tool server approved with /mcp that
 // the next turn's request carries (and no longer once denied), and a reboot
 // in the middle of a conversation that loses nothing and answers nothing
-// twice.
+// twice; and every request the firmware sent the fake on XS, typed with tsc
+// against @grammyjs/types (the Bot API's maintained declarations).
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_NAMES, routeArgs, start as startEmulator, summarize, turnObject, type Emulator } from '../../tools/provider-emulator.mjs';
 import { DEFAULT_TOKEN, routeArgs as botRouteArgs, start as startBot, type BotApiServer } from '../../tools/telegram-fake.mjs';
+import { HEADER, requestLine, show, typecheck } from '../support/bot-api-types.ts';
 import { cleanup, startDevice, type Device } from './harness.ts';
 
 const OWNER = '5001';
@@ -359,4 +361,13 @@ describe('the chat messenger on the simulator', () => {
     expect(replies().slice(before)).toEqual(['answer to first', 'answer to second', 'answer to third']);
     expect(fake.bot.unconfirmed()).toHaveLength(0);
   });
+
+  it('sent the Bot API only what @grammyjs/types declares: every distinct request of this file, typed with tsc; none refused', () => {
+    const calls = fake.bot.exchanges.filter((x) => x.method !== 'download');
+    expect(new Set(calls.map((x) => x.method))).toEqual(new Set(['getMe', 'getUpdates', 'sendMessage']));
+    // A poll ended by the rebooted device's next one answers 409 (to a connection gone with the old boot); nothing else is refused.
+    expect(calls.filter((x) => x.status !== 200 && !(x.status === 409 && x.method === 'getUpdates')).map((x) => [x.method, x.params, x.answer])).toEqual([]);
+    const distinct = [...new Map(calls.map((x) => [JSON.stringify([x.method, x.params]), x])).values()];
+    expect(show(typecheck({ 'xs-requests.ts': HEADER + distinct.map((x, i) => requestLine(`r${i}`, x)).join('\n') + '\n' })), 'requests the declarations refuse').toBe('');
+  }, 120_000);
 });

@@ -71,6 +71,13 @@ describe('schedules on the simulator', () => {
     const arrived = nextToOwner((t) => t.startsWith('Reminder: stretch your legs'));
     await warp(181_000);
     expect(await arrived).toMatch(/^Reminder: stretch your legs\n\n— Desk assistant · firmware v/);
+    // The fake has the reminder; before time jumps again the device must have the Bot API's answer too
+    // (its send queue empty), or the jump times the send out and it goes again.
+    const deadline = Date.now() + 10_000;
+    while (!/ sendq=0 /.test(await device.command('CHAT?'))) {
+      if (Date.now() > deadline) throw new Error(`the device never saw the Bot API accept the reminder: ${await device.command('CHAT?')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await warp(600_000);
     // A barrier instead of a wait: the answer to /loops leaves through the same send queue, after
     // anything the warp made the device send; and the reminder is gone from the list.
