@@ -20,7 +20,7 @@ import type { RandomFill } from '../util/ids.ts';
 import { checkName, checkProject, extensionOf, FilesError, INCOMING, NAME_MAX, type ArtifactStore, type PartWriter } from '../files/index.ts';
 import { fail, ok, type ToolCaller, type ToolResult, type ToolSpec } from '../core/tools/types.ts';
 import type { ModelCatalog } from '../models/index.ts';
-import { CATALOG, isPlainHttp } from '../providers/index.ts';
+import { CATALOG } from '../providers/index.ts';
 import type { ProviderId } from '../contracts/index.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { toHex } from '../util/encoding.ts';
@@ -28,6 +28,7 @@ import { randomBytes } from '../util/ids.ts';
 import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
 import { decode, encode } from '../util/utf8.ts';
 import { B64ValueStream } from './b64-stream.ts';
+import { isPlainHttp } from '../net/url.ts';
 
 export const IMAGE_PROVIDER: ProviderId = 'openai';
 export const IMAGE_URL = `${CATALOG.openai.base}/v1/images/generations`;

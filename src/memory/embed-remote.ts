@@ -16,9 +16,10 @@
 
 import type { HttpClient } from '../net/http/client.ts';
 import { capBytes } from '../util/cap.ts';
-import { parseJson } from '../util/json.ts';
+import { jsonBody, parseJson } from '../util/json.ts';
+import { cleanBase, isPlainHttp } from '../net/url.ts';
 import { decode } from '../util/utf8.ts';
-import { cleanBase, errorText, isPlainHttp, jsonBody, leaksKey } from '../providers/index.ts';
+import { errorText, leaksKey } from '../providers/index.ts';
 import { EmbedError, type Embedder, type EmbeddingConfig } from './embedder.ts';
 import { reduceVector } from './embed-reduce.ts';
 import {

@@ -54,3 +54,22 @@ export function joinUrl(base: string, path: string): string {
   if (HAS_SCHEME.test(path)) return path;
   return `${base.replace(TRAILING_SLASHES, '')}/${path.replace(LEADING_SLASHES, '')}`;
 }
+
+
+/** scheme://host[:port] of a base URL, without path or trailing slash; null when it is not an http(s) URL. */
+export function origin(base: string): string | null {
+  const p = parseUrl(base);
+  if (!p.ok) return null;
+  return `${p.url.scheme}://${p.url.authority}`;
+}
+
+/** A base URL without its trailing slashes; null when it is not an http(s) URL. */
+export function cleanBase(base: string): string | null {
+  return parseUrl(base).ok ? base.trim().replace(TRAILING_SLASHES, '') : null;
+}
+
+/** The URL is plain http:// (no TLS). */
+export function isPlainHttp(url: string): boolean {
+  const p = parseUrl(url);
+  return p.ok && p.url.scheme === 'http';
+}

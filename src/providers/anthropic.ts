@@ -27,9 +27,7 @@ import { CATALOG, ROUND_OUTPUT_TOKENS } from './catalog.ts';
 import {
   argsObject,
   argsText,
-  cleanBase,
   configError,
-  jsonBody,
   jsonHeaders,
   parseRound,
   splitSystem,
@@ -41,6 +39,8 @@ import {
   type BuildResult,
   type WireRound,
 } from './common.ts';
+import { cleanBase } from '../net/url.ts';
+import { jsonBody } from '../util/json.ts';
 import { fail, malformed } from './errors.ts';
 import type { ProviderId } from './settings.ts';
 import { ANTHROPIC_ID, mapIds } from './tool-ids.ts';

@@ -20,7 +20,6 @@ import { NO_MESSAGE } from './anthropic.ts';
 import {
   argsText,
   contentText,
-  jsonBody,
   jsonHeaders,
   parseRound,
   splitSystem,
@@ -32,6 +31,7 @@ import {
   type BuildResult,
   type WireRound,
 } from './common.ts';
+import { jsonBody } from '../util/json.ts';
 import { fail, malformed } from './errors.ts';
 import type { ProviderId } from './settings.ts';
 import { mapIds } from './tool-ids.ts';

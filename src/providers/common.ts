@@ -2,9 +2,8 @@
 // rule, reading a response body as JSON, recovering a turn object from
 // free text, and the transcript's leading system prompt.
 
-import { isPlainObject, parseJson, stringify } from '../util/json.ts';
-import { decode, encode } from '../util/utf8.ts';
-import { parseUrl } from '../net/url.ts';
+import { isPlainObject, parseJson, readObject, stringify } from '../util/json.ts';
+import { isPlainHttp } from '../net/url.ts';
 import type { ProviderId } from './settings.ts';
 import type { ToolServer } from './tool-servers.ts';
 import { fromStatus, malformed } from './errors.ts';
@@ -14,7 +13,6 @@ import type { Backend, RoundRequest, RoundResult, TranscriptItem, WireRequest } 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const FENCE_OPEN = /^```[A-Za-z0-9_-]*[ \t]*\r?\n/;
 const FENCE_CLOSE = /\r?\n?```\s*$/;
-const TRAILING_SLASHES = /\/+$/;
 
 /**
  * The field documentation travels once, in the system prompt, and the
@@ -41,31 +39,6 @@ export function configError(message: string): BuildError {
 }
 
 /**
- * The request body: one JSON.stringify and one encode into a buffer of
- * exactly the right size, which the HTTP client writes once with the head.
- */
-export function jsonBody(value: unknown): Uint8Array {
-  return encode(stringify(value));
-}
-
-/** scheme://host[:port] of a base URL, without path or trailing slash; null when it is not an http(s) URL. */
-export function origin(base: string): string | null {
-  const p = parseUrl(base);
-  if (!p.ok) return null;
-  return `${p.url.scheme}://${p.url.authority}`;
-}
-
-/** A base URL without its trailing slashes; null when it is not an http(s) URL. */
-export function cleanBase(base: string): string | null {
-  return parseUrl(base).ok ? base.trim().replace(TRAILING_SLASHES, '') : null;
-}
-
-export function isPlainHttp(url: string): boolean {
-  const p = parseUrl(url);
-  return p.ok && p.url.scheme === 'http';
-}
-
-/**
  * The key a request to url may carry (spec, Authentication 15: provider keys
  * never go over plain http://). A keyed provider on a plain-http URL is a
  * configuration error; the custom endpoint (keyOptional) runs keyless there.
@@ -80,7 +53,6 @@ export function usableKey(url: string, key: string | null, provider: ProviderId,
   return configError(`refusing to send the ${provider} key over plain http`);
 }
 
-/** A 2xx body as a JSON object, or null. */
 /**
  * The prologue every dialect's answer shares: a status outside 2xx is the
  * provider's error, the body must be a JSON object, and the usage it reports
@@ -95,10 +67,6 @@ export function parseRound(provider: ProviderId, status: number, bytes: Uint8Arr
   return usage ? { ...r, usage } : r;
 }
 
-export function readObject(body: Uint8Array): Record<string, unknown> | null {
-  const p = parseJson(decode(body));
-  return p.ok && isPlainObject(p.value) ? p.value : null;
-}
 
 /**
  * The turn object's text from a model's free-text answer: trimmed, with a

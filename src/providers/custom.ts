@@ -14,7 +14,8 @@
 
 import { buildMessages, parseMessages } from './anthropic.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
-import { configError, origin, usableKey, type WireBackend, type WireRound } from './common.ts';
+import { configError, usableKey, type WireBackend, type WireRound } from './common.ts';
+import { origin } from '../net/url.ts';
 import { CATALOG } from './catalog.ts';
 import type { CustomEndpoint } from '../contracts/index.ts';
 

@@ -58,13 +58,13 @@ export const providers: Subsystem<ProvidersOptions, ProvidersFace> = {
 };
 
 // What other subsystems use of the providers' parts.
-export { ProviderSettings, ORCH_NS, TOKEN_BUDGET_MAX, type TlsSetting } from './settings.ts';
-export { ProviderWire, WIRE_NS, leaksKey, type VerifyResult, type WireSettings } from './wire.ts';
-export { UsageLedger, USAGE_NS, BUDGET_MAX, addUsage, usageOf } from './usage.ts';
-export { CATALOG, ROUTER_HOST, ZAI_HOSTS, ZAI_PATH, resolveModel, splitRouterModel, type ProviderInfo } from './catalog.ts';
-export { DEMO_BASE, DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from './demo.ts';
+export { ProviderSettings } from './settings.ts';
+export { ProviderWire, leaksKey, type VerifyResult } from './wire.ts';
+export { UsageLedger, addUsage, usageOf } from './usage.ts';
+export { CATALOG, ZAI_PATH, resolveModel } from './catalog.ts';
+export { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from './demo.ts';
 export { ANTHROPIC_VERSION, MAX_TOKENS } from './anthropic.ts';
-export { cleanBase, contentText, isPlainHttp, jsonBody, origin, readObject, usableKey } from './common.ts';
+export { contentText, usableKey } from './common.ts';
 export { errorText } from './errors.ts';
 export { hash9 } from './tool-ids.ts';
 export { routerRoot } from './router.ts';

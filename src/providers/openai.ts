@@ -28,10 +28,8 @@ import { isPlainObject } from '../util/json.ts';
 import { CATALOG, RESPONSES_OUTPUT_TOKENS } from './catalog.ts';
 import {
   argsText,
-  cleanBase,
   configError,
   contentText,
-  jsonBody,
   jsonHeaders,
   parseRound,
   splitSystem,
@@ -44,6 +42,8 @@ import {
   type BuildResult,
   type WireRound,
 } from './common.ts';
+import { cleanBase } from '../net/url.ts';
+import { jsonBody } from '../util/json.ts';
 import { fail, isOverflow, malformed } from './errors.ts';
 import { responsesMcpTools } from './tool-servers.ts';
 import type { Backend, RoundRequest, RoundResult, TranscriptItem } from '../contracts/index.ts';

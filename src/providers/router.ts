@@ -7,7 +7,8 @@
 
 import { CATALOG, splitRouterModel } from './catalog.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
-import { cleanBase, configError, usableKey } from './common.ts';
+import { configError, usableKey } from './common.ts';
+import { cleanBase } from '../net/url.ts';
 import type { Backend } from '../contracts/index.ts';
 
 export const ROUTER_FLAVOR: ChatFlavor = {

@@ -13,7 +13,8 @@
 
 import { CATALOG, ZAI_PATH } from './catalog.ts';
 import { buildChat, parseChat, type ChatFlavor } from './chat.ts';
-import { cleanBase, configError, usableKey } from './common.ts';
+import { configError, usableKey } from './common.ts';
+import { cleanBase } from '../net/url.ts';
 import type { Backend } from '../contracts/index.ts';
 
 export const ZAI_FLAVOR: ChatFlavor = {

@@ -1,8 +1,10 @@
 // JSON helpers: a parse that never throws (model output and request bodies
 // are untrusted), the firmware's stringify (JSON.stringify that also takes
 // the objects a preloaded module keeps in flash), a stable stringify (sorted
-// keys) for content hashes and reproducible output, and the plain-object test
-// the parsers share.
+// keys) for content hashes and reproducible output, the plain-object test
+// the parsers share, and JSON request and answer bodies as bytes.
+
+import { decode, encode } from './utf8.ts';
 
 export type JsonResult = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -99,4 +101,18 @@ export function stableStringify(value: unknown): string {
     return s;
   };
   return walk(value) ?? 'null';
+}
+
+/**
+ * The request body: one JSON.stringify and one encode into a buffer of
+ * exactly the right size, which the HTTP client writes once with the head.
+ */
+export function jsonBody(value: unknown): Uint8Array {
+  return encode(stringify(value));
+}
+
+/** A body as a JSON object, or null (not JSON, or not an object). */
+export function readObject(body: Uint8Array): Record<string, unknown> | null {
+  const p = parseJson(decode(body));
+  return p.ok && isPlainObject(p.value) ? p.value : null;
 }

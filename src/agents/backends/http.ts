@@ -5,12 +5,13 @@
 
 import type { ClientErrorKind } from '../../net/http/client.ts';
 import { errorText } from '../../providers/index.ts';
-import { jsonBody, readObject, usableKey } from '../../providers/index.ts';
+import { usableKey } from '../../providers/index.ts';
 import type { ProviderId } from '../../contracts/index.ts';
 import { leaksKey } from '../../providers/index.ts';
 import { capBytes } from '../../util/cap.ts';
 import { usageOf } from '../../providers/index.ts';
 import type { BackendEnv } from './types.ts';
+import { jsonBody, readObject } from '../../util/json.ts';
 
 export type Exchange =
   | { ok: true; status: number; json: Record<string, unknown> | null; error: string }

@@ -15,11 +15,12 @@
 import { isPlainObject } from '../../util/json.ts';
 import { CATALOG, ZAI_PATH } from '../../providers/index.ts';
 import { ANTHROPIC_VERSION, MAX_TOKENS } from '../../providers/index.ts';
-import { cleanBase, contentText, origin } from '../../providers/index.ts';
+import { contentText } from '../../providers/index.ts';
 import { routerRoot } from '../../providers/index.ts';
 import type { ProviderId } from '../../contracts/index.ts';
 import { exchange, reason, type ExchangeRequest } from './http.ts';
 import type { AgentBackend, BackendEnv, StartOutcome, StartRequest } from './types.ts';
+import { cleanBase, origin } from '../../net/url.ts';
 
 type Dialect = 'conversations' | 'chat' | 'messages';
 

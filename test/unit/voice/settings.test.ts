@@ -16,7 +16,8 @@ import { HTTP_PORT } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import { fakeProvider } from '../../support/provider-fake.ts';
 import { speechAnswer } from '../../../tools/provider-emulator.mjs';
-import { ORCH_NS, ProviderSettings } from '../../../src/providers/index.ts';
+import { ProviderSettings } from '../../../src/providers/index.ts';
+import { ORCH_NS } from '../../../src/providers/settings.ts';
 import { Store } from '../../../src/core/store.ts';
 import { sttEndpoint } from '../../../src/stt/index.ts';
 
