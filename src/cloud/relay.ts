@@ -24,18 +24,23 @@
 // stream is reset untracked), request bodies at most 64 KB and the route's
 // own limit (413), frames of at most 32 KB.
 
+//
+// This file owns the connection: pairing, HELLO, keepalive, backoff and the
+// frames that are not a tunnelled request's; the streams are streams.ts's.
+
 import type { Clock, Net, PendingSocket, Timer } from '../hal/index.ts';
 import type { Store } from '../core/store.ts';
-import type { BodyWriter, HttpResponse } from '../net/http/types.ts';
-import { errorResponse } from '../net/http/errors.ts';
 import type { RandomFill } from '../util/ids.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { fromBase64 } from '../util/encoding.ts';
-import { decode, encode } from '../util/utf8.ts';
-import { BODY_CHUNK, F, frame, FrameDecoder, jsonFrame, payloadJson, PROTOCOL_VERSION, type Frame } from './frames.ts';
+import { encode } from '../util/utf8.ts';
+import { F, frame, FrameDecoder, jsonFrame, payloadJson, PROTOCOL_VERSION, type Frame } from './frames.ts';
 import type { TunnelDispatcher } from './dispatch.ts';
-import { idempotent, MAX_RID, Runs, type Run } from './runs.ts';
+import { bodyOf, headerOf } from './loop.ts';
+import { MAX_STREAMS, RelayStreams } from './streams.ts';
 import { toHex } from '../util/encoding.ts';
+
+export { MAX_STREAMS, MAX_TRACKED } from './streams.ts';
 
 /**
  * The relay's host ({relay_host} of the spec): a neutral name in the
@@ -53,15 +58,7 @@ export const PING_IDLE_MS = 30_000;
 export const SILENCE_MS = 90_000;
 export const BACKOFF_FIRST_MS = 2_000;
 export const BACKOFF_MAX_MS = 300_000;
-export const MAX_STREAMS = 4;
-/**
- * Streams tracked at once: a request refused at once is still tracked until
- * its END; a relay that never sends it does not make the device hold more.
- */
-export const MAX_TRACKED = 2 * MAX_STREAMS;
 export const LOOP_MS = 20_000;
-/** A stream writer waits for the socket to drain above this many queued bytes. */
-const HIGH_WATER = 32 * 1024;
 /** Frames are written together up to about this many bytes per socket write. */
 const WRITE_GROUP = 16 * 1024;
 const TICK_MS = 5_000;
@@ -92,23 +89,6 @@ export interface LoopResult {
   excerpt: Uint8Array;
 }
 
-interface InStream {
-  discard: boolean;
-  method: string;
-  target: string;
-  headers: Array<[string, string]>;
-  limit: number;
-  chunks: Uint8Array[];
-  size: number;
-  /** RESET by the relay, or the connection went: nothing more is sent. */
-  cancelled: boolean;
-  reqDone: boolean;
-  resDone: boolean;
-  admission: ReturnType<TunnelDispatcher['admit']> | null;
-  /** The relay's request id (protocol v2), and its run once the request is whole. */
-  rid: string | null;
-  run: Run | null;
-}
 
 export class CloudRelay {
   private sock: PendingSocket | null = null;
@@ -121,13 +101,12 @@ export class CloudRelay {
   private retryAt = 0;
   private lastRx = 0;
   private lastTx = 0;
-  private streams = new Map<number, InStream>();
   private drainWaiters = new Set<() => void>();
   private pairWaiter: { resolve(v: { code: string; expiresInMs: number }): void; reject(e: Error): void; timer: Timer } | null = null;
   private pairCode: { code: string; until: number } | null = null;
   private loops = new Map<number, { resolve(v: LoopResult | null): void; timer: Timer }>();
   private nextTag = 1;
-  private readonly runs: Runs;
+  private readonly tunnel: RelayStreams;
   /** This boot, as the relay is told in HELLO: a request handed to another boot may have been lost with it. */
   readonly boot: string;
   lastError: string | null = null;
@@ -135,7 +114,17 @@ export class CloudRelay {
   onlineSince: number | null = null;
 
   constructor(private readonly deps: RelayDeps) {
-    this.runs = new Runs(() => deps.clock.monoMs());
+    this.tunnel = new RelayStreams(
+      {
+        online: () => this.st === 'online',
+        connected: () => this.sock !== null,
+        buffered: () => this.sock?.buffered ?? 0,
+        send: (...frames) => this.send(...frames),
+        onDrain: (waiter) => this.drainWaiters.add(waiter),
+      },
+      deps.dispatcher,
+      () => deps.clock.monoMs(),
+    );
     const b = new Uint8Array(8);
     deps.random(b);
     this.boot = toHex(b);
@@ -151,11 +140,11 @@ export class CloudRelay {
     return this.deps.store.strOrNull('id');
   }
   inFlight(): number {
-    return this.streams.size + this.runs.orphans();
+    return this.tunnel.inFlight();
   }
   /** Relayed requests remembered for a replay (running, or answered and not yet confirmed by DONE). */
   remembered(): number {
-    return this.runs.size;
+    return this.tunnel.remembered();
   }
   pendingCode(): { code: string; expiresInMs: number } | null {
     if (!this.pairCode || this.st !== 'pairing') return null;
@@ -333,10 +322,8 @@ export class CloudRelay {
       if (quiet) s.end();
       else s.destroy();
     }
-    for (const st of this.streams.values()) st.cancelled = true;
-    this.streams.clear();
     // Handlers already running go on: their answers wait for the relay's replay (runs.ts).
-    this.runs.detachAll();
+    this.tunnel.detach();
     this.drainWaiters.clear();
     for (const [tag, l] of this.loops) {
       l.timer.cancel();
@@ -411,22 +398,18 @@ export class CloudRelay {
       case F.PONG:
         return;
       case F.REQ:
-        return this.onRequest(f);
+        return this.tunnel.onRequest(f);
       case F.BODY:
-        return this.onBody(f);
+        return this.tunnel.onBody(f);
       case F.END:
-        return this.onEnd(f.stream);
-      case F.RESET: {
-        const st = this.streams.get(f.stream);
-        if (st) st.cancelled = true;
-        this.streams.delete(f.stream);
-        return;
-      }
+        return this.tunnel.onEnd(f.stream);
+      case F.RESET:
+        return this.tunnel.cancel(f.stream);
       case F.LOOPRES:
         return this.onLoopResult(f);
       case F.DONE: {
         const rid = payloadJson(f)?.['rid'];
-        if (typeof rid === 'string') this.runs.forget(rid);
+        if (typeof rid === 'string') this.tunnel.done(rid);
         return;
       }
       default:
@@ -500,239 +483,6 @@ export class CloudRelay {
       excerpt: typeof p['body'] === 'string' ? (fromBase64(p['body'] as string) ?? new Uint8Array(0)) : new Uint8Array(0),
     });
   }
-
-  // ---------------------------------------------------------------------
-  // Tunnelled requests. A stream lives from its REQ until both the request
-  // (END or RESET) and the response are complete; a refusal is answered at
-  // once and the rest of its body is dropped.
-
-  private onRequest(f: Frame): void {
-    if (this.st !== 'online' || f.stream === 0 || this.streams.has(f.stream)) return this.reset(f.stream, 'unexpected request');
-    if (this.streams.size >= MAX_TRACKED) return this.reset(f.stream, 'too many open streams');
-    const p = payloadJson(f);
-    const method = typeof p?.['method'] === 'string' ? (p['method'] as string).toUpperCase() : '';
-    const target = typeof p?.['target'] === 'string' ? (p['target'] as string) : '';
-    const length = typeof p?.['length'] === 'number' ? (p['length'] as number) : 0;
-    const rid = typeof p?.['rid'] === 'string' && p['rid'] && (p['rid'] as string).length <= MAX_RID ? (p['rid'] as string) : null;
-    const headers: Array<[string, string]> = [];
-    if (Array.isArray(p?.['headers'])) for (const h of p['headers'] as unknown[]) if (Array.isArray(h) && typeof h[0] === 'string' && typeof h[1] === 'string') headers.push([h[0], h[1]]);
-    const st: InStream = { discard: false, method, target, headers, limit: 0, chunks: [], size: 0, cancelled: false, reqDone: false, resDone: false, admission: null, rid, run: null };
-    this.streams.set(f.stream, st);
-    if (rid !== null && this.replayed(f.stream, st, rid)) return;
-    if (!method || !target.startsWith('/')) return this.refuse(f.stream, st, errorResponse(400, 'bad-request', 'A malformed request came through the relay.'));
-    if (this.inFlight() > MAX_STREAMS) return this.refuse(f.stream, st, errorResponse(503, 'busy', `The device serves at most ${MAX_STREAMS} relayed requests at once; try again.`));
-    const a = this.deps.dispatcher.admit(method, target);
-    st.admission = a;
-    if (!a.ok) return this.refuse(f.stream, st, a.response);
-    st.limit = a.limit;
-    if (length > a.limit) return this.refuse(f.stream, st, errorResponse(413, 'too-large', `The request body is over ${a.limit} bytes.`));
-  }
-
-  /**
-   * A request id seen before (the relay sends it again after a reconnect):
-   * a handler still running answers on this stream when it is done; a kept
-   * answer is sent again; an answer not kept is run again only for a method
-   * that may run twice. True when the stream is taken care of.
-   */
-  private replayed(stream: number, st: InStream, rid: string): boolean {
-    const run = this.runs.get(rid);
-    if (!run) return false;
-    st.discard = true;
-    st.run = run;
-    if (!run.done) {
-      const before = run.stream !== null ? this.streams.get(run.stream) : undefined;
-      if (before && run.stream !== stream) {
-        // The relay moved the request to a new stream: the old one gets nothing more.
-        before.cancelled = true;
-        this.streams.delete(run.stream!);
-        this.reset(run.stream!, 'replayed on another stream');
-      }
-      run.stream = stream;
-      return true;
-    }
-    if (run.answer) {
-      this.respond(stream, st, run.answer);
-      return true;
-    }
-    if (idempotent(run.method)) {
-      this.runs.forget(rid);
-      st.discard = false;
-      st.run = null;
-      return false;
-    }
-    this.refuse(stream, st, errorResponse(502, 'answer-lost', 'The device ran this request, but its answer was lost with the relay connection; it is not run twice.'));
-    return true;
-  }
-
-  private onBody(f: Frame): void {
-    const st = this.streams.get(f.stream);
-    if (!st || st.discard || st.reqDone) return;
-    st.size += f.payload.length;
-    if (st.size > st.limit) return this.refuse(f.stream, st, errorResponse(413, 'too-large', `The request body is over ${st.limit} bytes.`));
-    st.chunks.push(f.payload);
-  }
-
-  private onEnd(stream: number): void {
-    const st = this.streams.get(stream);
-    if (!st || st.reqDone) return;
-    st.reqDone = true;
-    if (st.discard) return this.settle(stream, st);
-    st.discard = true;
-    const body = new Uint8Array(st.size);
-    let at = 0;
-    for (const c of st.chunks) {
-      body.set(c, at);
-      at += c.length;
-    }
-    st.chunks = [];
-    const a = st.admission;
-    if (!a || !a.ok) return;
-    if (st.rid !== null) st.run = this.runs.start(st.rid, st.method, stream);
-    void this.deps.dispatcher.run(a, st.headers, st.method === 'HEAD' ? new Uint8Array(0) : body).then((res) => this.answer(stream, st, res));
-  }
-
-  /**
-   * A handler answered. Without a request id it goes to its stream. With
-   * one, it goes to the stream now waiting for that id (the same stream, or
-   * a replay's on a newer connection), and a whole answer is kept until the
-   * relay's DONE, in case the connection goes before it arrives.
-   */
-  private answer(stream: number, st: InStream, res: HttpResponse): void {
-    const run = st.run;
-    if (!run) return this.respond(stream, st, res);
-    const whole = res.stream ? null : { ...res, body: res.body === undefined ? new Uint8Array(0) : typeof res.body === 'string' ? encode(res.body) : res.body };
-    this.runs.answered(run, whole);
-    const to = run.stream;
-    const waiting = to !== null ? this.streams.get(to) : undefined;
-    if (to !== null && waiting && waiting.run === run && !waiting.cancelled) this.respond(to, waiting, whole ?? res);
-  }
-
-  /** Frees a stream once its request and its response are both complete. */
-  private settle(stream: number, st: InStream): void {
-    if (st.reqDone && st.resDone && this.streams.get(stream) === st) this.streams.delete(stream);
-  }
-
-  private refuse(stream: number, st: InStream, res: HttpResponse): void {
-    st.discard = true;
-    st.chunks = [];
-    this.respond(stream, st, res);
-  }
-
-  private reset(stream: number, reason: string): void {
-    this.send(jsonFrame(F.RESET, stream, { reason }));
-  }
-
-  /** Sends a response on a stream: RES, BODY frames, END (a stream body is piped with the socket's flow control). */
-  private respond(stream: number, st: InStream, res: HttpResponse): void {
-    if (st.cancelled || !this.sock) return;
-    const headers: Array<[string, string]> = Object.entries(res.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'content-length');
-    const done = (): void => {
-      st.resDone = true;
-      this.settle(stream, st);
-    };
-    if (!res.stream) {
-      const body = res.body === undefined ? new Uint8Array(0) : typeof res.body === 'string' ? encode(res.body) : res.body;
-      this.send(jsonFrame(F.RES, stream, { status: res.status, headers, length: body.length }), ...bodyFrames(stream, body), frame(F.END, stream));
-      return done();
-    }
-    // The head waits for the first body bytes (or the end), to leave with them.
-    let head: Uint8Array | null = jsonFrame(F.RES, stream, { status: res.status, headers, ...(res.stream.length !== undefined ? { length: res.stream.length } : {}) });
-    const relay = this;
-    const writer: BodyWriter = {
-      onDrain: null,
-      write(chunk) {
-        if (st.cancelled || !relay.sock) return true;
-        const bytes = typeof chunk === 'string' ? encode(chunk) : chunk;
-        relay.send(...(head ? [head] : []), ...bodyFrames(stream, bytes));
-        head = null;
-        if ((relay.sock?.buffered ?? 0) < HIGH_WATER) return true;
-        relay.drainWaiters.add(() => writer.onDrain?.());
-        return false;
-      },
-      end() {
-        if (st.cancelled || st.resDone) return;
-        relay.send(...(head ? [head] : []), frame(F.END, stream));
-        head = null;
-        done();
-      },
-      abort(reason) {
-        if (st.cancelled || st.resDone) return;
-        if (head) relay.send(head);
-        head = null;
-        relay.reset(stream, reason);
-        st.reqDone = true;
-        done();
-      },
-    };
-    try {
-      res.stream.start(writer);
-    } catch (e) {
-      writer.abort(String(e));
-    }
-  }
 }
 
-function bodyFrames(stream: number, bytes: Uint8Array): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; at += BODY_CHUNK) out.push(frame(F.BODY, stream, bytes.subarray(at, Math.min(bytes.length, at + BODY_CHUNK))));
-  return out;
-}
-
-
-function headerOf(res: HttpResponse, name: string): string | undefined {
-  return Object.entries(res.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
-}
-
-/** The first `keep` bytes of an answer's body and its whole length. */
-function bodyOf(res: HttpResponse, keep: number): Promise<{ bytes: Uint8Array; total: number }> {
-  if (!res.stream) {
-    const b = res.body === undefined ? new Uint8Array(0) : typeof res.body === 'string' ? encode(res.body) : res.body;
-    return Promise.resolve({ bytes: b.slice(0, keep), total: b.length });
-  }
-  const stream = res.stream;
-  return new Promise((resolve) => {
-    const kept: Uint8Array[] = [];
-    let have = 0;
-    let total = 0;
-    const finish = (): void => {
-      const out = new Uint8Array(have);
-      let at = 0;
-      for (const c of kept) {
-        out.set(c, at);
-        at += c.length;
-      }
-      resolve({ bytes: out, total });
-    };
-    stream.start({
-      onDrain: null,
-      write(chunk) {
-        const b = typeof chunk === 'string' ? encode(chunk) : chunk;
-        total += b.length;
-        if (have < keep) {
-          const part = b.slice(0, keep - have);
-          kept.push(part);
-          have += part.length;
-        }
-        return true;
-      },
-      end: finish,
-      abort: finish,
-    });
-  });
-}
-
-/** Text of a loop excerpt for the console (one line). */
-export function excerptText(bytes: Uint8Array, max = 160): string {
-  const t = decode(bytes);
-  const out: string[] = [];
-  let n = 0;
-  for (const ch of t) {
-    if (n++ >= max) {
-      out.push('...');
-      break;
-    }
-    const c = ch.codePointAt(0)!;
-    out.push(c < 32 ? ' ' : ch);
-  }
-  return out.join('');
-}
+export { excerptText } from './loop.ts';
