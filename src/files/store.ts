@@ -26,63 +26,26 @@
 //
 // An in-RAM index (built by one scan when a live card is first used, and
 // again after every tier change) keeps listing and the quota cheap.
+//
+// This file owns the store's operations (list, stat, read, save, adopt,
+// share, search, the quota); the scan and the index's keys are
+// card-index.ts's, the part files part-file.ts's, the metadata and the
+// store's error file-meta.ts's.
 
 import type { Clock, SdCard } from '../hal/index.ts';
 import { HalError } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
-import type { CardState } from '../storage/index.ts';
-
-export type { CardState } from '../storage/index.ts';
 import { decode, encode } from '../util/utf8.ts';
-import { errorMessage, isPlainObject, parseJson, stringify } from '../util/json.ts';
-import { FILES_ROOT, META_DIR, checkName, checkProject, filePath, homeDir, isText, kindOf, personOfDir, projectDir } from './names.ts';
+import { errorMessage, stringify } from '../util/json.ts';
+import { key, order, fileKey, scanCard, type CardIndex, type Entry } from './card-index.ts';
+import { FilesError, type CardView, type FileMeta } from './file-meta.ts';
+import { META_DIR, checkName, checkProject, filePath, homeDir, isText, kindOf, projectDir } from './names.ts';
+import { openPart, type PartWriter } from './part-file.ts';
 import type { FilePeople } from './people.ts';
 
-export type FilesErrorCode =
-  | 'no-card'
-  | 'unsupported'
-  | 'not-found'
-  | 'bad-input'
-  | 'name-taken'
-  | 'quota'
-  | 'card-full'
-  | 'card-removed'
-  | 'forbidden'
-  | 'too-large'
-  | 'not-text'
-  | 'io';
-
-export class FilesError extends Error {
-  constructor(
-    readonly code: FilesErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export interface FileMeta {
-  project: string;
-  name: string;
-  kind: string;
-  size: number;
-  /** Wall-clock ms of the first save. */
-  created: number;
-  /** The provider's id for this file when it was uploaded to one (null: none). */
-  providerFileId: string | null;
-  /** The person's chat id (null: the device owner). */
-  owner: string | null;
-  share: boolean;
-  /** The URL a download came from (absent: made on the device); its text is fetched content (the injection screen). */
-  source?: string;
-}
-
-/** The card as the store needs it (src/storage/card.ts). */
-export interface CardView {
-  get(): CardState;
-  live(): boolean;
-  probe(): CardState;
-}
+export type { CardState } from '../storage/index.ts';
+export { FilesError, type CardView, type FileMeta, type FilesErrorCode } from './file-meta.ts';
+export { WRITE_CHUNK, type PartWriter } from './part-file.ts';
 
 export interface StoreDeps {
   sd: SdCard;
@@ -92,41 +55,12 @@ export interface StoreDeps {
   people: () => FilePeople;
 }
 
-/** Bytes written to the card per call (one SD sector cluster's worth). */
-export const WRITE_CHUNK = 4096;
 /** files.read returns at most this many bytes per call. */
 export const READ_WINDOW = 8192;
 /** files.search reads at most this much of each file. */
 export const SEARCH_READ_MAX = 64 * 1024;
 
-const PART = '.part';
 const WORD_SPLIT = /[\s.,;:!?()[\]{}"'`<>|/\\*#=+~^&%$@_-]+/;
-
-function fileKey(project: string, name: string): string {
-  return `${project.toLowerCase()}/${name.toLowerCase()}`;
-}
-
-/** One owner's file: owner '' is the device owner (chat ids are never empty). */
-function key(owner: string | null, project: string, name: string): string {
-  return `${owner ?? ''}|${fileKey(project, name)}`;
-}
-
-/** Listing order: project, name, then owner (the device owner's first). */
-function order(a: FileMeta, b: FileMeta): number {
-  const ka = fileKey(a.project, a.name);
-  const kb = fileKey(b.project, b.name);
-  if (ka !== kb) return ka < kb ? -1 : 1;
-  const oa = a.owner ?? '';
-  const ob = b.owner ?? '';
-  return oa === ob ? 0 : oa < ob ? -1 : 1;
-}
-
-/** A file in the index: its metadata and the folder it is in on the card. */
-interface Entry {
-  meta: FileMeta;
-  /** The project folder's path (home folder and project as written on the card). */
-  dir: string;
-}
 
 /** Where a save goes: the project and name as written, the project folder, the file it replaces. */
 interface Target {
@@ -134,16 +68,6 @@ interface Target {
   name: string;
   dir: string;
   existing: FileMeta | null;
-}
-
-/** A writer into a '.part' file that becomes the target only on commit(). */
-export interface PartWriter {
-  readonly written: number;
-  write(bytes: Uint8Array): void;
-  /** Syncs and renames into place. */
-  commit(): void;
-  /** Removes the part file (best effort). */
-  abort(): void;
 }
 
 export class ArtifactStore {
@@ -187,81 +111,17 @@ export class ArtifactStore {
   private load(): Map<string, Entry> {
     this.requireCard();
     if (this.index) return this.index;
-    const { sd, log } = this.deps;
-    const index = new Map<string, Entry>();
-    const projects = new Map<string, string>();
-    let used = 0;
-    // One project folder: owner is the person whose folder holds it, or undefined in the
-    // files root (the device owner's, and people's files saved before per-person folders:
-    // their metadata names the owner).
-    const scanProject = (home: string, project: string, owner: string | null | undefined): void => {
-      const dir = projectDir(project, home);
-      projects.set(`${home}|${project.toLowerCase()}`, project);
-      const metas = new Map<string, Record<string, unknown>>();
-      const mdir = `${dir}/${META_DIR}`;
-      if (sd.stat(mdir)) {
-        for (const m of sd.list(mdir)) {
-          if (m.isDir) continue;
-          const path = `${mdir}/${m.name}`;
-          if (m.name.endsWith(PART)) {
-            sd.remove(path);
-            continue;
-          }
-          const r = parseJson(decode(sd.read(path, 0, 4096)));
-          if (r.ok && isPlainObject(r.value)) metas.set(m.name.slice(0, -'.json'.length).toLowerCase(), r.value);
-        }
-      }
-      const seen = new Set<string>();
-      for (const f of sd.list(dir)) {
-        if (f.isDir) continue;
-        const path = `${dir}/${f.name}`;
-        if (f.name.endsWith(PART)) {
-          sd.remove(path); // the leftover of an interrupted save
-          continue;
-        }
-        if (checkName(f.name) !== null) continue;
-        const m = metas.get(f.name.toLowerCase()) ?? {};
-        seen.add(f.name.toLowerCase());
-        const meta: FileMeta = {
-          project,
-          name: f.name,
-          kind: typeof m['kind'] === 'string' ? m['kind'] : kindOf(f.name),
-          size: f.size,
-          created: typeof m['created'] === 'number' ? m['created'] : (sd.stat(path)?.mtimeMs ?? 0),
-          providerFileId: typeof m['providerFileId'] === 'string' ? m['providerFileId'] : null,
-          owner: owner !== undefined ? owner : typeof m['owner'] === 'string' ? m['owner'] : null,
-          share: m['share'] === true,
-          ...(typeof m['source'] === 'string' ? { source: m['source'] } : {}),
-        };
-        const k = key(meta.owner, project, f.name);
-        const had = index.get(k);
-        // An owner's file in their own folder wins over one of theirs left in the files root.
-        if (had && owner === undefined) continue;
-        if (had) used -= had.meta.size;
-        index.set(k, { meta, dir });
-        used += f.size;
-      }
-      // Metadata whose data never landed (a save cut between the two): drop it.
-      for (const name of metas.keys()) if (!seen.has(name)) for (const m of sd.list(mdir)) if (m.name.toLowerCase() === `${name}.json`) sd.remove(`${mdir}/${m.name}`);
-    };
+    let found: CardIndex;
     try {
-      if (sd.stat(FILES_ROOT)) {
-        for (const p of sd.list(FILES_ROOT)) {
-          if (!p.isDir) continue;
-          const person = personOfDir(p.name);
-          if (person !== null) {
-            const home = `${FILES_ROOT}/${p.name}`;
-            for (const q of sd.list(home)) if (q.isDir && checkProject(q.name) === null) scanProject(home, q.name, person);
-          } else if (checkProject(p.name) === null) scanProject(FILES_ROOT, p.name, undefined);
-        }
-      }
+      found = scanCard(this.deps.sd);
     } catch (e) {
       throw this.cardFailure(e, 'reading the file store');
     }
+    const { index, projects, used } = found;
     this.index = index;
     this.projects = projects;
     this.used = used;
-    log.info('files', `file store: ${index.size} files, ${used} bytes`);
+    this.deps.log.info('files', `file store: ${index.size} files, ${used} bytes`);
     return index;
   }
 
@@ -433,60 +293,7 @@ export class ArtifactStore {
 
   /** A part-file writer for path (created with its folder); nothing replaces path until commit(). */
   beginPart(path: string): PartWriter {
-    const { sd } = this.deps;
-    const part = `${path}${PART}`;
-    const slash = path.lastIndexOf('/');
-    let file: ReturnType<SdCard['open']>;
-    try {
-      sd.mkdir(path.slice(0, slash));
-      file = sd.open(part, 'w');
-    } catch (e) {
-      throw this.cardFailure(e, 'the save');
-    }
-    let written = 0;
-    let open = true;
-    const store = this;
-    const cleanup = (): void => {
-      if (open) {
-        open = false;
-        try {
-          file.close();
-        } catch {
-          // the card is gone: nothing to close
-        }
-      }
-      try {
-        sd.remove(part);
-      } catch {
-        // a pulled card: the part file is removed when the store next opens
-      }
-    };
-    return {
-      get written() {
-        return written;
-      },
-      write(bytes: Uint8Array) {
-        try {
-          for (let at = 0; at < bytes.length; at += WRITE_CHUNK) file.write(bytes.subarray(at, Math.min(bytes.length, at + WRITE_CHUNK)));
-          written += bytes.length;
-        } catch (e) {
-          cleanup();
-          throw store.cardFailure(e, 'the save');
-        }
-      },
-      commit() {
-        try {
-          file.sync();
-          file.close();
-          open = false;
-          sd.rename(part, path);
-        } catch (e) {
-          cleanup();
-          throw store.cardFailure(e, 'the save');
-        }
-      },
-      abort: cleanup,
-    };
+    return openPart(this.deps.sd, path, (e) => this.cardFailure(e, 'the save'));
   }
 
   private writeMeta(meta: FileMeta, dir: string): void {
