@@ -21,7 +21,8 @@
 // Synchronous backends answer inside the dispatch call; that answer is
 // cached and served once, by an immediate terminal poll. At boot the journal
 // resumes jobs of the backends that survive a reboot and reports the others
-// expired.
+// expired. How spawns and results are named in messages and files is
+// labels.ts's.
 
 import type { Hal, Timer } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
@@ -48,12 +49,12 @@ import {
 import type { AgentDocs, AgentMessenger, MessageAuthor } from './ports.ts';
 import { visibleTo, type ResultStore } from './results.ts';
 import { capChars, oneLine } from './text.ts';
-import { displayName, type Job, type JobOrigin, type PendingSpawn } from './types.ts';
-import { replaceEvery } from '../util/replace.ts';
+import { displayName, newJob, type Job, type JobOrigin, type PendingSpawn } from './types.ts';
+import { queueFullText, resultFileName, spawnLabel } from './labels.ts';
+
+export { queueFullText, resultFileName, spawnLabel } from './labels.ts';
 
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
-const UNSAFE_NAME_CHARS = /[^A-Za-z0-9_-]+/;
-const EDGE_DASHES = /^-+|-+$/;
 const TRAILING_STOPS = /[.\s]+$/;
 
 export interface FabricDeps {
@@ -82,22 +83,6 @@ export interface SentMessage {
   chat: string;
   text: string;
   atWall: number;
-}
-
-/** How a spawn is named in messages: its name, else the start of its task. */
-export function spawnLabel(spec: Pick<SpawnSpec, 'name' | 'task'>): string {
-  return spec.name || `"${capChars(oneLine(spec.task), 40).text}"`;
-}
-
-/** The spec's spawn-queue-full chat message for the spawns refused in one go. */
-export function queueFullText(labels: readonly string[]): string {
-  return `The sub-agent queue is full (${QUEUE_DEPTH} waiting), so ${labels.join(', ')} ${labels.length === 1 ? 'was' : 'were'} not queued. The queued jobs start as running ones finish; ask again then.`;
-}
-
-/** The file a project's result is saved as: <name>-<tag>.md (name made safe; 'result' when it has none). */
-export function resultFileName(name: string, tag: string): string {
-  const safe = replaceEvery(replaceEvery(name, UNSAFE_NAME_CHARS, '-'), EDGE_DASHES, '').slice(0, 35) || 'result';
-  return `${safe}-${tag}.md`;
 }
 
 export class Fabric {
@@ -269,25 +254,7 @@ export class Fabric {
   private async dispatch(p: PendingSpawn): Promise<void> {
     const { clock } = this.d.hal;
     const choice = this.d.choose(p);
-    const job: Job = {
-      tag: p.tag,
-      name: p.name,
-      project: p.project,
-      provider: choice.ok ? choice.provider : 'custom',
-      model: choice.ok ? choice.model : '',
-      jobId: null,
-      chat: p.chat,
-      person: p.person,
-      admin: p.admin,
-      state: 'starting',
-      startedWall: clock.wallMs(),
-      startedMono: clock.monoMs(),
-      polls: 0,
-      failures: 0,
-      slot: null,
-      error: null,
-      endedWall: null,
-    };
+    const job = newJob(p, choice.ok ? choice.provider : 'custom', choice.ok ? choice.model : '', clock.wallMs(), clock.monoMs());
     this.live.set(job.tag, job);
     if (!choice.ok) return this.fail(job, choice.reason, false);
     const slot = this.d.journal.free();
@@ -467,25 +434,7 @@ export class Fabric {
     if (qi >= 0) {
       const [p] = this.queue.splice(qi, 1);
       const clock = this.d.hal.clock;
-      this.ended.push({
-        tag: p!.tag,
-        name: p!.name,
-        project: p!.project,
-        provider: 'custom',
-        model: '',
-        jobId: null,
-        chat: p!.chat,
-        person: p!.person,
-        admin: p!.admin,
-        state: 'terminated',
-        startedWall: clock.wallMs(),
-        startedMono: clock.monoMs(),
-        polls: 0,
-        failures: 0,
-        slot: null,
-        error: 'stopped before it started',
-        endedWall: clock.wallMs(),
-      });
+      this.ended.push({ ...newJob(p!, 'custom', '', clock.wallMs(), clock.monoMs()), state: 'terminated', error: 'stopped before it started', endedWall: clock.wallMs() });
       while (this.ended.length > ENDED_MAX) this.ended.shift();
       this.schedulePump();
       return 'terminated';

@@ -50,6 +50,29 @@ export interface Job extends JobOrigin {
   endedWall: number | null;
 }
 
+/** A job as dispatch starts it (state starting, nothing polled, no slot yet). */
+export function newJob(p: PendingSpawn, provider: ProviderId, model: string, startedWall: number, startedMono: number): Job {
+  return {
+    tag: p.tag,
+    name: p.name,
+    project: p.project,
+    provider,
+    model,
+    jobId: null,
+    chat: p.chat,
+    person: p.person,
+    admin: p.admin,
+    state: 'starting',
+    startedWall,
+    startedMono,
+    polls: 0,
+    failures: 0,
+    slot: null,
+    error: null,
+    endedWall: null,
+  };
+}
+
 export function displayName(j: { name: string; tag: string }): string {
   return j.name || j.tag;
 }
