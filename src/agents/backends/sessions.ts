@@ -45,7 +45,7 @@ import { exchange, reason, transient, type Exchange, type ExchangeRequest } from
 import { hash9 } from '../../providers/index.ts';
 import type { ToolServer } from '../../contracts/index.ts';
 import { serversOf } from './background.ts';
-import type { AgentBackend, BackendEnv, PollOutcome, StartOutcome } from './types.ts';
+import type { AgentBackend, BackendEnv, PollOutcome, StartOutcome, StartRequest } from './types.ts';
 import type { Usage } from '../../contracts/index.ts';
 import { addUsage, usageOf } from '../../providers/index.ts';
 
@@ -181,181 +181,207 @@ export function readEvents(cursor: EventCursor, events: unknown[]): PollOutcome 
   return { kind: 'running' };
 }
 
+/** The provider as one backend calls it: the managed-agents beta header, the call deadline, the key as x-api-key. */
+interface SessionsApi {
+  env: BackendEnv;
+  base: string;
+  call(r: Omit<ExchangeRequest, 'provider' | 'auth' | 'timeoutMs' | 'headers'> & { timeoutMs?: number }): Promise<Exchange>;
+}
+
+function sessionsApi(env: BackendEnv): SessionsApi {
+  return {
+    env,
+    base: CATALOG.anthropic.base,
+    call: (r) => exchange(env, { provider: 'anthropic', auth: 'x-api-key', headers: headers(), timeoutMs: CALL_MS, ...r }),
+  };
+}
+
+/** A map of ids kept in NVS as JSON (the cached agents, the open vaults); {} when unreadable. */
+function storedIds(env: BackendEnv, key: string): Record<string, string> {
+  const p = parseJson(env.store.str(key, '{}'));
+  if (!p.ok || !isPlainObject(p.value)) return {};
+  return Object.fromEntries(Object.entries(p.value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+/** The id a creation answered with, when it is one. */
+function idOf(x: Exchange): string | null {
+  const id = x.ok && x.status <= 299 ? x.json?.['id'] : null;
+  return typeof id === 'string' && PROVIDER_ID.test(id) ? id : null;
+}
+
+/** Why a creation gave no id. */
+function noId(what: string, x: Exchange): string {
+  return `creating the ${what} failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}`;
+}
+
+async function environment(api: SessionsApi): Promise<{ id: string } | { error: string }> {
+  const { env } = api;
+  const cached = env.store.strOrNull(ENV_KEY);
+  if (cached) return { id: cached };
+  const x = await api.call({ method: 'POST', url: `${api.base}/v1/environments`, body: { name: 'desk-assistant', config: { type: 'cloud', networking: { type: 'unrestricted' } } } });
+  const id = idOf(x);
+  if (!id) return { error: noId('environment', x) };
+  env.store.set(ENV_KEY, id);
+  return { id };
+}
+
+async function agent(api: SessionsApi, model: string, servers: readonly ToolServer[]): Promise<{ id: string } | { error: string }> {
+  const agents = storedIds(api.env, AGENTS_KEY);
+  const key = agentKey(model, servers);
+  if (agents[key]) return { id: agents[key] };
+  const declared = agentServers(servers);
+  const x = await api.call({
+    method: 'POST',
+    url: `${api.base}/v1/agents`,
+    body: {
+      name: `desk-assistant ${model}`,
+      model,
+      system: AGENT_SYSTEM,
+      ...(servers.length ? { mcp_servers: declared.mcp_servers } : {}),
+      tools: [{ type: AGENT_TOOLSET }, ...declared.toolsets],
+    },
+  });
+  const id = idOf(x);
+  if (!id) return { error: noId('agent', x) };
+  const next = Object.entries({ ...agents, [key]: id }).slice(-AGENTS_CACHED);
+  api.env.store.set(AGENTS_KEY, stringify(Object.fromEntries(next)));
+  return { id };
+}
+
+function forget(env: BackendEnv, key: string): void {
+  env.store.delete(ENV_KEY);
+  const agents = storedIds(env, AGENTS_KEY);
+  delete agents[key];
+  env.store.set(AGENTS_KEY, stringify(agents));
+}
+
+function rememberVault(api: SessionsApi, session: string, vault: string): void {
+  const all = Object.entries({ ...storedIds(api.env, VAULTS_KEY), [session]: vault });
+  api.env.store.set(VAULTS_KEY, stringify(Object.fromEntries(all.slice(-VAULTS_KEPT))));
+  // A job the device lost contact with never polls to its end: its vault is archived when it ages out.
+  for (const [, old] of all.slice(0, -VAULTS_KEPT)) void archive(api, old);
+}
+
+async function archive(api: SessionsApi, vault: string): Promise<void> {
+  // No body, as the SDK's beta.vaults.archive(id) sends none (VaultArchiveParams holds header params only).
+  const x = await api.call({ method: 'POST', url: `${api.base}/v1/vaults/${vault}/archive` });
+  if (!x.ok || x.status > 299) api.env.warn?.(`archiving credential vault ${vault} failed (${x.ok ? `HTTP ${x.status}` : x.kind})`);
+}
+
+/** Archives the job's vault, if it has one (the job ended or was cancelled). */
+async function closeVault(api: SessionsApi, session: string): Promise<void> {
+  const vaults = storedIds(api.env, VAULTS_KEY);
+  const vault = vaults[session];
+  if (!vault) return;
+  delete vaults[session];
+  api.env.store.set(VAULTS_KEY, stringify(vaults));
+  await archive(api, vault);
+}
+
+/** A fresh vault holding the servers' credentials (null when none has one). */
+async function vault(api: SessionsApi, tag: string, servers: readonly ToolServer[]): Promise<{ id: string | null } | { error: string }> {
+  const keyed = servers.filter((s) => s.credential);
+  if (!keyed.length) return { id: null };
+  const x = await api.call({ method: 'POST', url: `${api.base}/v1/vaults`, body: { display_name: `desk-assistant ${tag}` } });
+  const id = idOf(x);
+  if (!id) return { error: noId('credential vault', x) };
+  for (const s of keyed) {
+    const c = await api.call({
+      method: 'POST',
+      url: `${api.base}/v1/vaults/${id}/credentials`,
+      body: { display_name: s.label, auth: { type: 'static_bearer', mcp_server_url: s.url, token: s.credential } },
+    });
+    // The provider's own words are left out: an answer about a credential could quote it.
+    if (!c.ok || c.status > 299) {
+      await archive(api, id);
+      return { error: `storing the credential of tool server ${s.label} failed (${c.ok ? `HTTP ${c.status}` : c.kind})` };
+    }
+  }
+  return { id };
+}
+
+async function session(api: SessionsApi, model: string, servers: readonly ToolServer[], vaultId: string | null, retried: boolean): Promise<{ id: string } | { error: string }> {
+  const e = await environment(api);
+  if ('error' in e) return e;
+  const a = await agent(api, model, servers);
+  if ('error' in a) return a;
+  const x = await api.call({ method: 'POST', url: `${api.base}/v1/sessions`, body: { agent: a.id, environment_id: e.id, ...(vaultId ? { vault_ids: [vaultId] } : {}) } });
+  const id = idOf(x);
+  if (id) return { id };
+  // A cached environment or agent the provider no longer knows: make them again, once.
+  if (x.ok && x.status === 404 && !retried) {
+    forget(api.env, agentKey(model, servers));
+    return session(api, model, servers, vaultId, true);
+  }
+  return { error: noId('session', x) };
+}
+
+/** A job: its vault, its session, then the brief as the first user message. */
+async function startJob(api: SessionsApi, req: StartRequest): Promise<StartOutcome> {
+  const servers = (await serversOf(api.env, 'anthropic', req.admin === true)).filter((t) => t.url !== '');
+  const v = await vault(api, req.tag, servers);
+  if ('error' in v) return { kind: 'failed', error: v.error, timeout: false };
+  const s = await session(api, req.model, servers, v.id, false);
+  if ('error' in s) {
+    if (v.id) await archive(api, v.id);
+    return { kind: 'failed', error: s.error, timeout: false };
+  }
+  if (v.id) rememberVault(api, s.id, v.id);
+  const x = await api.call({ method: 'POST', url: `${api.base}/v1/sessions/${s.id}/events`, body: { events: [{ type: 'user.message', content: [{ type: 'text', text: req.brief }] }] } });
+  if (!x.ok || x.status > 299) {
+    await closeVault(api, s.id);
+    return { kind: 'failed', error: `sending the brief failed: ${reason(x)}`, timeout: false };
+  }
+  return { kind: 'running', jobId: s.id };
+}
+
+/** A job's read position, made on its first poll (the oldest forgotten beyond CURSORS_KEPT). */
+function cursorOf(cursors: Map<string, EventCursor>, jobId: string): EventCursor {
+  let cursor = cursors.get(jobId);
+  if (!cursor) {
+    cursor = newCursor();
+    cursors.set(jobId, cursor);
+    for (const old of [...cursors.keys()].slice(0, -CURSORS_KEPT)) cursors.delete(old);
+  }
+  return cursor;
+}
+
+/** Reads the session's new events, up to PAGES_MAX pages; an ended job's cursor and vault go. */
+async function pollJob(api: SessionsApi, cursors: Map<string, EventCursor>, jobId: string): Promise<PollOutcome> {
+  const cursor = cursorOf(cursors, jobId);
+  let page: string | null = null;
+  let out: PollOutcome = { kind: 'running' };
+  for (let i = 0; i < PAGES_MAX && out.kind === 'running'; i++) {
+    const x = await api.call({ method: 'GET', url: `${api.base}/v1/sessions/${jobId}/events${eventsQuery(cursor, page)}`, maxBodyBytes: POLL_BODY_MAX });
+    if (!x.ok || x.status > 299) return transient(x) ? { kind: 'retry', error: reason(x) } : { kind: 'failed', error: reason(x) };
+    const data = x.json?.['data'];
+    if (!Array.isArray(data)) return { kind: 'retry', error: 'unreadable event list' };
+    const before = cursor.usage;
+    out = readEvents(cursor, data);
+    if (cursor.usage !== before) api.env.usage?.('anthropic', { input: cursor.usage.input - before.input, output: cursor.usage.output - before.output, reasoning: 0, cached: cursor.usage.cached - before.cached });
+    const next = x.json?.['next_page'];
+    if (typeof next !== 'string' || !next) break;
+    page = next;
+  }
+  if (out.kind === 'done' || out.kind === 'failed') {
+    cursors.delete(jobId);
+    await closeVault(api, jobId);
+  }
+  return out;
+}
+
 export function sessionsBackend(env: BackendEnv): AgentBackend {
-  const base = CATALOG.anthropic.base;
+  const api = sessionsApi(env);
   /** Each running job's read position (lost on a restart: the first poll then reads the session from its start). */
   const cursors = new Map<string, EventCursor>();
-  const call = (r: Omit<ExchangeRequest, 'provider' | 'auth' | 'timeoutMs' | 'headers'> & { timeoutMs?: number }): Promise<Exchange> =>
-    exchange(env, { provider: 'anthropic', auth: 'x-api-key', headers: headers(), timeoutMs: CALL_MS, ...r });
-
-  const cachedAgents = (): Record<string, string> => {
-    const p = parseJson(env.store.str(AGENTS_KEY, '{}'));
-    if (!p.ok || !isPlainObject(p.value)) return {};
-    return Object.fromEntries(Object.entries(p.value).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  };
-
-  const idOf = (x: Exchange): string | null => {
-    const id = x.ok && x.status <= 299 ? x.json?.['id'] : null;
-    return typeof id === 'string' && PROVIDER_ID.test(id) ? id : null;
-  };
-
-  async function environment(): Promise<{ id: string } | { error: string }> {
-    const cached = env.store.strOrNull(ENV_KEY);
-    if (cached) return { id: cached };
-    const x = await call({ method: 'POST', url: `${base}/v1/environments`, body: { name: 'desk-assistant', config: { type: 'cloud', networking: { type: 'unrestricted' } } } });
-    const id = idOf(x);
-    if (!id) return { error: `creating the environment failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
-    env.store.set(ENV_KEY, id);
-    return { id };
-  }
-
-  async function agent(model: string, servers: readonly ToolServer[]): Promise<{ id: string } | { error: string }> {
-    const agents = cachedAgents();
-    const key = agentKey(model, servers);
-    if (agents[key]) return { id: agents[key] };
-    const declared = agentServers(servers);
-    const x = await call({
-      method: 'POST',
-      url: `${base}/v1/agents`,
-      body: {
-        name: `desk-assistant ${model}`,
-        model,
-        system: AGENT_SYSTEM,
-        ...(servers.length ? { mcp_servers: declared.mcp_servers } : {}),
-        tools: [{ type: AGENT_TOOLSET }, ...declared.toolsets],
-      },
-    });
-    const id = idOf(x);
-    if (!id) return { error: `creating the agent failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
-    const next = Object.entries({ ...agents, [key]: id }).slice(-AGENTS_CACHED);
-    env.store.set(AGENTS_KEY, stringify(Object.fromEntries(next)));
-    return { id };
-  }
-
-  function forget(key: string): void {
-    env.store.delete(ENV_KEY);
-    const agents = cachedAgents();
-    delete agents[key];
-    env.store.set(AGENTS_KEY, stringify(agents));
-  }
-
-  const openVaults = (): Record<string, string> => {
-    const p = parseJson(env.store.str(VAULTS_KEY, '{}'));
-    if (!p.ok || !isPlainObject(p.value)) return {};
-    return Object.fromEntries(Object.entries(p.value).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  };
-
-  function rememberVault(session: string, vault: string): void {
-    const all = Object.entries({ ...openVaults(), [session]: vault });
-    env.store.set(VAULTS_KEY, stringify(Object.fromEntries(all.slice(-VAULTS_KEPT))));
-    // A job the device lost contact with never polls to its end: its vault is archived when it ages out.
-    for (const [, old] of all.slice(0, -VAULTS_KEPT)) void archive(old);
-  }
-
-  async function archive(vault: string): Promise<void> {
-    // No body, as the SDK's beta.vaults.archive(id) sends none (VaultArchiveParams holds header params only).
-    const x = await call({ method: 'POST', url: `${base}/v1/vaults/${vault}/archive` });
-    if (!x.ok || x.status > 299) env.warn?.(`archiving credential vault ${vault} failed (${x.ok ? `HTTP ${x.status}` : x.kind})`);
-  }
-
-  /** Archives the job's vault, if it has one (the job ended or was cancelled). */
-  async function closeVault(session: string): Promise<void> {
-    const vaults = openVaults();
-    const vault = vaults[session];
-    if (!vault) return;
-    delete vaults[session];
-    env.store.set(VAULTS_KEY, stringify(vaults));
-    await archive(vault);
-  }
-
-  /** A fresh vault holding the servers' credentials (null when none has one). */
-  async function vault(tag: string, servers: readonly ToolServer[]): Promise<{ id: string | null } | { error: string }> {
-    const keyed = servers.filter((s) => s.credential);
-    if (!keyed.length) return { id: null };
-    const x = await call({ method: 'POST', url: `${base}/v1/vaults`, body: { display_name: `desk-assistant ${tag}` } });
-    const id = idOf(x);
-    if (!id) return { error: `creating the credential vault failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
-    for (const s of keyed) {
-      const c = await call({
-        method: 'POST',
-        url: `${base}/v1/vaults/${id}/credentials`,
-        body: { display_name: s.label, auth: { type: 'static_bearer', mcp_server_url: s.url, token: s.credential } },
-      });
-      // The provider's own words are left out: an answer about a credential could quote it.
-      if (!c.ok || c.status > 299) {
-        await archive(id);
-        return { error: `storing the credential of tool server ${s.label} failed (${c.ok ? `HTTP ${c.status}` : c.kind})` };
-      }
-    }
-    return { id };
-  }
-
-  async function session(model: string, servers: readonly ToolServer[], vaultId: string | null, retried: boolean): Promise<{ id: string } | { error: string }> {
-    const e = await environment();
-    if ('error' in e) return e;
-    const a = await agent(model, servers);
-    if ('error' in a) return a;
-    const x = await call({ method: 'POST', url: `${base}/v1/sessions`, body: { agent: a.id, environment_id: e.id, ...(vaultId ? { vault_ids: [vaultId] } : {}) } });
-    const id = idOf(x);
-    if (id) return { id };
-    // A cached environment or agent the provider no longer knows: make them again, once.
-    if (x.ok && x.status === 404 && !retried) {
-      forget(agentKey(model, servers));
-      return session(model, servers, vaultId, true);
-    }
-    return { error: `creating the session failed: ${x.ok && x.status <= 299 ? 'no id in the answer' : reason(x)}` };
-  }
-
   return {
     provider: 'anthropic',
     resumable: true,
-    async start(req): Promise<StartOutcome> {
-      const servers = (await serversOf(env, 'anthropic', req.admin === true)).filter((t) => t.url !== '');
-      const v = await vault(req.tag, servers);
-      if ('error' in v) return { kind: 'failed', error: v.error, timeout: false };
-      const s = await session(req.model, servers, v.id, false);
-      if ('error' in s) {
-        if (v.id) await archive(v.id);
-        return { kind: 'failed', error: s.error, timeout: false };
-      }
-      if (v.id) rememberVault(s.id, v.id);
-      const x = await call({ method: 'POST', url: `${base}/v1/sessions/${s.id}/events`, body: { events: [{ type: 'user.message', content: [{ type: 'text', text: req.brief }] }] } });
-      if (!x.ok || x.status > 299) {
-        await closeVault(s.id);
-        return { kind: 'failed', error: `sending the brief failed: ${reason(x)}`, timeout: false };
-      }
-      return { kind: 'running', jobId: s.id };
-    },
-    async poll(jobId): Promise<PollOutcome> {
-      let cursor = cursors.get(jobId);
-      if (!cursor) {
-        cursor = newCursor();
-        cursors.set(jobId, cursor);
-        for (const old of [...cursors.keys()].slice(0, -CURSORS_KEPT)) cursors.delete(old);
-      }
-      let page: string | null = null;
-      let out: PollOutcome = { kind: 'running' };
-      for (let i = 0; i < PAGES_MAX && out.kind === 'running'; i++) {
-        const x = await call({ method: 'GET', url: `${base}/v1/sessions/${jobId}/events${eventsQuery(cursor, page)}`, maxBodyBytes: POLL_BODY_MAX });
-        if (!x.ok || x.status > 299) return transient(x) ? { kind: 'retry', error: reason(x) } : { kind: 'failed', error: reason(x) };
-        const data = x.json?.['data'];
-        if (!Array.isArray(data)) return { kind: 'retry', error: 'unreadable event list' };
-        const before = cursor.usage;
-        out = readEvents(cursor, data);
-        if (cursor.usage !== before) env.usage?.('anthropic', { input: cursor.usage.input - before.input, output: cursor.usage.output - before.output, reasoning: 0, cached: cursor.usage.cached - before.cached });
-        const next = x.json?.['next_page'];
-        if (typeof next !== 'string' || !next) break;
-        page = next;
-      }
-      if (out.kind === 'done' || out.kind === 'failed') {
-        cursors.delete(jobId);
-        await closeVault(jobId);
-      }
-      return out;
-    },
+    start: (req) => startJob(api, req),
+    poll: (jobId) => pollJob(api, cursors, jobId),
     async cancel(jobId): Promise<void> {
-      await call({ method: 'POST', url: `${base}/v1/sessions/${jobId}/events`, body: { events: [{ type: 'user.interrupt' }] } });
-      await closeVault(jobId);
+      await api.call({ method: 'POST', url: `${api.base}/v1/sessions/${jobId}/events`, body: { events: [{ type: 'user.interrupt' }] } });
+      await closeVault(api, jobId);
     },
   };
 }
