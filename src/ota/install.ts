@@ -40,10 +40,19 @@ export interface InstallDeps {
   hold(stage: HoldStage): Promise<void>;
 }
 
+/** Why an install stopped: the lastOta it records, the error code (null for sha-fail and sig-fail), the detail for the log. */
+interface Failure {
+  ok: false;
+  lastOta: string;
+  error: OtaError | null;
+  detail: string;
+}
+
+type SlotHash = ReturnType<Sha256Api['create']>;
+
 export async function runInstall(d: InstallDeps, c: Candidate, dry: boolean): Promise<InstallOutcome> {
   const { hal, guard, log } = d;
   const version = c.manifest.version;
-  const size = c.variant.size;
   const fail = (lastOta: string, error: OtaError | null, detail: string): InstallOutcome => {
     guard.setLastOta(lastOta);
     log.error('ota', `${dry ? 'dry run' : 'install'} of ${version} failed: ${lastOta}${error ? ` (${error})` : ''}: ${detail}`);
@@ -65,7 +74,25 @@ export async function runInstall(d: InstallDeps, c: Candidate, dry: boolean): Pr
       // the slot stays unbootable either way: it is not selected
     }
   };
+  const got = await download(d, c, writer, slot);
+  const checked = got.ok ? verify(d, c, writer, got.hash) : got;
+  if (!checked.ok) {
+    abandon();
+    return fail(checked.lastOta, checked.error, checked.detail);
+  }
+  log.info('ota', `${version} verified (sha256 ${checked.digest.slice(0, 16)}..., signed by ${checked.key.id})`);
+  if (dry) {
+    guard.setLastOta(`verified ${version}`);
+    return { kind: 'verified', version };
+  }
+  return flip(d, version, running, slot);
+}
 
+/** Streams the image into the slot while hashing it; fails on a stall, a refusal, a size that is not the manifest's. */
+async function download(d: InstallDeps, c: Candidate, writer: SlotWriter, slot: 0 | 1): Promise<{ ok: true; hash: SlotHash } | Failure> {
+  const { hal, log } = d;
+  const version = c.manifest.version;
+  const size = c.variant.size;
   d.onPhase('downloading');
   d.onProgress(0);
   const hash = d.sha256.create();
@@ -117,44 +144,35 @@ export async function runInstall(d: InstallDeps, c: Candidate, dry: boolean): Pr
   });
   (stall as Timer | null)?.cancel();
   const failure = problem as { error: OtaError; detail: string } | null;
-  if (failure) {
-    abandon();
-    return fail(`failed ${version}`, failure.error, failure.detail);
-  }
+  if (failure) return { ok: false, lastOta: `failed ${version}`, error: failure.error, detail: failure.detail };
   if (!res.ok || status !== 200) {
-    abandon();
     const detail = status !== 0 && status !== 200 ? `HTTP ${status}` : res.ok ? 'no answer' : `${res.error}: ${res.message}`;
-    return fail(`failed ${version}`, 'download', detail);
+    return { ok: false, lastOta: `failed ${version}`, error: 'download', detail };
   }
-  if (received !== size) {
-    abandon();
-    return fail(`failed ${version}`, 'size', `${received} bytes received, the manifest says ${size}`);
-  }
+  if (received !== size) return { ok: false, lastOta: `failed ${version}`, error: 'size', detail: `${received} bytes received, the manifest says ${size}` };
+  return { ok: true, hash };
+}
 
+/** Checks the digest (sha-fail) and the signature over it (sig-fail), then closes the slot. */
+function verify(d: InstallDeps, c: Candidate, writer: SlotWriter, hash: SlotHash): { ok: true; digest: string; key: TrustedKey } | Failure {
+  const version = c.manifest.version;
   d.onPhase('verifying');
   const digest = toHex(hash.digest());
-  if (digest !== c.variant.sha256) {
-    abandon();
-    return fail('sha-fail', null, `SHA-256 ${digest} is not the manifest's ${c.variant.sha256}`);
-  }
+  if (digest !== c.variant.sha256) return { ok: false, lastOta: 'sha-fail', error: null, detail: `SHA-256 ${digest} is not the manifest's ${c.variant.sha256}` };
   // The signature covers the digest of what we downloaded, not the manifest's claim.
   const key = verifySignature(signedMessage(c.manifest.schema, version, c.key, digest), c.variant.signature, d.keys, d.sha256, d.p256);
-  if (!key) {
-    abandon();
-    return fail('sig-fail', null, `no trusted key signed ${version} for ${c.key}`);
-  }
+  if (!key) return { ok: false, lastOta: 'sig-fail', error: null, detail: `no trusted key signed ${version} for ${c.key}` };
   try {
     writer.end();
   } catch (e) {
-    abandon();
-    return fail(`failed ${version}`, 'flash', `the flash refused the image: ${String(e)}`);
+    return { ok: false, lastOta: `failed ${version}`, error: 'flash', detail: `the flash refused the image: ${String(e)}` };
   }
-  log.info('ota', `${version} verified (sha256 ${digest.slice(0, 16)}..., signed by ${key.id})`);
-  if (dry) {
-    guard.setLastOta(`verified ${version}`);
-    return { kind: 'verified', version };
-  }
+  return { ok: true, digest, key };
+}
 
+/** Arms the guard and selects the new slot; the caller restarts. */
+async function flip(d: InstallDeps, version: string, running: 0 | 1, slot: 0 | 1): Promise<InstallOutcome> {
+  const { hal, guard, log } = d;
   guard.arm(version, running);
   await d.hold('armed');
   try {
