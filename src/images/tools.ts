@@ -71,67 +71,134 @@ function apiError(status: number, body: Uint8Array): ToolResult {
   return fail('http', `The image service answered ${status}: ${message}`);
 }
 
-export async function generate(d: ImageDeps, a: Record<string, unknown>, caller: ToolCaller): Promise<ToolResult> {
-  const { store } = d;
+/** What image.generate was asked for, its defaults filled in and checked. */
+interface ImageRequest {
+  key: string;
+  prompt: string;
+  project: string;
+  name: string;
+  model: string;
+  size: string;
+  quality: string;
+}
+
+/** Checks the arguments (and that there is a key to send): the request, or the refusal to answer with. */
+function readRequest(d: ImageDeps, a: Record<string, unknown>): { ok: true; req: ImageRequest } | { ok: false; result: ToolResult } {
+  const refuse = (code: string, message: string): { ok: false; result: ToolResult } => ({ ok: false, result: fail(code, message) });
   const key = d.key();
-  if (!key) return fail('unavailable', 'No image-capable provider key is set (an OpenAI key, on the web page).');
-  if (isPlainHttp(IMAGE_URL)) return fail('config', 'refusing to send the key over plain http');
+  if (!key) return refuse('unavailable', 'No image-capable provider key is set (an OpenAI key, on the web page).');
+  if (isPlainHttp(IMAGE_URL)) return refuse('config', 'refusing to send the key over plain http');
   const prompt = str(a, 'prompt') ?? '';
-  if (!prompt) return fail('bad-arguments', 'image.generate: prompt is empty.');
+  if (!prompt) return refuse('bad-arguments', 'image.generate: prompt is empty.');
   const project = str(a, 'project') || DEFAULT_PROJECT;
   const badProject = checkProject(project);
-  if (badProject) return fail('bad-arguments', `image.generate: ${badProject}.`);
+  if (badProject) return refuse('bad-arguments', `image.generate: ${badProject}.`);
   let name = str(a, 'name') || `image-${toHex(randomBytes(d.random, 3))}.png`;
   if (!extensionOf(name)) name = `${name.slice(0, NAME_MAX - 4)}.png`;
-  if (extensionOf(name) !== 'png') return fail('bad-arguments', 'image.generate: the name must end in .png (the image is a PNG).');
+  if (extensionOf(name) !== 'png') return refuse('bad-arguments', 'image.generate: the name must end in .png (the image is a PNG).');
   const badName = checkName(name);
-  if (badName) return fail('bad-arguments', `image.generate: ${badName}.`);
+  if (badName) return refuse('bad-arguments', `image.generate: ${badName}.`);
   const model = str(a, 'model') || d.catalog.modelFor(IMAGE_PROVIDER, 'image') || 'gpt-image-1-mini';
   const entry = d.catalog.find(IMAGE_PROVIDER, model);
   if (!entry || !entry.roles.includes('image')) {
     const images = d.catalog.models(IMAGE_PROVIDER).filter((m) => m.roles.includes('image')).map((m) => m.id);
-    return fail('bad-arguments', `image.generate: ${model} does not make images; image models: ${images.join(', ') || 'none'}.`);
+    return refuse('bad-arguments', `image.generate: ${model} does not make images; image models: ${images.join(', ') || 'none'}.`);
   }
-  const size = str(a, 'size') || '1024x1024';
-  const quality = str(a, 'quality') || 'low';
+  return { ok: true, req: { key, prompt, project, name, model, size: str(a, 'size') || '1024x1024', quality: str(a, 'quality') || 'low' } };
+}
+
+function filesFailure(e: unknown): ToolResult {
+  return e instanceof FilesError ? fail(e.code, e.message) : fail('internal', errorMessage(e));
+}
+
+/**
+ * The answer as it arrives: a success's b64_json decoded into the part file
+ * (its first bytes kept for the PNG check, its size held to the limit and
+ * the store's room), the base64 kept for describe, an error's body kept apart.
+ */
+class ImageReceiver {
+  status = 0;
+  problem: ToolResult | null = null;
+  readonly head = new Uint8Array(8);
+  total = 0;
+  readonly stream: B64ValueStream;
+  readonly b64: Uint8Array[] = [];
+  b64Size = 0;
+  private readonly errorBody: Uint8Array[] = [];
+  private errorSize = 0;
+
+  constructor(
+    private readonly writer: PartWriter,
+    private readonly room: number,
+    private readonly keepB64: boolean,
+  ) {
+    this.stream = new B64ValueStream((bytes) => this.decoded(bytes));
+  }
+
+  private decoded(bytes: Uint8Array): void {
+    if (this.problem) return;
+    for (let i = 0; i < bytes.length && this.total + i < 8; i++) this.head[this.total + i] = bytes[i]!;
+    this.total += bytes.length;
+    if (this.total > IMAGE_MAX) this.problem = fail('too-large', `The image is over ${IMAGE_MAX} bytes.`);
+    else if (this.total > this.room) this.problem = fail('quota', 'The image does not fit in the file store; remove files or use a larger card.');
+    else {
+      try {
+        this.writer.write(bytes);
+      } catch (e) {
+        this.problem = filesFailure(e);
+      }
+    }
+  }
+
+  /** A piece of the answer's body; false stops the download. */
+  body(chunk: Uint8Array): boolean {
+    if (this.status < 200 || this.status > 299) {
+      if (this.errorSize < ERROR_KEEP) {
+        this.errorBody.push(chunk);
+        this.errorSize += chunk.length;
+      }
+      return true;
+    }
+    this.stream.feed(chunk);
+    if (this.keepB64 && this.b64Size <= DESCRIBE_MAX_B64) {
+      this.b64.push(chunk);
+      this.b64Size += chunk.length;
+    }
+    return this.problem === null && this.stream.error === null;
+  }
+
+  /** Why the answer is not a saved image yet (null: a whole PNG is in the part file). */
+  refusal(res: { ok: true } | { ok: false; error: string }): ToolResult | null {
+    if (this.problem) return this.problem;
+    if (!res.ok) return fail(res.error === 'timeout' ? 'timeout' : 'transport', `The image service could not be reached (${res.error}).`);
+    if (this.status < 200 || this.status > 299) return apiError(this.status, concatBytes(this.errorBody));
+    if (this.stream.error) return fail('malformed', `The image service answered something unreadable (${this.stream.error}).`);
+    if (!this.stream.done || this.total < 8) return fail('malformed', 'The image service answered without an image.');
+    if (!PNG_MAGIC.every((b, i) => this.head[i] === b)) return fail('malformed', 'The image service answered with something that is not a PNG.');
+    return null;
+  }
+}
+
+export async function generate(d: ImageDeps, a: Record<string, unknown>, caller: ToolCaller): Promise<ToolResult> {
+  const { store } = d;
+  const asked = readRequest(d, a);
+  if (!asked.ok) return asked.result;
+  const { key, prompt, project, name, model, size, quality } = asked.req;
   try {
     store.requireCard();
     if (store.room() <= 0) throw new FilesError('quota', 'The file store is full: remove files or use a larger card.');
   } catch (e) {
-    return e instanceof FilesError ? fail(e.code, e.message) : fail('internal', errorMessage(e));
+    return filesFailure(e);
   }
-
   const part = `${INCOMING}/img-${toHex(randomBytes(d.random, 4))}.png`;
   let writer: PartWriter;
   try {
     writer = store.beginPart(part);
   } catch (e) {
-    return e instanceof FilesError ? fail(e.code, e.message) : fail('internal', errorMessage(e));
+    return filesFailure(e);
   }
-  let status = 0;
-  const errorBody: Uint8Array[] = [];
-  let errorSize = 0;
-  const head = new Uint8Array(8);
-  let total = 0;
-  let problem: ToolResult | null = null;
   const keepB64 = a['describe'] === true;
-  const b64: Uint8Array[] = [];
-  let b64Size = 0;
-  const room = store.room();
-  const stream = new B64ValueStream((bytes) => {
-    if (problem) return;
-    for (let i = 0; i < bytes.length && total + i < 8; i++) head[total + i] = bytes[i]!;
-    total += bytes.length;
-    if (total > IMAGE_MAX) problem = fail('too-large', `The image is over ${IMAGE_MAX} bytes.`);
-    else if (total > room) problem = fail('quota', 'The image does not fit in the file store; remove files or use a larger card.');
-    else {
-      try {
-        writer.write(bytes);
-      } catch (e) {
-        problem = e instanceof FilesError ? fail(e.code, e.message) : fail('internal', errorMessage(e));
-      }
-    }
-  });
+  const got = new ImageReceiver(writer, store.room(), keepB64);
   const res = await d.client.request({
     method: 'POST',
     url: IMAGE_URL,
@@ -139,34 +206,15 @@ export async function generate(d: ImageDeps, a: Record<string, unknown>, caller:
     body: stringify({ model, prompt, n: 1, size, quality, output_format: 'png' }),
     timeoutMs: GENERATE_MS,
     onHead: (s) => {
-      status = s;
+      got.status = s;
     },
-    onBody: (chunk) => {
-      if (status < 200 || status > 299) {
-        if (errorSize < ERROR_KEEP) {
-          errorBody.push(chunk);
-          errorSize += chunk.length;
-        }
-        return true;
-      }
-      stream.feed(chunk);
-      if (keepB64 && b64Size <= DESCRIBE_MAX_B64) {
-        b64.push(chunk);
-        b64Size += chunk.length;
-      }
-      return problem === null && stream.error === null;
-    },
+    onBody: (chunk) => got.body(chunk),
   });
-  const finish = (r: ToolResult): ToolResult => {
+  const refused = got.refusal(res);
+  if (refused) {
     writer.abort();
-    return r;
-  };
-  if (problem) return finish(problem);
-  if (!res.ok) return finish(fail(res.error === 'timeout' ? 'timeout' : 'transport', `The image service could not be reached (${res.error}).`));
-  if (status < 200 || status > 299) return finish(apiError(status, concatBytes(errorBody)));
-  if (stream.error) return finish(fail('malformed', `The image service answered something unreadable (${stream.error}).`));
-  if (!stream.done || total < 8) return finish(fail('malformed', 'The image service answered without an image.'));
-  if (!PNG_MAGIC.every((b, i) => head[i] === b)) return finish(fail('malformed', 'The image service answered with something that is not a PNG.'));
+    return refused;
+  }
   let saved;
   try {
     writer.commit();
@@ -178,14 +226,13 @@ export async function generate(d: ImageDeps, a: Record<string, unknown>, caller:
     } catch {
       // cleared at the next start
     }
-    return e instanceof FilesError ? fail(e.code, e.message) : fail('internal', errorMessage(e));
+    return filesFailure(e);
   }
   d.log.info('images', `image saved as ${saved.project}/${saved.name} (${saved.size} bytes, ${model}, ${quality})`);
   const lines = [`Saved ${saved.project}/${saved.name} (PNG, ${saved.size} bytes; ${model}, ${size}, quality ${quality}).`];
-  if (keepB64) lines.push(await describe(d, key, concatBytes(b64), b64Size > DESCRIBE_MAX_B64));
+  if (keepB64) lines.push(await describe(d, key, concatBytes(got.b64), got.b64Size > DESCRIBE_MAX_B64));
   return ok(lines.join('\n'));
 }
-
 
 /** Asks the provider's default model to describe the image (its base64 from the answer body). */
 async function describe(d: ImageDeps, key: string, body: Uint8Array, tooLarge: boolean): Promise<string> {
