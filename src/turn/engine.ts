@@ -30,6 +30,7 @@ import type { ToolCaller, ToolResult } from '../core/tools/types.ts';
 import type { ToolRegistry } from '../core/tools/registry.ts';
 import type { CapName, ProviderChoice, ProviderErrorKind, RoundRequest, RoundSender, ToolDef, TranscriptItem, TurnOutcome, TurnRequest } from '../contracts/index.ts';
 import { CANCELLED, TurnGate } from './gate.ts';
+import { afterFailure, failureReply, type Tries } from './failover.ts';
 import { ReplyFeed, type ReplyListener } from './reply-feed.ts';
 import { buildTurnSchema } from './schema.ts';
 import { turnPromptDoc } from './promptdoc.ts';
@@ -37,6 +38,7 @@ import { parseTurn } from './parse.ts';
 import type { Turn } from '../contracts/index.ts';
 
 export type { CapName, ProviderChoice, RoundSender, TurnOrigin, TurnOutcome, TurnRequest } from '../contracts/index.ts';
+export { TRANSPORTISH } from './failover.ts';
 import { DEFAULT_BUDGET, type Assembled, type PromptBlocks } from '../prompt/index.ts';
 import { utf8Length } from '../util/utf8.ts';
 import { errorMessage, stringify } from '../util/json.ts';
@@ -92,8 +94,13 @@ type LoopResult =
   | { kind: 'error'; error: ProviderErrorKind | 'cap' | 'parse'; message: string }
   | { kind: 'cancelled' };
 
-/** Failures retried once on the same provider before switching (midFail on); read by GET /api/fallbacks. */
-export const TRANSPORTISH: readonly ProviderErrorKind[] = ['transport', 'timeout', 'http', 'malformed'];
+/** What a turn counts across its attempts (the outcome carries them). */
+interface TurnStats {
+  rounds: number;
+  toolCalls: number;
+  switches: number;
+  cap: CapName | null;
+}
 
 function transcriptBytes(t: readonly TranscriptItem[]): number {
   let n = 0;
@@ -272,75 +279,65 @@ export class TurnEngine {
     // The prompt's stable part and its changing part as two system items: the wire marks the end of the first cacheable.
     const system = (): TranscriptItem[] => [prompt.stable, prompt.volatile].filter((t) => t !== '').map((text): TranscriptItem => ({ kind: 'system', text }));
     const fresh = (): TranscriptItem[] => [...system(), { kind: 'user', text: userText }];
-    const caller = this.caller(req);
-    const tools = this.toolDefs(caller);
-    const stats = { rounds: 0, toolCalls: 0, switches: 0, cap: null as CapName | null };
-    const midFail = this.deps.midFail();
-    let index = 0;
-    let transcript = fresh();
-    let sameHostRetried = false;
-    let freshRetried = false;
-    let overflowRetried = false;
-    let result: LoopResult;
-    const feed = new ReplyFeed(req, () => gate.cancelled, this.replyListeners, (m) => log.warn('turn', m));
-    for (;;) {
-      const choice = chain[index]!;
-      result = await this.loop(choice, transcript, tools, caller, started, stats, gate, feed);
-      if (result.kind === 'cancelled') return this.cancelled(req, pending, log);
-      // A refusal is the model's answer: no other host or provider is asked.
-      if (result.kind === 'turn' || result.error === 'parse' || result.error === 'cap' || result.error === 'refused') break;
-      log.warn('turn', `${choice.label}: ${result.error}: ${result.message}`);
-      if (result.error === 'context-overflow' && !overflowRetried) {
-        // Too long for the model: start a fresh thread and have the chat folded soon.
-        overflowRetried = true;
-        this.deps.foldDue(req.chat);
-        transcript = fresh();
-        continue;
-      }
-      const next = chain[index + 1];
-      const canSwitch = next !== undefined && stats.switches < MAX_SWITCHES;
-      if (midFail) {
-        if (TRANSPORTISH.includes(result.error as ProviderErrorKind) && !sameHostRetried) {
-          sameHostRetried = true;
-          continue;
-        }
-        if (!canSwitch) break;
-        // Progress carries over: the shared transcript, minus what only the old dialect reads.
-        transcript = transcript.filter((t) => t.kind !== 'opaque');
-      } else {
-        if (stats.toolCalls > 0) break;
-        if (!freshRetried) {
-          freshRetried = true;
-          transcript = fresh();
-          continue;
-        }
-        if (!canSwitch) break;
-        transcript = fresh();
-      }
-      index++;
-      stats.switches++;
-      sameHostRetried = false;
-      const note = `I switched from ${choice.label} to ${next!.label} because ${choice.label} failed (${result.error}); the work so far carries over.`;
-      this.deps.notify(`switch:${req.chat}:${started}:${stats.switches}`, note);
-      log.info('turn', note);
-    }
+    const ran = await this.attempts(req, gate, chain, fresh, started);
+    if (ran === null) return this.cancelled(req, pending, log);
+    const { result, index, stats } = ran;
     const choice = chain[index]!;
-    const servedBy =
-      result.kind !== 'turn' ? null : index > 0 ? `served by ${choice.provider} ${choice.model}` : choice.note ? `served by ${choice.provider} ${choice.model}: ${choice.note}` : null;
     if (result.kind === 'error') {
-      const reply =
-        result.error === 'cap'
-          ? `Sorry, I could not finish that within my limits (${stats.cap ?? 'limit'}). Please try a smaller request.`
-          : result.error === 'parse'
-            ? 'Sorry, the model answered in a form I could not read. Please ask again.'
-            : result.error === 'refused'
-              ? `Sorry, ${choice.label} declined to answer that.`
-            : `Sorry, I could not reach a model provider (${result.error}). Please try again later.`;
+      const reply = failureReply(result.error, stats.cap, choice.label);
       req.deliver?.(reply, '');
       if (!req.housekeeping) this.deps.remember(req.chat, 'creator', req.text);
       return this.outcome({ status: 'error', reply, error: `${result.error}: ${result.message}`, provider: choice.provider, model: choice.model, ...stats });
     }
     if (gate.cancelled) return this.cancelled(req, pending, log);
+    return this.finishTurn(req, gate, choice, index, result, stats, started);
+  }
+
+  /** Runs the turn on the chain's providers by the failover rules (failover.ts); null when it was cancelled. */
+  private async attempts(
+    req: TurnRequest,
+    gate: TurnGate,
+    chain: readonly ProviderChoice[],
+    fresh: () => TranscriptItem[],
+    started: number,
+  ): Promise<{ result: Exclude<LoopResult, { kind: 'cancelled' }>; index: number; stats: TurnStats } | null> {
+    const { log } = this.deps;
+    const caller = this.caller(req);
+    const tools = this.toolDefs(caller);
+    const stats: TurnStats = { rounds: 0, toolCalls: 0, switches: 0, cap: null };
+    const midFail = this.deps.midFail();
+    const tries: Tries = { sameHost: false, fresh: false, overflow: false };
+    let index = 0;
+    let transcript = fresh();
+    const feed = new ReplyFeed(req, () => gate.cancelled, this.replyListeners, (m) => log.warn('turn', m));
+    for (;;) {
+      const choice = chain[index]!;
+      const result = await this.loop(choice, transcript, tools, caller, started, stats, gate, feed);
+      if (result.kind === 'cancelled') return null;
+      // A refusal is the model's answer: no other host or provider is asked.
+      if (result.kind === 'turn' || result.error === 'parse' || result.error === 'cap' || result.error === 'refused') return { result, index, stats };
+      log.warn('turn', `${choice.label}: ${result.error}: ${result.message}`);
+      const next = chain[index + 1];
+      const step = afterFailure(result.error, tries, { midFail, canSwitch: next !== undefined && stats.switches < MAX_SWITCHES, toolCalls: stats.toolCalls });
+      if (step === 'stop') return { result, index, stats };
+      // Too long for the model: start a fresh thread and have the chat folded soon.
+      if (step === 'overflow') this.deps.foldDue(req.chat);
+      // Progress carries over on a switch: the shared transcript, minus what only the old dialect reads.
+      if (step !== 'same') transcript = step === 'switch' ? transcript.filter((t) => t.kind !== 'opaque') : fresh();
+      if (step === 'same' || step === 'fresh' || step === 'overflow') continue;
+      index++;
+      stats.switches++;
+      tries.sameHost = false;
+      const note = `I switched from ${choice.label} to ${next!.label} because ${choice.label} failed (${result.error}); the work so far carries over.`;
+      this.deps.notify(`switch:${req.chat}:${started}:${stats.switches}`, note);
+      log.info('turn', note);
+    }
+  }
+
+  /** A parsed turn: the reply delivered first, the conversation recorded, then the turn applied. */
+  private async finishTurn(req: TurnRequest, gate: TurnGate, choice: ProviderChoice, index: number, result: { turn: Turn; json: string }, stats: TurnStats, started: number): Promise<TurnOutcome> {
+    const { hal, log } = this.deps;
+    const servedBy = index > 0 ? `served by ${choice.provider} ${choice.model}` : choice.note ? `served by ${choice.provider} ${choice.model}: ${choice.note}` : null;
     const turn = result.turn;
     gate.commit();
     const reply = servedBy ? `${turn.reply}\n\n(${servedBy})` : turn.reply;
