@@ -8,7 +8,7 @@
 // tracks).
 
 import type { Kernel } from '../core/kernel.ts';
-import type { Upload } from '../core/upload-route.ts';
+import type { FileHead, Upload, UploadedFile } from '../core/upload-route.ts';
 import { HalError, type SdCard, type SdFile } from '../hal/index.ts';
 import { errorResponse, jsonResponse } from '../net/http/errors.ts';
 import type { HttpResponse } from '../net/http/types.ts';
@@ -44,103 +44,122 @@ export function clearUploadLeftovers(sd: SdCard): void {
 /** Makes one Upload per request; each writes its own temporary file. */
 export function musicUploads(k: Kernel, music: MusicPlayer, card: MusicOptions['card']): () => Upload {
   let serial = 0;
-  return () => {
-    const sd = k.hal.sd;
-    const temp = `${MUSIC_DIR}/${TEMP_PREFIX}${++serial}.part`;
-    let out: SdFile | null = null;
-    let created = false;
-    let name = '';
-    let free: number | null = null;
-    let expected: number | null = null;
-    let written = 0;
+  return () => new MusicUpload(k, music, card, `${MUSIC_DIR}/${TEMP_PREFIX}${++serial}.part`);
+}
 
-    const drop = (): void => {
-      if (out) {
-        try {
-          out.close();
-        } catch {
-          // the card is gone: nothing to close
-        }
-        out = null;
-      }
-      if (!created) return;
-      created = false;
+class MusicUpload implements Upload {
+  private readonly sd: SdCard;
+  private out: SdFile | null = null;
+  private created = false;
+  private name = '';
+  private free: number | null = null;
+  private expected: number | null = null;
+  private written = 0;
+
+  constructor(
+    private readonly k: Kernel,
+    private readonly music: MusicPlayer,
+    private readonly card: MusicOptions['card'],
+    private readonly temp: string,
+  ) {
+    this.sd = k.hal.sd;
+  }
+
+  private drop(): void {
+    if (this.out) {
       try {
-        sd.remove(temp);
+        this.out.close();
       } catch {
-        // a pulled card: removed when the card is next used
+        // the card is gone: nothing to close
       }
-    };
-    const full = (size: number): HttpResponse => errorResponse(409, 'card-full', `The SD card is full: ${name} (${size} bytes) did not fit.`);
-    const failed = (e: unknown, size: number): HttpResponse => {
-      drop();
-      if (e instanceof HalError && e.code === 'ENOSPC') return full(size);
-      if (e instanceof HalError && e.code === 'ENOCARD') return errorResponse(409, 'no-card', 'The SD card was removed during the upload; nothing was added.');
-      throw e;
-    };
+      this.out = null;
+    }
+    if (!this.created) return;
+    this.created = false;
+    try {
+      this.sd.remove(this.temp);
+    } catch {
+      // a pulled card: removed when the card is next used
+    }
+  }
 
-    return {
-      file(part, size) {
-        drop();
-        written = 0;
-        expected = size;
-        const lower = part.filename.toLowerCase();
-        const safe = musicName(part.filename);
-        if (!lower.endsWith('.wav') && !lower.endsWith('.mp3')) return errorResponse(415, 'not-music', `${part.filename}: only .wav and .mp3 files can be added.`);
-        if (!safe) return errorResponse(400, 'bad-name', `${part.filename}: the name may have at most 64 letters, digits, spaces and ( ) ' & , . - _ characters.`);
-        name = safe;
-        const state = card.probe();
-        if (state.tier === 'none') return errorResponse(409, 'no-card', 'No SD card: music is kept on the card. Insert one and try again.');
-        if (state.tier === 'unsupported') return errorResponse(409, 'unsupported', 'The SD card is under 1 GB, which is not supported: music cannot be added to it.');
-        free = state.freeBytes;
-        if (size !== null && free !== null && size > free) return full(size);
-        try {
-          sd.mkdir(MUSIC_DIR);
-          out = sd.open(temp, 'w');
-          created = true;
-        } catch (e) {
-          return failed(e, size ?? 0);
-        }
-        return null;
-      },
-      data(bytes) {
-        if (!out) return null;
-        written += bytes.length;
-        if (free !== null && written > free) {
-          drop();
-          return full(Math.max(written, expected ?? 0));
-        }
-        try {
-          for (let at = 0; at < bytes.length; at += WRITE_CHUNK) out.write(bytes.subarray(at, Math.min(bytes.length, at + WRITE_CHUNK)));
-        } catch (e) {
-          return failed(e, Math.max(written, expected ?? 0));
-        }
-        return null;
-      },
-      end(_fields, file) {
-        if (!file || !out) {
-          drop();
-          return errorResponse(400, 'no-file', 'Send the track as the multipart field "file".');
-        }
-        const path = `${MUSIC_DIR}/${name}`;
-        try {
-          out.sync();
-          out.close();
-          out = null;
-          const r = recognise(name, (o, l) => sd.read(temp, o, l), written);
-          if (!r.ok) {
-            drop();
-            return errorResponse(415, 'not-music', `${name} cannot play (${r.reason}): only 16-bit PCM WAV and MP3 files can be added.`);
-          }
-          sd.rename(temp, path);
-          created = false;
-          k.log.info('music', `added ${name} (${written} bytes)`);
-          return jsonResponse({ name, size: written, kind: r.info.kind, playable: r.info.kind === 'wav' || music.canMp3() });
-        } catch (e) {
-          return failed(e, written);
-        }
-      },
-      abort: drop,
-    };
-  };
+  private full(size: number): HttpResponse {
+    return errorResponse(409, 'card-full', `The SD card is full: ${this.name} (${size} bytes) did not fit.`);
+  }
+
+  private failed(e: unknown, size: number): HttpResponse {
+    this.drop();
+    if (e instanceof HalError && e.code === 'ENOSPC') return this.full(size);
+    if (e instanceof HalError && e.code === 'ENOCARD') return errorResponse(409, 'no-card', 'The SD card was removed during the upload; nothing was added.');
+    throw e;
+  }
+
+  file(part: FileHead, size: number | null): HttpResponse | null {
+    this.drop();
+    this.written = 0;
+    this.expected = size;
+    const lower = part.filename.toLowerCase();
+    const safe = musicName(part.filename);
+    if (!lower.endsWith('.wav') && !lower.endsWith('.mp3')) return errorResponse(415, 'not-music', `${part.filename}: only .wav and .mp3 files can be added.`);
+    if (!safe) return errorResponse(400, 'bad-name', `${part.filename}: the name may have at most 64 letters, digits, spaces and ( ) ' & , . - _ characters.`);
+    this.name = safe;
+    const state = this.card.probe();
+    if (state.tier === 'none') return errorResponse(409, 'no-card', 'No SD card: music is kept on the card. Insert one and try again.');
+    if (state.tier === 'unsupported') return errorResponse(409, 'unsupported', 'The SD card is under 1 GB, which is not supported: music cannot be added to it.');
+    this.free = state.freeBytes;
+    if (size !== null && this.free !== null && size > this.free) return this.full(size);
+    try {
+      this.sd.mkdir(MUSIC_DIR);
+      this.out = this.sd.open(this.temp, 'w');
+      this.created = true;
+    } catch (e) {
+      return this.failed(e, size ?? 0);
+    }
+    return null;
+  }
+
+  data(bytes: Uint8Array): HttpResponse | null {
+    const out = this.out;
+    if (!out) return null;
+    this.written += bytes.length;
+    if (this.free !== null && this.written > this.free) {
+      this.drop();
+      return this.full(Math.max(this.written, this.expected ?? 0));
+    }
+    try {
+      for (let at = 0; at < bytes.length; at += WRITE_CHUNK) out.write(bytes.subarray(at, Math.min(bytes.length, at + WRITE_CHUNK)));
+    } catch (e) {
+      return this.failed(e, Math.max(this.written, this.expected ?? 0));
+    }
+    return null;
+  }
+
+  end(_fields: Map<string, string>, file: UploadedFile | null): HttpResponse {
+    const { sd, name, temp } = this;
+    if (!file || !this.out) {
+      this.drop();
+      return errorResponse(400, 'no-file', 'Send the track as the multipart field "file".');
+    }
+    const path = `${MUSIC_DIR}/${name}`;
+    try {
+      this.out.sync();
+      this.out.close();
+      this.out = null;
+      const r = recognise(name, (o, l) => sd.read(temp, o, l), this.written);
+      if (!r.ok) {
+        this.drop();
+        return errorResponse(415, 'not-music', `${name} cannot play (${r.reason}): only 16-bit PCM WAV and MP3 files can be added.`);
+      }
+      sd.rename(temp, path);
+      this.created = false;
+      this.k.log.info('music', `added ${name} (${this.written} bytes)`);
+      return jsonResponse({ name, size: this.written, kind: r.info.kind, playable: r.info.kind === 'wav' || this.music.canMp3() });
+    } catch (e) {
+      return this.failed(e, this.written);
+    }
+  }
+
+  abort(): void {
+    this.drop();
+  }
 }
