@@ -55,6 +55,60 @@ export interface LoadResult {
   records: number;
 }
 
+/** One load's progress through the snapshot and the journal. */
+interface LoadState {
+  dims: number;
+  records: number;
+  torn: boolean;
+  old: boolean;
+  /** A format 1 snapshot's records, waiting for the matrix block that follows them. */
+  meta: MemRecord[] | null;
+}
+
+type ReadOptions = Parameters<typeof readForward>[3];
+
+/** A file's header payload: true when it is one (a format other than this one marks the file old). */
+function readHeader(s: LoadState, p: Uint8Array): boolean {
+  const d = decodePayload(p, 0);
+  if (!d || d.op !== OP_HEADER) return false;
+  if (d.header.v !== FORMAT) s.old = true;
+  return true;
+}
+
+/** One change record of either file (1 snapshot, 2 journal) handed to the handlers; false when it does not decode. */
+function applyPayload(s: LoadState, h: LoadHandlers, payload: Uint8Array, file: 1 | 2, at: number): boolean {
+  if (payload[0] === OP_RECORD) {
+    const d = decodeRecord(payload);
+    if (!d) return false;
+    h.record(d, { file, off: at + d.coldAt, len: d.coldLength });
+    s.records++;
+    return true;
+  }
+  if (payload[0] === OP_META) {
+    s.meta = decodeMetaBlock(payload);
+    s.old = true;
+    return s.meta !== null;
+  }
+  if (payload[0] === OP_MATRIX) {
+    const recs = s.meta;
+    const dims = s.dims;
+    if (!recs || payload.length !== 1 + recs.length * dims) return false;
+    for (let i = 0; i < recs.length; i++) h.legacy(recs[i]!, new Int8Array(payload.buffer, payload.byteOffset + 1 + i * dims, dims), dims);
+    s.records += recs.length;
+    s.meta = null;
+    return true;
+  }
+  const d = decodePayload(payload, s.dims);
+  if (!d) return false;
+  if (d.op === OP_PUT) {
+    s.old = true;
+    h.legacy(d.rec, d.vec, s.dims);
+    s.records++;
+  } else if (d.op === OP_DELETE) h.remove(d.id);
+  else if (d.op === OP_FLUSH) h.flush(d.keep);
+  return true;
+}
+
 export class VectorFile implements TextSource {
   private gen = 0;
   private emb: EmbeddingConfig | null = null;
@@ -85,95 +139,63 @@ export class VectorFile implements TextSource {
     this.sd.mkdir(this.dir);
     this.gen = 0;
     this.emb = null;
-    let dims = 0;
-    let records = 0;
-    let torn = false;
-    let old = false;
+    const s: LoadState = { dims: 0, records: 0, torn: false, old: false, meta: null };
     const opts = { sha: this.sha, window: READ_WINDOW, maxPayload: MAX_PAYLOAD };
-    let meta: MemRecord[] | null = null;
-    const apply = (payload: Uint8Array, file: 1 | 2, at: number): boolean => {
-      if (payload[0] === OP_RECORD) {
-        const d = decodeRecord(payload);
-        if (!d) return false;
-        h.record(d, { file, off: at + d.coldAt, len: d.coldLength });
-        records++;
-        return true;
-      }
-      if (payload[0] === OP_META) {
-        meta = decodeMetaBlock(payload);
-        old = true;
-        return meta !== null;
-      }
-      if (payload[0] === OP_MATRIX) {
-        const recs: MemRecord[] | null = meta;
-        if (!recs || payload.length !== 1 + recs.length * dims) return false;
-        for (let i = 0; i < recs.length; i++) h.legacy(recs[i]!, new Int8Array(payload.buffer, payload.byteOffset + 1 + i * dims, dims), dims);
-        records += recs.length;
-        meta = null;
-        return true;
-      }
-      const d = decodePayload(payload, dims);
-      if (!d) return false;
-      if (d.op === OP_PUT) {
-        old = true;
-        h.legacy(d.rec, d.vec, dims);
-        records++;
-      } else if (d.op === OP_DELETE) h.remove(d.id);
-      else if (d.op === OP_FLUSH) h.flush(d.keep);
-      return true;
-    };
-    const header = (p: Uint8Array): boolean => {
-      const d = decodePayload(p, 0);
-      if (!d || d.op !== OP_HEADER) return false;
-      if (d.header.v !== FORMAT) old = true;
-      return true;
-    };
-    let first = true;
-    const snap = readForward(this.sd, this.path(SNAP), 0, { ...opts, maxPayload: MAX_BLOCK }, (p, start) => {
-      if (first) {
-        first = false;
-        const d = decodePayload(p, 0);
-        if (!d || d.op !== OP_HEADER || !header(p)) return (torn = true), false;
-        this.gen = d.header.gen;
-        this.emb = d.header.emb;
-        dims = d.header.emb.dims;
-        h.begin(this.emb);
-        return true;
-      }
-      const okay = apply(p, 1, start + 8);
-      if (!okay) torn = true;
-      return okay;
-    });
-    this.snapshotBytes = snap.end;
-    if (snap.torn) torn = true;
-    // The journal of this generation starts with its own header (it may exist without a snapshot).
-    first = true;
-    let journalGen = -1;
-    const jr = readForward(this.sd, this.journal(), 0, opts, (p, start) => {
-      if (first) {
-        first = false;
-        const d = decodePayload(p, 0);
-        if (!d || d.op !== OP_HEADER || !header(p)) return false;
-        journalGen = d.header.gen;
-        if (this.emb === null) {
-          this.emb = d.header.emb;
-          dims = d.header.emb.dims;
-          h.begin(this.emb);
-        }
-        return d.header.gen === this.gen && d.header.emb.dims === dims;
-      }
-      const okay = apply(p, 2, start + 8);
-      if (!okay) torn = true;
-      return okay;
-    });
-    if (jr.torn || (jr.size > 0 && journalGen !== this.gen)) torn = true;
-    this.journalBytes = jr.end;
+    this.loadSnapshot(s, h, opts);
+    this.loadJournal(s, h, opts);
     // Leftovers of an interrupted compaction, and journals of earlier generations.
     for (const e of this.sd.list(this.dir)) {
       if (e.isDir) continue;
       if (e.name === SNAP_NEW || (JOURNAL_FILE.test(e.name) && e.name !== `jrnl-${this.gen}.bin`)) this.sd.remove(this.path(e.name));
     }
-    return { emb: this.emb, torn, old, records };
+    return { emb: this.emb, torn: s.torn, old: s.old, records: s.records };
+  }
+
+  /** The snapshot: its header names the generation and the embedding, then its records. */
+  private loadSnapshot(s: LoadState, h: LoadHandlers, opts: ReadOptions): void {
+    let first = true;
+    const snap = readForward(this.sd, this.path(SNAP), 0, { ...opts, maxPayload: MAX_BLOCK }, (p, start) => {
+      if (first) {
+        first = false;
+        const d = decodePayload(p, 0);
+        if (!d || d.op !== OP_HEADER || !readHeader(s, p)) return (s.torn = true), false;
+        this.gen = d.header.gen;
+        this.emb = d.header.emb;
+        s.dims = d.header.emb.dims;
+        h.begin(this.emb);
+        return true;
+      }
+      const okay = applyPayload(s, h, p, 1, start + 8);
+      if (!okay) s.torn = true;
+      return okay;
+    });
+    this.snapshotBytes = snap.end;
+    if (snap.torn) s.torn = true;
+  }
+
+  /** The journal of this generation: it starts with its own header (it may exist without a snapshot). */
+  private loadJournal(s: LoadState, h: LoadHandlers, opts: ReadOptions): void {
+    let first = true;
+    let journalGen = -1;
+    const jr = readForward(this.sd, this.journal(), 0, opts, (p, start) => {
+      if (first) {
+        first = false;
+        const d = decodePayload(p, 0);
+        if (!d || d.op !== OP_HEADER || !readHeader(s, p)) return false;
+        journalGen = d.header.gen;
+        if (this.emb === null) {
+          this.emb = d.header.emb;
+          s.dims = d.header.emb.dims;
+          h.begin(this.emb);
+        }
+        return d.header.gen === this.gen && d.header.emb.dims === s.dims;
+      }
+      const okay = applyPayload(s, h, p, 2, start + 8);
+      if (!okay) s.torn = true;
+      return okay;
+    });
+    if (jr.torn || (jr.size > 0 && journalGen !== this.gen)) s.torn = true;
+    this.journalBytes = jr.end;
   }
 
   private header(emb: EmbeddingConfig, gen: number): Uint8Array {
