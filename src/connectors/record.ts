@@ -116,54 +116,11 @@ export function mergeUpsert(fields: Map<string, string>, existing: { record: Con
     ? { ...existing.record }
     : { id, name: id, kind: 'mcp', url: '', connectorId: '', provider: 'any', auth: 'none', scope: '', authorizeUrl: '', tokenUrl: '', clientId: '', redirectUri: '', created: now, updated: now, approved: false };
   const secrets: ConnectorSecrets = existing ? { ...existing.secrets } : {};
-  for (const [name, raw] of fields) {
-    if (name === 'id' || name === 'action' || name === 'token') continue;
-    const key = FIELDS[name];
-    const secret = SECRET_FIELDS[name];
-    if (!key && !secret) return { ok: false, error: `unknown field ${name}` };
-    const v = raw.trim();
-    if (secret) {
-      if (utf8Length(v) > 512 || WHITESPACE.test(v) || CONTROL.test(v)) return { ok: false, error: `${name} is malformed` };
-      if (v === '') delete secrets[secret];
-      else secrets[secret] = v;
-      continue;
-    }
-    (base as unknown as Record<string, string>)[key!] = v;
-  }
+  const unknown = applyFields(fields, base, secrets);
+  if (unknown) return { ok: false, error: unknown };
   const r = base;
-  if (!r.name || utf8Length(r.name) > 31 || CONTROL.test(r.name)) return { ok: false, error: 'name is 1-31 bytes without control characters' };
-  if (!(KINDS as readonly string[]).includes(r.kind)) return { ok: false, error: `kind is ${KINDS.join(' or ')}` };
-  if (!(AUTHS as readonly string[]).includes(r.auth)) return { ok: false, error: `auth is ${AUTHS.join(', ')}` };
-  if (!(CARRIERS as readonly string[]).includes(r.provider)) return { ok: false, error: `provider is ${CARRIERS.join(', ')}` };
-  if (r.kind === 'mcp') {
-    if (!r.url) return { ok: false, error: 'an mcp connector needs url (its server address)' };
-    const bad = httpsUrl(r.url, 'url');
-    if (bad) return { ok: false, error: bad };
-  } else {
-    if (!CONNECTOR_ID.test(r.connectorId)) return { ok: false, error: 'a provider connector needs connector_id (a-z 0-9 _, at most 40)' };
-    if (r.provider === 'any') return { ok: false, error: 'a provider connector names its provider (openai or anthropic)' };
-    if (r.url) {
-      const bad = httpsUrl(r.url, 'url');
-      if (bad) return { ok: false, error: bad };
-    }
-  }
-  if (r.scope && (utf8Length(r.scope) > 256 || !SCOPE.test(r.scope))) return { ok: false, error: 'scope is space-separated printable words, at most 256 bytes' };
-  if (r.auth === 'bearer' && !secrets.bearer) return { ok: false, error: 'auth bearer needs the bearer secret' };
-  if (r.auth === 'oauth') {
-    for (const [k, name] of [
-      ['authorizeUrl', 'authorize_url'],
-      ['tokenUrl', 'token_url'],
-    ] as const) {
-      if (!r[k]) return { ok: false, error: `auth oauth needs ${name}` };
-      const bad = httpsUrl(r[k], name);
-      if (bad) return { ok: false, error: bad };
-    }
-    if (!r.clientId || utf8Length(r.clientId) > 128 || CONTROL.test(r.clientId) || WHITESPACE.test(r.clientId)) return { ok: false, error: 'auth oauth needs client_id (at most 128 bytes, no spaces)' };
-  }
-  if (r.redirectUri) {
-    const bad = httpsUrl(r.redirectUri, 'redirect_uri', true);
-    if (bad) return { ok: false, error: bad };
-  }
+  const bad = checkRecord(r, secrets);
+  if (bad) return { ok: false, error: bad };
   if (r.auth !== 'bearer') delete secrets.bearer;
   if (r.auth !== 'oauth') {
     delete secrets.clientSecret;
@@ -189,6 +146,63 @@ export function mergeUpsert(fields: Map<string, string>, existing: { record: Con
   const changed = !existing || !sameRecord(existing.record, r) || !sameSecrets(existing.secrets, secrets);
   if (changed) r.updated = now;
   return { ok: true, record: r, secrets, changed, created: !existing, signInVoided, approvalVoided };
+}
+
+/** The form's fields into the record and its secrets (an empty secret clears it); the error of an unknown or malformed one. */
+function applyFields(fields: Map<string, string>, base: ConnectorRecord, secrets: ConnectorSecrets): string | null {
+  for (const [name, raw] of fields) {
+    if (name === 'id' || name === 'action' || name === 'token') continue;
+    const key = FIELDS[name];
+    const secret = SECRET_FIELDS[name];
+    if (!key && !secret) return `unknown field ${name}`;
+    const v = raw.trim();
+    if (secret) {
+      if (utf8Length(v) > 512 || WHITESPACE.test(v) || CONTROL.test(v)) return `${name} is malformed`;
+      if (v === '') delete secrets[secret];
+      else secrets[secret] = v;
+      continue;
+    }
+    (base as unknown as Record<string, string>)[key!] = v;
+  }
+  return null;
+}
+
+/** What is wrong with a merged record (its kind's, its sign-in's and its addresses' rules), or null. */
+function checkRecord(r: ConnectorRecord, secrets: ConnectorSecrets): string | null {
+  if (!r.name || utf8Length(r.name) > 31 || CONTROL.test(r.name)) return 'name is 1-31 bytes without control characters';
+  if (!(KINDS as readonly string[]).includes(r.kind)) return `kind is ${KINDS.join(' or ')}`;
+  if (!(AUTHS as readonly string[]).includes(r.auth)) return `auth is ${AUTHS.join(', ')}`;
+  if (!(CARRIERS as readonly string[]).includes(r.provider)) return `provider is ${CARRIERS.join(', ')}`;
+  if (r.kind === 'mcp') {
+    if (!r.url) return 'an mcp connector needs url (its server address)';
+    const bad = httpsUrl(r.url, 'url');
+    if (bad) return bad;
+  } else {
+    if (!CONNECTOR_ID.test(r.connectorId)) return 'a provider connector needs connector_id (a-z 0-9 _, at most 40)';
+    if (r.provider === 'any') return 'a provider connector names its provider (openai or anthropic)';
+    if (r.url) {
+      const bad = httpsUrl(r.url, 'url');
+      if (bad) return bad;
+    }
+  }
+  if (r.scope && (utf8Length(r.scope) > 256 || !SCOPE.test(r.scope))) return 'scope is space-separated printable words, at most 256 bytes';
+  if (r.auth === 'bearer' && !secrets.bearer) return 'auth bearer needs the bearer secret';
+  if (r.auth === 'oauth') {
+    for (const [k, name] of [
+      ['authorizeUrl', 'authorize_url'],
+      ['tokenUrl', 'token_url'],
+    ] as const) {
+      if (!r[k]) return `auth oauth needs ${name}`;
+      const bad = httpsUrl(r[k], name);
+      if (bad) return bad;
+    }
+    if (!r.clientId || utf8Length(r.clientId) > 128 || CONTROL.test(r.clientId) || WHITESPACE.test(r.clientId)) return 'auth oauth needs client_id (at most 128 bytes, no spaces)';
+  }
+  if (r.redirectUri) {
+    const bad = httpsUrl(r.redirectUri, 'redirect_uri', true);
+    if (bad) return bad;
+  }
+  return null;
 }
 
 function sameRecord(a: ConnectorRecord, b: ConnectorRecord): boolean {
