@@ -1,5 +1,7 @@
 // Lint: typescript-eslint's recommended rules everywhere, plus the house rule
 // that src/ (the firmware) stays host-independent and runs on XS.
+import { relative, sep } from 'node:path';
+import { builtinRules } from 'eslint/use-at-your-own-risk';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = [
@@ -138,6 +140,108 @@ const noModuleFrozenObjectWrites = {
   },
 };
 
+/**
+ * Sizes (docs/architecture.md, "Sizes"): no file in src/ over 500 lines, counted raw as
+ * test/unit/repo-checks.test.ts counts them, and no function over 80 lines (blank lines and
+ * comments not counted), except the functions named below. An exception names its file and its
+ * function: a declarative table (a function that returns the array of a subsystem's tools,
+ * routes or console commands: one entry after another, each short) may be as long as its
+ * table; anything else is split into named steps. The temporary ones wait for work under way
+ * elsewhere. A named function that is no longer over the limit (or no longer there) fails the
+ * lint too, so the list only shrinks to what is true.
+ */
+const FILE_MAX_LINES = 500;
+const FUNCTION_MAX_LINES = 80;
+const DECLARATIVE_TABLES = {
+  'src/agents/tools.ts': ['fabricTools'],
+  'src/chat/tools.ts': ['chatTools'],
+  'src/files/routes.ts': ['fileRoutes'],
+  'src/files/tools.ts': ['fileTools'],
+  'src/mcp/fixtures.ts': ['fixtureTools'],
+  'src/memory/console.ts': ['memoryCommands'],
+  'src/memory/routes.ts': ['memoryRoutes'],
+  'src/providers/console.ts': ['wireCommands'],
+  'src/schedule/tools.ts': ['scheduleTools'],
+  'src/wifi/console.ts': ['wifiCommands'],
+};
+// issue 34: split after the web-page accessibility and boot-order work lands
+const TEMPORARY_LONG_FUNCTIONS = {
+  'src/main.ts': ['boot'],
+  'src/web/page/sections/assistant.ts': ['render'],
+  'src/web/page/sections/memory.ts': ['render'],
+  'src/web/page/sections/updates.ts': ['render'],
+};
+
+/** The name a function goes by: its own, its variable's, or its method's or property's key. */
+function functionName(node) {
+  const fn = node.type === 'MethodDefinition' || node.type === 'Property' ? node.value : node;
+  if (fn.id?.name) return fn.id.name;
+  const p = fn.parent;
+  if (p?.type === 'VariableDeclarator' && p.id.type === 'Identifier') return p.id.name;
+  if ((p?.type === 'MethodDefinition' || p?.type === 'Property' || p?.type === 'PropertyDefinition') && p.key.type === 'Identifier') return p.key.name;
+  return null;
+}
+
+/**
+ * desk/max-lines-per-function: ESLint's own max-lines-per-function (it counts), quiet for the
+ * functions its options name by file ({ allow: { 'src/x.ts': ['name'] } }), and failing a named
+ * function that is no longer over the limit.
+ */
+const coreMaxLinesPerFunction = builtinRules.get('max-lines-per-function');
+const maxLinesPerFunction = {
+  meta: {
+    type: 'suggestion',
+    docs: { description: 'max-lines-per-function, with its exceptions named by file and function' },
+    messages: {
+      ...coreMaxLinesPerFunction.meta.messages,
+      stale: "'{{name}}' is named in eslint.config.js as an exception to the {{max}}-line limit, but no function of that name here is over it: take it off the list.",
+    },
+    schema: [
+      {
+        type: 'object',
+        properties: {
+          max: { type: 'integer', minimum: 0 },
+          skipBlankLines: { type: 'boolean' },
+          skipComments: { type: 'boolean' },
+          allow: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+        },
+        additionalProperties: false,
+      },
+    ],
+  },
+  create(context) {
+    const { allow = {}, ...options } = context.options[0] ?? {};
+    const file = relative(context.cwd, context.filename).split(sep).join('/');
+    const allowed = new Set(allow[file] ?? []);
+    const used = new Set();
+    const counting = Object.create(context, {
+      options: { value: [options] },
+      report: {
+        value: (descriptor) => {
+          const name = functionName(descriptor.node);
+          if (name !== null && allowed.has(name)) used.add(name);
+          else context.report(descriptor);
+        },
+      },
+    });
+    const listeners = coreMaxLinesPerFunction.create(counting);
+    return {
+      ...listeners,
+      'Program:exit'(program) {
+        listeners['Program:exit']?.(program);
+        for (const name of allowed) if (!used.has(name)) context.report({ node: program, messageId: 'stale', data: { name, max: options.max } });
+      },
+    };
+  },
+};
+
+/** One file-to-names table from several. */
+function mergeLists(...lists) {
+  const out = {};
+  for (const list of lists) for (const [file, names] of Object.entries(list)) out[file] = [...(out[file] ?? []), ...names];
+  return out;
+}
+
 export default tseslint.config(
   // XS scripts for the runtime's own tests include deliberately broken ones.
   { ignores: ['node_modules/**', 'build/**', '.sim/**', 'test-results/**', 'hosts/sim/runtime/tests/**', 'hosts/esp32/native/*.js', 'hosts/lin/native/*.js'] },
@@ -253,6 +357,18 @@ export default tseslint.config(
           selector: ':function Literal[regex]',
           message: 'Make this regular expression a module constant: XS compiles a literal every time it is evaluated (about 40 us).',
         },
+      ],
+    },
+  },
+  // Sizes: the limits and their named exceptions (above, and docs/architecture.md "Sizes").
+  {
+    files: ['src/**/*.ts'],
+    plugins: { sizes: { rules: { 'max-lines-per-function': maxLinesPerFunction } } },
+    rules: {
+      'max-lines': ['error', { max: FILE_MAX_LINES, skipBlankLines: false, skipComments: false }],
+      'sizes/max-lines-per-function': [
+        'error',
+        { max: FUNCTION_MAX_LINES, skipBlankLines: true, skipComments: true, allow: mergeLists(DECLARATIVE_TABLES, TEMPORARY_LONG_FUNCTIONS) },
       ],
     },
   },
