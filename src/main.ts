@@ -52,7 +52,6 @@ import { search } from './search/index.ts';
 import { images } from './images/index.ts';
 import { stt } from './stt/index.ts';
 import { voice as voiceSubsystem } from './voice/index.ts';
-import { sha256 } from '../modules/sha256/sha256.ts';
 import { ui as uiSubsystem, type Ui } from './ui/index.ts';
 import { clock as clockSubsystem, ClockSync, gateTlsOnClock } from './clock/index.ts';
 
@@ -180,7 +179,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     if (on && (cap === 'outbound' || cap === 'wifi-down')) client.closeIdle();
   });
   mount(kernel, authSubsystem, { token, signin, secrets, passphrase, addresses: () => provisioning.addresses() });
-  const connectors = mount(kernel, connectorsSubsystem, { client, sha256: (b) => sha256(hotspots.sha256, b), token, secrets, addresses: () => provisioning.addresses(), chat: chat.commands });
+  const connectors = mount(kernel, connectorsSubsystem, { client, sha256: hotspots.sha256, token, secrets, addresses: () => provisioning.addresses(), commands: chat.commands });
   const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: connectors, turn: turnCodec });
   // Memory mounts later (its status fields keep their place): the prompt reads it only when a turn runs.
   const memoryView = {
@@ -213,7 +212,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     files,
     music,
     updates,
-    config: actions,
+    actions,
     // Memory mounts after the chat (it takes the chat's people): the chat reads it when a command or tool runs.
     memory: {
       get scratch() {
@@ -247,18 +246,18 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     card,
     time,
   });
-  const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox, chat: chat.commands });
+  const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox, commands: chat.commands });
   const scheduler = mount(kernel, schedule, { engine: assistant.engine, time, chat });
   const { catalog } = mount(kernel, models, { assistant, settings: providers, wire });
   mount(kernel, images, { store: files.store, client, catalog, key: () => providers.key('openai') });
-  mount(kernel, stt, { settings: actions });
+  mount(kernel, stt, { actions });
   mount(kernel, search, { client, screen: (text, caller) => files.screenFetched(text, caller) });
   mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
-  mount(kernel, powerSubsystem, { power, settings: actions, timeline, updates });
+  mount(kernel, powerSubsystem, { power, actions, timeline, updates });
   mount(kernel, otaSubsystem, { updates, battery: power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox, timeline, ring });
   mount(kernel, deviceSubsystem, { actions, ring });
   mount(kernel, audioSubsystem, { audio, keys: providers, actions, updates, client, chat, ring, card });
-  const voice = mount(kernel, voiceSubsystem, { client, keys: providers, settings: actions, updates, card, ring, episodic: mountedMemory().episodic, turns: assistant.engine, audio });
+  const voice = mount(kernel, voiceSubsystem, { client, keys: providers, actions, updates, card, ring, episodic: mountedMemory().episodic, turns: assistant.engine, audio });
   chat.setVoiceNotes(voice.notes);
   mount(kernel, faultsSubsystem, { faults, card });
   const cloud = mount(kernel, cloudSubsystem, { token, secrets, tls });

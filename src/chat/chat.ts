@@ -46,8 +46,8 @@ export interface ChatNeeds {
   music: FilesBridgeDeps['music'];
   /** Firmware updates (src/ota/): /update, and an install waits while a message is handled. */
   updates: Pick<Updates, 'apply' | 'addBusyProbe'>;
-  /** The device's settings (src/device's actions): devName in the signature, ttsOn for voice replies. */
-  config: ServiceDeps['config'];
+  /** The device actions (src/device/): devName in the signature, ttsOn for voice replies. */
+  actions: ServiceDeps['config'];
   /** Long-term memory (src/memory/): the active task /clear forgets; messages sent to another chat join its conversation. */
   memory: ActiveTask & Conversations;
   /** Device sound (src/audio/): voice replies of reply.telegram. */
@@ -169,7 +169,7 @@ export class Chat {
       clock: k.hal.clock,
       log,
       version: k.hal.build.version,
-      config: o.config,
+      config: o.actions,
       outbox,
       card: o.card,
       assistant: o.assistant,

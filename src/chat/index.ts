@@ -39,7 +39,7 @@ export const chat: Subsystem<ChatOptions, Chat> = {
       provides: c,
       routes: chatRoutes({ settings, people, service, moderation, queue, clock: k.hal.clock, log: k.log }),
       commands: chatCommands({ settings, service, queue, api }),
-      tools: chatTools({ settings, people, service, audio: o.audio, config: o.config, memory: o.memory, log: k.log }),
+      tools: chatTools({ settings, people, service, audio: o.audio, config: o.actions, memory: o.memory, log: k.log }),
       status: { sections: [() => ({ chat: { configured: settings.token() !== '', state: service.state, allowlisted: settings.allowlist().length } })] },
       stop: () => c.stop(),
     };

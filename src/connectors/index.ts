@@ -21,6 +21,7 @@
 import type { ChatCommandRegistry } from '../contracts/index.ts';
 import type { Subsystem } from '../core/subsystem.ts';
 import type { HttpClient } from '../net/http/client.ts';
+import { sha256, type Sha256Api } from '../../modules/sha256/sha256.ts';
 import { connectorChatCommands } from './commands.ts';
 import { CONN_NS, Connectors } from './connectors.ts';
 import { connectorRoutes } from './routes.ts';
@@ -31,8 +32,8 @@ export { CONN_NS, Connectors, type ApprovalResult, type ConnectorsDeps, type Res
 export interface ConnectorsOptions {
   /** Outbound HTTP(S) for the token exchange. */
   client: Pick<HttpClient, 'request'>;
-  /** SHA-256 (the boot's hotspot) for PKCE. */
-  sha256: (bytes: Uint8Array) => Uint8Array;
+  /** SHA-256 (the native hotspot or its fallback), for PKCE. */
+  sha256: Sha256Api;
   /** The device token: a rotation ends every sign-in in progress (src/auth). */
   token: { onRotate(listener: () => void): void };
   /** The live-secret registry the cloud tunnel screens answers for: the launch keys (src/auth). */
@@ -40,17 +41,17 @@ export interface ConnectorsOptions {
   /** The device's LAN addresses, for the verify links (src/wifi). */
   addresses: () => Array<{ label: string; base: string }>;
   /** The chat commands' registry (src/chat/), for /mcp. */
-  chat: ChatCommandRegistry;
+  commands: ChatCommandRegistry;
 }
 
 export const connectors: Subsystem<ConnectorsOptions, Connectors> = {
   name: 'connectors',
   start(k, o) {
-    const c = new Connectors({ store: k.store(CONN_NS), client: o.client, clock: k.hal.clock, random: (b) => k.hal.system.random(b), sha256: o.sha256, log: k.log, secret: (v) => k.log.redactor.add(v) });
+    const c = new Connectors({ store: k.store(CONN_NS), client: o.client, clock: k.hal.clock, random: (b) => k.hal.system.random(b), sha256: (b) => sha256(o.sha256, b), log: k.log, secret: (v) => k.log.redactor.add(v) });
     c.addresses = o.addresses;
     o.token.onRotate(() => c.flows.clear());
     o.secrets.register('launch-key', () => c.flows.liveKeys());
-    for (const command of connectorChatCommands(c)) o.chat.register(command);
+    for (const command of connectorChatCommands(c)) o.commands.register(command);
     return { provides: c, routes: connectorRoutes(c, o.addresses, k.hal.clock) };
   },
 };

@@ -15,7 +15,7 @@ export { profileOf, type PowerProfile } from './profiles.ts';
 export interface PowerOptions {
   /** The battery model, made at boot before the subsystems that read it (the update gate, device.status). */
   power: Power;
-  settings: PowerSettings;
+  actions: PowerSettings;
   timeline: PowerTimeline;
   /** SLEEP waits while an update installs (src/ota). */
   updates: { installing(): boolean };
@@ -25,12 +25,12 @@ export const power: Subsystem<PowerOptions, Power> = {
   name: 'power',
   start(k, o) {
     const p = o.power;
-    p.attach(k.store(POWER_NS), o);
+    p.attach(k.store(POWER_NS), { settings: o.actions, timeline: o.timeline });
     p.start();
     return {
       provides: p,
       status: { sections: [() => p.summary()] },
-      commands: powerCommands(p, o.settings, o.updates),
+      commands: powerCommands(p, o.actions, o.updates),
       stop: () => p.stop(),
     };
   },

@@ -24,16 +24,16 @@ export interface SkillsOptions {
   /** Owner notices (the chat's outbox). */
   outbox: { post(key: string, text: string): unknown };
   /** The chat commands' registry (src/chat/commands.ts), for /skill. */
-  chat: { register(command: { name: string; usage?: string; help: string; run(call: { argv: string[] }): string }): void };
+  commands: { register(command: { name: string; usage?: string; help: string; run(call: { argv: string[] }): string }): void };
 }
 
 export const skills: Subsystem<SkillsOptions, SkillStore> = {
   name: 'skills',
   start(k: Kernel, o: SkillsOptions) {
-    const { card, chat } = o;
+    const { card, commands } = o;
     const skills = new SkillStore({ store: k.store(SKILLS_NS), sd: k.hal.sd, cardLive: () => card.live(), sha256: o.sha256, clock: k.hal.clock, log: k.log });
     o.agents.setSkills({ capsule: (id) => skills.capsule(id), provider: (id) => skills.provider(id) });
-    chat.register({
+    commands.register({
       name: '/skill',
       usage: 'approve | deny <id>',
       help: 'approve or delete a skill capsule (/skill alone lists those waiting)',

@@ -38,13 +38,13 @@ export function transcribeTool(): ToolSpec {
 
 /** What speech to text needs from others. */
 export interface SttOptions {
-  /** The device's settings (src/device/actions.ts): the sttProv config key. */
-  settings: { config(key: 'sttProv'): unknown };
+  /** The device actions (src/device/actions.ts): the sttProv config key. */
+  actions: { config(key: 'sttProv'): unknown };
 }
 
 /** The speech provider the owner chose (sttProv), or off. */
-function sttProvider(settings: SttOptions['settings']): string {
-  const v = settings.config('sttProv');
+function sttProvider(actions: SttOptions['actions']): string {
+  const v = actions.config('sttProv');
   return typeof v === 'string' && (STT_PROVIDERS as readonly string[]).includes(v) ? v : 'off';
 }
 
@@ -55,7 +55,7 @@ export const stt: Subsystem<SttOptions, void> = {
     return {
       provides: undefined,
       tools: [transcribeTool()],
-      status: { sections: [() => ({ stt: { provider: sttProvider(o.settings), transcribe: 'planned' } })] },
+      status: { sections: [() => ({ stt: { provider: sttProvider(o.actions), transcribe: 'planned' } })] },
     };
   },
 };

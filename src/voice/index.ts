@@ -39,8 +39,8 @@ export interface VoiceOptions {
   client: { request(req: ClientRequest): Promise<ClientResult> };
   /** Provider keys and the custom endpoint's transcription and speech roles (src/providers' settings; human-web-only). */
   keys: SttKeys & TtsKeys;
-  /** The device settings: sttProv, and the voice settings the web page sets (src/device's actions). */
-  settings: VoiceSettingsPort;
+  /** The device actions: sttProv, and the voice settings the web page sets (src/device's actions). */
+  actions: VoiceSettingsPort;
   /** Updates (src/ota): capture is refused while one installs, and one waits while voice listens. */
   updates: { installing(): boolean; addBusyProbe(probe: () => boolean): void };
   /** Whether the card is mounted and writable (recordings go there, else to a bounded RAM buffer). */
@@ -82,7 +82,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
       log: k.log,
       client: o.client,
       keys: o.keys,
-      config: (key) => o.settings.config(key),
+      config: (key) => o.actions.config(key),
       installing: () => o.updates.installing(),
       mode: () => k.mode,
       cardLive: () => o.card.live(),
@@ -98,7 +98,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
     const ptt = new PushToTalk(session, (out: VoiceOutcome) => {
       if (!out.ok && !out.cancelled) k.log.warn('voice', `push to talk: ${out.reason}`);
     });
-    const notes = new VoiceNotes({ session, keys: o.keys, config: (key) => o.settings.config(key), client: o.client, random });
+    const notes = new VoiceNotes({ session, keys: o.keys, config: (key) => o.actions.config(key), client: o.client, random });
     // Updates wait while voice listens.
     o.updates.addBusyProbe(() => session.state() === 'listening');
     // Push to talk on a board button named main (ring-tft's; the panels' boot button is left alone).
@@ -108,7 +108,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
     return {
       provides: { session, ptt, notes, stop },
       commands: voiceCommands({ session, record: (ms) => o.audio.record(ms), rmsOf, mixRate: MIX_RATE }),
-      routes: voiceRoutes(o.settings, o.keys, k.log),
+      routes: voiceRoutes(o.actions, o.keys, k.log),
       status: { sections: [() => ({ voice: { state: session.state(), turns: session.turns, stops: session.stops, last: session.last?.outcome ?? null } })] },
       stop,
     };

@@ -100,7 +100,7 @@ export function mountMessenger(dk: DeviceKernel, options: Omit<AssistantRigOptio
     files: store,
     music: { command: () => ({ message: 'no music in this test' }) },
     updates: { apply: () => ({ ok: false, reason: 'up-to-date', message: 'The firmware is up to date.', offer: null }), addBusyProbe: () => undefined },
-    config: rig.system.actions,
+    actions: rig.system.actions,
     memory: rig.memory,
     audio: { endpoint: () => ({ ok: false, reason: 'no speech in this test' }), voiceMessage: () => Promise.resolve({ ok: false, reason: 'no speech in this test' }) },
     card: rig.system.card,

@@ -65,7 +65,7 @@ function start(rig: ChatRig): void {
     files: store,
     music: { command: () => ({ message: 'no music in this test' }) },
     updates: { apply: () => ({ ok: false, reason: 'up-to-date', message: 'The firmware is up to date.', offer: null }), addBusyProbe: () => undefined },
-    config: { config: () => undefined },
+    actions: { config: () => undefined },
     memory: { scratch: { setActive: () => undefined }, episodic: { append: () => undefined } },
     audio: { endpoint: () => ({ ok: false, reason: 'no speech in this test' }), voiceMessage: () => Promise.resolve({ ok: false, reason: 'no speech in this test' }) },
     card,

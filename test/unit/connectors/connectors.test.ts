@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import { mount } from '../../../src/core/subsystem.ts';
 import { connectors } from '../../../src/connectors/index.ts';
-import { sha256 } from '../../../modules/sha256/sha256.ts';
 import { CONSENT_WINDOW_MAX_MS, FlowTable } from '../../../src/connectors/flows.ts';
 import { createOAuthProvider, DEFAULT_CLIENT, OAUTH_HOST, type OAuthProvider } from '../../../tools/oauth-fake.mjs';
 import { request, type ParsedResponse } from '../../support/http.ts';
@@ -25,7 +24,7 @@ function mountConnectors(mem: MemHal) {
   const provisioning = mountWifi(dk);
   mountAuth(dk, provisioning);
   const { client, hotspots } = bootParts(dk.kernel);
-  const c = mount(dk.kernel, connectors, { client, sha256: (b) => sha256(hotspots.sha256, b), token: dk.token, secrets: dk.secrets, addresses: () => provisioning.addresses(), chat: { register: () => {} } });
+  const c = mount(dk.kernel, connectors, { client, sha256: hotspots.sha256, token: dk.token, secrets: dk.secrets, addresses: () => provisioning.addresses(), commands: { register: () => {} } });
   mountSystem(dk.kernel);
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token, connectors: c } };

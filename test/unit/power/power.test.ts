@@ -63,7 +63,7 @@ function powerAlone(mem: MemHal) {
   const { actions, timeline } = mountSystem(dk.kernel, { power: battery });
   mountWifi(dk);
   const { updates } = mountOta(dk, { battery, timeline });
-  mount(dk.kernel, power, { power: battery, settings: actions, timeline, updates });
+  mount(dk.kernel, power, { power: battery, actions, timeline, updates });
   dk.start();
   return {
     ctx: { ...dk.kernel, ota: updates, timeline },

@@ -13,7 +13,7 @@ import { createMemHal, type MemHal } from '../../support/memhal.ts';
 function sttAlone(mem: MemHal) {
   const dk = deviceKernel({ mem });
   const { actions } = mountSystem(dk.kernel);
-  mount(dk.kernel, stt, { settings: actions });
+  mount(dk.kernel, stt, { actions });
   mount(dk.kernel, mcp, { resources: [], prompts: [] });
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token } };

@@ -12,7 +12,7 @@ describe('the stt subsystem', () => {
   it('registers audio.transcribe, never offered or callable, and the stt state section', async () => {
     const { kernel } = testKernel();
     let sttProv: unknown;
-    mount(kernel, stt, { settings: { config: () => sttProv } });
+    mount(kernel, stt, { actions: { config: () => sttProv } });
     const owner = { via: 'turn' as const, admin: true, scheduled: false, unattended: false, person: null };
     expect(kernel.tools.get('audio.transcribe')).toBeDefined();
     expect(kernel.tools.list(owner).map((t) => t.name)).not.toContain('audio.transcribe');

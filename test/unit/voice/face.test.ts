@@ -22,7 +22,7 @@ function rig(board?: 'ring-tft') {
   const options: VoiceOptions = {
     client: { request: async () => ({ ok: false, error: 'connect', message: 'no network here' }) },
     keys: { key: () => 'sk-test', customFor: () => ({ base: '', model: '' }) },
-    settings: { config: () => 'openai', apply: () => ({ ok: true, note: 'config: saved' }) },
+    actions: { config: () => 'openai', apply: () => ({ ok: true, note: 'config: saved' }) },
     updates: { installing: () => false, addBusyProbe: (p) => void probes.push(p) },
     card: { live: () => false },
     ring: {
