@@ -478,6 +478,16 @@ const WORK: Record<string, () => Promise<void>> = {
     expect(await focusedName()).toMatch(new RegExp(`^Move ${top} (up|down)$`));
     await press(page.getByRole('button', { name: `Move ${top} up` }), ' ');
     expect(await first()).toBe(top);
+    // A key saved from the keyboard: the keys are drawn again, and the focus stays on the key's field (Enter was pressed there).
+    const openai = page.locator('form[data-provider="openai"]');
+    await openai.locator('input[name="key_openai"]').focus();
+    await page.keyboard.type(`sk-a11y-${'k'.repeat(24)}`);
+    await page.keyboard.press('Enter');
+    await openai.getByRole('button', { name: 'Replace key' }).waitFor();
+    expect(await inPage<string>('document.activeElement.name')).toBe('key_openai');
+    await press(openai.getByRole('button', { name: 'Remove key' }), 'Enter');
+    await openai.getByRole('button', { name: 'Save key' }).waitFor();
+    expect(await inPage<boolean>("document.activeElement !== document.body && !!document.activeElement.closest('form[data-provider]')")).toBe(true);
     const style = page.getByLabel('Conversation style');
     const before = await style.inputValue();
     await style.focus();
@@ -506,6 +516,8 @@ const WORK: Record<string, () => Promise<void>> = {
     const item = page.locator('ul.items li', { hasText: 'Plants' });
     await press(item.getByRole('button', { name: 'Approve' }), 'Enter');
     await page.locator('ul.items li', { hasText: 'Plants' }).getByText('approval: approved').waitFor();
+    // The list is drawn again without the Approve button: the focus stays in the list, where it was, not at the top of the page.
+    expect(await inPage<boolean>("document.activeElement !== document.body && !!document.activeElement.closest('ul.items')")).toBe(true);
   },
   async people() {
     const other = page.locator('li', { hasText: '222222222' });

@@ -43,9 +43,33 @@ export function clear(el: Element): void {
   while (el.firstChild) el.removeChild(el.firstChild);
 }
 
+/** What can take the focus from the keyboard inside an element, in document order. */
+const FOCUSABLE = 'a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])';
+
+/** What names a control across a redraw: its data-focus, its name, its aria-label or its text, with its tag. */
+function focusKey(el: HTMLElement): string {
+  const name = el.dataset['focus'] ?? el.getAttribute('name') ?? el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '';
+  return `${el.tagName}:${name}`;
+}
+
+/**
+ * Replaces an element's content. When the focus was inside it (a button of a
+ * list drawn again after its action, a form redrawn after a save), it goes to
+ * the new control of the same name, else to the one at the same place, so a
+ * keyboard user does not fall back to the top of the page.
+ */
 export function replace(el: Element, ...kids: Kid[]): void {
+  const active = document.activeElement;
+  const had = active instanceof HTMLElement && active !== el && el.contains(active) ? active : null;
+  const key = had ? focusKey(had) : '';
+  const focusable = (): HTMLElement[] => [...el.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((c) => !c.matches(':disabled'));
+  const at = had ? focusable().indexOf(had) : -1;
   clear(el);
   append(el, kids);
+  if (!had) return;
+  const now = focusable();
+  const next = now.find((c) => focusKey(c) === key) ?? now[Math.min(at, now.length - 1)];
+  next?.focus();
 }
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
