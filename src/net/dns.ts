@@ -17,14 +17,12 @@
 // answer carries none (RFC 6891 6.1.1: a responder without EDNS answers
 // without OPT).
 
+import { CLASS_ANY, CLASS_IN, TYPE_A, TYPE_ANY } from './dns-message.ts';
+
 export const DNS_PORT = 53;
 /** Short: after the handoff the phone forgets these answers within a minute. */
 export const CAPTIVE_TTL_S = 60;
 
-const TYPE_A = 1;
-const TYPE_ANY = 255;
-const CLASS_IN = 1;
-const CLASS_ANY = 255;
 const RCODE_FORMERR = 1;
 const RCODE_NOTIMP = 4;
 const RCODE_REFUSED = 5;

@@ -25,7 +25,7 @@ export const power: Subsystem<PowerOptions, Power> = {
   name: 'power',
   start(k, o) {
     const p = o.power;
-    p.attach(k.store(POWER_NS), { settings: o.actions, timeline: o.timeline });
+    p.attach(k.store(POWER_NS), o);
     p.start();
     return {
       provides: p,

@@ -25,7 +25,7 @@ import { DEFAULT_SLEEP_MV, FIRST_POLL_MS, LOW_BATTERY_WAKE_MS, LOW_READINGS, SLE
 import { profileOf, type PowerProfile } from './profiles.ts';
 
 
-/** The device's settings as power reads and changes them (src/device's DeviceActions). */
+/** The device actions as power reads and changes them (src/device's DeviceActions). */
 export interface PowerSettings {
   config(key: 'profile'): unknown;
   apply(action: { kind: 'config'; values: { profile: number } }): { ok: boolean; note: string };
@@ -39,7 +39,7 @@ export interface PowerTimeline {
 export type CalibrateResult = { ok: true; cal: Calibration; reading: BatteryReading } | { ok: false; reason: string };
 
 export class Power {
-  private deps: { settings: PowerSettings; timeline: PowerTimeline } | null = null;
+  private deps: { actions: PowerSettings; timeline: PowerTimeline } | null = null;
   private store: Store | null = null;
   private drainSim: Drain | null = null;
   private timer: Timer | null = null;
@@ -54,7 +54,7 @@ export class Power {
   ) {}
 
   /** Wires the store, the config and the timeline (when the power subsystem is mounted). */
-  attach(store: Store, deps: { settings: PowerSettings; timeline: PowerTimeline }): void {
+  attach(store: Store, deps: { actions: PowerSettings; timeline: PowerTimeline }): void {
     this.deps = deps;
     this.store = store;
   }
@@ -81,7 +81,7 @@ export class Power {
   }
 
   profile(): PowerProfile {
-    return profileOf(this.deps?.settings.config('profile'));
+    return profileOf(this.deps?.actions.config('profile'));
   }
 
   calibration(): Calibration | null {

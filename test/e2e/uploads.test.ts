@@ -11,6 +11,7 @@ import { closeSync, ftruncateSync, openSync, readdirSync, statSync } from 'node:
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { wavBytes } from '../support/audio-files.ts';
 import { cleanup, startDevice } from './harness.ts';
 
 afterAll(async () => {
@@ -20,31 +21,15 @@ afterAll(async () => {
 const GB = 1024 ** 3;
 const MB = 1024 ** 2;
 
-/** A 16-bit mono 44.1 kHz WAV of `bytes` bytes (a quiet ramp). */
-function wavOf(bytes: number): Buffer {
-  const b = Buffer.alloc(bytes);
-  b.write('RIFF', 0);
-  b.writeUInt32LE(bytes - 8, 4);
-  b.write('WAVEfmt ', 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(44100, 24);
-  b.writeUInt32LE(88200, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36);
-  b.writeUInt32LE(bytes - 44, 40);
-  for (let i = 44; i + 1 < bytes; i += 2) b.writeInt16LE(((i >> 1) % 200) - 100, i);
-  return b;
-}
+/** A 16-bit mono 44.1 kHz WAV of exactly `bytes` bytes. */
+const wavOf = (bytes: number): Uint8Array => wavBytes({ rate: 44100, frames: (bytes - 44) / 2 });
 
 const BOUNDARY = 'e2e-upload-boundary';
 const head = (name: string): Buffer => Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: audio/wav\r\n\r\n`);
 const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
 
 /** Streams a multipart body of one file in 64 KB writes; `cutAfter` bytes of the file, then the connection is destroyed. */
-function upload(url: string, token: string, name: string, file: Buffer, cutAfter?: number): Promise<{ status: number; body: string } | 'cut'> {
+function upload(url: string, token: string, name: string, file: Uint8Array, cutAfter?: number): Promise<{ status: number; body: string } | 'cut'> {
   return new Promise((resolve, reject) => {
     const u = new URL('/api/music', url);
     const req = request(

@@ -2,11 +2,12 @@
 // of valid MPEG-1 Layer III frame headers (silent payload: enough for the
 // firmware, which parses frames; the MP3 decoder decodes them to silence).
 
-export function wavBytes(options: { rate?: number; channels?: 1 | 2; seconds?: number; bits?: number; format?: number } = {}): Uint8Array {
+/** A PCM WAV of a 440 Hz tone: `seconds` long, or exactly `frames` frames (a file of a size chosen to the byte). */
+export function wavBytes(options: { rate?: number; channels?: 1 | 2; seconds?: number; frames?: number; bits?: number; format?: number } = {}): Uint8Array {
   const rate = options.rate ?? 16000;
   const channels = options.channels ?? 1;
   const bits = options.bits ?? 16;
-  const frames = Math.round(rate * (options.seconds ?? 0.5));
+  const frames = options.frames ?? Math.round(rate * (options.seconds ?? 0.5));
   const block = channels * (bits / 8);
   const data = frames * block;
   const b = new Uint8Array(44 + data);

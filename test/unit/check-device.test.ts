@@ -2,12 +2,13 @@
 // runs for the host and for each cross compiler) passes only warning-free C,
 // and it covers the bench's RISC-V program. The cross compilers themselves are
 // exercised by check:device in CI (they need apt-get), not here.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BENCH_C, compile, CROSS, PORTABLE_C } from '../../tools/check-device.mjs';
+import { BENCH_C, compile, CROSS, PORTABLE_C, WARN } from '../../tools/check-device.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = mkdtempSync(join(tmpdir(), 'check-device-'));
@@ -32,5 +33,16 @@ describe('check:device compile step', () => {
     expect(CROSS[0]!.flags).toEqual(['-march=rv32imc', '-mabi=ilp32']);
     for (const f of [...PORTABLE_C, ...BENCH_C]) expect(existsSync(join(ROOT, f)), f).toBe(true);
     expect(BENCH_C).toContain('bench/riscv/program.c');
+  });
+
+  it("runs the device glue's self-test on this host: paths, slot states, reset reasons, panel tables, the LED ring's bit timing", () => {
+    const glue = PORTABLE_C.filter((f) => f.startsWith('hosts/esp32/native/')).map((f) => join(ROOT, f));
+    expect(glue.map((f) => f.slice(ROOT.length + 1))).toContain('hosts/esp32/native/ledring.c');
+    const exe = join(dir, 'glue-selftest');
+    const b = spawnSync(cc, [...WARN, '-O2', '-o', exe, join(ROOT, 'hosts/esp32/native/test/selftest.c'), ...glue], { encoding: 'utf8' });
+    expect(b.status, b.stderr).toBe(0);
+    const t = spawnSync(exe, { encoding: 'utf8' });
+    expect(t.stdout.trim()).toBe('device glue self-test: ok');
+    expect(t.status).toBe(0);
   });
 });

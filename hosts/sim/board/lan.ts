@@ -65,6 +65,15 @@ interface Answer {
   data: unknown;
 }
 
+/** A datagram as DNS, or null when it is not one (a host on the network ignores those). */
+function packetOf(bytes: Buffer): dnsPacket.Packet | null {
+  try {
+    return dnsPacket.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 export class Lan {
   private readonly members = new Map<number, Member>();
   private bridge: { group: Socket; own: Socket } | null = null;
@@ -139,13 +148,8 @@ export class Lan {
 
   /** What a host on the network makes of the device's multicast responses. */
   private hear(bytes: Buffer): void {
-    let p: dnsPacket.Packet;
-    try {
-      p = dnsPacket.decode(bytes);
-    } catch {
-      return;
-    }
-    if (p.type !== 'response') return;
+    const p = packetOf(bytes);
+    if (!p || p.type !== 'response') return;
     for (const a of [...(p.answers ?? []), ...(p.additionals ?? [])] as unknown as Answer[]) {
       if (a.type !== 'A' && a.type !== 'PTR' && a.type !== 'SRV' && a.type !== 'TXT') continue;
       const data = JSON.stringify(a.data);
@@ -166,12 +170,8 @@ export class Lan {
   }
 
   private answerResolver(bytes: Buffer): void {
-    let p: dnsPacket.Packet;
-    try {
-      p = dnsPacket.decode(bytes);
-    } catch {
-      return;
-    }
+    const p = packetOf(bytes);
+    if (!p) return;
     const waiting = this.waiting;
     this.waiting = [];
     for (const w of waiting) w(p);
