@@ -115,7 +115,8 @@ async function signInAt(origin: string): Promise<void> {
   await page.goto(`${origin}/?c=${code}`);
   await page.waitForSelector('[data-section="status"][data-ready]');
   expect(await inPage("localStorage.getItem('deskToken')")).toBe(token);
-  expect(await page.locator('#ident').innerText()).toMatch(/^v\d+\.\d+\.\d+ · /);
+  // The header's identity line is fetched beside the first section, not before it is ready.
+  await expect.poll(() => page.locator('#ident').innerText(), { timeout: 10_000 }).toMatch(/^v\d+\.\d+\.\d+ · /);
 }
 
 describe('the web page and /mcp on each origin of the device', () => {
@@ -144,7 +145,8 @@ describe('the web page and /mcp on each origin of the device', () => {
     await inPage(`localStorage.setItem('deskToken', ${JSON.stringify(token)})`);
     await page.reload();
     await page.waitForSelector('[data-section="status"][data-ready]');
-    expect(await page.locator('#ident').innerText()).toMatch(/^v\d+\.\d+\.\d+ · /);
+    // The header's identity line is fetched beside the first section, not before it is ready.
+  await expect.poll(() => page.locator('#ident').innerText(), { timeout: 10_000 }).toMatch(/^v\d+\.\d+\.\d+ · /);
     const r = await mcpFromPage();
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('relay-web.test') } });
