@@ -7,7 +7,8 @@
 // screen (and the console).
 
 import { createKernel, storesOn } from './core/kernel.ts';
-import { mount } from './core/subsystem.ts';
+import { mountAll } from './core/boot-order.ts';
+import { mount, type AnySubsystem, type Later, type Subsystem } from './core/subsystem.ts';
 import { api } from './api/index.ts';
 import { AccessToken, auth as authSubsystem, makeGate, SCAN_LIFETIME_MS, Secrets, SetupPassphrase, SignInCodes } from './auth/index.ts';
 import type { Kernel, Mode } from './core/kernel.ts';
@@ -22,17 +23,18 @@ import { HttpServer } from './net/http/server.ts';
 import { DeviceTlsPolicy } from './net/tls.ts';
 import { providers as providerSubsystem } from './providers/index.ts';
 import { prompt } from './prompt/index.ts';
-import { turn, turnCodec, type Assistant, type TurnWire } from './turn/index.ts';
+import type { turnCodec} from './turn/index.ts';
+import { turn, type Assistant, type TurnOptions, type TurnWire } from './turn/index.ts';
 import { Card, storage } from './storage/index.ts';
 import { files as filesSubsystem, type Files } from './files/index.ts';
-import { music as musicSubsystem, MusicPlayer } from './music/index.ts';
-import { embeddingKeys, memory as memorySubsystem, type Memory } from './memory/index.ts';
-import { KEEP_NS, LEGACY_TIME_NS, LocalTime, sameZone, system as systemSubsystem, TIME_NS, Timeline } from './system/index.ts';
+import { music as musicSubsystem } from './music/index.ts';
+import { memory as memorySubsystem, type Memory } from './memory/index.ts';
+import { LEGACY_TIME_NS, LocalTime, system as systemSubsystem, TIME_NS, Timeline } from './system/index.ts';
 import { web } from './web/index.ts';
 import { mcp } from './mcp/index.ts';
 import { docs as docsSubsystem } from './docs/index.ts';
 import { agents as agentsSubsystem, type Agents } from './agents/index.ts';
-import { Chat, chat as chatSubsystem, isChatId, Outbox, OUTBOX_NS } from './chat/index.ts';
+import { Chat, chat as chatSubsystem, Outbox, OUTBOX_NS } from './chat/index.ts';
 import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
 import type { RandomFill } from './util/ids.ts';
@@ -44,7 +46,7 @@ import { wifi as wifiSubsystem } from './wifi/index.ts';
 import { notifier as notifierSubsystem, type NotifierLink } from './notifier/index.ts';
 import { unavailable } from './console/index.ts';
 import { schedule, type Scheduler } from './schedule/index.ts';
-import { skills as skillsSubsystem, skillPrompts } from './skills/index.ts';
+import { skills as skillsSubsystem, type skillPrompts } from './skills/index.ts';
 import { cloud as cloudSubsystem } from './cloud/index.ts';
 import { connectors as connectorsSubsystem, type Connectors } from './connectors/index.ts';
 import { models } from './models/index.ts';
@@ -59,30 +61,81 @@ export const HTTP_PORT = 80;
 /** How often the firmware feeds the task watchdog (hosts/esp32/sdkconfig: 8 s; the simulator board: --watchdog-ms). */
 export const WATCHDOG_FEED_MS = 1000;
 
-/**
- * What main.ts made and mounted, for the hosts and the tests (dev.ctx.memory, dev.ctx.ota ...): the kernel and
- * the objects of the subsystems. No subsystem receives it; each gets what it declares in its options.
- */
-export interface DeviceParts extends Kernel {
-  random: RandomFill;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
+
+/** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
+export interface Parts {
+  // The boot's: the HAL's boot-time parts and, made here until their subsystems make them, the shared objects.
+  faults: Faults;
+  shutdown: ShutdownHooks;
+  clockSync: ClockSync;
   hotspots: Hotspots;
+  sha256: Hotspots['sha256'];
+  p256: Hotspots['p256'];
   token: AccessToken;
   signin: SignInCodes;
   secrets: Secrets;
-  client: HttpClient;
+  passphrase: SetupPassphrase;
   tls: DeviceTlsPolicy;
+  client: HttpClient;
   card: Card;
+  power: Power;
+  audio: Audio;
+  timeline: Timeline;
+  time: LocalTime;
   actions: DeviceActions;
-  ota: Updates;
+  updates: Updates;
   outbox: Outbox;
   chat: Chat;
-  timeline: Timeline;
-  memory: Memory;
-  music: MusicPlayer;
+  people: Chat['people'];
+  commands: Chat['commands'];
   ring: RingEngine;
-  audio: Audio;
+  // The subsystems'.
+  network: FaceOf<typeof wifiSubsystem>;
+  relay: FaceOf<typeof cloudSubsystem>['relay'];
+  providers: FaceOf<typeof providerSubsystem>['settings'];
+  wire: FaceOf<typeof providerSubsystem>['wire'];
+  usage: FaceOf<typeof providerSubsystem>['usage'];
+  memory: Memory;
+  music: FaceOf<typeof musicSubsystem>;
+  files: Files;
+  fileResources: FaceOf<typeof filesSubsystem>['resources'];
+  docResources: FaceOf<typeof docsSubsystem>['resources'];
   connectors: Connectors;
-  time: LocalTime;
+  blocks: FaceOf<typeof prompt>['blocks'];
+  assistant: Assistant;
+  compactor: FaceOf<typeof turn>['compactor'];
+  engine: Assistant['engine'];
+  turnCodec: typeof turnCodec;
+  agents: Agents;
+  skills: FaceOf<typeof skillsSubsystem>;
+  skillPrompts: ReturnType<typeof skillPrompts>;
+  catalog: FaceOf<typeof models>['catalog'];
+  voice: FaceOf<typeof voiceSubsystem>;
+  scheduler: Scheduler;
+  ui: Ui;
+  notifier: NotifierLink;
+  messenger: Chat;
+}
+
+/** A late need receives a Later of its part. */
+type PartOf<V> = V extends Later<infer T> ? T : V;
+/** For each option: its part fits (or, not a part, it is optional). */
+type NeedsMet<O> = { [K in keyof O]-?: K extends keyof Parts ? (Parts[K] extends PartOf<NonNullable<O[K]>> ? true : false) : undefined extends O[K] ? true : false };
+
+/** A subsystem whose every option is a part of that name that fits its type: checked when main.ts compiles. */
+function fits<O, F>(s: Subsystem<O, F> & (false extends NeedsMet<O>[keyof O] ? { needsDoNotFit: NeedsMet<O> } : unknown)): AnySubsystem {
+  return s;
+}
+
+/**
+ * What the boot made and mounted, for the hosts and the tests (dev.ctx.memory, dev.ctx.ota ...): the kernel and
+ * every part. No subsystem receives it; each gets what it declares.
+ */
+export interface DeviceParts extends Kernel, Parts {
+  random: RandomFill;
+  ota: Updates;
 }
 
 export interface Device {
@@ -116,10 +169,21 @@ export interface BootOptions {
   wire?: TurnWire;
 }
 
+/** The subsystems, in rank order (docs/architecture.md): the boot mounts each after what it needs (src/core/boot-order.ts). */
+export const SUBSYSTEMS: readonly AnySubsystem[] = [
+  fits(faultsSubsystem), fits(storage), fits(powerSubsystem), fits(authSubsystem), fits(wifiSubsystem),
+  fits(clockSubsystem), fits(cloudSubsystem), fits(otaSubsystem), fits(web), fits(musicSubsystem),
+  fits(docsSubsystem), fits(connectorsSubsystem), fits(providerSubsystem), fits(memorySubsystem),
+  fits(deviceSubsystem), fits(systemSubsystem), fits(filesSubsystem), fits(search), fits(prompt), fits(turn),
+  fits(agentsSubsystem), fits(skillsSubsystem), fits(models), fits(images), fits(stt), fits(audioSubsystem),
+  fits(voiceSubsystem), fits(chatSubsystem), fits(schedule), fits(mcp), fits(uiSubsystem), fits(notifierSubsystem),
+  fits(api),
+];
+
 export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // Before anything encodes or decodes: with the host's C, every UTF-8 call runs it.
   useNativeUtf8(rawHal.natives.utf8 ?? null);
-  // Every NVS read in the firmware goes through one write-through cache.
+  // The boot-time parts of the HAL. Every NVS read in the firmware goes through one write-through cache.
   const cached: Hal = { ...rawHal, nvs: new CachedNvs(rawHal.nvs) };
   // Test builds: every subsystem gets the HAL through the fault layer (console FAULT).
   const faults = new Faults(rawHal.build.testBuild);
@@ -145,140 +209,42 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const client = new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`);
   // Before any subsystem installs, so each can register its routes, commands, tools and status.
   const kernel = createKernel(hal, log, { gate: makeGate(token), mode: readMode(store('sys')), store });
-  let memory: Memory | null = null;
-  // The battery model: the update gate and device.status read it before the power subsystem is mounted.
-  const power = new Power(hal, log);
   const audio = new Audio(hal, log);
-  // The device timeline and the owner's local time, made at boot: system is handed both, and mounted first.
-  const timeline = new Timeline(hal.clock, log);
-  const time = new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS));
-  const secrets = new Secrets();
-  const actions = new DeviceActions(hal, store('cfg'), store('orch'), log);
-  const updates = new Updates(otaVerdict);
-  const outbox = new Outbox(store(OUTBOX_NS), hal.clock);
   const chat = new Chat(hal.nvs, store, log);
-  // Music goes through the speaker's mixer (src/audio/speaker.ts), with speech and effects.
-  const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
-  const ring = new RingEngine(hal.ring, hal.clock);
-  // Memory mounts after the turn, the prompt and the chat (it takes the chat's people): they read it when they run.
-  const mountedMemory = (): Memory => {
-    if (!memory) throw new Error('memory is read before it is mounted');
-    return memory;
-  };
-
-  mount(kernel, systemSubsystem, { timeline, time, card, actions, people: chat.people, music, audio, battery: power });
-  const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
-  const provisioning = mount(kernel, wifiSubsystem, { passphrase, token, signin, shutdown });
-  mount(kernel, clockSubsystem, { sync: clockSync, network: provisioning });
-  // Kept-alive connections do not outlive the link they were made on: a dropped station, or a network fault
-  // (test builds), closes the idle ones, so the next request connects afresh (and fails if the network is down).
-  provisioning.onStation((st) => {
-    if (st.state !== 'connected') client.closeIdle();
-  });
-  faults.onChange((cap, on) => {
-    if (on && (cap === 'outbound' || cap === 'wifi-down')) client.closeIdle();
-  });
-  mount(kernel, authSubsystem, { token, signin, secrets, passphrase, addresses: () => provisioning.addresses() });
-  const connectors = mount(kernel, connectorsSubsystem, { client, sha256: hotspots.sha256, token, secrets, addresses: () => provisioning.addresses(), commands: chat.commands });
-  const { settings: providers, wire } = mount(kernel, providerSubsystem, { client, tls, toolServers: connectors, turn: turnCodec });
-  // Memory mounts later (its status fields keep their place): the prompt reads it only when a turn runs.
-  const memoryView = {
-    scratchpadBlock: () => mountedMemory().scratchpadBlock(),
-    runningMemory: () => mountedMemory().runningMemory(),
-    relevantMemories: (text: string, queries: readonly string[], person: string | null) => mountedMemory().relevantMemories(text, queries, person),
-  };
-  const { blocks } = mount(kernel, prompt, { settings: providers, memory: memoryView, connectors, time });
-  const { assistant, compactor } = mount(kernel, turn, {
-    settings: providers,
-    wire: options.wire ?? wire,
-    blocks,
-    // Memory mounts later: a turn reads it when it runs.
-    memory: mountedMemory,
-    outbox,
-    people: chat.people,
-    actions,
-    // A messenger chat compacts into its person's namespace; console, web and /mcp conversations are the owner's.
-    personOf: (id) => (isChatId(id) ? chat.people.personOf(id) : null),
-  });
-  // Files before the chat, which plugs its people, sender and fetched-content screen into it.
-  const { files, resources: fileResources } = mount(kernel, filesSubsystem, { card, client, notify: (key, text) => void outbox.post(key, text) });
-  mount(kernel, chatSubsystem, {
-    chat,
-    outbox,
-    client,
-    assistant,
-    compactor,
-    providers,
-    files,
-    music,
-    updates,
-    actions,
-    // Memory mounts after the chat (it takes the chat's people): the chat reads it when a command or tool runs.
-    memory: {
-      get scratch() {
-        return mountedMemory().scratch;
-      },
-      get episodic() {
-        return mountedMemory().episodic;
-      },
-    },
-    audio,
-    card,
-  });
-  mount(kernel, storage, { card, timeline, files });
-  mount(kernel, musicSubsystem, { player: music, card, audio });
-  // The memory's remote embedder reaches the custom endpoint at its embeddings base URL (the endpoint's own, by default).
-  const embeddingSettings = { customBase: () => providers.customFor('embed').base, key: (p: 'openai' | 'mistral' | 'custom') => providers.key(p) };
-  memory = mount(kernel, memorySubsystem, { card, client, hotspots, timeline, keys: embeddingKeys(embeddingSettings, wire.usage), people: chat.people });
-  mount(kernel, web, {});
-  mount(kernel, api, {});
-  const docs = mount(kernel, docsSubsystem, {});
-  const agents = mount(kernel, agentsSubsystem, {
-    assistant,
-    providers,
-    wire,
-    files: files.store,
-    client,
-    connectors,
-    outbox,
-    chat,
-    memory,
-    card,
-    time,
-  });
-  const skills = mount(kernel, skillsSubsystem, { agents, card, sha256: hotspots.sha256, outbox, commands: chat.commands });
-  const scheduler = mount(kernel, schedule, { engine: assistant.engine, time, chat });
-  const { catalog } = mount(kernel, models, { assistant, settings: providers, wire });
-  mount(kernel, images, { store: files.store, client, catalog, key: () => providers.key('openai') });
-  mount(kernel, stt, { actions });
-  mount(kernel, search, { client, screen: (text, caller) => files.screenFetched(text, caller) });
-  mount(kernel, mcp, { resources: [...docs.resources, ...fileResources], prompts: [skillPrompts(skills)] });
-  mount(kernel, powerSubsystem, { power, actions, timeline, updates });
-  mount(kernel, otaSubsystem, { updates, battery: power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox, timeline, ring });
-  mount(kernel, deviceSubsystem, { actions, ring });
-  mount(kernel, audioSubsystem, { audio, keys: providers, actions, updates, client, chat, ring, card });
-  const voice = mount(kernel, voiceSubsystem, { client, keys: providers, actions, updates, card, ring, episodic: mountedMemory().episodic, turns: assistant.engine, audio });
-  chat.setVoiceNotes(voice.notes);
-  mount(kernel, faultsSubsystem, { faults, card });
-  const cloud = mount(kernel, cloudSubsystem, { token, secrets, tls });
-  // Both modes: in Notifier mode the screen shows what the Notifier link sends (the Ui's API).
-  const ui = mount(kernel, uiSubsystem, {
-    actions,
-    updates,
-    signin,
-    time,
-    sameZone,
-    keep: store(KEEP_NS),
+  const given = {
+    faults,
+    shutdown,
+    clockSync,
+    hotspots,
     sha256: hotspots.sha256,
-    turns: assistant.engine,
-    network: provisioning,
-    passphrase,
-    voice: voice.ptt,
-  });
-  const notifier = mount(kernel, notifierSubsystem, { actions, ring, ui });
+    p256: hotspots.p256,
+    token,
+    signin,
+    secrets: new Secrets(),
+    passphrase: new SetupPassphrase(store('auth'), random, log.redactor),
+    tls,
+    client,
+    card,
+    power: new Power(hal, log),
+    audio,
+    timeline: new Timeline(hal.clock, log),
+    time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
+    actions: new DeviceActions(hal, store('cfg'), store('orch'), log),
+    updates: new Updates(otaVerdict),
+    outbox: new Outbox(store(OUTBOX_NS), hal.clock),
+    chat,
+    people: chat.people,
+    commands: chat.commands,
+    ring: new RingEngine(hal.ring, hal.clock),
+  };
+  const wire = options.wire;
+  // A test's provider wire goes to the turn alone; the others keep the real one.
+  const list = wire ? SUBSYSTEMS.map((s) => (s === turn ? { ...turn, start: (k: Kernel, o: TurnOptions) => turn.start(k, { ...o, wire }) } : s)) : SUBSYSTEMS;
+  const parts = mountAll(kernel, list, given) as unknown as Parts;
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   mount(kernel, unavailable, {});
   kernel.console.start();
+  const { ui, notifier, agents, scheduler, voice, relay, updates, power, files, assistant } = parts;
 
   const feed = hal.clock.setInterval(() => {
     hal.system.feedWatchdog();
@@ -310,28 +276,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   }
   ui.start();
 
-  const ctx: DeviceParts = {
-    ...kernel,
-    random,
-    hotspots,
-    token,
-    signin,
-    secrets,
-    tls,
-    card,
-    client,
-    actions,
-    ota: updates,
-    outbox,
-    chat,
-    timeline,
-    memory: mountedMemory(),
-    music,
-    ring,
-    audio,
-    connectors,
-    time,
-  };
+  const ctx: DeviceParts = { ...kernel, random, ...parts, ota: updates };
   return {
     ctx,
     files,
@@ -355,7 +300,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
       voice.stop();
       audio.stop();
       chat.stop();
-      cloud.relay.stop();
+      relay.stop();
       http?.close();
     },
   };

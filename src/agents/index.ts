@@ -5,21 +5,23 @@
 // the retired and unknown ops), the tools (session.spawn, session.list,
 // session.terminate, results.get, results.list), GET and POST
 // /api/sessions, the console's SESSIONS? and SESSIONMSG?, and the agents
-// section of the state snapshot; then resumes the journal's jobs.
+// section of the state snapshot; resumes the journal's jobs once the chat
+// messenger has mounted.
 //
 // session.tell and session.poll (unsupported, /mcp only: session-tools.ts)
 // are mounted with the fabric's own tools.
 //
 // Ports (src/agents/ports.ts) the rest of the device plugs in:
 //   agents.setMessenger(m)  where the fabric's messages go (mounting plugs in
-//                           the chat's send queue, options.chat.notify;
-//                           default: the outbox)
+//                           the chat's send queue, options.messenger, once
+//                           the chat mounts; default: the outbox)
 //   agents.setDocs(d)       the file store for attachments and project saves
 //                           (mounting plugs in options.files)
 //   agents.setSkills(s)     skill capsules and a connector-matching skill's provider
+//                           (mounting plugs in options.skills once skills mounts)
 
 import type { Kernel } from '../core/kernel.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Later, type Subsystem } from '../core/subsystem.ts';
 import type { ArtifactStore } from '../files/index.ts';
 import type { ToolCaller } from '../core/tools/types.ts';
 import { CATALOG } from '../providers/index.ts';
@@ -62,16 +64,18 @@ export interface AgentsOptions {
   providers: Pick<ProviderSettings, 'key' | 'customBase' | 'customStyle' | 'customModel' | 'keyedList'>;
   /** The provider wire (keyed providers, the pinned Z.ai host, the router host). */
   wire: Pick<ProviderWire, 'keyed' | 'zaiHost' | 'routerHost'> & { usage?: ProviderWire['usage']; overBudget?: ProviderWire['overBudget'] };
-  /** The file store (src/files/) for [ATTACHED] documents and project saves. */
-  files: Pick<ArtifactStore, 'readText' | 'save'>;
+  /** The files (src/files/): their store, for [ATTACHED] documents and project saves. */
+  files: { store: Pick<ArtifactStore, 'readText' | 'save'> };
+  /** The skills (src/skills/, mounted after the fabric, whose skills port it fills): capsules and a skill's provider. */
+  skills: Later<AgentSkills>;
   /** Outbound HTTP(S), for the sub-agent backends. */
   client: BackendEnv['client'];
   /** The owner's approved tool servers (src/connectors/). */
   connectors: ToolServerSource;
   /** Owner notices (the chat's outbox): where messages go until the chat's send queue is plugged in. */
   outbox: NoticeQueue;
-  /** The chat messenger's durable send queue (src/chat/). */
-  chat: DeviceNotifier;
+  /** The chat messenger's durable send queue (src/chat/), once the chat has mounted (until then messages wait in the outbox). */
+  messenger: Later<DeviceNotifier>;
   /** The memory's episodic log (src/memory/). */
   memory: { readonly episodic: AgentsEpisodic };
   /** The SD card's state (src/storage/): trace rows only while a card is live. */
@@ -226,16 +230,25 @@ export class Agents {
 
 export const agents: Subsystem<AgentsOptions, Agents> = {
   name: 'agents',
+  needs: ['assistant', 'providers', 'wire', 'files', 'client', 'connectors', 'outbox', 'memory', 'card', 'time'],
+  later: ['skills', 'messenger'],
+  provides: { agents: whole },
   start(k: Kernel, o: AgentsOptions) {
     const agents = new Agents(k, o);
-    // The chat messenger's durable send queue (the outbox while the chat cannot take a message).
-    agents.setMessenger(chatMessenger(o.chat));
+
     // The file store (src/files/) for [ATTACHED] documents and project saves.
-    agents.setDocs(filesDocs(o.files));
+    agents.setDocs(filesDocs(o.files.store));
+    // Skill capsules for briefs, once the skills mount.
+    o.skills.when((s) => agents.setSkills(s));
     agents.blocks.register(o.assistant.blocks);
     o.assistant.setSessionOps(agents.sessionOps);
-    // Notifier mode keeps Wi-Fi off: journaled jobs wait, untouched, for the next Orchestrator boot.
-    if (k.mode === 1) agents.fabric.resume();
+    o.messenger.when((chat) => {
+      // The chat messenger's durable send queue (the outbox while the chat cannot take a message).
+      agents.setMessenger(chatMessenger(chat));
+      // Notifier mode keeps Wi-Fi off: journaled jobs wait, untouched, for the next Orchestrator boot. Jobs resume
+      // once the chat can take what they report.
+      if (k.mode === 1) agents.fabric.resume();
+    });
     return {
       provides: agents,
       tools: [

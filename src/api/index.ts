@@ -23,7 +23,9 @@ export function routesCommands(router: Pick<Router, 'list'>): Command[] {
 }
 
 /** Needs nothing but the kernel's router; provides nothing. */
-export const api: Subsystem<Record<string, never>, null> = {
+export const api: Subsystem<Record<never, never>, null> = {
   name: 'api',
+  needs: [],
+  provides: {},
   start: (k) => ({ provides: null, commands: routesCommands(k.router) }),
 };

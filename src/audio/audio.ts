@@ -133,7 +133,7 @@ export class Audio {
   /** The speech endpoint ttsProv and ttsVoice name, or why there is none. */
   endpoint(): EndpointResult {
     if (!this.parts) return { ok: false, reason: 'no-tts: speech is not set up' };
-    return ttsEndpoint(this.parts.keys, this.cfg('ttsProv'), this.cfg('ttsVoice'));
+    return ttsEndpoint(this.parts.providers, this.cfg('ttsProv'), this.cfg('ttsVoice'));
   }
 
   /**

@@ -50,9 +50,11 @@ export interface AudioOptions extends AudioNeeds {
 
 export const audio: Subsystem<AudioOptions, Audio> = {
   name: 'audio',
+  needs: ['audio', 'providers', 'actions', 'updates', 'client', 'chat', 'ring', 'card'],
+  provides: {},
   start(k, o) {
     const { audio: a, actions } = o;
-    a.attach({ mode: k.mode, keys: o.keys, actions, updates: o.updates, client: o.client, chat: o.chat, ring: o.ring, card: o.card });
+    a.attach({ mode: k.mode, providers: o.providers, actions, updates: o.updates, client: o.client, chat: o.chat, ring: o.ring, card: o.card });
     actions.setSpeech((text, options) => a.speakAction(text, options));
     o.updates.addBusyProbe(() => a.speaker.speaking() || a.recorder.busy());
     return {

@@ -35,7 +35,7 @@ export interface VoiceMessenger {
 /** What audio needs besides the Audio itself (AudioOptions, in index.ts, adds it). */
 export interface AudioNeeds {
   /** Provider keys and the custom endpoint (human-web-only settings). */
-  keys: TtsKeys;
+  providers: TtsKeys;
   actions: AudioActions;
   updates: AudioUpdates;
   client: { request(req: ClientRequest): Promise<ClientResult> };

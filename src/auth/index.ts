@@ -9,7 +9,7 @@
 
 import { formFields } from '../core/form-route.ts';
 import type { Gate } from '../core/router.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import type { Later, Subsystem } from '../core/subsystem.ts';
 import { authCommands } from './console.ts';
 import type { SetupPassphrase } from './passphrase.ts';
 import { signInRoutes, type Addresses } from './routes.ts';
@@ -57,8 +57,8 @@ export interface AuthOptions {
   /** Every live secret by kind, registered by its owner: what the cloud tunnel screens its answers for. */
   secrets: Secrets;
   passphrase: SetupPassphrase;
-  /** Base URLs the device can be reached at (src/wifi's provisioning), for the connect sheet. */
-  addresses: Addresses;
+  /** The network (src/wifi's provisioning, mounted after auth, which it needs): the base URLs for the connect sheet. */
+  network: Later<{ addresses: Addresses }>;
 }
 
 export interface AuthFace {
@@ -70,6 +70,9 @@ export interface AuthFace {
 
 export const auth: Subsystem<AuthOptions, AuthFace> = {
   name: 'auth',
+  needs: ['token', 'signin', 'secrets', 'passphrase'],
+  later: ['network'],
+  provides: {},
   start(k, o) {
     // What the cloud tunnel screens its answers for (src/auth/secrets.ts); apPass is registered with its routes.
     o.secrets.register('token', () => [o.token.reveal()]);
@@ -78,7 +81,7 @@ export const auth: Subsystem<AuthOptions, AuthFace> = {
     o.secrets.register('setup-passphrase', () => [o.passphrase.reveal()]);
     return {
       provides: { token: o.token, signin: o.signin, secrets: o.secrets, passphrase: o.passphrase },
-      routes: signInRoutes(k, o.token, o.signin, o.passphrase, o.addresses),
+      routes: signInRoutes(k, o.token, o.signin, o.passphrase, () => o.network.get().addresses()),
       commands: authCommands(o.token),
     };
   },

@@ -9,6 +9,7 @@
 // long poll in Orchestrator mode.
 
 import type { Kernel } from '../core/kernel.ts';
+import type { Later } from '../core/subsystem.ts';
 import type { Store } from '../core/store.ts';
 import type { Files } from '../files/index.ts';
 import type { Nvs } from '../hal/index.ts';
@@ -48,8 +49,8 @@ export interface ChatNeeds {
   updates: Pick<Updates, 'apply' | 'addBusyProbe'>;
   /** The device actions (src/device/): devName in the signature, ttsOn for voice replies. */
   actions: ServiceDeps['config'];
-  /** Long-term memory (src/memory/): the active task /clear forgets; messages sent to another chat join its conversation. */
-  memory: ActiveTask & Conversations;
+  /** Long-term memory (src/memory/, mounted after the chat: it takes the chat's people): the active task /clear forgets; messages sent to another chat join its conversation. */
+  memory: Later<ActiveTask & Conversations>;
   /** Device sound (src/audio/): voice replies of reply.telegram. */
   audio: ChatVoice;
   /** The SD card's state (src/storage/). */
@@ -60,6 +61,8 @@ export interface ChatNeeds {
 export interface ChatParts {
   service: ChatService;
   api: BotApi;
+  /** Memory as the chat's commands and tools read it, when they run. */
+  memory: ActiveTask & Conversations;
 }
 
 export type SendResult = { ok: true } | { ok: false; error: string };
@@ -162,6 +165,16 @@ export class Chat {
   attach(k: Kernel, o: ChatNeeds): ChatParts {
     const { outbox } = o;
     const { log } = k;
+    // Memory is read when a command or tool runs.
+    const later = o.memory;
+    const memory: ActiveTask & Conversations = {
+      get scratch() {
+        return later.get().scratch;
+      },
+      get episodic() {
+        return later.get().episodic;
+      },
+    };
     this.client = o.client;
     this.providers = o.providers;
     const api = (this.api = new BotApi(o.client));
@@ -191,7 +204,7 @@ export class Chat {
       log,
       version: k.hal.build.version,
       updates: o.updates,
-      memory: o.memory,
+      memory,
       assistant: o.assistant,
       compactor: o.compactor,
       later: (chat, text) => void service.sendText(chat, service.sign(text), 'device'),
@@ -222,7 +235,7 @@ export class Chat {
         if (this.settings.token()) void service.identify();
       });
     }
-    return { service, api };
+    return { service, api, memory };
   }
 
   stop(): void {

@@ -9,8 +9,9 @@
 // state snapshot.
 
 import type { Kernel } from '../core/kernel.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Later, type Subsystem } from '../core/subsystem.ts';
 import type { Chat, ChatNeeds } from './chat.ts';
+import type { VoiceNoteSink } from './service.ts';
 import { chatCommands } from './console.ts';
 import { chatRoutes } from './routes.ts';
 import { chatTools } from './tools.ts';
@@ -27,19 +28,26 @@ export type { ChatCommand, ChatCommandCall } from './commands.ts';
 /** What the chat needs from others: the Chat made at boot, and what it attaches when mounted (chat.ts). */
 export interface ChatOptions extends ChatNeeds {
   chat: Chat;
+  /** Voice (src/voice/, mounted after the chat): voice notes are transcribed through it once it mounts. */
+  voice: Later<{ notes: VoiceNoteSink }>;
 }
 
 export const chat: Subsystem<ChatOptions, Chat> = {
   name: 'chat',
+  needs: ['chat', 'outbox', 'client', 'assistant', 'compactor', 'providers', 'files', 'music', 'updates', 'actions', 'audio', 'card'],
+  later: ['memory', 'voice'],
+  // The messenger: the Chat once attached (its send queue takes messages from here on).
+  provides: { messenger: whole },
   start(k: Kernel, o: ChatOptions) {
     const c = o.chat;
     const { settings, people, moderation, queue } = c;
-    const { service, api } = c.attach(k, o);
+    const { service, api, memory } = c.attach(k, o);
+    o.voice.when((v) => c.setVoiceNotes(v.notes));
     return {
       provides: c,
       routes: chatRoutes({ settings, people, service, moderation, queue, clock: k.hal.clock, log: k.log }),
       commands: chatCommands({ settings, service, queue, api }),
-      tools: chatTools({ settings, people, service, audio: o.audio, config: o.actions, memory: o.memory, log: k.log }),
+      tools: chatTools({ settings, people, service, audio: o.audio, config: o.actions, memory, log: k.log }),
       status: { sections: [() => ({ chat: { configured: settings.token() !== '', state: service.state, allowlisted: settings.allowlist().length } })] },
       stop: () => c.stop(),
     };

@@ -15,7 +15,7 @@ import type { Store } from '../core/store.ts';
 import { quotaFor, ROLE_QUOTAS, type MemoryQuota, type People, type Role } from '../memory/index.ts';
 import { capBytes } from '../util/cap.ts';
 import { isPlainObject, parseJson, stringify } from '../util/json.ts';
-import type { ChatSettings } from './settings.ts';
+import { isChatId, type ChatSettings } from './settings.ts';
 
 export const PEOPLE_NS = 'people';
 export const ROLES: readonly Role[] = ['admin', 'user', 'guest', 'unknown'];
@@ -116,6 +116,11 @@ export class PeopleRegistry implements People {
   /** The memory and file namespace of a chat: the owner's chat is the owner's (null). */
   personOf(chat: string): string | null {
     return chat === this.ownerChat() ? null : chat;
+  }
+
+  /** Whose namespace a conversation's compaction writes to: a messenger chat's person; console, web and /mcp conversations are the owner's (null). */
+  conversationPerson(conversation: string): string | null {
+    return isChatId(conversation) ? this.personOf(conversation) : null;
   }
 
   /** The chat a person is reached at (the owner: the owner's chat). */

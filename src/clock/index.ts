@@ -17,14 +17,16 @@ export { gateTlsOnClock } from './tls-gate.ts';
 
 export interface ClockOptions {
   /** Network time, made with the TLS gate before the kernel. */
-  sync: ClockSync;
+  clockSync: ClockSync;
   /** Station changes (src/wifi's provisioning): an address means the servers may answer now. */
   network: { onStation(listener: (s: StationStatus) => void): void };
 }
 
 export const clock: Subsystem<ClockOptions, ClockSync> = {
   name: 'clock',
-  start(k, { sync, network }) {
+  needs: ['clockSync', 'network'],
+  provides: {},
+  start(k, { clockSync: sync, network }) {
     if (k.mode === 1) {
       network.onStation((s) => {
         if (s.state === 'connected') sync.networkUp();

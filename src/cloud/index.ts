@@ -29,6 +29,8 @@ export interface CloudOptions {
 
 export const cloud: Subsystem<CloudOptions, Cloud> = {
   name: 'cloud',
+  needs: ['token', 'secrets', 'tls'],
+  provides: { relay: (f) => f.relay },
   start(k, o) {
     const dispatcher = new TunnelDispatcher({
       router: k.router,

@@ -19,7 +19,7 @@
 //   GET  /oauth/callback?state&code            ungated: the state must equal the flow's
 
 import type { ChatCommandRegistry } from '../contracts/index.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Subsystem } from '../core/subsystem.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import { sha256, type Sha256Api } from '../../modules/sha256/sha256.ts';
 import { connectorChatCommands } from './commands.ts';
@@ -38,20 +38,23 @@ export interface ConnectorsOptions {
   token: { onRotate(listener: () => void): void };
   /** The live-secret registry the cloud tunnel screens answers for: the launch keys (src/auth). */
   secrets: { register(kind: 'launch-key', live: () => Iterable<string>): void };
-  /** The device's LAN addresses, for the verify links (src/wifi). */
-  addresses: () => Array<{ label: string; base: string }>;
+  /** The network (src/wifi's provisioning): the device's LAN addresses, for the verify links. */
+  network: { addresses(): Array<{ label: string; base: string }> };
   /** The chat commands' registry (src/chat/), for /mcp. */
   commands: ChatCommandRegistry;
 }
 
 export const connectors: Subsystem<ConnectorsOptions, Connectors> = {
   name: 'connectors',
+  needs: ['client', 'sha256', 'token', 'secrets', 'network', 'commands'],
+  provides: { connectors: whole },
   start(k, o) {
     const c = new Connectors({ store: k.store(CONN_NS), client: o.client, clock: k.hal.clock, random: (b) => k.hal.system.random(b), sha256: (b) => sha256(o.sha256, b), log: k.log, secret: (v) => k.log.redactor.add(v) });
-    c.addresses = o.addresses;
+    const addresses = (): Array<{ label: string; base: string }> => o.network.addresses();
+    c.addresses = addresses;
     o.token.onRotate(() => c.flows.clear());
     o.secrets.register('launch-key', () => c.flows.liveKeys());
     for (const command of connectorChatCommands(c)) o.commands.register(command);
-    return { provides: c, routes: connectorRoutes(c, o.addresses, k.hal.clock) };
+    return { provides: c, routes: connectorRoutes(c, addresses, k.hal.clock) };
   },
 };

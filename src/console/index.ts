@@ -12,6 +12,8 @@ export interface UnavailableOptions {
 
 export const unavailable: Subsystem<UnavailableOptions, number> = {
   name: 'console',
+  needs: [],
+  provides: {},
   start(k, o) {
     const commands = unavailableCommands(k.console, o.table ?? NOT_BUILT);
     return { provides: commands.length, commands };

@@ -14,6 +14,7 @@ export type StateSection = () => Record<string, unknown>;
 export class StatusRegistry {
   private fields: Array<[string, StatusField]> = [];
   private sections: StateSection[] = [];
+  private order: readonly string[] = [];
 
   /** One key=value item of the status line. */
   field(key: string, value: StatusField): void {
@@ -26,8 +27,14 @@ export class StatusRegistry {
     this.sections.push(section);
   }
 
+  /** The line's layout: these keys first, in this order, whoever registers them and whenever; the rest after, as registered. */
+  layout(keys: readonly string[]): void {
+    this.order = keys;
+  }
+
   line(): string {
-    return this.fields
+    const laid = this.order.flatMap((key) => this.fields.filter(([k]) => k === key));
+    return [...laid, ...this.fields.filter(([k]) => !this.order.includes(k))]
       .map(([k, f]) => {
         const v = f();
         return `${k}=${v === null ? '-' : typeof v === 'boolean' ? (v ? 1 : 0) : replaceEvery(String(v), WHITESPACE_RUNS, '_')}`;

@@ -1,8 +1,9 @@
 // A subsystem's one face, and mount(): the single place where what a
 // subsystem contributes (routes, console commands, tools, status) is
-// registered. A subsystem declares what it needs as one options object (the
-// ECMA-419 manner) and returns what it provides to the subsystems mounted
-// after it; main.ts mounts them in boot order (docs/architecture.md).
+// registered. A subsystem declares by name the parts it needs (one options
+// object, the ECMA-419 manner), those it needs only once running (late, each
+// a Later), and those it provides; src/core/boot-order.ts computes the boot
+// order from those names (docs/architecture.md).
 
 import type { Command } from './console.ts';
 import type { Kernel } from './kernel.ts';
@@ -18,15 +19,45 @@ export interface Mounted<Face> {
   commands?: Command[];
   tools?: ToolSpec[];
   /** Status line fields (key=value) and state snapshot sections (GET /api/state). */
-  status?: { fields?: Array<[string, StatusField]>; sections?: StateSection[] };
+  status?: { fields?: Array<[string, StatusField]>; sections?: StateSection[]; layout?: readonly string[] };
   /** Stops timers and closes what it opened (shutdown, tests). */
   stop?(): void;
 }
 
+/**
+ * A part met after the subsystem needing it has mounted (a late need): get() reads it once the device runs (it
+ * throws, naming it, if read before its subsystem mounted); when() runs at once if it is there, else as soon as
+ * its subsystem mounts, within the boot.
+ */
+export interface Later<T> {
+  get(): T;
+  when(run: (value: T) => void): void;
+}
+
+/** A late need already met: what a test hands a subsystem it mounts alone. */
+export function ready<T>(value: T): Later<T> {
+  return { get: () => value, when: (run) => run(value) };
+}
+
+type Name<Options> = keyof Options & string;
+
 export interface Subsystem<Options, Face> {
   readonly name: string;
+  /** The parts it needs before it mounts, by name: each is a key of its options. */
+  readonly needs: readonly Name<Options>[];
+  /** The parts it needs only once running or as they arrive (each option a Later): these do not order the boot. */
+  readonly later?: readonly Name<Options>[];
+  /** The parts it provides, by name, each taken from its face. */
+  readonly provides: Readonly<Record<string, (face: Face) => unknown>>;
   start(kernel: Kernel, options: Options): Mounted<Face>;
 }
+
+/** Any subsystem, as a boot list holds them (their types meet by name in src/main.ts's Parts). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnySubsystem = Subsystem<any, any>;
+
+/** The face whole, as one part (provides: { memory: whole }). */
+export const whole = <Face>(face: Face): Face => face;
 
 /** What a kernel remembers of what it mounted: names in boot order, and how to stop them. */
 export interface Mounts {
@@ -49,6 +80,7 @@ export function mount<Options, Face>(kernel: Kernel, subsystem: Subsystem<Option
   for (const t of m.tools ?? []) kernel.tools.register(t);
   for (const [key, f] of m.status?.fields ?? []) kernel.status.field(key, f);
   for (const s of m.status?.sections ?? []) kernel.status.section(s);
+  if (m.status?.layout) kernel.status.layout(m.status.layout);
   const mounts = mountsOf(kernel);
   mounts.names.push(subsystem.name);
   if (m.stop) mounts.stops.push(m.stop);

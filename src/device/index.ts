@@ -31,6 +31,8 @@ export interface DeviceFace {
 
 export const device: Subsystem<DeviceOptions, DeviceFace> = {
   name: 'device',
+  needs: ['actions', 'ring'],
+  provides: {},
   start(k, { actions, ring }) {
     const num = (key: 'ledBrightness' | 'attnHoldMs'): number | undefined => {
       const v = actions.config(key);

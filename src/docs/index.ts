@@ -71,6 +71,8 @@ export function docsTools(docs: Docs): ToolSpec[] {
 
 export const docs: Subsystem<DocsOptions, DocsFace> = {
   name: 'docs',
+  needs: [],
+  provides: { docResources: (f) => f.resources },
   start(_k, o) {
     const d = new Docs(o.pack ?? builtInPack());
     return { provides: { docs: d, resources: d.empty() ? [] : [docsResources(d)] }, tools: docsTools(d) };

@@ -21,6 +21,8 @@ export interface FaultsOptions {
 
 export const faults: Subsystem<FaultsOptions, Faults> = {
   name: 'faults',
+  needs: ['faults', 'card'],
+  provides: {},
   start(k, o) {
     const f = o.faults;
     if (!f.enabled) return { provides: f };

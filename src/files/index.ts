@@ -37,8 +37,8 @@ export interface FilesOptions {
   card: FilesCard;
   /** Outbound HTTP(S) for files.fetch. */
   client: HttpClient;
-  /** Posts an owner notice (a download waiting for approval, one that finished). */
-  notify: (key: string, text: string) => void;
+  /** Owner notices (the chat's outbox): a download waiting for approval, one that finished. */
+  outbox: { post(key: string, text: string): unknown };
 }
 
 /** What files provides: the store and downloads (Files), and its resources for /mcp. */
@@ -49,9 +49,11 @@ export interface FilesFace {
 
 export const files: Subsystem<FilesOptions, FilesFace> = {
   name: 'files',
+  needs: ['card', 'client', 'outbox'],
+  provides: { files: (f) => f.files, fileResources: (f) => f.resources },
   start(k, o) {
     const sd = k.hal.sd;
-    const f = new Files({ sd, card: o.card, clock: k.hal.clock, log: k.log, client: o.client, nvs: k.store('files'), random: (b) => k.hal.system.random(b), notify: o.notify });
+    const f = new Files({ sd, card: o.card, clock: k.hal.clock, log: k.log, client: o.client, nvs: k.store('files'), random: (b) => k.hal.system.random(b), notify: (key, text) => void o.outbox.post(key, text) });
     o.card.onChange(() => f.cardChanged());
     if (o.card.live()) clearIncoming(sd);
     return { provides: { files: f, resources: [fileResources(f)] }, tools: fileTools(f), routes: fileRoutes(f, o.card, k.log, sd), commands: filesCommands(f, o.card) };

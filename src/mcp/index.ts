@@ -26,12 +26,18 @@ const INSTRUCTIONS =
 
 /** What /mcp serves besides the tool registry, in the order it lists them. */
 export interface McpOptions {
-  resources: ResourceProvider[];
-  prompts: PromptProvider[];
+  /** The documentation's resources (src/docs/; none when the image carries no pack). */
+  docResources?: ResourceProvider[];
+  /** The file store's resources (src/files/). */
+  fileResources?: ResourceProvider[];
+  /** The skills' prompts (src/skills/). */
+  skillPrompts?: PromptProvider;
 }
 
 export const mcp: Subsystem<McpOptions, McpServer> = {
   name: 'mcp',
+  needs: ['docResources', 'fileResources', 'skillPrompts'],
+  provides: {},
   start(k, o) {
     const resources = new ResourceRegistry((m) => k.log.error('mcp', m));
     const prompts = new PromptRegistry();
@@ -41,8 +47,8 @@ export const mcp: Subsystem<McpOptions, McpServer> = {
       resources.register(fixtureResources());
       prompts.register(fixturePrompts());
     }
-    for (const r of o.resources) resources.register(r);
-    for (const p of o.prompts) prompts.register(p);
+    for (const r of [...(o.docResources ?? []), ...(o.fileResources ?? [])]) resources.register(r);
+    if (o.skillPrompts) prompts.register(o.skillPrompts);
     const server = new McpServer(
       k.tools,
       { name: 'desk-assistant', title: 'Desk assistant', version: k.hal.build.version },

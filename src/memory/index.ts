@@ -5,14 +5,15 @@
 // commands, tools and status (vec=, the state snapshot's memory counts).
 
 import type { Hotspots } from '../core/hotspots.ts';
-import type { Mounted, Subsystem } from '../core/subsystem.ts';
+import { whole, type Mounted, type Subsystem } from '../core/subsystem.ts';
 import { memoryCommands } from './console.ts';
 import { Memory, type MemoryStart } from './memory.ts';
 import { memoryRoutes } from './routes.ts';
 import { memoryTools } from './tools.ts';
+import { embeddingKeys, type EmbeddingLedger } from './keys.ts';
 
 export { Memory, MemoryError, type MemoryCard, type MemoryStart } from './memory.ts';
-export { embeddingKeys } from './keys.ts';
+export { embeddingKeys };
 export { quotaFor, ROLE_QUOTAS, type MemoryQuota, type People, type Role } from './quotas.ts';
 
 /** A device timeline row (restarts, updates, mode switches, storage changes), as memory logs it. */
@@ -24,7 +25,11 @@ export interface TimelineRowView {
 }
 
 /** What memory needs from others. */
-export interface MemoryOptions extends MemoryStart {
+export interface MemoryOptions extends Omit<MemoryStart, 'keys'> {
+  /** The provider settings (src/providers/): the embedding endpoints and keys (the custom endpoint at its embeddings base URL). */
+  providers?: { customFor(role: 'embed'): { base: string }; key(provider: 'openai' | 'mistral' | 'custom'): string | null };
+  /** The providers' usage ledger: embedding tokens count against budgets (none: not counted). */
+  usage?: EmbeddingLedger;
   /** The native or fallback hot loops (sha256, vecdot) chosen at boot. */
   hotspots: Hotspots;
   /** The device timeline: its rows become episodic rows once the log is open. */
@@ -55,9 +60,13 @@ function memoryStatus(memory: Memory): NonNullable<Mounted<Memory>['status']> {
 
 export const memory: Subsystem<MemoryOptions, Memory> = {
   name: 'memory',
+  needs: ['card', 'client', 'hotspots', 'timeline', 'providers', 'usage', 'people'],
+  provides: { memory: whole },
   start(k, o) {
     const m = new Memory(k.hal, k.log, k.store('mem'), o.hotspots, (b) => k.hal.system.random(b));
-    m.start(o, k.defer);
+    const providers = o.providers;
+    const keys = providers ? embeddingKeys({ customBase: () => providers.customFor('embed').base, key: (p) => providers.key(p) }, o.usage ?? null) : undefined;
+    m.start({ ...o, ...(keys ? { keys } : {}) }, k.defer);
     // Device timeline rows (restarts, updates, mode switches, storage changes) become episodic rows.
     o.timeline.attach((row) => {
       try {

@@ -24,7 +24,7 @@ export interface ModelsOptions {
   /** The assistant: its provider chain, and the model an alternate provider runs on (set here). */
   assistant: { chain(): ProviderChoice[]; alternateModel: ((provider: ProviderId) => string | null) | null };
   /** The orchestrator settings (src/providers/). */
-  settings: FallbackDeps['settings'];
+  providers: FallbackDeps['settings'];
   /** The provider wire: which providers are keyed, and their model lists. */
   wire: CatalogWire;
 }
@@ -35,6 +35,8 @@ export interface ModelsFace {
 
 export const models: Subsystem<ModelsOptions, ModelsFace> = {
   name: 'models',
+  needs: ['assistant', 'providers', 'wire'],
+  provides: { catalog: (f) => f.catalog },
   start(k: Kernel, o: ModelsOptions) {
     const catalog = new ModelCatalog(o.wire, k.hal.clock);
     // Only when the provider's list hides its default does the catalog name another model.
@@ -53,7 +55,7 @@ export const models: Subsystem<ModelsOptions, ModelsFace> = {
     }
     return {
       provides: { catalog },
-      routes: modelRoutes({ catalog, assistant: o.assistant, settings: o.settings, keyed: (p) => o.wire.keyed(p) }),
+      routes: modelRoutes({ catalog, assistant: o.assistant, settings: o.providers, keyed: (p) => o.wire.keyed(p) }),
     };
   },
 };

@@ -8,10 +8,10 @@
 // pause] (a bare /play queues the folder in name order, or resumes a pause);
 // play(name, {queue}), pause(), stop(), status(), tracks().
 
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Subsystem } from '../core/subsystem.ts';
 import { musicCommands } from './console.ts';
 import type { MusicOptions } from './options.ts';
-import type { MusicPlayer } from './player.ts';
+import { MusicPlayer } from './player.ts';
 import { musicRoutes } from './routes.ts';
 import { clearUploadLeftovers } from './upload.ts';
 import { mediaTools } from './tools.ts';
@@ -22,8 +22,11 @@ export { musicName, UPLOAD_MAX } from './routes.ts';
 
 export const music: Subsystem<MusicOptions, MusicPlayer> = {
   name: 'music',
+  needs: ['card', 'audio'],
+  provides: { music: whole },
   start(k, o) {
-    const { player } = o;
+    // Music goes through the speaker's mixer (src/audio/speaker.ts), with speech and effects.
+    const player = new MusicPlayer({ sd: k.hal.sd, audio: o.audio.speaker.music, clock: k.hal.clock, log: k.log });
     // What an upload cut by a power cut or a pulled card left: gone before anyone lists the folder.
     const clear = (): void => {
       if (o.card.live()) clearUploadLeftovers(k.hal.sd);

@@ -5,7 +5,7 @@
 // (docs/notifier-protocol.md). What it needs (the device actions, the ring's
 // attention animations, the screen) it declares in NotifierOptions (link.ts).
 
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Subsystem } from '../core/subsystem.ts';
 import { notifierCommands } from './console.ts';
 import { NotifierLink, type NotifierOptions } from './link.ts';
 
@@ -13,6 +13,8 @@ export { NotifierLink, type NotifierOptions };
 
 export const notifier: Subsystem<NotifierOptions, NotifierLink> = {
   name: 'notifier',
+  needs: ['actions', 'ring', 'ui'],
+  provides: { notifier: whole },
   start(k, o) {
     const link = new NotifierLink(k.hal, k.log, o);
     // The mode decides: the link runs in Notifier mode only (Orchestrator mode has Wi-Fi, HTTP and the assistant instead).

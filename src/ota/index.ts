@@ -23,6 +23,8 @@ export interface OtaOptions extends UpdatesDeps {
 
 export const ota: Subsystem<OtaOptions, Updates> = {
   name: 'ota',
+  needs: ['updates', 'power', 'client', 'sha256', 'p256', 'outbox', 'timeline', 'ring'],
+  provides: {},
   start(k, o) {
     const u = o.updates;
     u.attach(k, o);

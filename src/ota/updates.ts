@@ -62,7 +62,7 @@ export type CheckTicket = { ok: true; done: Promise<CheckOutcome> } | { ok: fals
 /** What the update engine needs of other subsystems, passed when the ota subsystem is mounted. */
 export interface UpdatesDeps {
   /** The battery model the install gate reads (src/power). */
-  battery: { reading(): BatteryReading };
+  power: { reading(): BatteryReading };
   /** Outbound HTTPS under the device's TLS policy. */
   client: HttpClient;
   sha256: Sha256Api;
@@ -284,7 +284,7 @@ export class Updates {
     if (!force && this.result === 'up-to-date') return refuse('up-to-date');
     if (!force) {
       // The battery model's calibrated level and health estimate (src/power): the gate's one source.
-      const reading = this.deps.battery.reading();
+      const reading = this.deps.power.reading();
       const battery = opts.source === 'auto' ? (autoBatteryAllows(reading) ? null : 'need-power') : batteryRefusal(reading);
       if (battery) return refuse(battery);
     }

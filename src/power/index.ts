@@ -23,6 +23,8 @@ export interface PowerOptions {
 
 export const power: Subsystem<PowerOptions, Power> = {
   name: 'power',
+  needs: ['power', 'actions', 'timeline', 'updates'],
+  provides: {},
   start(k, o) {
     const p = o.power;
     p.attach(k.store(POWER_NS), o);

@@ -17,6 +17,9 @@ export interface PromptFace {
 
 export const prompt: Subsystem<PromptOptions, PromptFace> = {
   name: 'prompt',
+  needs: ['providers', 'connectors', 'time'],
+  later: ['memory'],
+  provides: { blocks: (f) => f.blocks },
   start(k: Kernel, o: PromptOptions) {
     const blocks = new PromptBlocks();
     registerCoreBlocks(k, blocks, o);

@@ -8,6 +8,7 @@
 // [SUB-AGENT CAPABILITIES]) are registered by the fabric when it runs.
 
 import type { Kernel } from '../core/kernel.ts';
+import type { Later } from '../core/subsystem.ts';
 import type { ProviderId } from '../contracts/index.ts';
 import { capBytes } from '../util/cap.ts';
 import type { PromptBlocks, PromptInput } from './blocks.ts';
@@ -15,13 +16,13 @@ import type { PromptBlocks, PromptInput } from './blocks.ts';
 /** What the core blocks read (the prompt subsystem's options: src/prompt/index.ts). */
 export interface PromptOptions {
   /** The owner's directive and the keyed providers (src/providers/). */
-  settings: { directive(): string; keyedList(): readonly ProviderId[] };
-  /** The scratchpad, running memory and relevant memories (src/memory/). */
-  memory: {
+  providers: { directive(): string; keyedList(): readonly ProviderId[] };
+  /** The scratchpad, running memory and relevant memories (src/memory/, mounted later: read when a prompt is built). */
+  memory: Later<{
     scratchpadBlock(): string;
     runningMemory(): string;
     relevantMemories(text: string, queries: readonly string[], person: string | null): Promise<string>;
-  };
+  }>;
   /** The connectors' one prompt line (src/connectors/). */
   connectors: { promptLine(): string };
   /** The owner's local time, when the clock is set (src/system/local-time.ts). */
@@ -32,7 +33,7 @@ export function registerCoreBlocks(k: Kernel, blocks: PromptBlocks, o: PromptOpt
   blocks.register({
     name: 'directive',
     text: () => {
-      const d = o.settings.directive();
+      const d = o.providers.directive();
       return d ? `[DIRECTIVE]\n${d}` : '';
     },
   });
@@ -42,15 +43,15 @@ export function registerCoreBlocks(k: Kernel, blocks: PromptBlocks, o: PromptOpt
     text: (input: PromptInput) => {
       // The scratchpad and running memory are the owner's: a chat member's turn neither sees nor changes them.
       if (input.person !== null) return '';
-      const pad = o.memory.scratchpadBlock();
-      const running = o.memory.runningMemory();
+      const pad = o.memory.get().scratchpadBlock();
+      const running = o.memory.get().runningMemory();
       return [pad, running ? `[RUNNING MEMORY]\n${running}` : ''].filter(Boolean).join('\n');
     },
   });
   blocks.register({
     name: 'memories',
     text: async (input: PromptInput) => {
-      const lines = await o.memory.relevantMemories(input.text, input.memQueries, input.person);
+      const lines = await o.memory.get().relevantMemories(input.text, input.memQueries, input.person);
       return lines ? `[RELEVANT MEMORIES]\n${lines}` : '';
     },
   });
@@ -77,7 +78,7 @@ export function registerCoreBlocks(k: Kernel, blocks: PromptBlocks, o: PromptOpt
   blocks.register({
     name: 'providers',
     text: () => {
-      const keyed = o.settings.keyedList();
+      const keyed = o.providers.keyedList();
       return keyed.length ? `[PROVIDERS & CONNECTORS]\nProviders with keys: ${keyed.join(', ')}. Connectors: ${o.connectors.promptLine() || 'none'}.` : '';
     },
   });

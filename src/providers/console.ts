@@ -38,7 +38,7 @@ export interface WireConsoleParts {
   /** The tools a WIRE loop round offers (the kernel's registry). */
   tools: Pick<ToolRegistry, 'list'>;
   /** The turn's schema, field documentation and parser (src/turn/). */
-  turn: TurnCodec;
+  turn: { get(): TurnCodec };
 }
 
 export function wireCommands(p: WireConsoleParts): Command[] {
@@ -88,9 +88,9 @@ export function wireCommands(p: WireConsoleParts): Command[] {
         mode,
         tools: mode === 'loop' ? tools.list(caller).map((t) => ({ name: t.providerName, description: t.description, parameters: t.schema })) : [],
         forceFinal: modeWord === 'final',
-        schema: turn.schema(),
+        schema: turn.get().schema(),
         schemaName: 'orch_turn',
-        schemaDoc: turn.doc(),
+        schemaDoc: turn.get().doc(),
         // The console is the owner's: approved tool servers ride along as in the owner's turns.
         connectors: true,
       };
@@ -108,7 +108,7 @@ export function wireCommands(p: WireConsoleParts): Command[] {
         c.out(`items=${r.items.length}`);
         return;
       }
-      const parsed = turn.parse(r.json);
+      const parsed = turn.get().parse(r.json);
       if (parsed.code !== 'Ok') throw new CommandError(oneLine(`turn ${parsed.code}${parsed.detail ? `: ${parsed.detail}` : ''}`));
       c.out(oneLine(`reply=${parsed.turn.reply}`));
     },

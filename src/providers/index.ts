@@ -6,7 +6,7 @@
 // src/contracts/provider-wire.ts.
 
 import type { Kernel } from '../core/kernel.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import type { Later, Subsystem } from '../core/subsystem.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import type { ToolServerSource, TurnCodec } from '../contracts/index.ts';
 import { wireCommands } from './console.ts';
@@ -22,9 +22,9 @@ export interface ProvidersOptions {
   /** The device's TLS verification setting, shown and set by /api/orch. */
   tls: TlsSetting;
   /** The owner's approved tool servers (src/connectors/). */
-  toolServers: ToolServerSource;
-  /** The turn's schema, field documentation and parser, for the WIRE console command (src/turn/). */
-  turn: TurnCodec;
+  connectors: ToolServerSource;
+  /** The turn's schema, field documentation and parser, for the WIRE console command (src/turn/, mounted later). */
+  turnCodec: Later<TurnCodec>;
 }
 
 /** What the providers give later subsystems. */
@@ -36,14 +36,17 @@ export interface ProvidersFace {
 
 export const providers: Subsystem<ProvidersOptions, ProvidersFace> = {
   name: 'providers',
+  needs: ['client', 'tls', 'connectors'],
+  later: ['turnCodec'],
+  provides: { providers: (f) => f.settings, wire: (f) => f.wire, usage: (f) => f.usage },
   start(k: Kernel, o: ProvidersOptions) {
     const settings = new ProviderSettings(k.store(ORCH_NS), k.log.redactor, o.tls);
     const usage = new UsageLedger(k.store(USAGE_NS), k.store(ORCH_NS), () => k.hal.clock.wallMs());
-    const wire = new ProviderWire(o.client, settings, k.log, k.hal.clock, k.store(WIRE_NS), o.toolServers, usage);
+    const wire = new ProviderWire(o.client, settings, k.log, k.hal.clock, k.store(WIRE_NS), o.connectors, usage);
     return {
       provides: { settings, wire, usage },
       routes: providerRoutes(settings),
-      commands: wireCommands({ settings, wire, usage, tools: k.tools, turn: o.turn }),
+      commands: wireCommands({ settings, wire, usage, tools: k.tools, turn: o.turnCodec }),
       status: {
         sections: [
           () => ({ tlsVerify: o.tls.verify() }),

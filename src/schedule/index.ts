@@ -12,7 +12,7 @@
 // (the chat's notify), which waits in the outbox while the messenger is not set up.
 
 import type { Kernel } from '../core/kernel.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Subsystem } from '../core/subsystem.ts';
 import type { ChatCommands, DeviceMessage, NotifyOutcome } from '../chat/index.ts';
 import { registerScheduleCommands } from './commands.ts';
 import { scheduleRoutes } from './routes.ts';
@@ -44,6 +44,8 @@ export interface ScheduleOptions {
 
 export const schedule: Subsystem<ScheduleOptions, Scheduler> = {
   name: 'schedule',
+  needs: ['engine', 'time', 'chat'],
+  provides: { scheduler: whole },
   start(k: Kernel, o: ScheduleOptions) {
     const { chat } = o;
     const people = chat.people;

@@ -186,7 +186,8 @@ export function searchTool(ws: WebSearch, screen: (text: string, caller: { admin
 /** What web search needs: outbound HTTPS, and the injection screen fetched text passes through (src/files). */
 export interface SearchOptions {
   client: Pick<HttpClient, 'request'>;
-  screen: (text: string, caller: { admin: boolean }) => string;
+  /** The files (src/files/): the injection screen for fetched content, by the caller's role. */
+  files: { screenFetched(text: string, caller: { admin: boolean }): string };
 }
 
 export function searchRoutes(ws: WebSearch): Route[] {
@@ -198,8 +199,10 @@ export function searchRoutes(ws: WebSearch): Route[] {
 
 export const search: Subsystem<SearchOptions, WebSearch> = {
   name: 'search',
+  needs: ['client', 'files'],
+  provides: {},
   start(k, o) {
     const ws = new WebSearch(k.store(SEARCH_NS), o.client, () => k.hal.clock.wallMs(), (v) => k.log.redactor.add(v));
-    return { provides: ws, tools: [searchTool(ws, o.screen)], routes: searchRoutes(ws) };
+    return { provides: ws, tools: [searchTool(ws, (text, caller) => o.files.screenFetched(text, caller))], routes: searchRoutes(ws) };
   },
 };

@@ -1,5 +1,5 @@
-// The skills subsystem's face: the capsule store (src/skills/store.ts), plugged into
-// the sub-agent fabric's skills port (capsules for briefs, a capsule's
+// The skills subsystem's face: the capsule store (src/skills/store.ts), which
+// the sub-agent fabric reads through its skills port (capsules for briefs, a capsule's
 // provider for the provider choice); the tools skill.list and skill.get
 // (open), skill.save (admin-only, refused in unattended turns) and
 // skill.delete (admin-only, agent-authored only); the chat command /skill
@@ -7,16 +7,15 @@
 // /api/skills for the web page's Assistant > Skills (routes.ts); tools.ts.
 
 import type { Kernel } from '../core/kernel.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Subsystem } from '../core/subsystem.ts';
 import type { SkillStoreDeps } from './store.ts';
 import { SKILLS_NS, SkillStore } from './store.ts';
+import { skillPrompts } from './prompts.ts';
 import { skillRoutes } from './routes.ts';
 import { skillTools } from './tools.ts';
 
 /** What the skills need from others. */
 export interface SkillsOptions {
-  /** The sub-agent fabric's skills port (src/agents/). */
-  agents: { setSkills(s: { capsule: SkillStore['capsule']; provider: SkillStore['provider'] }): void };
   /** The SD card's state (src/storage/). */
   card: { live(): boolean };
   /** SHA-256 (the native hotspot or its fallback). */
@@ -29,10 +28,11 @@ export interface SkillsOptions {
 
 export const skills: Subsystem<SkillsOptions, SkillStore> = {
   name: 'skills',
+  needs: ['card', 'sha256', 'outbox', 'commands'],
+  provides: { skills: whole, skillPrompts: (s) => skillPrompts(s) },
   start(k: Kernel, o: SkillsOptions) {
     const { card, commands } = o;
     const skills = new SkillStore({ store: k.store(SKILLS_NS), sd: k.hal.sd, cardLive: () => card.live(), sha256: o.sha256, clock: k.hal.clock, log: k.log });
-    o.agents.setSkills({ capsule: (id) => skills.capsule(id), provider: (id) => skills.provider(id) });
     commands.register({
       name: '/skill',
       usage: 'approve | deny <id>',
@@ -59,4 +59,4 @@ export const skills: Subsystem<SkillsOptions, SkillStore> = {
 };
 
 export { SkillStore } from './store.ts';
-export { skillPrompts } from './prompts.ts';
+export { skillPrompts };

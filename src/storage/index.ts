@@ -8,7 +8,7 @@
 import { CommandError, type Command } from '../core/console.ts';
 import type { Kernel } from '../core/kernel.ts';
 import type { Route } from '../core/router.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import type { Later, Subsystem } from '../core/subsystem.ts';
 import { jsonResponse } from '../net/http/errors.ts';
 import { encode, decode } from '../util/utf8.ts';
 import type { Card, CardState } from './card.ts';
@@ -30,16 +30,20 @@ function describe(c: CardState): string {
 export interface StorageOptions {
   card: Card;
   timeline: { row(kind: 'storage', text: string): void };
-  files: { store: { summary(): { count: number; bytes: number } } };
+  /** The files (src/files/, mounted after storage, whose card they use): the store's summary, read when the state is. */
+  files: Later<{ store: { summary(): { count: number; bytes: number } } }>;
 }
 
 export const storage: Subsystem<StorageOptions, null> = {
   name: 'storage',
+  needs: ['card', 'timeline'],
+  later: ['files'],
+  provides: {},
   start(k, o) {
     const { card, files } = o;
     const summary = (): Record<string, unknown> => {
       const c = card.get();
-      const s = c.tier === 'present' ? files.store.summary() : { count: 0, bytes: 0 };
+      const s = c.tier === 'present' ? files.get().store.summary() : { count: 0, bytes: 0 };
       return {
         present: c.tier === 'present',
         unsupported: c.tier === 'unsupported',

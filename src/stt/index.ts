@@ -51,6 +51,8 @@ function sttProvider(actions: SttOptions['actions']): string {
 /** Provides nothing to later subsystems: voice takes the client (transcribe) from this face's exports. */
 export const stt: Subsystem<SttOptions, void> = {
   name: 'stt',
+  needs: ['actions'],
+  provides: {},
   start(_k: Kernel, o: SttOptions) {
     return {
       provides: undefined,

@@ -28,8 +28,13 @@ export interface SystemFace {
   time: LocalTime;
 }
 
+/** The status line's keys in order; fields other subsystems add come after these. */
+export const STATUS_LINE = ['fw', 'build', 'board', 'mode', 'up', 'psram', 'minheap', 'sd', 'vec', 'ota', 'lastOta'] as const;
+
 export const system: Subsystem<SystemOptions, SystemFace> = {
   name: 'system',
+  needs: ['timeline', 'time', 'card', 'actions', 'people', 'music', 'audio', 'power'],
+  provides: {},
   start(k, o) {
     const { hal } = k;
     const selftest = selftestParts(k, o);
@@ -40,6 +45,8 @@ export const system: Subsystem<SystemOptions, SystemFace> = {
       commands: systemCommands(k, o.timeline, selftest),
       tools: systemTools(k, o, selftest),
       status: {
+        // The status line's layout (console STATUS, the Status echo): identity first, then the card, memory and updates.
+        layout: STATUS_LINE,
         fields: [
           ['fw', () => hal.build.version],
           ['build', () => hal.build.buildId],

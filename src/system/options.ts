@@ -51,5 +51,6 @@ export interface SystemOptions {
   people: { roleOf(person: string | null): Role };
   music: MusicProbe;
   audio: AudioProbe;
-  battery: BatteryView;
+  /** The battery model (src/power/). */
+  power: BatteryView;
 }

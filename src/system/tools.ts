@@ -29,7 +29,7 @@ function withoutSecrets(v: unknown): unknown {
 
 const NO_ARGS = { type: 'object', properties: {}, additionalProperties: false };
 
-function health(k: Kernel, card: SystemOptions['card'], battery: SystemOptions['battery']): Record<string, unknown> {
+function health(k: Kernel, card: SystemOptions['card'], battery: SystemOptions['power']): Record<string, unknown> {
   const { hal } = k;
   const heap = hal.system.heap();
   let nvs = 'ok';
@@ -79,7 +79,7 @@ function otaStatus(k: Kernel): Record<string, unknown> {
   return out;
 }
 
-export function systemTools(k: Kernel, o: Pick<SystemOptions, 'card' | 'battery' | 'actions' | 'people'>, selftest: SelftestParts): ToolSpec[] {
+export function systemTools(k: Kernel, o: Pick<SystemOptions, 'card' | 'power' | 'actions' | 'people'>, selftest: SelftestParts): ToolSpec[] {
   return [
     {
       name: 'system.health',
@@ -87,7 +87,7 @@ export function systemTools(k: Kernel, o: Pick<SystemOptions, 'card' | 'battery'
       schema: NO_ARGS,
       access: 'open',
       where: 'both',
-      handler: () => ok(stringify(health(k, o.card, o.battery))),
+      handler: () => ok(stringify(health(k, o.card, o.power))),
     },
     {
       name: 'device.status',

@@ -7,7 +7,7 @@
 // TURNSTAT?, HEAPPROBE, PROMPT?, CTX? and COMPACT (console.ts, compact.ts).
 
 import type { Kernel } from '../core/kernel.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import type { Later, Subsystem } from '../core/subsystem.ts';
 import type { PromptBlocks } from '../prompt/index.ts';
 import { registerConversationBlock } from './conversation.ts';
 import type { ProviderId } from '../contracts/index.ts';
@@ -64,14 +64,14 @@ export class Assistant {
     private readonly k: Kernel,
     o: TurnOptions,
   ) {
-    const { settings, wire, blocks } = o;
+    const { providers: settings, wire, blocks } = o;
     this.settings = settings;
     this.wire = wire;
     this.blocks = blocks;
     const conv = k.store(CONV_NS);
     // Memory mounts after the assistant (src/main.ts): its episodic log is read when a prompt is built.
-    registerConversationBlock(blocks, { query: (q) => o.memory().episodic.query(q) }, (chat) => this.clearedAt(chat));
-    const effects: ApplierDeps = { people: o.people, actions: o.actions, memory: o.memory };
+    registerConversationBlock(blocks, { query: (q) => o.memory.get().episodic.query(q) }, (chat) => this.clearedAt(chat));
+    const effects: ApplierDeps = { people: o.people, actions: o.actions, memory: () => o.memory.get() };
     const applier = makeApplier(effects, null);
     this.engine = new TurnEngine({
       hal: k.hal,
@@ -86,7 +86,7 @@ export class Assistant {
         // An automatic turn (a sub-agent synthesis) has no user message: nothing to record.
         if (!text) return;
         try {
-          o.memory().episodic.append({ session: chat, role, kind: 'message', text });
+          o.memory.get().episodic.append({ session: chat, role, kind: 'message', text });
         } catch (e) {
           k.log.warn('turn', `conversation not recorded: ${String(e)}`);
         }
@@ -169,21 +169,19 @@ function spentReply(spent: readonly ProviderId[], s: ProviderSettings): string {
 /** What the assistant needs from others. */
 export interface TurnOptions {
   /** The provider settings (src/providers/): keyed providers, the owner's choice, models, budgets. */
-  settings: ProviderSettings;
+  providers: ProviderSettings;
   /** The provider wire a turn's rounds go through. */
   wire: TurnWire;
   /** The prompt builder with the core blocks (src/prompt/). */
   blocks: PromptBlocks;
   /** The memory (src/memory/), read when a turn runs: it mounts after the assistant. */
-  memory(): TurnMemory;
+  memory: Later<TurnMemory>;
   /** Owner notices (the chat's outbox). */
   outbox: { post(key: string, text: string): unknown };
-  /** The people's roles (src/chat/): who may apply which device action. */
-  people: ApplierDeps['people'];
+  /** The people's roles (src/chat/): who may apply which device action, and whose namespace a chat's compaction writes to (null: the owner's). */
+  people: ApplierDeps['people'] & { conversationPerson(conversation: string): string | null };
   /** The device's applier (src/device/actions.ts). */
   actions: ApplierDeps['actions'];
-  /** Whose namespace a chat's compaction writes to (null: the owner's). */
-  personOf(chat: string): string | null;
 }
 
 /** What the assistant provides: the Assistant (its engine, the provider chain, conversations) and compaction. */
@@ -194,15 +192,18 @@ export interface TurnFace {
 
 export const turn: Subsystem<TurnOptions, TurnFace> = {
   name: 'turn',
+  needs: ['providers', 'wire', 'blocks', 'outbox', 'people', 'actions'],
+  later: ['memory'],
+  provides: { assistant: (f) => f.assistant, compactor: (f) => f.compactor, engine: (f) => f.assistant.engine, turnCodec: () => turnCodec },
   start(k: Kernel, o: TurnOptions) {
     const assistant = new Assistant(k, o);
-    const episodic = () => o.memory().episodic;
+    const episodic = () => o.memory.get().episodic;
     const compactor = new Compactor(k.log, episodic, assistant);
     const live = new LiveTurn(assistant.engine);
     return {
       provides: { assistant, compactor },
       routes: [...turnRoutes(assistant, episodic, k.log), ...live.routes()],
-      commands: [...turnCommands(assistant, episodic, k.hal), compactCommand(compactor, (chat) => o.personOf(chat))],
+      commands: [...turnCommands(assistant, episodic, k.hal), compactCommand(compactor, (chat) => o.people.conversationPerson(chat))],
     };
   },
 };

@@ -10,19 +10,38 @@
 // where there are any, the turn engine, the network, the setup passphrase
 // and push to talk.
 
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Subsystem } from '../core/subsystem.ts';
+import { KEEP_NS, sameZone } from '../system/index.ts';
 import { uiCommands } from './console.ts';
 import { uiRoutes } from './routes.ts';
 import { Ui, type UiOptions } from './ui.ts';
+
+/** What the screen needs from others, by part name (the Ui's own options take the zone check and the kept namespace from the system). */
+export interface UiMountOptions extends Omit<UiOptions, 'turns' | 'voice' | 'keep' | 'sameZone'> {
+  /** The turn engine (src/turn/). */
+  engine?: UiOptions['turns'];
+  /** Voice (src/voice/): push to talk. */
+  voice?: { ptt: NonNullable<UiOptions['voice']> };
+}
 
 export type { Notice, ScreenName, UiDeps, UiOptions } from './ui.ts';
 export type { UiActions, UiSignIn, UiTicket, UiTime, UiUpdates } from './screen-kit.ts';
 export { Ui };
 
-export const ui: Subsystem<UiOptions, Ui> = {
+export const ui: Subsystem<UiMountOptions, Ui> = {
   name: 'ui',
+  needs: ['actions', 'updates', 'signin', 'time', 'sha256', 'engine', 'network', 'passphrase', 'voice'],
+  provides: { ui: whole },
   start(k, o) {
-    const screen = new Ui(k, { round: k.hal.board.display.round, ...o });
+    const { engine, voice, ...rest } = o;
+    const screen = new Ui(k, {
+      round: k.hal.board.display.round,
+      ...rest,
+      ...(engine ? { turns: engine } : {}),
+      ...(voice ? { voice: voice.ptt } : {}),
+      sameZone,
+      keep: k.store(KEEP_NS),
+    });
     return {
       provides: screen,
       commands: uiCommands({ dev: screen.dev, sha256: o.sha256, ui: screen }),

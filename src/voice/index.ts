@@ -14,7 +14,7 @@
 // listens. Push to talk also rides a board button named main (ring-tft's).
 
 import type { Kernel } from '../core/kernel.ts';
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Subsystem } from '../core/subsystem.ts';
 import { MIX_RATE, rmsOf } from '../audio/index.ts';
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';
 import type { SttKeys } from '../stt/index.ts';
@@ -38,7 +38,7 @@ export interface VoiceOptions {
   /** The device's HTTP client: transcription requests (src/net/http/client.ts). */
   client: { request(req: ClientRequest): Promise<ClientResult> };
   /** Provider keys and the custom endpoint's transcription and speech roles (src/providers' settings; human-web-only). */
-  keys: SttKeys & TtsKeys;
+  providers: SttKeys & TtsKeys;
   /** The device actions: sttProv, and the voice settings the web page sets (src/device's actions). */
   actions: VoiceSettingsPort;
   /** Updates (src/ota): capture is refused while one installs, and one waits while voice listens. */
@@ -47,10 +47,10 @@ export interface VoiceOptions {
   card: { live(): boolean };
   /** The ring's held animations: listening, thinking, speaking (src/device's ring engine). */
   ring: SessionNeeds['ring'];
-  /** Memory's episodic log: the transcript rows. */
-  episodic: SessionNeeds['episodic'];
+  /** Memory (src/memory/): its episodic log, for the transcript rows. */
+  memory: { episodic: SessionNeeds['episodic'] };
   /** The turn engine (src/turn): the voice turn, cancelled by a stop. */
-  turns: SessionNeeds['turns'];
+  engine: SessionNeeds['turns'];
   /** The sound (src/audio): the microphone's lock, MICREC's clip, the spoken reply. */
   audio: {
     recorder: { open: SessionNeeds['openMic'] };
@@ -72,6 +72,8 @@ export interface VoiceFace {
 
 export const voice: Subsystem<VoiceOptions, VoiceFace> = {
   name: 'voice',
+  needs: ['client', 'providers', 'actions', 'updates', 'card', 'ring', 'memory', 'engine', 'audio'],
+  provides: { voice: whole },
   start(k: Kernel, o: VoiceOptions) {
     const random = (bytes: Uint8Array): void => k.hal.system.random(bytes);
     const session = new VoiceSession({
@@ -81,15 +83,15 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
       random,
       log: k.log,
       client: o.client,
-      keys: o.keys,
+      keys: o.providers,
       config: (key) => o.actions.config(key),
       installing: () => o.updates.installing(),
       mode: () => k.mode,
       cardLive: () => o.card.live(),
       openMic: (onSamples) => o.audio.recorder.open(onSamples),
       ring: o.ring,
-      episodic: o.episodic,
-      turns: o.turns,
+      episodic: o.memory.episodic,
+      turns: o.engine,
       speak: (text) => o.audio.speak(text, { voiceReply: true }),
       speakStream: () => o.audio.speakStream({ voiceReply: true }),
       heap: () => k.hal.system.heap(),
@@ -98,7 +100,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
     const ptt = new PushToTalk(session, (out: VoiceOutcome) => {
       if (!out.ok && !out.cancelled) k.log.warn('voice', `push to talk: ${out.reason}`);
     });
-    const notes = new VoiceNotes({ session, keys: o.keys, config: (key) => o.actions.config(key), client: o.client, random });
+    const notes = new VoiceNotes({ session, keys: o.providers, config: (key) => o.actions.config(key), client: o.client, random });
     // Updates wait while voice listens.
     o.updates.addBusyProbe(() => session.state() === 'listening');
     // Push to talk on a board button named main (ring-tft's; the panels' boot button is left alone).
@@ -108,7 +110,7 @@ export const voice: Subsystem<VoiceOptions, VoiceFace> = {
     return {
       provides: { session, ptt, notes, stop },
       commands: voiceCommands({ session, record: (ms) => o.audio.record(ms), rmsOf, mixRate: MIX_RATE }),
-      routes: voiceRoutes(o.actions, o.keys, k.log),
+      routes: voiceRoutes(o.actions, o.providers, k.log),
       status: { sections: [() => ({ voice: { state: session.state(), turns: session.turns, stops: session.stops, last: session.last?.outcome ?? null } })] },
       stop,
     };

@@ -63,5 +63,7 @@ export interface WebOptions {
 
 export const web: Subsystem<WebOptions, null> = {
   name: 'web',
+  needs: [],
+  provides: {},
   start: (_k, o) => ({ provides: null, routes: webRoutes(o.page ?? builtInPage()) }),
 };

@@ -6,19 +6,17 @@
 // (none by default); the people are the test's (the chat's), or the owner's
 // alone (admin).
 import type { ToolServerSource } from '../../src/contracts/index.ts';
-import { mount } from '../../src/core/subsystem.ts';
+import { mount, ready } from '../../src/core/subsystem.ts';
 import { Chat, chat } from '../../src/chat/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
-import { isChatId } from '../../src/chat/settings.ts';
 import type { ChatRole as Role } from '../../src/contracts/index.ts';
 import type { Memory } from '../../src/memory/index.ts';
-import { embeddingKeys } from '../../src/memory/keys.ts';
 import { prompt } from '../../src/prompt/index.ts';
 import { providers, type ProvidersFace } from '../../src/providers/index.ts';
 import type { Provisioning } from '../../src/wifi/index.ts';
 import { turn, turnCodec, type TurnFace, type TurnWire } from '../../src/turn/index.ts';
-import { bootParts, mountMemory, mountSystem, mountWifi, type BootParts, type DeviceKernel, type SystemRig } from './kernel.ts';
+import { bootParts, mountMemory, mountSystem, mountWifi, pending, type BootParts, type DeviceKernel, type SystemRig } from './kernel.ts';
 
 export interface AssistantRig extends TurnFace {
   system: SystemRig;
@@ -34,43 +32,36 @@ export interface AssistantRigOptions {
   wire?: TurnWire;
   toolServers?: ToolServerSource;
   /** The chat's people (roles) and whose namespace a chat is, when the test mounts the chat (main.ts: chat.people). */
-  people?: { roleOf(person: string | null): Role; personOf(chat: string): string | null };
+  people?: { roleOf(person: string | null): Role; personOf(chat: string): string | null; conversationPerson(conversation: string): string | null };
 }
 
 export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = {}): AssistantRig {
   const { kernel } = dk;
-  const people = options.people ?? { roleOf: (person: string | null): Role => (person === null ? 'admin' : 'unknown'), personOf: () => null };
+  const people = options.people ?? { roleOf: (person: string | null): Role => (person === null ? 'admin' : 'unknown'), personOf: () => null, conversationPerson: () => null };
   const system = mountSystem(kernel, { people });
   const provisioning = mountWifi(dk);
   const parts = bootParts(kernel);
   const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
-  const face = mount(kernel, providers, { client: parts.client, tls: parts.tls, toolServers: options.toolServers ?? { serversFor: async () => [] }, turn: turnCodec });
-  let memory: Memory | null = null;
-  const mounted = (): Memory => {
-    if (!memory) throw new Error('memory is read before it is mounted');
-    return memory;
-  };
+  const face = mount(kernel, providers, { client: parts.client, tls: parts.tls, connectors: options.toolServers ?? { serversFor: async () => [] }, turnCodec: ready(turnCodec) });
+  // Memory mounts after the prompt and the turn, as in the boot: they read it when they run.
+  const later = pending<Memory>('memory');
   const { blocks } = mount(kernel, prompt, {
-    settings: face.settings,
-    memory: {
-      scratchpadBlock: () => mounted().scratchpadBlock(),
-      runningMemory: () => mounted().runningMemory(),
-      relevantMemories: (text, queries, person) => mounted().relevantMemories(text, queries, person),
-    },
+    providers: face.settings,
+    memory: later,
     connectors: { promptLine: () => '' },
     time: system.time,
   });
   const t = mount(kernel, turn, {
-    settings: face.settings,
+    providers: face.settings,
     wire: options.wire ?? face.wire,
     blocks,
-    memory: mounted,
+    memory: later,
     outbox,
     people,
     actions: system.actions,
-    personOf: (id) => (isChatId(id) ? people.personOf(id) : null),
   });
-  memory = mountMemory(kernel, { card: system.card, client: parts.client, hotspots: parts.hotspots, timeline: system.timeline, keys: embeddingKeys(face.settings, face.usage) });
+  const memory = mountMemory(kernel, { card: system.card, client: parts.client, hotspots: parts.hotspots, timeline: system.timeline, providers: face.settings, usage: face.usage });
+  later.set(memory);
   return { ...t, system, provisioning, parts, providers: face, memory, outbox };
 }
 
@@ -89,7 +80,7 @@ export function mountMessenger(dk: DeviceKernel, options: Omit<AssistantRigOptio
   const { kernel } = dk;
   const c = new Chat(kernel.hal.nvs, (ns) => kernel.store(ns), kernel.log);
   const rig = mountAssistant(dk, { ...options, people: c.people });
-  const { files: store } = mount(kernel, files, { card: rig.system.card, client: rig.parts.client, notify: (key, text) => void rig.outbox.post(key, text) });
+  const { files: store } = mount(kernel, files, { card: rig.system.card, client: rig.parts.client, outbox: rig.outbox });
   mount(kernel, chat, {
     chat: c,
     outbox: rig.outbox,
@@ -101,7 +92,8 @@ export function mountMessenger(dk: DeviceKernel, options: Omit<AssistantRigOptio
     music: { command: () => ({ message: 'no music in this test' }) },
     updates: { apply: () => ({ ok: false, reason: 'up-to-date', message: 'The firmware is up to date.', offer: null }), addBusyProbe: () => undefined },
     actions: rig.system.actions,
-    memory: rig.memory,
+    memory: ready(rig.memory),
+    voice: pending('voice'),
     audio: { endpoint: () => ({ ok: false, reason: 'no speech in this test' }), voiceMessage: () => Promise.resolve({ ok: false, reason: 'no speech in this test' }) },
     card: rig.system.card,
   });

@@ -6,7 +6,7 @@
 import { chooseHotspots, type Hotspots } from '../../src/core/hotspots.ts';
 import { createKernel, storesOn, type Kernel, type Mode } from '../../src/core/kernel.ts';
 import type { Gate } from '../../src/core/router.ts';
-import { mount, unmountAll } from '../../src/core/subsystem.ts';
+import { mount, ready, unmountAll, type Later } from '../../src/core/subsystem.ts';
 import { AccessToken, auth, makeGate, Secrets, SetupPassphrase, SignInCodes, type AuthFace } from '../../src/auth/index.ts';
 import { device, DeviceActions, RingEngine, type DeviceFace } from '../../src/device/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
@@ -26,6 +26,26 @@ import { MusicPlayer } from '../../src/music/index.ts';
 import { wifi, type Provisioning, type WifiOptions } from '../../src/wifi/index.ts';
 import type { Hal } from '../../src/hal/index.ts';
 import { createMemHal, type MemHal, type MemHalOptions } from './memhal.ts';
+
+/** A late need a test fills once its part is mounted, as the boot does (src/core/boot-order.ts). */
+export function pending<T = never>(name: string): Later<T> & { set(value: T): void } {
+  let part: { value: T } | null = null;
+  const waiting: Array<(value: T) => void> = [];
+  return {
+    get() {
+      if (!part) throw new Error(`"${name}" is read before it was mounted`);
+      return part.value;
+    },
+    when(run) {
+      if (part) run(part.value);
+      else waiting.push(run);
+    },
+    set(value) {
+      part = { value };
+      for (const run of waiting.splice(0)) run(value);
+    },
+  };
+}
 
 export interface TestKernel {
   kernel: Kernel;
@@ -136,7 +156,7 @@ export function deviceKernel(options: Omit<TestKernelOptions, 'gate'> & { wrap?:
 
 /** The sign-in routes and the token's console on a device kernel, after Wi-Fi (the connect sheet's addresses). */
 export function mountAuth(dk: DeviceKernel, provisioning: Provisioning): AuthFace {
-  return mount(dk.kernel, auth, { token: dk.token, signin: dk.signin, secrets: dk.secrets, passphrase: dk.passphrase, addresses: () => provisioning.addresses() });
+  return mount(dk.kernel, auth, { token: dk.token, signin: dk.signin, secrets: dk.secrets, passphrase: dk.passphrase, network: ready(provisioning) });
 }
 
 /** Wi-Fi on a device kernel, with its credentials (src/main.ts mounts it first of the subsystems). */
@@ -174,7 +194,7 @@ export function mountSystem(kernel: Kernel, options: Partial<SystemOptions> & { 
     people: { roleOf: (person) => (person === null ? 'admin' : 'unknown') },
     music,
     audio,
-    battery: power,
+    power,
     ...options,
     actions,
   });
@@ -196,7 +216,7 @@ export function mountOta(dk: DeviceKernel, options: Partial<OtaOptions> = {}): O
   const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
   const { client, hotspots } = bootParts(kernel);
   const ring = new RingEngine(kernel.hal.ring, kernel.clock);
-  mount(kernel, ota, { updates, battery: power, client, sha256: hotspots.sha256, outbox, timeline: { row() {} }, ring, ...options });
+  mount(kernel, ota, { updates, power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox, timeline: { row() {} }, ring, ...options });
   return { updates, power, outbox };
 }
 
@@ -209,6 +229,6 @@ export interface FilesRig {
 export function mountFiles(dk: DeviceKernel): FilesRig {
   const { card, client } = bootParts(dk.kernel);
   const outbox = new Outbox(dk.kernel.store(OUTBOX_NS), dk.kernel.clock);
-  const { files: f } = mount(dk.kernel, files, { card, client, notify: (key, text) => void outbox.post(key, text) });
+  const { files: f } = mount(dk.kernel, files, { card, client, outbox: outbox });
   return { files: f, outbox };
 }

@@ -12,8 +12,7 @@ import type { Kernel } from '../../src/core/kernel.ts';
 import { mount, unmountAll } from '../../src/core/subsystem.ts';
 import { device, DeviceActions, RingEngine } from '../../src/device/index.ts';
 import { notifier, type NotifierLink } from '../../src/notifier/index.ts';
-import { KEEP_NS } from '../../src/system/danger.ts';
-import { LEGACY_TIME_NS, LocalTime, sameZone, TIME_NS } from '../../src/system/local-time.ts';
+import { LEGACY_TIME_NS, LocalTime, TIME_NS } from '../../src/system/local-time.ts';
 import { ui, type Ui, type UiDeps, type UiUpdates } from '../../src/ui/index.ts';
 import { testKernel } from './kernel.ts';
 import { createMemHal, type MemHal } from './memhal.ts';
@@ -66,8 +65,6 @@ export function screenRig(options: ScreenRigOptions = {}): ScreenRig {
     updates: IDLE_UPDATES,
     signin: new SignInCodes(hal.clock, (b) => hal.system.random(b)),
     time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
-    sameZone,
-    keep: store(KEEP_NS),
     sha256: hal.natives.sha256 ?? sha256Fallback,
     network: options.network,
   });

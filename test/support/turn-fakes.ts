@@ -3,7 +3,7 @@
 // records the names of the blocks registered into it, the memory's episodic
 // log reads the rows a test pushes. Nothing here runs a turn: the provider
 // settings, the wire and the applier's parts are never called.
-import { mount } from '../../src/core/subsystem.ts';
+import { mount, ready } from '../../src/core/subsystem.ts';
 import type { Kernel } from '../../src/core/kernel.ts';
 import type { PromptBlocks } from '../../src/prompt/index.ts';
 import type { ProviderSettings } from '../../src/providers/index.ts';
@@ -28,32 +28,30 @@ export function mountTurnOnFakes(kernel: Kernel): FakedTurn {
     append: () => undefined,
   };
   const face = mount(kernel, turn, {
-    settings: {} as ProviderSettings,
+    providers: {} as ProviderSettings,
     wire: {} as TurnWire,
     blocks: { register: (b: { name: string }) => void blocks.push(b.name) } as unknown as PromptBlocks,
-    memory: () => ({ episodic }) as unknown as TurnMemory,
+    memory: ready({ episodic } as unknown as TurnMemory),
     outbox: { post: () => true },
-    people: { roleOf: () => 'admin' },
+    people: { roleOf: () => 'admin', conversationPerson: () => null },
     actions: { apply: () => ({ ok: true, note: '' }) },
-    personOf: () => null,
   });
   return { face, rows, blocks, episodic };
 }
 
 /**
- * The turn subsystem over a real memory (read when used, as main.ts's mountedMemory()), for tests of the routes and
+ * The turn subsystem over a real memory (read when used, a late need, as the boot hands memory to the turn), for tests of the routes and
  * commands it serves from the episodic log (/api/conversation, COMPACT): no turn runs, so the provider settings,
  * the wire, the prompt and the applier are stubs.
  */
 export function mountTurnOverMemory(kernel: Kernel, memory: () => TurnMemory): TurnFace {
   return mount(kernel, turn, {
-    settings: {} as ProviderSettings,
+    providers: {} as ProviderSettings,
     wire: {} as TurnWire,
     blocks: { register: () => {} } as unknown as PromptBlocks,
-    memory,
+    memory: { get: memory, when: (run) => run(memory()) },
     outbox: { post: () => true },
-    people: { roleOf: () => 'admin' },
+    people: { roleOf: () => 'admin', conversationPerson: () => null },
     actions: { apply: () => ({ ok: true, note: '' }) },
-    personOf: () => null,
   });
 }

@@ -11,22 +11,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cycles, importGraph, importsOf, type Edge } from '../support/imports.ts';
+import { LAYERS } from '../support/layers.ts';
 import { documented, runtimeImports, testCounts } from '../../tools/test-counts.mjs';
 
 const ROOT = join(import.meta.dirname, '../..');
 
-/**
- * Layers, low to high: a file may import its own folder and lower layers only.
- * Subsystems rank by SUBSYSTEMS' order: what the device starts first, and
- * what others build on, comes first.
- */
-export const LAYERS: Record<string, number> = { modules: 0, util: 1, hal: 1, version: 1, net: 2, log: 2, core: 3, contracts: 4, main: 1000 };
-export const SUBSYSTEMS = [
-  'faults', 'storage', 'clock', 'power', 'auth', 'wifi', 'cloud', 'ota', 'search', 'web', 'music',
-  'providers', 'memory', 'device', 'system', 'files', 'docs', 'connectors', 'prompt', 'turn', 'agents',
-  'skills', 'models', 'images', 'stt', 'audio', 'voice', 'chat', 'schedule', 'mcp', 'ui', 'notifier', 'api', 'console',
-];
-SUBSYSTEMS.forEach((s, i) => (LAYERS[s] = 10 + i));
+
 
 /** Folders whose files other folders may import directly: the platform under the subsystems. */
 const OPEN_FOLDERS = new Set(['modules', 'util', 'hal', 'version', 'net', 'log', 'core']);

@@ -6,10 +6,10 @@
 // device is in the other tests here.
 import { describe, expect, it } from 'vitest';
 import { agents } from '../../../src/agents/index.ts';
-import { mount } from '../../../src/core/subsystem.ts';
+import { mount, ready } from '../../../src/core/subsystem.ts';
 import type { HttpResponse } from '../../../src/net/http/types.ts';
 import type { ProviderSettings } from '../../../src/providers/index.ts';
-import { testKernel } from '../../support/kernel.ts';
+import { pending, testKernel } from '../../support/kernel.ts';
 import { mountTurnOnFakes } from '../../support/turn-fakes.ts';
 
 function setup() {
@@ -23,20 +23,23 @@ function setup() {
     providers: { key: () => '', customBase: () => '', customStyle: () => 'chat', customModel: () => '', keyedList: () => [] } as unknown as ProviderSettings,
     wire: { keyed: () => false, zaiHost: () => null, routerHost: () => '' } as never,
     files: {
-      readText: () => {
-        throw new Error('no file');
-      },
-      save: () => {
-        throw new Error('no card');
+      store: {
+        readText: () => {
+          throw new Error('no file');
+        },
+        save: () => {
+          throw new Error('no card');
+        },
       },
     },
     client: {} as never,
     connectors: { serversFor: () => Promise.resolve([]) },
     outbox: { post: () => true },
-    chat: { notify: (m: { text: string }) => void sent.push(m.text) },
+    messenger: ready({ notify: (m: { text: string }) => void sent.push(m.text) }),
     memory: { episodic },
     card: { live: () => false },
     time: { nowStamp: () => null },
+    skills: pending('skills'),
   });
   return { kernel, blocks, fabric, sent };
 }

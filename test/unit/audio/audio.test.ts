@@ -355,7 +355,7 @@ function soundRig(options: { mode?: 0 | 1 } = {}): SoundRig {
   const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
   mount(kernel, audioSubsystem, {
     audio,
-    keys: { key: () => null, customFor: () => ({ base: '', model: '' }) },
+    providers: { key: () => null, customFor: () => ({ base: '', model: '' }) },
     actions,
     updates: { installing: () => false, addBusyProbe: () => undefined },
     client: { request: () => Promise.reject(new Error('no network in this test')) },

@@ -6,7 +6,7 @@
 import { Chat, chat, type ChatOptions } from '../../../src/chat/index.ts';
 import { Outbox, OUTBOX_NS } from '../../../src/chat/outbox.ts';
 import type { Kernel } from '../../../src/core/kernel.ts';
-import { mount, unmountAll } from '../../../src/core/subsystem.ts';
+import { mount, ready, unmountAll } from '../../../src/core/subsystem.ts';
 import { files } from '../../../src/files/index.ts';
 import { HttpClient } from '../../../src/net/http/client.ts';
 import { HttpServer } from '../../../src/net/http/server.ts';
@@ -14,7 +14,7 @@ import { DeviceTlsPolicy } from '../../../src/net/tls.ts';
 import { Card } from '../../../src/storage/card.ts';
 import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
 import { request } from '../../support/http.ts';
-import { testKernel } from '../../support/kernel.ts';
+import { pending, testKernel } from '../../support/kernel.ts';
 import { createMemHal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import { fakeModeration, fakeTelegram, serveTelegram, type ModerationFake } from '../../support/telegram-net.ts';
 
@@ -45,7 +45,7 @@ function start(rig: ChatRig): void {
   const client = new HttpClient(hal.net, hal.clock, new DeviceTlsPolicy(kernel.store('net')), `desk-assistant/${hal.build.version}`);
   const card = new Card(hal.sd);
   const outbox = new Outbox(kernel.store(OUTBOX_NS), hal.clock);
-  const { files: store } = mount(kernel, files, { card, client, notify: (key, text) => void outbox.post(key, text) });
+  const { files: store } = mount(kernel, files, { card, client, outbox: outbox });
   const options: ChatOptions = {
     chat: new Chat(hal.nvs, (ns) => kernel.store(ns), kernel.log),
     outbox,
@@ -66,7 +66,8 @@ function start(rig: ChatRig): void {
     music: { command: () => ({ message: 'no music in this test' }) },
     updates: { apply: () => ({ ok: false, reason: 'up-to-date', message: 'The firmware is up to date.', offer: null }), addBusyProbe: () => undefined },
     actions: { config: () => undefined },
-    memory: { scratch: { setActive: () => undefined }, episodic: { append: () => undefined } },
+    memory: ready({ scratch: { setActive: () => undefined }, episodic: { append: () => undefined } }),
+    voice: pending('voice'),
     audio: { endpoint: () => ({ ok: false, reason: 'no speech in this test' }), voiceMessage: () => Promise.resolve({ ok: false, reason: 'no speech in this test' }) },
     card,
   };

@@ -24,7 +24,7 @@ function mountConnectors(mem: MemHal) {
   const provisioning = mountWifi(dk);
   mountAuth(dk, provisioning);
   const { client, hotspots } = bootParts(dk.kernel);
-  const c = mount(dk.kernel, connectors, { client, sha256: hotspots.sha256, token: dk.token, secrets: dk.secrets, addresses: () => provisioning.addresses(), commands: { register: () => {} } });
+  const c = mount(dk.kernel, connectors, { client, sha256: hotspots.sha256, token: dk.token, secrets: dk.secrets, network: provisioning, commands: { register: () => {} } });
   mountSystem(dk.kernel);
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token, connectors: c } };

@@ -2,7 +2,7 @@
 // in one place, hands its face to what is mounted after it, and stops last
 // mounted first.
 import { describe, expect, it } from 'vitest';
-import { mount, mounted, unmountAll, type Subsystem } from '../../../src/core/subsystem.ts';
+import { mount, mounted, unmountAll, whole, type Subsystem } from '../../../src/core/subsystem.ts';
 import { ok } from '../../../src/core/tools/types.ts';
 import { testKernel } from '../../support/kernel.ts';
 
@@ -15,6 +15,8 @@ const stopped: string[] = [];
 
 const counter: Subsystem<{ start: number }, CounterFace> = {
   name: 'counter',
+  needs: [],
+  provides: { counter: whole },
   start(k, o) {
     let n = o.start;
     const face = { count: () => n, bump: () => void n++ };
@@ -31,6 +33,8 @@ const counter: Subsystem<{ start: number }, CounterFace> = {
 
 const doubler: Subsystem<{ counter: CounterFace }, { twice(): number }> = {
   name: 'doubler',
+  needs: ['counter'],
+  provides: { doubler: whole },
   start: (_k, o) => ({ provides: { twice: () => o.counter.count() * 2 }, stop: () => void stopped.push('doubler') }),
 };
 

@@ -6,7 +6,7 @@
 // STORAGE.
 
 import { describe, expect, it } from 'vitest';
-import { mount } from '../../../src/core/subsystem.ts';
+import { mount, ready } from '../../../src/core/subsystem.ts';
 import { Outbox, OUTBOX_NS } from '../../../src/chat/outbox.ts';
 import { Faults, faults, withFaults } from '../../../src/faults/index.ts';
 import { files } from '../../../src/files/index.ts';
@@ -39,9 +39,9 @@ function boot(mem: MemHal) {
   const { kernel } = dk;
   const { card, timeline } = mountSystem(kernel);
   const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
-  const { files: store } = mount(kernel, files, { card, client: bootParts(kernel).client, notify: (key, text) => void outbox.post(key, text) });
-  mount(kernel, storage, { card, timeline, files: store });
-  const memory = mountMemory(kernel, { card, timeline, keys: { endpoint: () => null } });
+  const { files: store } = mount(kernel, files, { card, client: bootParts(kernel).client, outbox: outbox });
+  mount(kernel, storage, { card, timeline, files: ready(store) });
+  const memory = mountMemory(kernel, { card, timeline });
   mount(kernel, faults, { faults: fault, card });
   dk.start();
   return { ctx: { ...kernel, token: dk.token, card, memory, timeline }, files: store, stop: () => dk.stop() };

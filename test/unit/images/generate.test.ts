@@ -49,10 +49,10 @@ function boot(mem: MemHal, options: { wire: TurnWire }) {
   const dk = deviceKernel({ mem });
   const { kernel } = dk;
   const { assistant, providers, system, parts, outbox } = mountAssistant(dk, options);
-  const { files: stored } = mount(kernel, files, { card: system.card, client: parts.client, notify: (key, text) => void outbox.post(key, text) });
-  const { catalog } = mount(kernel, models, { assistant, settings: providers.settings, wire: providers.wire });
-  mount(kernel, images, { store: stored.store, client: parts.client, catalog, key: () => providers.settings.key('openai') });
-  mount(kernel, mcp, { resources: [], prompts: [] });
+  const { files: stored } = mount(kernel, files, { card: system.card, client: parts.client, outbox: outbox });
+  const { catalog } = mount(kernel, models, { assistant, providers: providers.settings, wire: providers.wire });
+  mount(kernel, images, { files: stored, client: parts.client, catalog, providers: providers.settings });
+  mount(kernel, mcp, {});
   dk.start();
   return { ctx: { ...kernel, token: dk.token }, assistant, files: stored, stop: () => dk.stop() };
 }

@@ -13,7 +13,7 @@ export function bootMemory(mem: MemHal) {
   const { timeline } = mountSystem(dk.kernel);
   let memory: Memory | null = null;
   mountTurnOverMemory(dk.kernel, () => memory!);
-  memory = mountMemory(dk.kernel, { timeline, keys: { endpoint: () => null } });
+  memory = mountMemory(dk.kernel, { timeline });
   mountOta(dk, { timeline });
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token, memory }, stop: () => dk.stop() };

@@ -21,7 +21,7 @@ import { fakeProvider, type SeenRequest } from '../../support/provider-fake.ts';
 function boot(mem: MemHal) {
   const dk = deviceKernel({ mem });
   const { assistant, providers } = mountAssistant(dk);
-  mount(dk.kernel, models, { assistant, settings: providers.settings, wire: providers.wire });
+  mount(dk.kernel, models, { assistant, providers: providers.settings, wire: providers.wire });
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token }, stop: () => dk.stop() };
 }

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { Audio } from '../../../src/audio/index.ts';
 import { mount } from '../../../src/core/subsystem.ts';
 import type { ToolRegistry } from '../../../src/core/tools/registry.ts';
-import { music as musicSubsystem, MusicPlayer } from '../../../src/music/index.ts';
+import type { MusicPlayer } from '../../../src/music/index.ts';
+import { music as musicSubsystem } from '../../../src/music/index.ts';
 import { HttpServer } from '../../../src/net/http/server.ts';
 import { Card } from '../../../src/storage/index.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
@@ -40,8 +41,7 @@ interface MusicRig {
 function start(options: MemHalOptions = {}, existing?: MemHal): { mem: MemHal; device: MusicRig } {
   const { kernel, mem } = testKernel(existing ? { mem: existing } : { hal: options });
   const audio = new Audio(mem.hal, kernel.log);
-  const player = new MusicPlayer({ sd: mem.hal.sd, audio: audio.speaker.music, clock: mem.hal.clock, log: kernel.log });
-  const music = mount(kernel, musicSubsystem, { player, card: new Card(mem.hal.sd), audio });
+  const music = mount(kernel, musicSubsystem, { card: new Card(mem.hal.sd), audio });
   kernel.console.start();
   const http = new HttpServer(mem.hal.net, mem.hal.clock, kernel.router);
   http.listen(HTTP_PORT);

@@ -62,7 +62,7 @@ function powerAlone(mem: MemHal) {
   const battery = new Power(mem.hal, dk.kernel.log);
   const { actions, timeline } = mountSystem(dk.kernel, { power: battery });
   mountWifi(dk);
-  const { updates } = mountOta(dk, { battery, timeline });
+  const { updates } = mountOta(dk, { power: battery, timeline });
   mount(dk.kernel, power, { power: battery, actions, timeline, updates });
   dk.start();
   return {

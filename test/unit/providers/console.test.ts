@@ -4,7 +4,7 @@
 // the calls, WIREKEY checks a key (and pins the Z.ai region), WIRE? lists
 // what is usable; failures end in ERR with the error kind.
 import { describe, expect, it } from 'vitest';
-import { mount } from '../../../src/core/subsystem.ts';
+import { mount, ready } from '../../../src/core/subsystem.ts';
 import { ok } from '../../../src/core/tools/types.ts';
 import { providers } from '../../../src/providers/index.ts';
 import { turnCodec } from '../../../src/turn/index.ts';
@@ -34,7 +34,7 @@ function device(keys: Record<string, string> = {}) {
   // One tool of a later subsystem in the registry (system's device.status), as the device has it.
   kernel.tools.register({ name: 'device.status', description: 'The full live state of the device.', schema: { type: 'object', properties: {}, additionalProperties: false }, access: 'open', where: 'both', handler: () => ok('{}') });
   const { client, tls } = bootParts(kernel);
-  mount(kernel, providers, { client, tls, toolServers: { serversFor: () => Promise.resolve([]) }, turn: turnCodec });
+  mount(kernel, providers, { client, tls, connectors: { serversFor: () => Promise.resolve([]) }, turnCodec: ready(turnCodec) });
   kernel.console.start();
   return mem;
 }

@@ -68,7 +68,7 @@ function boot(mem: MemHal, options: { wire: TurnWire }) {
   // The skills (skill.save's unattended rail) before the scheduler, as in main.ts; no sub-agent fabric runs here.
   mount(dk.kernel, skills, { agents: { setSkills: () => undefined }, card: system.card, sha256: parts.hotspots.sha256, outbox, commands: chat.commands });
   const scheduler = mount(dk.kernel, schedule, { engine: assistant.engine, time: system.time, chat });
-  mount(dk.kernel, mcp, { resources: [], prompts: [] });
+  mount(dk.kernel, mcp, {});
   dk.start();
   return {
     ctx: { ...dk.kernel, token: dk.token, actions: system.actions },

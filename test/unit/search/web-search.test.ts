@@ -32,8 +32,8 @@ function setup(): Rig {
   mountSystem(dk.kernel);
   mountWifi(dk);
   const { files } = mountFiles(dk);
-  mount(dk.kernel, search, { client: bootParts(dk.kernel).client, screen: (text, caller) => files.screenFetched(text, caller) });
-  mount(dk.kernel, mcp, { resources: [], prompts: [] });
+  mount(dk.kernel, search, { client: bootParts(dk.kernel).client, files });
+  mount(dk.kernel, mcp, {});
   dk.start();
   return { mem, api, token: dk.token.reveal() };
 }

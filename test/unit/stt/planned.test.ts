@@ -14,7 +14,7 @@ function sttAlone(mem: MemHal) {
   const dk = deviceKernel({ mem });
   const { actions } = mountSystem(dk.kernel);
   mount(dk.kernel, stt, { actions });
-  mount(dk.kernel, mcp, { resources: [], prompts: [] });
+  mount(dk.kernel, mcp, {});
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token } };
 }

@@ -27,12 +27,12 @@ const SYNTHESIS: ToolCaller = { via: 'turn', admin: true, scheduled: false, unat
 function boot(mem: ReturnType<typeof createMemHal>) {
   const dk = deviceKernel({ mem });
   const { system, providers, parts } = mountAssistant(dk);
-  const { updates } = mountOta(dk, { battery: system.power, timeline: system.timeline });
+  const { updates } = mountOta(dk, { power: system.power, timeline: system.timeline });
   const { ring } = mountDevice(mem, dk.kernel, system.actions);
   // The audio subsystem gives the tts action its speaker; no chat messenger in these tests.
   mount(dk.kernel, audioSubsystem, {
     audio: system.audio,
-    keys: providers.settings,
+    providers: providers.settings,
     actions: system.actions,
     updates,
     client: parts.client,
@@ -71,7 +71,7 @@ function selftestStart(options: MemHalOptions = {}) {
     people: { roleOf: () => 'admin' },
     music,
     audio,
-    battery: new Power(hal, log),
+    power: new Power(hal, log),
   });
   const call = (name: string, args: unknown = {}, caller: ToolCaller = MCP_CALLER) => kernel.tools.call(name, args, caller);
   return { mem, call };

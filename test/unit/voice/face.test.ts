@@ -21,7 +21,7 @@ function rig(board?: 'ring-tft') {
   const holds: number[] = [];
   const options: VoiceOptions = {
     client: { request: async () => ({ ok: false, error: 'connect', message: 'no network here' }) },
-    keys: { key: () => 'sk-test', customFor: () => ({ base: '', model: '' }) },
+    providers: { key: () => 'sk-test', customFor: () => ({ base: '', model: '' }) },
     actions: { config: () => 'openai', apply: () => ({ ok: true, note: 'config: saved' }) },
     updates: { installing: () => false, addBusyProbe: (p) => void probes.push(p) },
     card: { live: () => false },
@@ -31,8 +31,8 @@ function rig(board?: 'ring-tft') {
         return () => undefined;
       },
     },
-    episodic: { append: () => undefined },
-    turns: {
+    memory: { episodic: { append: () => undefined } },
+    engine: {
       probeHeap: false,
       run: (req) => {
         asked.push(req);
@@ -111,7 +111,7 @@ describe("voice's face", () => {
     r.answer({ status: 'ok', reply: 'Hello.', ask: '', error: null, xsLivePeak: 99_999_999 });
     await out;
     expect(await r.run('VOICE?')).toMatch(/ xsPeak=\d+ xsStatic=\d+\r\nOK\r\n$/);
-    (r.options.turns as { probeHeap: boolean }).probeHeap = true;
+    (r.options.engine as { probeHeap: boolean }).probeHeap = true;
     const again = r.run('VOICE hi again');
     await r.mem.clock.until(() => r.asked.length > 1, 2000, 10);
     r.answer({ status: 'ok', reply: 'Hello again.', ask: '', error: null, xsLivePeak: 99_999_999 });
