@@ -65,6 +65,12 @@ export const WATCHDOG_FEED_MS = 1000;
 type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 
 /** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
+/** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
+type BootPart =
+  | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
+  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'card' | 'power' | 'audio' | 'timeline' | 'time'
+  | 'actions' | 'updates' | 'outbox' | 'chat' | 'people' | 'commands' | 'ring';
+
 export interface Parts {
   // The boot's: the HAL's boot-time parts and, made here until their subsystems make them, the shared objects.
   faults: Faults;
@@ -180,10 +186,21 @@ export const SUBSYSTEMS: readonly AnySubsystem[] = [
   fits(api),
 ];
 
-export function boot(rawHal: Hal, options: BootOptions = {}): Device {
+/** The HAL at boot, with its boot-time parts: the NVS cache, the fault layer, the shutdown hooks, the TLS clock gate. */
+interface BootHal {
+  hal: Hal;
+  log: Log;
+  faults: Faults;
+  shutdown: ShutdownHooks;
+  clockSync: ClockSync;
+  random: RandomFill;
+  store: (ns: string) => Store;
+}
+
+function bootHal(rawHal: Hal): BootHal {
   // Before anything encodes or decodes: with the host's C, every UTF-8 call runs it.
   useNativeUtf8(rawHal.natives.utf8 ?? null);
-  // The boot-time parts of the HAL. Every NVS read in the firmware goes through one write-through cache.
+  // Every NVS read in the firmware goes through one write-through cache.
   const cached: Hal = { ...rawHal, nvs: new CachedNvs(rawHal.nvs) };
   // Test builds: every subsystem gets the HAL through the fault layer (console FAULT).
   const faults = new Faults(rawHal.build.testBuild);
@@ -196,7 +213,12 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // An orderly restart or sleep, whoever asks for it, runs the shutdown hooks first (mDNS's goodbye).
   const shutdown = new ShutdownHooks();
   const hal: Hal = { ...faulted, system: shutdown.wrap(faulted.system), net: gateTlsOnClock(faulted.net, faulted.clock, clockSync) };
-  const store = storesOn(hal.nvs);
+  return { hal, log, faults, shutdown, clockSync, random, store: storesOn(hal.nvs) };
+}
+
+/** What the boot hands the subsystems: the HAL's boot-time parts, and the shared objects not yet made in their own mounts. */
+function givenParts(b: BootHal): Pick<Parts, BootPart> {
+  const { hal, log, random, store } = b;
   // First thing: the update guard counts this boot and may roll back (src/ota/guard.ts).
   const otaVerdict = runBootGuard(hal, store('ota'), log);
   const token = new AccessToken(store('auth'), random, log.redactor);
@@ -205,16 +227,11 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const tls = new DeviceTlsPolicy(store('net'));
   const hotspots = chooseHotspots(hal);
   log.info('boot', `hotspots: ${describeHotspots(hotspots)}, utf8 ${nativeUtf8InUse() ? 'C' : 'TS'}`);
-  const card = new Card(hal.sd);
-  const client = new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`);
-  // Before any subsystem installs, so each can register its routes, commands, tools and status.
-  const kernel = createKernel(hal, log, { gate: makeGate(token), mode: readMode(store('sys')), store });
-  const audio = new Audio(hal, log);
   const chat = new Chat(hal.nvs, store, log);
-  const given = {
-    faults,
-    shutdown,
-    clockSync,
+  return {
+    faults: b.faults,
+    shutdown: b.shutdown,
+    clockSync: b.clockSync,
     hotspots,
     sha256: hotspots.sha256,
     p256: hotspots.p256,
@@ -223,10 +240,10 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     secrets: new Secrets(),
     passphrase: new SetupPassphrase(store('auth'), random, log.redactor),
     tls,
-    client,
-    card,
+    client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
+    card: new Card(hal.sd),
     power: new Power(hal, log),
-    audio,
+    audio: new Audio(hal, log),
     timeline: new Timeline(hal.clock, log),
     time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
     actions: new DeviceActions(hal, store('cfg'), store('orch'), log),
@@ -237,6 +254,39 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     commands: chat.commands,
     ring: new RingEngine(hal.ring, hal.clock),
   };
+}
+
+/** Orchestrator mode: HTTP on port 80, its HTTP? command, and the sign-in link the host prints. */
+function serveHttp(kernel: Kernel, signin: SignInCodes): HttpServer | null {
+  const { hal, log } = kernel;
+  if (kernel.mode !== 1) {
+    log.info('boot', 'Notifier mode: Wi-Fi off, the Bluetooth link up');
+    hal.system.announce({ http: false, signInPath: null });
+    return null;
+  }
+  const server = new HttpServer(hal.net, hal.clock, kernel.router, undefined, (m) => log.error('http', m));
+  server.listen(HTTP_PORT);
+  kernel.console.register({
+    verb: 'HTTP?',
+    maxArgs: 0,
+    help: 'HTTP server: connections open (trusted: showed the token), accepted, requests, rejected, evicted, refused at the head, timed out',
+    run: (c) => {
+      const s = server.stats;
+      c.out(`open=${s.open} trusted=${s.trusted} accepted=${s.accepted} requests=${s.requests} rejected=${s.rejected} evicted=${s.evicted} refused=${s.refused} timedOut=${s.timedOut}`);
+    },
+  });
+  const code = signin.mint(SCAN_LIFETIME_MS);
+  log.info('boot', 'Orchestrator mode: HTTP up');
+  hal.system.announce({ http: true, signInPath: `/?c=${code.code}` });
+  return server;
+}
+
+export function boot(rawHal: Hal, options: BootOptions = {}): Device {
+  const b = bootHal(rawHal);
+  const { hal, log, store } = b;
+  const given = givenParts(b);
+  // Before any subsystem installs, so each can register its routes, commands, tools and status.
+  const kernel = createKernel(hal, log, { gate: makeGate(given.token), mode: readMode(store('sys')), store });
   const wire = options.wire;
   // A test's provider wire goes to the turn alone; the others keep the real one.
   const list = wire ? SUBSYSTEMS.map((s) => (s === turn ? { ...turn, start: (k: Kernel, o: TurnOptions) => turn.start(k, { ...o, wire }) } : s)) : SUBSYSTEMS;
@@ -244,43 +294,20 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   // Last: the spec's commands no subsystem has registered answer "unavailable".
   mount(kernel, unavailable, {});
   kernel.console.start();
-  const { ui, notifier, agents, scheduler, voice, relay, updates, power, files, assistant } = parts;
-
+  const { ui, notifier, agents, scheduler, voice, relay, updates, power, files, assistant, audio, chat } = parts;
   const feed = hal.clock.setInterval(() => {
     hal.system.feedWatchdog();
     // The screen's idle check rides the same once-a-second wake-up (src/ui/ui.ts).
     ui.poll();
   }, WATCHDOG_FEED_MS);
   hal.system.feedWatchdog();
-
-  let http: HttpServer | null = null;
-  if (kernel.mode === 1) {
-    http = new HttpServer(hal.net, hal.clock, kernel.router, undefined, (m) => log.error('http', m));
-    http.listen(HTTP_PORT);
-    const server = http;
-    kernel.console.register({
-      verb: 'HTTP?',
-      maxArgs: 0,
-      help: 'HTTP server: connections open (trusted: showed the token), accepted, requests, rejected, evicted, refused at the head, timed out',
-      run: (c) => {
-        const s = server.stats;
-        c.out(`open=${s.open} trusted=${s.trusted} accepted=${s.accepted} requests=${s.requests} rejected=${s.rejected} evicted=${s.evicted} refused=${s.refused} timedOut=${s.timedOut}`);
-      },
-    });
-    const code = signin.mint(SCAN_LIFETIME_MS);
-    log.info('boot', 'Orchestrator mode: HTTP up');
-    hal.system.announce({ http: true, signInPath: `/?c=${code.code}` });
-  } else {
-    log.info('boot', 'Notifier mode: Wi-Fi off, the Bluetooth link up');
-    hal.system.announce({ http: false, signInPath: null });
-  }
+  const http = serveHttp(kernel, given.signin);
   ui.start();
-
-  const ctx: DeviceParts = { ...kernel, random, ...parts, ota: updates };
+  const ctx: DeviceParts = { ...kernel, random: b.random, ...parts, ota: updates };
   return {
     ctx,
     files,
-    faults,
+    faults: b.faults,
     power,
     assistant,
     agents,
@@ -290,17 +317,8 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     http,
     stop() {
       feed.cancel();
-      clockSync.stop();
-      ui.stop();
-      notifier.stop();
-      agents.stop();
-      scheduler.stop();
-      updates.stop();
-      power.stop();
-      voice.stop();
-      audio.stop();
-      chat.stop();
-      relay.stop();
+      b.clockSync.stop();
+      for (const s of [ui, notifier, agents, scheduler, updates, power, voice, audio, chat, relay]) s.stop();
       http?.close();
     },
   };
