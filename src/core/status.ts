@@ -15,6 +15,7 @@ export class StatusRegistry {
   private fields: Array<[string, StatusField]> = [];
   private sections: StateSection[] = [];
   private order: readonly string[] = [];
+  private lead: readonly StateSection[] = [];
 
   /** One key=value item of the status line. */
   field(key: string, value: StatusField): void {
@@ -27,9 +28,13 @@ export class StatusRegistry {
     this.sections.push(section);
   }
 
-  /** The line's layout: these keys first, in this order, whoever registers them and whenever; the rest after, as registered. */
-  layout(keys: readonly string[]): void {
+  /**
+   * The layout, whoever registers what and whenever: the line's keys first, in this order (the rest after, as
+   * registered), and the lead sections first in the snapshot (the device's identity).
+   */
+  layout(keys: readonly string[], lead: readonly StateSection[] = []): void {
     this.order = keys;
+    this.lead = lead;
   }
 
   line(): string {
@@ -44,7 +49,7 @@ export class StatusRegistry {
 
   snapshot(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const s of this.sections) {
+    for (const s of [...this.lead, ...this.sections.filter((x) => !this.lead.includes(x))]) {
       for (const [k, v] of Object.entries(s())) {
         if (k in out) throw new Error(`state key ${k} contributed twice`);
         out[k] = v;

@@ -80,7 +80,8 @@ export function mount<Options, Face>(kernel: Kernel, subsystem: Subsystem<Option
   for (const t of m.tools ?? []) kernel.tools.register(t);
   for (const [key, f] of m.status?.fields ?? []) kernel.status.field(key, f);
   for (const s of m.status?.sections ?? []) kernel.status.section(s);
-  if (m.status?.layout) kernel.status.layout(m.status.layout);
+  // The subsystem that lays out the status leads the snapshot with its own sections.
+  if (m.status?.layout) kernel.status.layout(m.status.layout, m.status.sections ?? []);
   const mounts = mountsOf(kernel);
   mounts.names.push(subsystem.name);
   if (m.stop) mounts.stops.push(m.stop);
