@@ -29,7 +29,8 @@ import { Card, storage } from './storage/index.ts';
 import { files as filesSubsystem, type Files } from './files/index.ts';
 import { music as musicSubsystem } from './music/index.ts';
 import { memory as memorySubsystem, type Memory } from './memory/index.ts';
-import { LEGACY_TIME_NS, LocalTime, system as systemSubsystem, TIME_NS, Timeline } from './system/index.ts';
+import { system as systemSubsystem } from './system/index.ts';
+import { timeline as timelineSubsystem } from './timeline/index.ts';
 import { web } from './web/index.ts';
 import { mcp } from './mcp/index.ts';
 import { docs as docsSubsystem } from './docs/index.ts';
@@ -68,7 +69,7 @@ type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 /** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
-  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'card' | 'power' | 'audio' | 'timeline' | 'time'
+  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'card' | 'power' | 'audio'
   | 'actions' | 'updates' | 'outbox' | 'chat' | 'people' | 'commands' | 'ring';
 
 export interface Parts {
@@ -88,8 +89,6 @@ export interface Parts {
   card: Card;
   power: Power;
   audio: Audio;
-  timeline: Timeline;
-  time: LocalTime;
   actions: DeviceActions;
   updates: Updates;
   outbox: Outbox;
@@ -98,6 +97,8 @@ export interface Parts {
   commands: Chat['commands'];
   ring: RingEngine;
   // The subsystems'.
+  timeline: FaceOf<typeof timelineSubsystem>;
+  time: FaceOf<typeof systemSubsystem>['time'];
   network: FaceOf<typeof wifiSubsystem>;
   relay: FaceOf<typeof cloudSubsystem>['relay'];
   providers: FaceOf<typeof providerSubsystem>['settings'];
@@ -177,7 +178,7 @@ export interface BootOptions {
 
 /** The subsystems, in rank order (docs/architecture.md): the boot mounts each after what it needs (src/core/boot-order.ts). */
 export const SUBSYSTEMS: readonly AnySubsystem[] = [
-  fits(faultsSubsystem), fits(storage), fits(powerSubsystem), fits(authSubsystem), fits(wifiSubsystem),
+  fits(timelineSubsystem), fits(faultsSubsystem), fits(storage), fits(powerSubsystem), fits(authSubsystem), fits(wifiSubsystem),
   fits(clockSubsystem), fits(cloudSubsystem), fits(otaSubsystem), fits(web), fits(musicSubsystem),
   fits(docsSubsystem), fits(connectorsSubsystem), fits(providerSubsystem), fits(memorySubsystem),
   fits(deviceSubsystem), fits(systemSubsystem), fits(filesSubsystem), fits(search), fits(prompt), fits(turn),
@@ -244,8 +245,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     card: new Card(hal.sd),
     power: new Power(hal, log),
     audio: new Audio(hal, log),
-    timeline: new Timeline(hal.clock, log),
-    time: new LocalTime(hal.clock, store(TIME_NS), log, store(LEGACY_TIME_NS)),
     actions: new DeviceActions(hal, store('cfg'), store('orch'), log),
     updates: new Updates(otaVerdict),
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),

@@ -11,7 +11,7 @@ import type { BatteryReading } from '../hal/index.ts';
 import type { Role } from '../memory/index.ts';
 import type { Card } from '../storage/index.ts';
 import type { LocalTime } from './local-time.ts';
-import type { Timeline } from './timeline.ts';
+import type { Timeline } from '../timeline/index.ts';
 
 /** The device actions as the system reads and applies them (src/device/actions.ts). */
 export interface SystemActions {

@@ -20,7 +20,8 @@ import { HttpClient } from '../../src/net/http/client.ts';
 import { HttpServer } from '../../src/net/http/server.ts';
 import { DeviceTlsPolicy } from '../../src/net/tls.ts';
 import { Card } from '../../src/storage/index.ts';
-import { LEGACY_TIME_NS, LocalTime, system, Timeline, TIME_NS, type SystemFace, type SystemOptions } from '../../src/system/index.ts';
+import { system, type SystemFace, type SystemNeeds } from '../../src/system/index.ts';
+import { timeline as timelineSubsystem, type Timeline } from '../../src/timeline/index.ts';
 import { Audio } from '../../src/audio/index.ts';
 import { MusicPlayer } from '../../src/music/index.ts';
 import { wifi, type Provisioning, type WifiOptions } from '../../src/wifi/index.ts';
@@ -166,6 +167,7 @@ export function mountWifi(dk: DeviceKernel, shutdown?: WifiOptions['shutdown']):
 
 /** What the system subsystem is handed, made as main.ts makes it (SystemOptions), and what it provides. */
 export interface SystemRig extends SystemFace {
+  timeline: Timeline;
   actions: DeviceActions;
   card: Card;
   power: Power;
@@ -180,16 +182,17 @@ export interface SystemRig extends SystemFace {
  * the Audio and the music player over its mixer. The people's roles are the owner's alone (admin), as a device
  * with no chat people has them.
  */
-export function mountSystem(kernel: Kernel, options: Partial<SystemOptions> & { actions?: DeviceActions; power?: Power } = {}): SystemRig {
+export function mountSystem(kernel: Kernel, options: Partial<SystemNeeds> & { actions?: DeviceActions; power?: Power } = {}): SystemRig {
   const hal = kernel.hal;
   const actions = options.actions ?? new DeviceActions(hal, kernel.store('cfg'), kernel.store('orch'), kernel.log);
   const power = options.power ?? new Power(hal, kernel.log);
   const audio = new Audio(hal, kernel.log);
   const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log: kernel.log });
   const card = new Card(hal.sd);
+  // The timeline first, as in the boot: its restart row leads.
+  const timeline = options.timeline ?? mount(kernel, timelineSubsystem, {});
   const face = mount(kernel, system, {
-    timeline: new Timeline(hal.clock, kernel.log),
-    time: new LocalTime(hal.clock, kernel.store(TIME_NS), kernel.log, kernel.store(LEGACY_TIME_NS)),
+    timeline,
     card,
     people: { roleOf: (person) => (person === null ? 'admin' : 'unknown') },
     music,
@@ -198,7 +201,7 @@ export function mountSystem(kernel: Kernel, options: Partial<SystemOptions> & { 
     ...options,
     actions,
   });
-  return { ...face, actions, card, power, audio, music };
+  return { ...face, timeline, actions, card, power, audio, music };
 }
 
 /** Updates on a device kernel, made as main.ts makes them: the boot guard first (it may roll back), then the engine. */

@@ -1,6 +1,6 @@
 // The owner-notice outbox (persisted, bounded, de-duplicated by key across
 // reboots). The device timeline hook it shared a file with is in
-// test/unit/system/timeline.test.ts.
+// test/unit/timeline/timeline.test.ts.
 import { describe, expect, it } from 'vitest';
 import { NOTICE_TEXT_MAX, Outbox, OUTBOX_MAX, STATE_MAX_BYTES } from '../../../src/chat/outbox.ts';
 import { Store } from '../../../src/core/store.ts';

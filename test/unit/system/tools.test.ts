@@ -12,7 +12,8 @@ import { MCP_CALLER } from '../../../src/mcp/index.ts';
 import { MusicPlayer } from '../../../src/music/index.ts';
 import { Power } from '../../../src/power/index.ts';
 import { Card } from '../../../src/storage/index.ts';
-import { LocalTime, system, TIME_NS, Timeline } from '../../../src/system/index.ts';
+import { system } from '../../../src/system/index.ts';
+import { Timeline } from '../../../src/timeline/index.ts';
 import { mountAssistant } from '../../support/assistant.ts';
 import { deviceKernel, mountDevice, mountOta, testKernel } from '../../support/kernel.ts';
 import { createMemHal, type MemHalOptions } from '../../support/memhal.ts';
@@ -65,7 +66,6 @@ function selftestStart(options: MemHalOptions = {}) {
   const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
   mount(kernel, system, {
     timeline: new Timeline(hal.clock, log),
-    time: new LocalTime(hal.clock, kernel.store(TIME_NS), log),
     card: new Card(hal.sd),
     actions,
     people: { roleOf: () => 'admin' },

@@ -3,7 +3,7 @@
 // test/unit/chat/outbox.test.ts).
 import { describe, expect, it } from 'vitest';
 import { Log } from '../../../src/log/log.ts';
-import { Timeline, type TimelineRow } from '../../../src/system/timeline.ts';
+import { Timeline, type TimelineRow } from '../../../src/timeline/timeline.ts';
 import { createMemHal } from '../../support/memhal.ts';
 
 describe('timeline', () => {
