@@ -25,7 +25,7 @@ import { providers as providerSubsystem } from './providers/index.ts';
 import { prompt } from './prompt/index.ts';
 import type { turnCodec} from './turn/index.ts';
 import { turn, type Assistant, type TurnOptions, type TurnWire } from './turn/index.ts';
-import { Card, storage } from './storage/index.ts';
+import { storage } from './storage/index.ts';
 import { files as filesSubsystem, type Files } from './files/index.ts';
 import { music as musicSubsystem } from './music/index.ts';
 import { memory as memorySubsystem, type Memory } from './memory/index.ts';
@@ -69,7 +69,7 @@ type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 /** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
-  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'card' | 'power' | 'audio'
+  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'power' | 'audio'
   | 'actions' | 'updates' | 'outbox' | 'chat' | 'people' | 'commands' | 'ring';
 
 export interface Parts {
@@ -86,7 +86,6 @@ export interface Parts {
   passphrase: SetupPassphrase;
   tls: DeviceTlsPolicy;
   client: HttpClient;
-  card: Card;
   power: Power;
   audio: Audio;
   actions: DeviceActions;
@@ -97,6 +96,7 @@ export interface Parts {
   commands: Chat['commands'];
   ring: RingEngine;
   // The subsystems'.
+  card: FaceOf<typeof storage>;
   timeline: FaceOf<typeof timelineSubsystem>;
   time: FaceOf<typeof systemSubsystem>['time'];
   network: FaceOf<typeof wifiSubsystem>;
@@ -178,7 +178,7 @@ export interface BootOptions {
 
 /** The subsystems, in rank order (docs/architecture.md): the boot mounts each after what it needs (src/core/boot-order.ts). */
 export const SUBSYSTEMS: readonly AnySubsystem[] = [
-  fits(timelineSubsystem), fits(faultsSubsystem), fits(storage), fits(powerSubsystem), fits(authSubsystem), fits(wifiSubsystem),
+  fits(timelineSubsystem), fits(storage), fits(faultsSubsystem), fits(powerSubsystem), fits(authSubsystem), fits(wifiSubsystem),
   fits(clockSubsystem), fits(cloudSubsystem), fits(otaSubsystem), fits(web), fits(musicSubsystem),
   fits(docsSubsystem), fits(connectorsSubsystem), fits(providerSubsystem), fits(memorySubsystem),
   fits(deviceSubsystem), fits(systemSubsystem), fits(filesSubsystem), fits(search), fits(prompt), fits(turn),
@@ -242,7 +242,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     passphrase: new SetupPassphrase(store('auth'), random, log.redactor),
     tls,
     client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
-    card: new Card(hal.sd),
     power: new Power(hal, log),
     audio: new Audio(hal, log),
     actions: new DeviceActions(hal, store('cfg'), store('orch'), log),

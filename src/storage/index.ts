@@ -8,10 +8,10 @@
 import { CommandError, type Command } from '../core/console.ts';
 import type { Kernel } from '../core/kernel.ts';
 import type { Route } from '../core/router.ts';
-import type { Later, Subsystem } from '../core/subsystem.ts';
+import { whole, type Later, type Subsystem } from '../core/subsystem.ts';
 import { jsonResponse } from '../net/http/errors.ts';
 import { encode, decode } from '../util/utf8.ts';
-import type { Card, CardState } from './card.ts';
+import { Card, type CardState } from './card.ts';
 
 export { Card, type CardState } from './card.ts';
 export { removeTree } from './tree.ts';
@@ -28,19 +28,19 @@ function describe(c: CardState): string {
 
 /** What storage needs: the card (made at boot, before any subsystem), the timeline, and the file store's figures. */
 export interface StorageOptions {
-  card: Card;
   timeline: { row(kind: 'storage', text: string): void };
   /** The files (src/files/, mounted after storage, whose card they use): the store's summary, read when the state is. */
   files: Later<{ store: { summary(): { count: number; bytes: number } } }>;
 }
 
-export const storage: Subsystem<StorageOptions, null> = {
+export const storage: Subsystem<StorageOptions, Card> = {
   name: 'storage',
-  needs: ['card', 'timeline'],
+  needs: ['timeline'],
   later: ['files'],
-  provides: {},
+  provides: { card: whole },
   start(k, o) {
-    const { card, files } = o;
+    const card = new Card(k.hal.sd);
+    const { files } = o;
     const summary = (): Record<string, unknown> => {
       const c = card.get();
       const s = c.tier === 'present' ? files.get().store.summary() : { count: 0, bytes: 0 };
@@ -59,7 +59,7 @@ export const storage: Subsystem<StorageOptions, null> = {
     });
     k.hal.clock.setInterval(() => card.probe(), CARD_PROBE_MS);
     return {
-      provides: null,
+      provides: card,
       status: { fields: [['sd', () => card.statusWord()]], sections: [() => ({ sd: card.statusWord(), files: summary() })] },
       routes: storageRoutes(card, summary),
       commands: storageCommands(card, summary, k),

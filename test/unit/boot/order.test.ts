@@ -19,7 +19,7 @@ function needsUpward(list: readonly AnySubsystem[]): string[] {
 
 /** What main.ts hands the subsystems (its given parts), by name. */
 const BOOT_GIVEN = [
-  'actions', 'audio', 'card', 'chat', 'client', 'clockSync', 'commands', 'faults', 'hotspots', 'outbox', 'p256', 'passphrase', 'people',
+  'actions', 'audio', 'chat', 'client', 'clockSync', 'commands', 'faults', 'hotspots', 'outbox', 'p256', 'passphrase', 'people',
   'power', 'ring', 'secrets', 'sha256', 'shutdown', 'signin', 'tls', 'token', 'updates',
 ];
 

@@ -6,10 +6,11 @@
 // STORAGE.
 
 import { describe, expect, it } from 'vitest';
-import { mount, ready } from '../../../src/core/subsystem.ts';
+import { mount } from '../../../src/core/subsystem.ts';
 import { Outbox, OUTBOX_NS } from '../../../src/chat/outbox.ts';
 import { Faults, faults, withFaults } from '../../../src/faults/index.ts';
-import { files } from '../../../src/files/index.ts';
+import { files, type Files } from '../../../src/files/index.ts';
+import { timeline as timelineSubsystem } from '../../../src/timeline/index.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { DEFAULT_FILE_PEOPLE } from '../../../src/files/people.ts';
 import { judgeCard } from '../../../src/storage/card.ts';
@@ -17,7 +18,7 @@ import { CARD_PROBE_MS, storage } from '../../../src/storage/index.ts';
 import { HalError } from '../../../src/hal/index.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { exchange, request } from '../../support/http.ts';
-import { bootParts, deviceKernel, HTTP_PORT, mountMemory, mountSystem } from '../../support/kernel.ts';
+import { bootParts, deviceKernel, HTTP_PORT, mountMemory, mountSystem, pending } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 
 const GB = 1024 ** 3;
@@ -37,10 +38,13 @@ function boot(mem: MemHal) {
   const fault = new Faults(mem.hal.build.testBuild);
   const dk = deviceKernel({ mem, wrap: (hal) => withFaults(hal, fault) });
   const { kernel } = dk;
-  const { card, timeline } = mountSystem(kernel);
+  const timeline = mount(kernel, timelineSubsystem, {});
+  const later = pending<Files>('files');
+  const card = mount(kernel, storage, { timeline, files: later });
+  mountSystem(kernel, { timeline, card });
   const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
   const { files: store } = mount(kernel, files, { card, client: bootParts(kernel).client, outbox: outbox });
-  mount(kernel, storage, { card, timeline, files: ready(store) });
+  later.set(store);
   const memory = mountMemory(kernel, { card, timeline });
   mount(kernel, faults, { faults: fault, card });
   dk.start();

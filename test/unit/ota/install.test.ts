@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { mount, ready } from '../../../src/core/subsystem.ts';
 import { storage } from '../../../src/storage/index.ts';
-import { bootParts, deviceKernel, mountOta, HTTP_PORT } from '../../support/kernel.ts';
+import { deviceKernel, mountOta, HTTP_PORT } from '../../support/kernel.ts';
 import { RebootSignal, createMemHal } from '../../support/memhal.ts';
 import { request } from '../../support/http.ts';
 import { makeKey, simImage, UpdateFeed } from '../../support/ota.ts';
@@ -21,7 +21,7 @@ function setup(options: { board?: 'ring-tft' | 'panel-35' | 'panel-40'; version?
   // Updates on a kernel with the device's token gate and HTTP server; storage before it, as in the
   // device, so the status line has a field ahead of ota's.
   const dk = deviceKernel({ mem });
-  mount(dk.kernel, storage, { card: bootParts(dk.kernel).card, timeline: { row() {} }, files: ready({ store: { summary: () => ({ count: 0, bytes: 0 }) } }) });
+  mount(dk.kernel, storage, { timeline: { row() {} }, files: ready({ store: { summary: () => ({ count: 0, bytes: 0 }) } }) });
   const { updates } = mountOta(dk);
   dk.start();
   const device = { ctx: { ...dk.kernel, token: dk.token, ota: updates } };
