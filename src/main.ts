@@ -40,7 +40,7 @@ import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
 import type { RandomFill } from './util/ids.ts';
 import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
-import { DeviceActions, device as deviceSubsystem, RingEngine } from './device/index.ts';
+import { device as deviceSubsystem } from './device/index.ts';
 import { power as powerSubsystem, Power } from './power/index.ts';
 import { Audio, audio as audioSubsystem } from './audio/index.ts';
 import { wifi as wifiSubsystem } from './wifi/index.ts';
@@ -70,7 +70,7 @@ type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
   | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'power' | 'audio'
-  | 'actions' | 'updates' | 'outbox' | 'chat' | 'people' | 'commands' | 'ring';
+  | 'updates' | 'outbox' | 'chat' | 'people' | 'commands';
 
 export interface Parts {
   // The boot's: the HAL's boot-time parts and, made here until their subsystems make them, the shared objects.
@@ -88,14 +88,14 @@ export interface Parts {
   client: HttpClient;
   power: Power;
   audio: Audio;
-  actions: DeviceActions;
   updates: Updates;
   outbox: Outbox;
   chat: Chat;
   people: Chat['people'];
   commands: Chat['commands'];
-  ring: RingEngine;
   // The subsystems'.
+  actions: FaceOf<typeof deviceSubsystem>['actions'];
+  ring: FaceOf<typeof deviceSubsystem>['ring'];
   card: FaceOf<typeof storage>;
   timeline: FaceOf<typeof timelineSubsystem>;
   time: FaceOf<typeof systemSubsystem>['time'];
@@ -178,10 +178,10 @@ export interface BootOptions {
 
 /** The subsystems, in rank order (docs/architecture.md): the boot mounts each after what it needs (src/core/boot-order.ts). */
 export const SUBSYSTEMS: readonly AnySubsystem[] = [
-  fits(timelineSubsystem), fits(storage), fits(faultsSubsystem), fits(powerSubsystem), fits(authSubsystem), fits(wifiSubsystem),
-  fits(clockSubsystem), fits(cloudSubsystem), fits(otaSubsystem), fits(web), fits(musicSubsystem),
-  fits(docsSubsystem), fits(connectorsSubsystem), fits(providerSubsystem), fits(memorySubsystem),
-  fits(deviceSubsystem), fits(systemSubsystem), fits(filesSubsystem), fits(search), fits(prompt), fits(turn),
+  fits(timelineSubsystem), fits(storage), fits(faultsSubsystem), fits(deviceSubsystem), fits(powerSubsystem),
+  fits(authSubsystem), fits(wifiSubsystem), fits(clockSubsystem), fits(cloudSubsystem), fits(otaSubsystem),
+  fits(web), fits(musicSubsystem), fits(docsSubsystem), fits(connectorsSubsystem), fits(providerSubsystem),
+  fits(memorySubsystem), fits(systemSubsystem), fits(filesSubsystem), fits(search), fits(prompt), fits(turn),
   fits(agentsSubsystem), fits(skillsSubsystem), fits(models), fits(images), fits(stt), fits(audioSubsystem),
   fits(voiceSubsystem), fits(chatSubsystem), fits(schedule), fits(mcp), fits(uiSubsystem), fits(notifierSubsystem),
   fits(api),
@@ -244,13 +244,11 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
     power: new Power(hal, log),
     audio: new Audio(hal, log),
-    actions: new DeviceActions(hal, store('cfg'), store('orch'), log),
     updates: new Updates(otaVerdict),
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     chat,
     people: chat.people,
     commands: chat.commands,
-    ring: new RingEngine(hal.ring, hal.clock),
   };
 }
 

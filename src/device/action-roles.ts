@@ -17,7 +17,7 @@
 // admin flag: a person promoted after a job started does not gain by it, one
 // demoted or revoked loses at once.
 
-import type { Role } from '../memory/index.ts';
+import type { ChatRole as Role } from '../contracts/index.ts';
 import type { ActionKind } from '../contracts/index.ts';
 
 export const ACTION_ROLES: Readonly<Record<Role, readonly ActionKind[]>> = {

@@ -1,15 +1,15 @@
 // The device subsystem's face: the device actions (actions.ts: config, led,
 // lights, tts, orch_model, reboot, applied for device.control and the turn)
-// and the LED ring's engine (ring-engine.ts), both made at boot because
-// subsystems mounted before this read them. Mounting wires the ring engine to
+// and the LED ring's engine (ring-engine.ts), both made in its mount and
+// provided as the parts actions and ring. Mounting wires the ring engine to
 // the settings it draws with (ledBrightness, attnHoldMs, the power profile)
 // and to the led and lights actions, and adds LEDSTATE, LEDTEST, RINGANIM.
 
 import type { Subsystem } from '../core/subsystem.ts';
-import { profileOf } from '../power/index.ts';
-import type { DeviceActions } from './actions.ts';
+import { profileOf } from '../contracts/index.ts';
+import { DeviceActions } from './actions.ts';
 import { ledCommands } from './console.ts';
-import type { RingEngine } from './ring-engine.ts';
+import { RingEngine } from './ring-engine.ts';
 
 export { DeviceActions } from './actions.ts';
 export { RingEngine } from './ring-engine.ts';
@@ -19,10 +19,8 @@ export { actingRole, actionRefusal } from './action-roles.ts';
 export type { AnimId } from './ring-anim.ts';
 export { DEFAULT_LED_BRIGHTNESS, type LedState } from './ring.ts';
 
-export interface DeviceOptions {
-  actions: DeviceActions;
-  ring: RingEngine;
-}
+/** The device needs nothing from other subsystems: it makes the device actions and the ring engine over the HAL. */
+export type DeviceOptions = Record<never, never>;
 
 export interface DeviceFace {
   actions: DeviceActions;
@@ -31,9 +29,11 @@ export interface DeviceFace {
 
 export const device: Subsystem<DeviceOptions, DeviceFace> = {
   name: 'device',
-  needs: ['actions', 'ring'],
-  provides: {},
-  start(k, { actions, ring }) {
+  needs: [],
+  provides: { actions: (f) => f.actions, ring: (f) => f.ring },
+  start(k) {
+    const actions = new DeviceActions(k.hal, k.store('cfg'), k.store('orch'), k.log);
+    const ring = new RingEngine(k.hal.ring, k.clock);
     const num = (key: 'ledBrightness' | 'attnHoldMs'): number | undefined => {
       const v = actions.config(key);
       return typeof v === 'number' ? v : undefined;

@@ -21,7 +21,7 @@
 
 import type { Clock, LedRing, Timer } from '../hal/index.ts';
 import type { Rgb } from '../contracts/index.ts';
-import { profileOf, type PowerProfile } from '../power/index.ts';
+import { profileOf, type PowerProfile } from '../contracts/index.ts';
 import { ANIMATIONS, animated, animFrame, modeFrame, progressFrame, type AnimId } from './ring-anim.ts';
 import { DEFAULT_LED_BRIGHTNESS, INITIAL_LED_STATE, type LedState } from './ring.ts';
 

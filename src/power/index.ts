@@ -10,7 +10,7 @@ import { POWER_NS } from './limits.ts';
 import type { Power, PowerSettings, PowerTimeline } from './power.ts';
 
 export { Power, type CalibrateResult, type PowerSettings, type PowerTimeline } from './power.ts';
-export { profileOf, type PowerProfile } from './profiles.ts';
+export { profileOf, type PowerProfile } from '../contracts/index.ts';
 
 export interface PowerOptions {
   /** The battery model, made at boot before the subsystems that read it (the update gate, device.status). */

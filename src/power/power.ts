@@ -22,7 +22,7 @@ import type { BatteryReading, Hal, Timer } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import { calibrated, calibrationOf, calibrationRefusal, drained, levelFromMv, type Calibration, type Drain } from './battery.ts';
 import { DEFAULT_SLEEP_MV, FIRST_POLL_MS, LOW_BATTERY_WAKE_MS, LOW_READINGS, SLEEP_DELAY_MS, SLEEP_MV_MAX, SLEEP_MV_MIN } from './limits.ts';
-import { profileOf, type PowerProfile } from './profiles.ts';
+import { profileOf, type PowerProfile } from '../contracts/index.ts';
 
 
 /** The device actions as power reads and changes them (src/device's DeviceActions). */

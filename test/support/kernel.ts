@@ -8,7 +8,8 @@ import { createKernel, storesOn, type Kernel, type Mode } from '../../src/core/k
 import type { Gate } from '../../src/core/router.ts';
 import { mount, ready, unmountAll, type Later } from '../../src/core/subsystem.ts';
 import { AccessToken, auth, makeGate, Secrets, SetupPassphrase, SignInCodes, type AuthFace } from '../../src/auth/index.ts';
-import { device, DeviceActions, RingEngine, type DeviceFace } from '../../src/device/index.ts';
+import type { DeviceActions} from '../../src/device/index.ts';
+import { device, RingEngine, type DeviceFace } from '../../src/device/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
 import { Log } from '../../src/log/log.ts';
@@ -70,14 +71,9 @@ export function testKernel(options: TestKernelOptions = {}): TestKernel {
   return { kernel: createKernel(mem.hal, log, { gate: options.gate ?? OPEN_GATE, mode: options.mode ?? 1 }), mem };
 }
 
-/** The device subsystem (the device actions, unless given, and the ring engine, made as main.ts makes them) on a kernel. */
-export function mountDevice(
-  mem: MemHal,
-  kernel: Kernel = testKernel({ mem }).kernel,
-  actions: DeviceActions = new DeviceActions(kernel.hal, kernel.store('cfg'), kernel.store('orch'), kernel.log),
-): DeviceFace & { kernel: Kernel } {
-  const ring = new RingEngine(kernel.hal.ring, kernel.clock);
-  return { ...mount(kernel, device, { actions, ring }), kernel };
+/** The device subsystem on a kernel: the device actions and the ring engine it makes. */
+export function mountDevice(mem: MemHal, kernel: Kernel = testKernel({ mem }).kernel): DeviceFace & { kernel: Kernel } {
+  return { ...mount(kernel, device, {}), kernel };
 }
 
 /** What main.ts makes before any subsystem, on a kernel's HAL: the card, outbound HTTP under the TLS policy, the hot loops. */
@@ -169,6 +165,7 @@ export function mountWifi(dk: DeviceKernel, shutdown?: WifiOptions['shutdown']):
 export interface SystemRig extends SystemFace {
   timeline: Timeline;
   actions: DeviceActions;
+  ring: RingEngine;
   card: Card;
   power: Power;
   audio: Audio;
@@ -182,9 +179,10 @@ export interface SystemRig extends SystemFace {
  * the Audio and the music player over its mixer. The people's roles are the owner's alone (admin), as a device
  * with no chat people has them.
  */
-export function mountSystem(kernel: Kernel, options: Partial<SystemNeeds> & { actions?: DeviceActions; power?: Power } = {}): SystemRig {
+export function mountSystem(kernel: Kernel, options: Partial<SystemNeeds> & { power?: Power } = {}): SystemRig {
   const hal = kernel.hal;
-  const actions = options.actions ?? new DeviceActions(hal, kernel.store('cfg'), kernel.store('orch'), kernel.log);
+  // The device subsystem first, as in the boot: it makes the device actions and the ring engine.
+  const { actions, ring } = mount(kernel, device, {});
   const power = options.power ?? new Power(hal, kernel.log);
   const audio = new Audio(hal, kernel.log);
   const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log: kernel.log });
@@ -201,7 +199,7 @@ export function mountSystem(kernel: Kernel, options: Partial<SystemNeeds> & { ac
     ...options,
     actions,
   });
-  return { ...face, timeline, actions, card, power, audio, music };
+  return { ...face, timeline, actions, ring, card, power, audio, music };
 }
 
 /** Updates on a device kernel, made as main.ts makes them: the boot guard first (it may roll back), then the engine. */

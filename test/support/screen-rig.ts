@@ -10,7 +10,8 @@ import { sha256Fallback } from '../../modules/sha256/sha256.ts';
 import { SignInCodes } from '../../src/auth/index.ts';
 import type { Kernel } from '../../src/core/kernel.ts';
 import { mount, unmountAll } from '../../src/core/subsystem.ts';
-import { device, DeviceActions, RingEngine } from '../../src/device/index.ts';
+import type { DeviceActions, RingEngine } from '../../src/device/index.ts';
+import { device } from '../../src/device/index.ts';
 import { notifier, type NotifierLink } from '../../src/notifier/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from '../../src/system/local-time.ts';
 import { ui, type Ui, type UiDeps, type UiUpdates } from '../../src/ui/index.ts';
@@ -59,7 +60,7 @@ export function screenRig(options: ScreenRigOptions = {}): ScreenRig {
   const { kernel } = testKernel({ mem, mode });
   const { hal, log } = kernel;
   const store = (ns: string) => kernel.store(ns);
-  const { actions, ring } = mount(kernel, device, { actions: new DeviceActions(hal, store('cfg'), store('orch'), log), ring: new RingEngine(hal.ring, hal.clock) });
+  const { actions, ring } = mount(kernel, device, {});
   const screen = mount(kernel, ui, {
     actions,
     updates: IDLE_UPDATES,

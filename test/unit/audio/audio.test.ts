@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Audio, audio as audioSubsystem } from '../../../src/audio/index.ts';
 import { mount } from '../../../src/core/subsystem.ts';
-import { device as deviceSubsystem, DeviceActions, RingEngine } from '../../../src/device/index.ts';
+import { device as deviceSubsystem } from '../../../src/device/index.ts';
 import { boot, type Device } from '../../../src/main.ts';
 import { MusicPlayer } from '../../../src/music/index.ts';
 import { Card } from '../../../src/storage/index.ts';
@@ -348,9 +348,7 @@ interface SoundRig {
 function soundRig(options: { mode?: 0 | 1 } = {}): SoundRig {
   const { kernel, mem } = testKernel({ mode: options.mode ?? 1 });
   const { hal, log } = kernel;
-  const actions = new DeviceActions(hal, kernel.store('cfg'), kernel.store('orch'), log);
-  const ring = new RingEngine(hal.ring, hal.clock);
-  mount(kernel, deviceSubsystem, { actions, ring });
+  const { actions, ring } = mount(kernel, deviceSubsystem, {});
   const audio = new Audio(hal, log);
   const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
   mount(kernel, audioSubsystem, {

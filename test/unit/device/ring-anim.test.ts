@@ -9,7 +9,7 @@ import { ANIMATIONS, animFrame, hue, modeFrame, parseAnim, progressFrame, pulseL
 import { DEFAULT_ATTN_HOLD_MS } from '../../../src/device/ring-engine.ts';
 import { ringFrame } from '../../../src/device/ring.ts';
 import { flushJobs } from '../../support/clock.ts';
-import { mountDevice, mountSystem, testKernel } from '../../support/kernel.ts';
+import { mountSystem, testKernel } from '../../support/kernel.ts';
 import { createMemHal } from '../../support/memhal.ts';
 
 const RED = { r: 255, g: 0, b: 0 };
@@ -99,8 +99,7 @@ function ringDevice(board: 'ring-tft' | 'panel-35' = 'ring-tft') {
   const mem = createMemHal({ board });
   // The ring engine on a test kernel: the system (device.control) and the device subsystem over one set of device actions.
   const { kernel } = testKernel({ mem });
-  const { actions } = mountSystem(kernel);
-  const { ring } = mountDevice(mem, kernel, actions);
+  const { actions, ring } = mountSystem(kernel);
   kernel.console.start();
   const device = { ctx: { ...kernel, actions, ring } };
   const led = (params: Record<string, unknown>) => device.ctx.tools.call('device.control', { action: { led: params } }, MCP_CALLER);

@@ -14,7 +14,7 @@ import type { RoundRequest, RoundResult, TranscriptItem } from '../../../src/con
 import { ACTION_KINDS } from '../../../src/contracts/device-contract.ts';
 import type { BotApiFake } from '../../../tools/telegram-fake.mjs';
 import { mountMessenger } from '../../support/assistant.ts';
-import { deviceKernel, mountDevice } from '../../support/kernel.ts';
+import { deviceKernel } from '../../support/kernel.ts';
 import { createMemHal, type MemHal } from '../../support/memhal.ts';
 import { fakeModeration, fakeTelegram } from '../../support/telegram-net.ts';
 import { TestWire, turnResult } from '../../support/test-wire.ts';
@@ -33,7 +33,6 @@ const REVOKED = '4004';
 function boot(mem: MemHal, options: { wire: TurnWire }) {
   const dk = deviceKernel({ mem });
   const { assistant, system, chat } = mountMessenger(dk, options);
-  mountDevice(mem, dk.kernel, system.actions);
   dk.start();
   return {
     ctx: { ...dk.kernel, token: dk.token, chat, actions: system.actions },

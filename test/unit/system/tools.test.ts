@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Audio, audio as audioSubsystem } from '../../../src/audio/index.ts';
 import { mount } from '../../../src/core/subsystem.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
-import { device as deviceSubsystem, DeviceActions, RingEngine } from '../../../src/device/index.ts';
+import { device as deviceSubsystem } from '../../../src/device/index.ts';
 import { MCP_CALLER } from '../../../src/mcp/index.ts';
 import { MusicPlayer } from '../../../src/music/index.ts';
 import { Power } from '../../../src/power/index.ts';
@@ -15,7 +15,7 @@ import { Card } from '../../../src/storage/index.ts';
 import { system } from '../../../src/system/index.ts';
 import { Timeline } from '../../../src/timeline/index.ts';
 import { mountAssistant } from '../../support/assistant.ts';
-import { deviceKernel, mountDevice, mountOta, testKernel } from '../../support/kernel.ts';
+import { deviceKernel, mountOta, testKernel } from '../../support/kernel.ts';
 import { createMemHal, type MemHalOptions } from '../../support/memhal.ts';
 
 const SYNTHESIS: ToolCaller = { via: 'turn', admin: true, scheduled: false, unattended: true, person: null };
@@ -29,7 +29,7 @@ function boot(mem: ReturnType<typeof createMemHal>) {
   const dk = deviceKernel({ mem });
   const { system, providers, parts } = mountAssistant(dk);
   const { updates } = mountOta(dk, { power: system.power, timeline: system.timeline });
-  const { ring } = mountDevice(mem, dk.kernel, system.actions);
+  const { ring } = system;
   // The audio subsystem gives the tts action its speaker; no chat messenger in these tests.
   mount(dk.kernel, audioSubsystem, {
     audio: system.audio,
@@ -60,8 +60,7 @@ function start(options: MemHalOptions = {}) {
 function selftestStart(options: MemHalOptions = {}) {
   const { kernel, mem } = testKernel({ hal: options });
   const { hal, log } = kernel;
-  const actions = new DeviceActions(hal, kernel.store('cfg'), kernel.store('orch'), log);
-  mount(kernel, deviceSubsystem, { actions, ring: new RingEngine(hal.ring, hal.clock) });
+  const { actions } = mount(kernel, deviceSubsystem, {});
   const audio = new Audio(hal, log);
   const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
   mount(kernel, system, {
