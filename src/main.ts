@@ -41,7 +41,7 @@ import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
 import type { RandomFill } from './util/ids.ts';
 import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
 import { device as deviceSubsystem } from './device/index.ts';
-import { power as powerSubsystem, Power } from './power/index.ts';
+import { power as powerSubsystem, type Power } from './power/index.ts';
 import { Audio, audio as audioSubsystem } from './audio/index.ts';
 import { wifi as wifiSubsystem } from './wifi/index.ts';
 import { notifier as notifierSubsystem, type NotifierLink } from './notifier/index.ts';
@@ -65,13 +65,13 @@ export const WATCHDOG_FEED_MS = 1000;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 
-/** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
 /** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
-  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'power' | 'audio'
+  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'audio'
   | 'updates' | 'outbox' | 'chat' | 'people' | 'commands';
 
+/** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
 export interface Parts {
   // The boot's: the HAL's boot-time parts and, made here until their subsystems make them, the shared objects.
   faults: Faults;
@@ -86,7 +86,6 @@ export interface Parts {
   passphrase: SetupPassphrase;
   tls: DeviceTlsPolicy;
   client: HttpClient;
-  power: Power;
   audio: Audio;
   updates: Updates;
   outbox: Outbox;
@@ -94,6 +93,7 @@ export interface Parts {
   people: Chat['people'];
   commands: Chat['commands'];
   // The subsystems'.
+  power: FaceOf<typeof powerSubsystem>;
   actions: FaceOf<typeof deviceSubsystem>['actions'];
   ring: FaceOf<typeof deviceSubsystem>['ring'];
   card: FaceOf<typeof storage>;
@@ -242,7 +242,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     passphrase: new SetupPassphrase(store('auth'), random, log.redactor),
     tls,
     client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
-    power: new Power(hal, log),
     audio: new Audio(hal, log),
     updates: new Updates(otaVerdict),
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),

@@ -4,35 +4,36 @@
 // Power itself is made at boot before the subsystems that read it (the
 // update gate, device.status); mounting attaches its settings and timeline.
 
-import type { Subsystem } from '../core/subsystem.ts';
+import { whole, type Later, type Subsystem } from '../core/subsystem.ts';
 import { powerCommands } from './console.ts';
 import { POWER_NS } from './limits.ts';
-import type { Power, PowerSettings, PowerTimeline } from './power.ts';
+import { Power, type PowerSettings, type PowerTimeline } from './power.ts';
 
 export { Power, type CalibrateResult, type PowerSettings, type PowerTimeline } from './power.ts';
 export { profileOf, type PowerProfile } from '../contracts/index.ts';
 
 export interface PowerOptions {
-  /** The battery model, made at boot before the subsystems that read it (the update gate, device.status). */
-  power: Power;
+  /** The device actions (src/device/): the power profile. */
   actions: PowerSettings;
   timeline: PowerTimeline;
-  /** SLEEP waits while an update installs (src/ota). */
-  updates: { installing(): boolean };
+  /** SLEEP waits while an update installs (src/ota/, mounted later: read when SLEEP runs). */
+  updates: Later<{ installing(): boolean }>;
 }
 
 export const power: Subsystem<PowerOptions, Power> = {
   name: 'power',
-  needs: ['power', 'actions', 'timeline', 'updates'],
-  provides: {},
+  needs: ['actions', 'timeline'],
+  later: ['updates'],
+  provides: { power: whole },
   start(k, o) {
-    const p = o.power;
+    // The battery model: the update gate and device.status read it.
+    const p = new Power(k.hal, k.log);
     p.attach(k.store(POWER_NS), o);
     p.start();
     return {
       provides: p,
       status: { sections: [() => p.summary()] },
-      commands: powerCommands(p, o.actions, o.updates),
+      commands: powerCommands(p, o.actions, { installing: () => o.updates.get().installing() }),
       stop: () => p.stop(),
     };
   },

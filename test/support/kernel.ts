@@ -179,10 +179,10 @@ export interface SystemRig extends SystemFace {
  * the Audio and the music player over its mixer. The people's roles are the owner's alone (admin), as a device
  * with no chat people has them.
  */
-export function mountSystem(kernel: Kernel, options: Partial<SystemNeeds> & { power?: Power } = {}): SystemRig {
+export function mountSystem(kernel: Kernel, options: Partial<SystemNeeds> & { power?: Power; device?: DeviceFace } = {}): SystemRig {
   const hal = kernel.hal;
   // The device subsystem first, as in the boot: it makes the device actions and the ring engine.
-  const { actions, ring } = mount(kernel, device, {});
+  const { actions, ring } = options.device ?? mount(kernel, device, {});
   const power = options.power ?? new Power(hal, kernel.log);
   const audio = new Audio(hal, kernel.log);
   const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log: kernel.log });

@@ -5,12 +5,15 @@
 // PROFILE, SLEEPMV with the low-battery deep sleep, SLEEP, DRAIN.
 import { describe, expect, it } from 'vitest';
 import { mount } from '../../../src/core/subsystem.ts';
-import { Power, power } from '../../../src/power/index.ts';
+import { power } from '../../../src/power/index.ts';
+import { device as deviceSubsystem } from '../../../src/device/index.ts';
+import type { Updates } from '../../../src/ota/index.ts';
+import { timeline as timelineSubsystem } from '../../../src/timeline/index.ts';
 import { calibrated, calibrationOf, healthFromFull, levelFromMv, mvFromLevel, DRAIN_MS_PER_PCT } from '../../../src/power/battery.ts';
 import { LOW_BATTERY_WAKE_MS } from '../../../src/power/limits.ts';
 import type { BatteryReading } from '../../../src/hal/index.ts';
 import { flushJobs } from '../../support/clock.ts';
-import { deviceKernel, mountOta, mountSystem, mountWifi } from '../../support/kernel.ts';
+import { deviceKernel, mountOta, mountSystem, mountWifi, pending } from '../../support/kernel.ts';
 import { createMemHal, RebootSignal, rebootMemHal, type MemHal } from '../../support/memhal.ts';
 import { makeKey, simImage, UpdateFeed } from '../../support/ota.ts';
 
@@ -59,11 +62,15 @@ const key = makeKey();
  */
 function powerAlone(mem: MemHal) {
   const dk = deviceKernel({ mem });
-  const battery = new Power(mem.hal, dk.kernel.log);
-  const { actions, timeline } = mountSystem(dk.kernel, { power: battery });
+  // As the boot mounts them: the timeline, the device actions, power (its updates a late need), then the rest.
+  const timeline = mount(dk.kernel, timelineSubsystem, {});
+  const device = mount(dk.kernel, deviceSubsystem, {});
+  const later = pending<Updates>('updates');
+  const battery = mount(dk.kernel, power, { actions: device.actions, timeline, updates: later });
+  mountSystem(dk.kernel, { power: battery, timeline, device });
   mountWifi(dk);
   const { updates } = mountOta(dk, { power: battery, timeline });
-  mount(dk.kernel, power, { power: battery, actions, timeline, updates });
+  later.set(updates);
   dk.start();
   return {
     ctx: { ...dk.kernel, ota: updates, timeline },
