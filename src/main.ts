@@ -36,7 +36,7 @@ import { mcp } from './mcp/index.ts';
 import { docs as docsSubsystem } from './docs/index.ts';
 import { agents as agentsSubsystem, type Agents } from './agents/index.ts';
 import { Chat, chat as chatSubsystem, Outbox, OUTBOX_NS } from './chat/index.ts';
-import { ota as otaSubsystem, runBootGuard, Updates } from './ota/index.ts';
+import { ota as otaSubsystem, runBootGuard, type BootVerdict, type Updates } from './ota/index.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
 import type { RandomFill } from './util/ids.ts';
 import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
@@ -69,7 +69,7 @@ type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
   | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'audio'
-  | 'updates' | 'outbox' | 'chat' | 'people' | 'commands';
+  | 'otaVerdict' | 'outbox' | 'chat' | 'people' | 'commands';
 
 /** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
 export interface Parts {
@@ -87,12 +87,13 @@ export interface Parts {
   tls: DeviceTlsPolicy;
   client: HttpClient;
   audio: Audio;
-  updates: Updates;
+  otaVerdict: BootVerdict;
   outbox: Outbox;
   chat: Chat;
   people: Chat['people'];
   commands: Chat['commands'];
   // The subsystems'.
+  updates: FaceOf<typeof otaSubsystem>;
   power: FaceOf<typeof powerSubsystem>;
   actions: FaceOf<typeof deviceSubsystem>['actions'];
   ring: FaceOf<typeof deviceSubsystem>['ring'];
@@ -243,7 +244,7 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     tls,
     client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
     audio: new Audio(hal, log),
-    updates: new Updates(otaVerdict),
+    otaVerdict,
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     chat,
     people: chat.people,

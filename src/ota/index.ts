@@ -4,29 +4,30 @@
 // thing in boot() (guard.ts); the engine (updates.ts) is made at boot and
 // attached when this mounts.
 
-import type { Mounted, Subsystem } from '../core/subsystem.ts';
+import { whole, type Mounted, type Subsystem } from '../core/subsystem.ts';
 import { otaCommands } from './console.ts';
 import { resolveDeviceType, TYPE_NS } from './device-type.ts';
 import { otaRoutes } from './routes.ts';
-import type { Updates, UpdatesDeps } from './updates.ts';
+import { Updates, type UpdatesDeps } from './updates.ts';
+import type { BootVerdict } from './guard.ts';
 
-export { runBootGuard } from './guard.ts';
+export { runBootGuard, type BootVerdict } from './guard.ts';
 export { Updates, type UpdatesDeps } from './updates.ts';
 
 /** Test images only: a firmware that crashes on every boot, after its guard ran (tools/build.mjs defines). */
 declare const __OTA_TEST_CRASH_ON_BOOT__: boolean | undefined;
 
 export interface OtaOptions extends UpdatesDeps {
-  /** The update engine, made at boot with the guard's verdict (others read it before this mounts). */
-  updates: Updates;
+  /** What the update guard made of this boot (the boot runs it first thing: it counts the boot and may roll back). */
+  otaVerdict: BootVerdict;
 }
 
 export const ota: Subsystem<OtaOptions, Updates> = {
   name: 'ota',
-  needs: ['updates', 'power', 'client', 'sha256', 'p256', 'outbox', 'timeline', 'ring'],
-  provides: {},
+  needs: ['otaVerdict', 'power', 'client', 'sha256', 'p256', 'outbox', 'timeline', 'ring'],
+  provides: { updates: whole },
   start(k, o) {
-    const u = o.updates;
+    const u = new Updates(o.otaVerdict);
     u.attach(k, o);
     const mounted: Mounted<Updates> = {
       provides: u,

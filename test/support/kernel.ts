@@ -13,7 +13,8 @@ import { device, RingEngine, type DeviceFace } from '../../src/device/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
 import { Log } from '../../src/log/log.ts';
-import { ota, runBootGuard, Updates, type OtaOptions } from '../../src/ota/index.ts';
+import type { Updates} from '../../src/ota/index.ts';
+import { ota, runBootGuard, type OtaOptions } from '../../src/ota/index.ts';
 import { Power } from '../../src/power/index.ts';
 import type * as Main from '../../src/main.ts';
 import { memory, type Memory, type MemoryOptions } from '../../src/memory/index.ts';
@@ -211,13 +212,12 @@ export interface OtaRig {
 
 export function mountOta(dk: DeviceKernel, options: Partial<OtaOptions> = {}): OtaRig {
   const { kernel } = dk;
-  const verdict = runBootGuard(kernel.hal, kernel.store('ota'), kernel.log);
-  const updates = new Updates(verdict);
+  const otaVerdict = runBootGuard(kernel.hal, kernel.store('ota'), kernel.log);
   const power = new Power(kernel.hal, kernel.log);
   const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
   const { client, hotspots } = bootParts(kernel);
   const ring = new RingEngine(kernel.hal.ring, kernel.clock);
-  mount(kernel, ota, { updates, power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox, timeline: { row() {} }, ring, ...options });
+  const updates = mount(kernel, ota, { otaVerdict, power, client, sha256: hotspots.sha256, p256: hotspots.p256, outbox, timeline: { row() {} }, ring, ...options });
   return { updates, power, outbox };
 }
 
