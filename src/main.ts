@@ -18,9 +18,7 @@ import { ShutdownHooks } from './core/shutdown.ts';
 import type { Store } from './core/store.ts';
 import type { Hal } from './hal/index.ts';
 import { Log } from './log/log.ts';
-import { HttpClient } from './net/http/client.ts';
 import { HttpServer } from './net/http/server.ts';
-import { DeviceTlsPolicy } from './net/tls.ts';
 import { providers as providerSubsystem } from './providers/index.ts';
 import { prompt } from './prompt/index.ts';
 import type { turnCodec} from './turn/index.ts';
@@ -68,7 +66,7 @@ type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 /** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
-  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'tls' | 'client' | 'audio'
+  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'audio'
   | 'otaVerdict' | 'outbox' | 'chat' | 'people' | 'commands';
 
 /** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
@@ -84,8 +82,6 @@ export interface Parts {
   signin: SignInCodes;
   secrets: Secrets;
   passphrase: SetupPassphrase;
-  tls: DeviceTlsPolicy;
-  client: HttpClient;
   audio: Audio;
   otaVerdict: BootVerdict;
   outbox: Outbox;
@@ -100,7 +96,9 @@ export interface Parts {
   card: FaceOf<typeof storage>;
   timeline: FaceOf<typeof timelineSubsystem>;
   time: FaceOf<typeof systemSubsystem>['time'];
-  network: FaceOf<typeof wifiSubsystem>;
+  network: FaceOf<typeof wifiSubsystem>['network'];
+  client: FaceOf<typeof wifiSubsystem>['client'];
+  tls: FaceOf<typeof wifiSubsystem>['tls'];
   relay: FaceOf<typeof cloudSubsystem>['relay'];
   providers: FaceOf<typeof providerSubsystem>['settings'];
   wire: FaceOf<typeof providerSubsystem>['wire'];
@@ -226,7 +224,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
   const token = new AccessToken(store('auth'), random, log.redactor);
   const signin = new SignInCodes(hal.clock, random);
   token.onRotate(() => signin.clear());
-  const tls = new DeviceTlsPolicy(store('net'));
   const hotspots = chooseHotspots(hal);
   log.info('boot', `hotspots: ${describeHotspots(hotspots)}, utf8 ${nativeUtf8InUse() ? 'C' : 'TS'}`);
   const chat = new Chat(hal.nvs, store, log);
@@ -241,8 +238,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     signin,
     secrets: new Secrets(),
     passphrase: new SetupPassphrase(store('auth'), random, log.redactor),
-    tls,
-    client: new HttpClient(hal.net, hal.clock, tls, `desk-assistant/${hal.build.version}`),
     audio: new Audio(hal, log),
     otaVerdict,
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),

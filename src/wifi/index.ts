@@ -5,7 +5,9 @@
 // the radio, Notifier keeps it off (spec, What the service does 1).
 
 import type { SetupPassphrase } from '../auth/index.ts';
-import { whole, type Subsystem } from '../core/subsystem.ts';
+import type { Subsystem } from '../core/subsystem.ts';
+import { HttpClient } from '../net/http/client.ts';
+import { DeviceTlsPolicy } from '../net/tls.ts';
 import { captiveDns } from './captive.ts';
 import { wifiCommands } from './console.ts';
 import { followMdns, type ShutdownNotice } from './mdns.ts';
@@ -20,16 +22,21 @@ export interface WifiOptions extends WifiAuth {
   passphrase: SetupPassphrase;
   /** Orderly restarts and sleeps (src/core/shutdown.ts): mDNS says goodbye first. */
   shutdown?: ShutdownNotice;
-  /** The device's HTTP client: its kept-alive connections close when the station drops. */
-  client?: { closeIdle(): void };
   /** The fault layer (test builds): an outbound or Wi-Fi fault closes the kept-alive connections too. */
   faults?: { onChange(listener: (cap: string, on: boolean) => void): void };
 }
 
-export const wifi: Subsystem<WifiOptions, Provisioning> = {
+/** What the network provides: the provisioning (station, setup network, addresses), and outbound HTTP(S) over it under the device's TLS policy. */
+export interface WifiFace {
+  network: Provisioning;
+  client: HttpClient;
+  tls: DeviceTlsPolicy;
+}
+
+export const wifi: Subsystem<WifiOptions, WifiFace> = {
   name: 'wifi',
-  needs: ['passphrase', 'token', 'signin', 'shutdown', 'client', 'faults'],
-  provides: { network: whole },
+  needs: ['passphrase', 'token', 'signin', 'shutdown', 'faults'],
+  provides: { network: (f) => f.network, client: (f) => f.client, tls: (f) => f.tls },
   start(k, o) {
     const p = new Provisioning(k, o.passphrase, o);
     // Bootstrap interceptors, before routing and the gate: the setup network's token handout first.
@@ -41,17 +48,16 @@ export const wifi: Subsystem<WifiOptions, Provisioning> = {
     const captive = captiveDns(k, p);
     // Kept-alive connections do not outlive the link they were made on: a dropped station, or a network fault
     // (test builds), closes the idle ones, so the next request connects afresh (and fails if the network is down).
-    const client = o.client;
-    if (client) {
-      p.onStation((st) => {
-        if (st.state !== 'connected') client.closeIdle();
-      });
-      o.faults?.onChange((cap, on) => {
-        if (on && (cap === 'outbound' || cap === 'wifi-down')) client.closeIdle();
-      });
-    }
+    const tls = new DeviceTlsPolicy(k.store('net'));
+    const client = new HttpClient(k.hal.net, k.clock, tls, `desk-assistant/${k.hal.build.version}`);
+    p.onStation((st) => {
+      if (st.state !== 'connected') client.closeIdle();
+    });
+    o.faults?.onChange((cap, on) => {
+      if (on && (cap === 'outbound' || cap === 'wifi-down')) client.closeIdle();
+    });
     return {
-      provides: p,
+      provides: { network: p, client, tls },
       routes: [...provisioningRoutes(p), ...wifiRoutes(k.log, p)],
       commands: wifiCommands(k.hal, p, o.passphrase),
       status: { sections: [() => ({ wifi: p.view() }), mdns.section, captive.section] },

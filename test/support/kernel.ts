@@ -159,7 +159,7 @@ export function mountAuth(dk: DeviceKernel, provisioning: Provisioning): AuthFac
 
 /** Wi-Fi on a device kernel, with its credentials (src/main.ts mounts it first of the subsystems). */
 export function mountWifi(dk: DeviceKernel, shutdown?: WifiOptions['shutdown']): Provisioning {
-  return mount(dk.kernel, wifi, { passphrase: dk.passphrase, token: dk.token, signin: dk.signin, ...(shutdown ? { shutdown } : {}) });
+  return mount(dk.kernel, wifi, { passphrase: dk.passphrase, token: dk.token, signin: dk.signin, ...(shutdown ? { shutdown } : {}) }).network;
 }
 
 /** What the system subsystem is handed, made as main.ts makes it (SystemOptions), and what it provides. */
