@@ -10,7 +10,7 @@ import { createKernel, storesOn } from './core/kernel.ts';
 import { mountAll } from './core/boot-order.ts';
 import { mount, type AnySubsystem, type Later, type Subsystem } from './core/subsystem.ts';
 import { api } from './api/index.ts';
-import { AccessToken, auth as authSubsystem, makeGate, SCAN_LIFETIME_MS, Secrets, SetupPassphrase, SignInCodes } from './auth/index.ts';
+import { auth as authSubsystem, SCAN_LIFETIME_MS, type SignInCodes } from './auth/index.ts';
 import type { Kernel, Mode } from './core/kernel.ts';
 import { chooseHotspots, describeHotspots, type Hotspots } from './core/hotspots.ts';
 import { CachedNvs } from './core/nvs-cache.ts';
@@ -66,7 +66,7 @@ type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 /** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
-  | 'token' | 'signin' | 'secrets' | 'passphrase' | 'audio'
+  | 'audio'
   | 'otaVerdict' | 'outbox' | 'chat' | 'people' | 'commands';
 
 /** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
@@ -78,10 +78,6 @@ export interface Parts {
   hotspots: Hotspots;
   sha256: Hotspots['sha256'];
   p256: Hotspots['p256'];
-  token: AccessToken;
-  signin: SignInCodes;
-  secrets: Secrets;
-  passphrase: SetupPassphrase;
   audio: Audio;
   otaVerdict: BootVerdict;
   outbox: Outbox;
@@ -89,6 +85,10 @@ export interface Parts {
   people: Chat['people'];
   commands: Chat['commands'];
   // The subsystems'.
+  token: FaceOf<typeof authSubsystem>['token'];
+  signin: FaceOf<typeof authSubsystem>['signin'];
+  secrets: FaceOf<typeof authSubsystem>['secrets'];
+  passphrase: FaceOf<typeof authSubsystem>['passphrase'];
   updates: FaceOf<typeof otaSubsystem>;
   power: FaceOf<typeof powerSubsystem>;
   actions: FaceOf<typeof deviceSubsystem>['actions'];
@@ -218,12 +218,9 @@ function bootHal(rawHal: Hal): BootHal {
 
 /** What the boot hands the subsystems: the HAL's boot-time parts, and the shared objects not yet made in their own mounts. */
 function givenParts(b: BootHal): Pick<Parts, BootPart> {
-  const { hal, log, random, store } = b;
+  const { hal, log, store } = b;
   // First thing: the update guard counts this boot and may roll back (src/ota/guard.ts).
   const otaVerdict = runBootGuard(hal, store('ota'), log);
-  const token = new AccessToken(store('auth'), random, log.redactor);
-  const signin = new SignInCodes(hal.clock, random);
-  token.onRotate(() => signin.clear());
   const hotspots = chooseHotspots(hal);
   log.info('boot', `hotspots: ${describeHotspots(hotspots)}, utf8 ${nativeUtf8InUse() ? 'C' : 'TS'}`);
   const chat = new Chat(hal.nvs, store, log);
@@ -234,10 +231,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     hotspots,
     sha256: hotspots.sha256,
     p256: hotspots.p256,
-    token,
-    signin,
-    secrets: new Secrets(),
-    passphrase: new SetupPassphrase(store('auth'), random, log.redactor),
     audio: new Audio(hal, log),
     otaVerdict,
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
@@ -277,7 +270,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
   const { hal, log, store } = b;
   const given = givenParts(b);
   // Before any subsystem installs, so each can register its routes, commands, tools and status.
-  const kernel = createKernel(hal, log, { gate: makeGate(given.token), mode: readMode(store('sys')), store });
+  const kernel = createKernel(hal, log, { mode: readMode(store('sys')), store });
   const wire = options.wire;
   // A test's provider wire goes to the turn alone; the others keep the real one.
   const list = wire ? SUBSYSTEMS.map((s) => (s === turn ? { ...turn, start: (k: Kernel, o: TurnOptions) => turn.start(k, { ...o, wire }) } : s)) : SUBSYSTEMS;
@@ -292,7 +285,7 @@ export function boot(rawHal: Hal, options: BootOptions = {}): Device {
     ui.poll();
   }, WATCHDOG_FEED_MS);
   hal.system.feedWatchdog();
-  const http = serveHttp(kernel, given.signin);
+  const http = serveHttp(kernel, parts.signin);
   ui.start();
   const ctx: DeviceParts = { ...kernel, random: b.random, ...parts, ota: updates };
   return {

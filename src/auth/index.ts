@@ -11,11 +11,11 @@ import { formFields } from '../core/form-route.ts';
 import type { Gate } from '../core/router.ts';
 import type { Later, Subsystem } from '../core/subsystem.ts';
 import { authCommands } from './console.ts';
-import type { SetupPassphrase } from './passphrase.ts';
+import { SetupPassphrase } from './passphrase.ts';
 import { signInRoutes, type Addresses } from './routes.ts';
-import type { LiveSecret, Secrets } from './secrets.ts';
-import type { SignInCodes } from './signin.ts';
-import type { AccessToken } from './token.ts';
+import { Secrets, type LiveSecret } from './secrets.ts';
+import { SignInCodes } from './signin.ts';
+import { AccessToken } from './token.ts';
 
 export { SecretScreen } from './secret-screen.ts';
 export { SETUP_SSID, SetupPassphrase } from './passphrase.ts';
@@ -51,12 +51,6 @@ export function makeGate(token: AccessToken): Gate {
 }
 
 export interface AuthOptions {
-  /** The access token (made at boot: the kernel's gate checks it). */
-  token: AccessToken;
-  signin: SignInCodes;
-  /** Every live secret by kind, registered by its owner: what the cloud tunnel screens its answers for. */
-  secrets: Secrets;
-  passphrase: SetupPassphrase;
   /** The network (src/wifi's provisioning, mounted after auth, which it needs): the base URLs for the connect sheet. */
   network: Later<{ addresses: Addresses }>;
 }
@@ -70,18 +64,26 @@ export interface AuthFace {
 
 export const auth: Subsystem<AuthOptions, AuthFace> = {
   name: 'auth',
-  needs: ['token', 'signin', 'secrets', 'passphrase'],
+  needs: [],
   later: ['network'],
-  provides: {},
-  start(k, o) {
+  provides: { token: (f) => f.token, signin: (f) => f.signin, secrets: (f) => f.secrets, passphrase: (f) => f.passphrase },
+  start(k, { network }) {
+    const random = (bytes: Uint8Array): void => k.hal.system.random(bytes);
+    const token = new AccessToken(k.store('auth'), random, k.log.redactor);
+    const signin = new SignInCodes(k.clock, random);
+    // A new token ends every sign-in in progress.
+    token.onRotate(() => signin.clear());
+    const o = { token, signin, secrets: new Secrets(), passphrase: new SetupPassphrase(k.store('auth'), random, k.log.redactor) };
     // What the cloud tunnel screens its answers for (src/auth/secrets.ts); apPass is registered with its routes.
     o.secrets.register('token', () => [o.token.reveal()]);
     o.secrets.register('signin-code', () => o.signin.live());
     o.secrets.register('credential', () => k.log.redactor.values());
     o.secrets.register('setup-passphrase', () => [o.passphrase.reveal()]);
     return {
-      provides: { token: o.token, signin: o.signin, secrets: o.secrets, passphrase: o.passphrase },
-      routes: signInRoutes(k, o.token, o.signin, o.passphrase, () => o.network.get().addresses()),
+      provides: o,
+      routes: signInRoutes(k, o.token, o.signin, o.passphrase, () => network.get().addresses()),
+      // The router's gate checks the token.
+      gate: makeGate(token),
       commands: authCommands(o.token),
     };
   },

@@ -43,7 +43,7 @@ export function storesOn(nvs: Hal['nvs']): (ns: string) => Store {
 }
 
 /** The kernel over a HAL: the device's at boot (src/main.ts), a test's on the in-memory HAL. */
-export function createKernel(hal: Hal, log: Log, options: { gate: Gate; mode: Mode; store?: (ns: string) => Store }): Kernel {
+export function createKernel(hal: Hal, log: Log, options: { gate?: Gate; mode: Mode; store?: (ns: string) => Store }): Kernel {
   return {
     hal,
     log,

@@ -49,11 +49,27 @@ export type Interceptor = (req: HttpRequest) => HttpResponse | null;
 export const DEFAULT_BODY_LIMIT = 16 * 1024;
 const UNKNOWN_BODY_LIMIT = 4 * 1024;
 
+/** The gate before one is given: no token passes. */
+const CLOSED: Gate = () => false;
+
 export class Router implements HttpApp {
   private routes: Route[] = [];
   private interceptors: Interceptor[] = [];
 
-  constructor(private readonly gate: Gate) {}
+  private gate: Gate;
+  private guarded = false;
+
+  /** Until a gate is given (the auth subsystem's, when it mounts), no request passes that a route does not open. */
+  constructor(gate: Gate = CLOSED) {
+    this.gate = gate;
+  }
+
+  /** The token gate, given once by the subsystem that owns the token (src/auth/). */
+  guard(gate: Gate): void {
+    if (this.guarded) throw new Error('the router\'s gate is given twice');
+    this.gate = gate;
+    this.guarded = true;
+  }
 
   add(route: Route): void {
     if (this.routes.some((r) => r.method === route.method && r.path === route.path && !!r.prefix === !!route.prefix))

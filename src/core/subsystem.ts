@@ -7,7 +7,7 @@
 
 import type { Command } from './console.ts';
 import type { Kernel } from './kernel.ts';
-import type { Route } from './router.ts';
+import type { Gate, Route } from './router.ts';
 import type { StateSection, StatusField } from './status.ts';
 import type { ToolSpec } from './tools/types.ts';
 
@@ -20,6 +20,8 @@ export interface Mounted<Face> {
   tools?: ToolSpec[];
   /** Status line fields (key=value) and state snapshot sections (GET /api/state). */
   status?: { fields?: Array<[string, StatusField]>; sections?: StateSection[]; layout?: readonly string[] };
+  /** The router's token gate (only the subsystem that owns the token gives one). */
+  gate?: Gate;
   /** Stops timers and closes what it opened (shutdown, tests). */
   stop?(): void;
 }
@@ -73,7 +75,7 @@ function mountsOf(kernel: Kernel): Mounts {
 }
 
 /** Starts a subsystem and registers everything it contributes, in one loop each; returns its face. */
-export function mount<Options, Face>(kernel: Kernel, subsystem: Subsystem<Options, Face>, options: Options): Face {
+export function mount<Options, Face>(kernel: Kernel, subsystem: Subsystem<Options, Face>, options: NoInfer<Options>): Face {
   const m = subsystem.start(kernel, options);
   for (const r of m.routes ?? []) kernel.router.add(r);
   for (const c of m.commands ?? []) kernel.console.register(c);
@@ -82,6 +84,7 @@ export function mount<Options, Face>(kernel: Kernel, subsystem: Subsystem<Option
   for (const s of m.status?.sections ?? []) kernel.status.section(s);
   // The subsystem that lays out the status leads the snapshot with its own sections.
   if (m.status?.layout) kernel.status.layout(m.status.layout, m.status.sections ?? []);
+  if (m.gate) kernel.router.guard(m.gate);
   const mounts = mountsOf(kernel);
   mounts.names.push(subsystem.name);
   if (m.stop) mounts.stops.push(m.stop);

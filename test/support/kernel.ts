@@ -6,15 +6,13 @@
 import { chooseHotspots, type Hotspots } from '../../src/core/hotspots.ts';
 import { createKernel, storesOn, type Kernel, type Mode } from '../../src/core/kernel.ts';
 import type { Gate } from '../../src/core/router.ts';
-import { mount, ready, unmountAll, type Later } from '../../src/core/subsystem.ts';
-import { AccessToken, auth, makeGate, Secrets, SetupPassphrase, SignInCodes, type AuthFace } from '../../src/auth/index.ts';
-import type { DeviceActions} from '../../src/device/index.ts';
-import { device, RingEngine, type DeviceFace } from '../../src/device/index.ts';
+import { mount, unmountAll, type Later } from '../../src/core/subsystem.ts';
+import { auth, type AccessToken, type AuthFace, type Secrets, type SetupPassphrase, type SignInCodes } from '../../src/auth/index.ts';
+import { device, RingEngine, type DeviceActions, type DeviceFace } from '../../src/device/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
 import { Log } from '../../src/log/log.ts';
-import type { Updates} from '../../src/ota/index.ts';
-import { ota, runBootGuard, type OtaOptions } from '../../src/ota/index.ts';
+import { ota, runBootGuard, type OtaOptions, type Updates } from '../../src/ota/index.ts';
 import { Power } from '../../src/power/index.ts';
 import type * as Main from '../../src/main.ts';
 import { memory, type Memory, type MemoryOptions } from '../../src/memory/index.ts';
@@ -102,6 +100,8 @@ export const HTTP_PORT: typeof Main.HTTP_PORT = 80;
 
 /** A kernel with the device's credentials (src/auth), made as main.ts makes them before any subsystem. */
 export interface DeviceKernel extends TestKernel {
+  /** The network auth reads for the connect sheet (a late need): set by mountAuth. */
+  network: Later<Provisioning> & { set(value: Provisioning): void };
   token: AccessToken;
   signin: SignInCodes;
   secrets: Secrets;
@@ -125,21 +125,21 @@ export function deviceKernel(options: Omit<TestKernelOptions, 'gate'> & { wrap?:
   const hal = options.wrap ? options.wrap(mem.hal) : mem.hal;
   const store = storesOn(hal.nvs);
   const log = new Log(hal.clock, hal.system);
-  const random = (b: Uint8Array): void => hal.system.random(b);
-  const token = new AccessToken(store('auth'), random, log.redactor);
-  const signin = new SignInCodes(hal.clock, random);
-  token.onRotate(() => signin.clear());
   const mode: Mode = options.mode ?? (store('sys').int('mode', 1) === 0 ? 0 : 1);
-  const kernel = createKernel(hal, log, { gate: makeGate(token), mode, store });
-  const passphrase = new SetupPassphrase(store('auth'), random, log.redactor);
+  const kernel = createKernel(hal, log, { mode, store });
+  // The credentials and the router's token gate come from the auth subsystem, mounted first as in the boot; the
+  // network it reads for the connect sheet is met when a test mounts Wi-Fi (mountAuth).
+  const network = pending<Provisioning>('network');
+  const { token, signin, secrets, passphrase } = mount(kernel, auth, { network });
   const http = new HttpServer(hal.net, hal.clock, kernel.router, undefined, (m) => log.error('http', m));
   return {
     kernel,
     mem,
     token,
     signin,
-    secrets: new Secrets(),
+    secrets,
     passphrase,
+    network,
     http,
     start() {
       kernel.console.start();
@@ -152,9 +152,10 @@ export function deviceKernel(options: Omit<TestKernelOptions, 'gate'> & { wrap?:
   };
 }
 
-/** The sign-in routes and the token's console on a device kernel, after Wi-Fi (the connect sheet's addresses). */
+/** The connect sheet's addresses for the auth subsystem a device kernel mounted, once Wi-Fi is mounted. */
 export function mountAuth(dk: DeviceKernel, provisioning: Provisioning): AuthFace {
-  return mount(dk.kernel, auth, { token: dk.token, signin: dk.signin, secrets: dk.secrets, passphrase: dk.passphrase, network: ready(provisioning) });
+  dk.network.set(provisioning);
+  return { token: dk.token, signin: dk.signin, secrets: dk.secrets, passphrase: dk.passphrase };
 }
 
 /** Wi-Fi on a device kernel, with its credentials (src/main.ts mounts it first of the subsystems). */

@@ -66,7 +66,7 @@ function boot(mem: MemHal, options: { wire: TurnWire }) {
   const dk = deviceKernel({ mem });
   const { assistant, system, chat, parts, outbox } = mountMessenger(dk, options);
   // The skills (skill.save's unattended rail) before the scheduler, as in main.ts; no sub-agent fabric runs here.
-  mount(dk.kernel, skills, { agents: { setSkills: () => undefined }, card: system.card, sha256: parts.hotspots.sha256, outbox, commands: chat.commands });
+  mount(dk.kernel, skills, { card: system.card, sha256: parts.hotspots.sha256, outbox, commands: chat.commands });
   const scheduler = mount(dk.kernel, schedule, { engine: assistant.engine, time: system.time, chat });
   mount(dk.kernel, mcp, {});
   dk.start();
