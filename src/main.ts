@@ -40,7 +40,7 @@ import type { RandomFill } from './util/ids.ts';
 import { Faults, faults as faultsSubsystem, withFaults } from './faults/index.ts';
 import { device as deviceSubsystem } from './device/index.ts';
 import { power as powerSubsystem, type Power } from './power/index.ts';
-import { Audio, audio as audioSubsystem } from './audio/index.ts';
+import { audio as audioSubsystem } from './audio/index.ts';
 import { wifi as wifiSubsystem } from './wifi/index.ts';
 import { notifier as notifierSubsystem, type NotifierLink } from './notifier/index.ts';
 import { unavailable } from './console/index.ts';
@@ -66,7 +66,6 @@ type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 /** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
-  | 'audio'
   | 'otaVerdict' | 'outbox' | 'chat' | 'people' | 'commands';
 
 /** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
@@ -78,13 +77,13 @@ export interface Parts {
   hotspots: Hotspots;
   sha256: Hotspots['sha256'];
   p256: Hotspots['p256'];
-  audio: Audio;
   otaVerdict: BootVerdict;
   outbox: Outbox;
   chat: Chat;
   people: Chat['people'];
   commands: Chat['commands'];
   // The subsystems'.
+  audio: FaceOf<typeof audioSubsystem>;
   token: FaceOf<typeof authSubsystem>['token'];
   signin: FaceOf<typeof authSubsystem>['signin'];
   secrets: FaceOf<typeof authSubsystem>['secrets'];
@@ -179,9 +178,9 @@ export interface BootOptions {
 export const SUBSYSTEMS: readonly AnySubsystem[] = [
   fits(timelineSubsystem), fits(storage), fits(faultsSubsystem), fits(deviceSubsystem), fits(powerSubsystem),
   fits(authSubsystem), fits(wifiSubsystem), fits(clockSubsystem), fits(cloudSubsystem), fits(otaSubsystem),
-  fits(web), fits(musicSubsystem), fits(docsSubsystem), fits(connectorsSubsystem), fits(providerSubsystem),
-  fits(memorySubsystem), fits(systemSubsystem), fits(filesSubsystem), fits(search), fits(prompt), fits(turn),
-  fits(agentsSubsystem), fits(skillsSubsystem), fits(models), fits(images), fits(stt), fits(audioSubsystem),
+  fits(web), fits(docsSubsystem), fits(connectorsSubsystem), fits(providerSubsystem), fits(memorySubsystem),
+  fits(filesSubsystem), fits(search), fits(stt), fits(audioSubsystem), fits(musicSubsystem), fits(systemSubsystem),
+  fits(prompt), fits(turn), fits(agentsSubsystem), fits(skillsSubsystem), fits(models), fits(images),
   fits(voiceSubsystem), fits(chatSubsystem), fits(schedule), fits(mcp), fits(uiSubsystem), fits(notifierSubsystem),
   fits(api),
 ];
@@ -231,7 +230,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     hotspots,
     sha256: hotspots.sha256,
     p256: hotspots.p256,
-    audio: new Audio(hal, log),
     otaVerdict,
     outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     chat,

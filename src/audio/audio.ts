@@ -186,8 +186,9 @@ export class Audio {
     const parts = this.parts!;
     const t = capBytes(text.trim(), SPEECH_CAP_BYTES);
     if (!t) return { ok: false, reason: 'empty: nothing to say' };
-    if (!parts.chat.settings.token()) return { ok: false, reason: 'no-chat: the chat messenger is not set up (no bot token)' };
-    const owner = chat ?? parts.chat.people.ownerChat();
+    const messenger = parts.chat.get();
+    if (!messenger.settings.token()) return { ok: false, reason: 'no-chat: the chat messenger is not set up (no bot token)' };
+    const owner = chat ?? messenger.people.ownerChat();
     if (!owner) return { ok: false, reason: "no-chat: the allowlist is empty, so there is no owner's chat" };
     const ep = this.endpoint();
     if (!ep.ok) return { ok: false, reason: ep.reason };
@@ -195,7 +196,7 @@ export class Audio {
     if (!r.ok) return r;
     const b = r.body;
     if (b.length < 4 || b[0] !== 0x4f || b[1] !== 0x67 || b[2] !== 0x67 || b[3] !== 0x53) return { ok: false, reason: 'tts-bad-audio: the speech provider did not answer with Ogg audio' };
-    const sent = await parts.chat.sendVoice(owner, { name: 'speech.ogg', mime: 'audio/ogg', bytes: b });
+    const sent = await messenger.sendVoice(owner, { name: 'speech.ogg', mime: 'audio/ogg', bytes: b });
     if (!sent.ok) return { ok: false, reason: `chat-failed: ${sent.error}` };
     return { ok: true, bytes: b.length, chat: owner };
   }

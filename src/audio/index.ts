@@ -27,8 +27,8 @@
 // mixer; music ducked under speech, never paused or dropped):
 // src/audio/speaker.ts.
 
-import type { Subsystem } from '../core/subsystem.ts';
-import type { Audio } from './audio.ts';
+import { whole, type Subsystem } from '../core/subsystem.ts';
+import { Audio } from './audio.ts';
 import { audioCommands } from './console.ts';
 import type { AudioNeeds } from './options.ts';
 import { themeOf } from './synth.ts';
@@ -43,17 +43,18 @@ export { wavHeader } from './wav.ts';
 export { DEFAULT_RECORD_MS, MAX_RECORD_MS, MIN_RECORD_MS } from './mic.ts';
 export { MIX_RATE, rmsOf } from './synth.ts';
 
-/** What the audio subsystem needs: the Audio made at boot (the music player and the self-test hold it before audio mounts), and the rest (options.ts). */
-export interface AudioOptions extends AudioNeeds {
-  audio: Audio;
-}
+/** What the audio subsystem needs (options.ts); it makes the Audio and provides it as the part audio. */
+export type AudioOptions = AudioNeeds;
 
 export const audio: Subsystem<AudioOptions, Audio> = {
   name: 'audio',
-  needs: ['audio', 'providers', 'actions', 'updates', 'client', 'chat', 'ring', 'card'],
-  provides: {},
+  needs: ['providers', 'actions', 'updates', 'client', 'ring', 'card'],
+  later: ['chat'],
+  provides: { audio: whole },
   start(k, o) {
-    const { audio: a, actions } = o;
+    const { actions } = o;
+    // The speaker's mixer (speech, effects, music) and the microphone.
+    const a = new Audio(k.hal, k.log);
     a.attach({ mode: k.mode, providers: o.providers, actions, updates: o.updates, client: o.client, chat: o.chat, ring: o.ring, card: o.card });
     actions.setSpeech((text, options) => a.speakAction(text, options));
     o.updates.addBusyProbe(() => a.speaker.speaking() || a.recorder.busy());

@@ -6,6 +6,7 @@
 // the chat messenger (TTSTG's voice message), the LED ring (listening while
 // MICREC records) and the SD card (where MICREC saves its clip).
 
+import type { Later } from '../core/subsystem.ts';
 import type { ConfigKey, DeviceAction } from '../contracts/index.ts';
 import type { AnimId, ApplyOptions, ApplyResult } from '../device/index.ts';
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';
@@ -32,14 +33,15 @@ export interface VoiceMessenger {
   sendVoice(chat: string, audio: { name: string; mime: string; bytes: Uint8Array }): Promise<{ ok: true } | { ok: false; error: string }>;
 }
 
-/** What audio needs besides the Audio itself (AudioOptions, in index.ts, adds it). */
+/** What audio needs from others (its options). */
 export interface AudioNeeds {
   /** Provider keys and the custom endpoint (human-web-only settings). */
   providers: TtsKeys;
   actions: AudioActions;
   updates: AudioUpdates;
   client: { request(req: ClientRequest): Promise<ClientResult> };
-  chat: VoiceMessenger;
+  /** The chat messenger (mounted later: read when a voice message is sent). */
+  chat: Later<VoiceMessenger>;
   ring: { hold(anim: AnimId): () => void };
   card: Pick<Card, 'live'>;
 }

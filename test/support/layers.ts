@@ -9,8 +9,8 @@
  */
 export const LAYERS: Record<string, number> = { modules: 0, util: 1, hal: 1, version: 1, net: 2, log: 2, core: 3, contracts: 4, main: 1000 };
 export const SUBSYSTEMS = [
-  'timeline', 'storage', 'faults', 'device', 'power', 'auth', 'wifi', 'clock', 'cloud', 'ota', 'web', 'music', 'docs', 'connectors',
-  'providers', 'memory', 'system', 'files', 'search', 'prompt', 'turn', 'agents',
-  'skills', 'models', 'images', 'stt', 'audio', 'voice', 'chat', 'schedule', 'mcp', 'ui', 'notifier', 'api', 'console',
+  'timeline', 'storage', 'faults', 'device', 'power', 'auth', 'wifi', 'clock', 'cloud', 'ota', 'web', 'docs',
+  'connectors', 'providers', 'memory', 'files', 'search', 'stt', 'audio', 'music', 'system', 'prompt', 'turn',
+  'agents', 'skills', 'models', 'images', 'voice', 'chat', 'schedule', 'mcp', 'ui', 'notifier', 'api', 'console',
 ];
 SUBSYSTEMS.forEach((s, i) => (LAYERS[s] = 10 + i));

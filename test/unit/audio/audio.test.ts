@@ -8,8 +8,9 @@
 // firmware's own client); TTSTG to the owner's chat; MICREC, refused while
 // an update installs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Audio, audio as audioSubsystem } from '../../../src/audio/index.ts';
-import { mount } from '../../../src/core/subsystem.ts';
+import type { Audio} from '../../../src/audio/index.ts';
+import { audio as audioSubsystem } from '../../../src/audio/index.ts';
+import { mount, ready } from '../../../src/core/subsystem.ts';
 import { device as deviceSubsystem } from '../../../src/device/index.ts';
 import { boot, type Device } from '../../../src/main.ts';
 import { MusicPlayer } from '../../../src/music/index.ts';
@@ -349,18 +350,16 @@ function soundRig(options: { mode?: 0 | 1 } = {}): SoundRig {
   const { kernel, mem } = testKernel({ mode: options.mode ?? 1 });
   const { hal, log } = kernel;
   const { actions, ring } = mount(kernel, deviceSubsystem, {});
-  const audio = new Audio(hal, log);
-  const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
-  mount(kernel, audioSubsystem, {
-    audio,
+  const audio = mount(kernel, audioSubsystem, {
     providers: { key: () => null, customFor: () => ({ base: '', model: '' }) },
     actions,
     updates: { installing: () => false, addBusyProbe: () => undefined },
     client: { request: () => Promise.reject(new Error('no network in this test')) },
-    chat: { settings: { token: () => '' }, people: { ownerChat: () => null }, sendVoice: () => Promise.resolve({ ok: false, error: 'no chat in this test' }) },
+    chat: ready({ settings: { token: () => '' }, people: { ownerChat: () => null }, sendVoice: () => Promise.resolve({ ok: false, error: 'no chat in this test' }) }),
     ring,
     card: new Card(hal.sd),
   });
+  const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log });
   kernel.console.start();
   const config = (values: Record<string, unknown>): void => {
     const v = validateAction({ config: values });

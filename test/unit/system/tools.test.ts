@@ -5,7 +5,7 @@
 // and ota.status (read-only).
 import { describe, expect, it } from 'vitest';
 import { Audio, audio as audioSubsystem } from '../../../src/audio/index.ts';
-import { mount } from '../../../src/core/subsystem.ts';
+import { mount, ready } from '../../../src/core/subsystem.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { device as deviceSubsystem } from '../../../src/device/index.ts';
 import { MCP_CALLER } from '../../../src/mcp/index.ts';
@@ -32,12 +32,11 @@ function boot(mem: ReturnType<typeof createMemHal>) {
   const { ring } = system;
   // The audio subsystem gives the tts action its speaker; no chat messenger in these tests.
   mount(dk.kernel, audioSubsystem, {
-    audio: system.audio,
     providers: providers.settings,
     actions: system.actions,
     updates,
     client: parts.client,
-    chat: { settings: { token: () => '' }, people: { ownerChat: () => null }, sendVoice: () => Promise.resolve({ ok: false, error: 'no chat in this test' }) },
+    chat: ready({ settings: { token: () => '' }, people: { ownerChat: () => null }, sendVoice: () => Promise.resolve({ ok: false, error: 'no chat in this test' }) }),
     ring,
     card: system.card,
   });
