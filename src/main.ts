@@ -33,7 +33,8 @@ import { web } from './web/index.ts';
 import { mcp } from './mcp/index.ts';
 import { docs as docsSubsystem } from './docs/index.ts';
 import { agents as agentsSubsystem, type Agents } from './agents/index.ts';
-import { Chat, chat as chatSubsystem, Outbox, OUTBOX_NS } from './chat/index.ts';
+import { Chat, chat as chatSubsystem } from './chat/index.ts';
+import { outbox as outboxSubsystem } from './outbox/index.ts';
 import { ota as otaSubsystem, runBootGuard, type BootVerdict, type Updates } from './ota/index.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
 import type { RandomFill } from './util/ids.ts';
@@ -66,7 +67,7 @@ type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 /** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
-  | 'otaVerdict' | 'outbox' | 'chat' | 'people' | 'commands';
+  | 'otaVerdict' | 'chat' | 'people' | 'commands';
 
 /** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
 export interface Parts {
@@ -78,11 +79,11 @@ export interface Parts {
   sha256: Hotspots['sha256'];
   p256: Hotspots['p256'];
   otaVerdict: BootVerdict;
-  outbox: Outbox;
   chat: Chat;
   people: Chat['people'];
   commands: Chat['commands'];
   // The subsystems'.
+  outbox: FaceOf<typeof outboxSubsystem>;
   audio: FaceOf<typeof audioSubsystem>;
   token: FaceOf<typeof authSubsystem>['token'];
   signin: FaceOf<typeof authSubsystem>['signin'];
@@ -176,13 +177,13 @@ export interface BootOptions {
 
 /** The subsystems, in rank order (docs/architecture.md): the boot mounts each after what it needs (src/core/boot-order.ts). */
 export const SUBSYSTEMS: readonly AnySubsystem[] = [
-  fits(timelineSubsystem), fits(storage), fits(faultsSubsystem), fits(deviceSubsystem), fits(powerSubsystem),
-  fits(authSubsystem), fits(wifiSubsystem), fits(clockSubsystem), fits(cloudSubsystem), fits(otaSubsystem),
-  fits(web), fits(docsSubsystem), fits(connectorsSubsystem), fits(providerSubsystem), fits(memorySubsystem),
-  fits(filesSubsystem), fits(search), fits(stt), fits(audioSubsystem), fits(musicSubsystem), fits(systemSubsystem),
-  fits(prompt), fits(turn), fits(agentsSubsystem), fits(skillsSubsystem), fits(models), fits(images),
-  fits(voiceSubsystem), fits(chatSubsystem), fits(schedule), fits(mcp), fits(uiSubsystem), fits(notifierSubsystem),
-  fits(api),
+  fits(timelineSubsystem), fits(outboxSubsystem), fits(storage), fits(faultsSubsystem), fits(deviceSubsystem),
+  fits(powerSubsystem), fits(authSubsystem), fits(wifiSubsystem), fits(clockSubsystem), fits(cloudSubsystem),
+  fits(otaSubsystem), fits(web), fits(docsSubsystem), fits(connectorsSubsystem), fits(providerSubsystem),
+  fits(memorySubsystem), fits(filesSubsystem), fits(search), fits(stt), fits(audioSubsystem), fits(musicSubsystem),
+  fits(systemSubsystem), fits(prompt), fits(turn), fits(agentsSubsystem), fits(skillsSubsystem), fits(models),
+  fits(images), fits(voiceSubsystem), fits(chatSubsystem), fits(schedule), fits(mcp), fits(uiSubsystem),
+  fits(notifierSubsystem), fits(api),
 ];
 
 /** The HAL at boot, with its boot-time parts: the NVS cache, the fault layer, the shutdown hooks, the TLS clock gate. */
@@ -231,7 +232,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     sha256: hotspots.sha256,
     p256: hotspots.p256,
     otaVerdict,
-    outbox: new Outbox(store(OUTBOX_NS), hal.clock),
     chat,
     people: chat.people,
     commands: chat.commands,

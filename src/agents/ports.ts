@@ -73,7 +73,7 @@ export function isMessengerChat(chat: string): boolean {
 /** Where a message cut in the outbox can still be read whole. */
 export const WHOLE_TEXT_AT = 'GET /api/sessions has the whole message until a restart, results.get each result';
 
-/** What the default messenger needs of the outbox (src/chat/outbox.ts). */
+/** What the default messenger needs of the outbox (src/outbox/outbox.ts). */
 export interface NoticeQueue {
   post(key: string, text: string, options?: { chat?: string; signed?: boolean; rest?: string }): boolean;
 }

@@ -22,7 +22,7 @@ import { connectFiles, type FilesBridgeDeps } from './files-bridge.ts';
 import { Moderation, type FetchedDecision, type ModerationProvider, type Provenance } from './moderation.ts';
 import { registerOwnerCommands, type ActiveTask, type ChatCompactor } from './owner-commands.ts';
 import { PEOPLE_NS, PeopleRegistry } from './people.ts';
-import { OUTBOX_MAX, type Outbox } from './outbox.ts';
+import { OUTBOX_MAX, type Outbox } from '../outbox/index.ts';
 import { ChatQueue } from './queue.ts';
 import { ChatService, type ChatAssistant, type DeviceMessage, type InboundFiles, type NotifyOutcome, type ServiceDeps, type VoiceNoteSink } from './service.ts';
 import { CHAT_NS, ChatSettings } from './settings.ts';

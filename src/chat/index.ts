@@ -21,7 +21,6 @@ export type { ChatAssistant, DeviceMessage, InboundFiles, InboundWriter, NotifyO
 export type { ChatCommands } from './commands.ts';
 export type { ChatCompactor } from './owner-commands.ts';
 export { parseSpan } from './span.ts';
-export { Outbox, OUTBOX_NS } from './outbox.ts';
 export { isChatId } from './settings.ts';
 export type { ChatCommand, ChatCommandCall } from './commands.ts';
 

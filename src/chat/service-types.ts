@@ -7,7 +7,7 @@ import type { Clock } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { ChatCommands } from './commands.ts';
 import type { Moderation } from './moderation.ts';
-import type { Outbox } from './outbox.ts';
+import type { Outbox } from '../outbox/index.ts';
 import type { PeopleRegistry } from './people.ts';
 import type { ChatQueue } from './queue.ts';
 import type { ChatSettings } from './settings.ts';
@@ -53,7 +53,7 @@ export interface ServiceDeps {
   version: string;
   /** The device's settings (src/device's actions): devName, in the signature. */
   config: { config(key: ConfigKey): unknown };
-  /** Owner notices waiting for the chat (src/chat/outbox.ts), drained into the send queue. */
+  /** Owner notices waiting for the chat (src/outbox/outbox.ts), drained into the send queue. */
   outbox: Pick<Outbox, 'post' | 'pending' | 'ack'>;
   /** The SD card's state, for why a file cannot be received (src/storage/). */
   card: { live(): boolean };

@@ -31,7 +31,7 @@ export interface DeviceMessenger {
   notify(m: DeviceMessage & { rest?: string }): NotifyOutcome | 'waiting';
 }
 
-/** How an owner notice is posted to the outbox (src/chat/outbox.ts). */
+/** How an owner notice is posted to the outbox (src/outbox/outbox.ts). */
 export interface PostOptions {
   /** The chat to tell (default: the owner's). */
   chat?: string;

@@ -8,7 +8,7 @@
 import type { ToolServerSource } from '../../src/contracts/index.ts';
 import { mount, ready } from '../../src/core/subsystem.ts';
 import { Chat, chat } from '../../src/chat/index.ts';
-import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
+import { Outbox, OUTBOX_NS } from '../../src/outbox/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
 import type { ChatRole as Role } from '../../src/contracts/index.ts';
 import type { Memory } from '../../src/memory/index.ts';

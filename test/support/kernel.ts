@@ -9,7 +9,7 @@ import type { Gate } from '../../src/core/router.ts';
 import { mount, unmountAll, type Later } from '../../src/core/subsystem.ts';
 import { auth, type AccessToken, type AuthFace, type Secrets, type SetupPassphrase, type SignInCodes } from '../../src/auth/index.ts';
 import { device, RingEngine, type DeviceActions, type DeviceFace } from '../../src/device/index.ts';
-import { Outbox, OUTBOX_NS } from '../../src/chat/outbox.ts';
+import { Outbox, OUTBOX_NS } from '../../src/outbox/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
 import { Log } from '../../src/log/log.ts';
 import { ota, runBootGuard, type OtaOptions, type Updates } from '../../src/ota/index.ts';

@@ -9,7 +9,7 @@
  */
 export const LAYERS: Record<string, number> = { modules: 0, util: 1, hal: 1, version: 1, net: 2, log: 2, core: 3, contracts: 4, main: 1000 };
 export const SUBSYSTEMS = [
-  'timeline', 'storage', 'faults', 'device', 'power', 'auth', 'wifi', 'clock', 'cloud', 'ota', 'web', 'docs',
+  'timeline', 'outbox', 'storage', 'faults', 'device', 'power', 'auth', 'wifi', 'clock', 'cloud', 'ota', 'web', 'docs',
   'connectors', 'providers', 'memory', 'files', 'search', 'stt', 'audio', 'music', 'system', 'prompt', 'turn',
   'agents', 'skills', 'models', 'images', 'voice', 'chat', 'schedule', 'mcp', 'ui', 'notifier', 'api', 'console',
 ];

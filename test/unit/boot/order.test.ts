@@ -19,7 +19,7 @@ function needsUpward(list: readonly AnySubsystem[]): string[] {
 
 /** What main.ts hands the subsystems (its given parts), by name. */
 const BOOT_GIVEN = [
-  'chat', 'clockSync', 'commands', 'faults', 'hotspots', 'otaVerdict', 'outbox', 'p256', 'people', 'sha256', 'shutdown',
+  'chat', 'clockSync', 'commands', 'faults', 'hotspots', 'otaVerdict', 'p256', 'people', 'sha256', 'shutdown',
 ];
 
 describe('the boot order', () => {

@@ -4,7 +4,7 @@
 // against the Bot API fake (tools/telegram-fake.mjs on the in-memory network,
 // virtual clock). Used by the chat's tests that need no other subsystem.
 import { Chat, chat, type ChatOptions } from '../../../src/chat/index.ts';
-import { Outbox, OUTBOX_NS } from '../../../src/chat/outbox.ts';
+import { Outbox, OUTBOX_NS } from '../../../src/outbox/outbox.ts';
 import type { Kernel } from '../../../src/core/kernel.ts';
 import { mount, ready, unmountAll } from '../../../src/core/subsystem.ts';
 import { files } from '../../../src/files/index.ts';

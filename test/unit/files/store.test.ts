@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { mount } from '../../../src/core/subsystem.ts';
-import { Outbox, OUTBOX_NS } from '../../../src/chat/outbox.ts';
+import { Outbox, OUTBOX_NS } from '../../../src/outbox/outbox.ts';
 import { Faults, faults, withFaults } from '../../../src/faults/index.ts';
 import { files, type Files } from '../../../src/files/index.ts';
 import { timeline as timelineSubsystem } from '../../../src/timeline/index.ts';

@@ -11,7 +11,7 @@ import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
 import { createMemHal } from '../../support/memhal.ts';
 import { BASE, makeKey, simImage, UpdateFeed, type TestKey } from '../../support/ota.ts';
-import { SEEN_MAX } from '../../../src/chat/outbox.ts';
+import { SEEN_MAX } from '../../../src/outbox/outbox.ts';
 
 const key = makeKey();
 

@@ -1,6 +1,6 @@
 // The device timeline hook (rows buffered for a sink that attaches later);
 // it shared test/unit/outbox-timeline.test.ts with the outbox (now
-// test/unit/chat/outbox.test.ts).
+// test/unit/outbox/outbox.test.ts).
 import { describe, expect, it } from 'vitest';
 import { Log } from '../../../src/log/log.ts';
 import { Timeline, type TimelineRow } from '../../../src/timeline/timeline.ts';

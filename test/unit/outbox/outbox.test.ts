@@ -2,7 +2,7 @@
 // reboots). The device timeline hook it shared a file with is in
 // test/unit/timeline/timeline.test.ts.
 import { describe, expect, it } from 'vitest';
-import { NOTICE_TEXT_MAX, Outbox, OUTBOX_MAX, STATE_MAX_BYTES } from '../../../src/chat/outbox.ts';
+import { NOTICE_TEXT_MAX, Outbox, OUTBOX_MAX, STATE_MAX_BYTES } from '../../../src/outbox/outbox.ts';
 import { Store } from '../../../src/core/store.ts';
 import { createMemHal } from '../../support/memhal.ts';
 
