@@ -33,7 +33,7 @@ import { web } from './web/index.ts';
 import { mcp } from './mcp/index.ts';
 import { docs as docsSubsystem } from './docs/index.ts';
 import { agents as agentsSubsystem, type Agents } from './agents/index.ts';
-import { Chat, chat as chatSubsystem } from './chat/index.ts';
+import { chat as chatSubsystem } from './chat/index.ts';
 import { outbox as outboxSubsystem } from './outbox/index.ts';
 import { ota as otaSubsystem, runBootGuard, type BootVerdict, type Updates } from './ota/index.ts';
 import { nativeUtf8InUse, useNativeUtf8 } from './util/utf8.ts';
@@ -67,7 +67,7 @@ type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 /** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
-  | 'otaVerdict' | 'chat' | 'people' | 'commands';
+  | 'otaVerdict';
 
 /** Every part the boot hands out or a subsystem provides, by name: what a need of that name receives. */
 export interface Parts {
@@ -79,9 +79,6 @@ export interface Parts {
   sha256: Hotspots['sha256'];
   p256: Hotspots['p256'];
   otaVerdict: BootVerdict;
-  chat: Chat;
-  people: Chat['people'];
-  commands: Chat['commands'];
   // The subsystems'.
   outbox: FaceOf<typeof outboxSubsystem>;
   audio: FaceOf<typeof audioSubsystem>;
@@ -122,7 +119,9 @@ export interface Parts {
   scheduler: Scheduler;
   ui: Ui;
   notifier: NotifierLink;
-  messenger: Chat;
+  chat: FaceOf<typeof chatSubsystem>;
+  people: FaceOf<typeof chatSubsystem>['people'];
+  commands: FaceOf<typeof chatSubsystem>['commands'];
 }
 
 /** A late need receives a Later of its part. */
@@ -223,7 +222,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
   const otaVerdict = runBootGuard(hal, store('ota'), log);
   const hotspots = chooseHotspots(hal);
   log.info('boot', `hotspots: ${describeHotspots(hotspots)}, utf8 ${nativeUtf8InUse() ? 'C' : 'TS'}`);
-  const chat = new Chat(hal.nvs, store, log);
   return {
     faults: b.faults,
     shutdown: b.shutdown,
@@ -232,9 +230,6 @@ function givenParts(b: BootHal): Pick<Parts, BootPart> {
     sha256: hotspots.sha256,
     p256: hotspots.p256,
     otaVerdict,
-    chat,
-    people: chat.people,
-    commands: chat.commands,
   };
 }
 

@@ -13,7 +13,7 @@
 //
 // Ports (src/agents/ports.ts) the rest of the device plugs in:
 //   agents.setMessenger(m)  where the fabric's messages go (mounting plugs in
-//                           the chat's send queue, options.messenger, once
+//                           the chat's send queue, options.chat, once
 //                           the chat mounts; default: the outbox)
 //   agents.setDocs(d)       the file store for attachments and project saves
 //                           (mounting plugs in options.files)
@@ -75,7 +75,7 @@ export interface AgentsOptions {
   /** Owner notices (the chat's outbox): where messages go until the chat's send queue is plugged in. */
   outbox: NoticeQueue;
   /** The chat messenger's durable send queue (src/chat/), once the chat has mounted (until then messages wait in the outbox). */
-  messenger: Later<DeviceNotifier>;
+  chat: Later<DeviceNotifier>;
   /** The memory's episodic log (src/memory/). */
   memory: { readonly episodic: AgentsEpisodic };
   /** The SD card's state (src/storage/): trace rows only while a card is live. */
@@ -231,7 +231,7 @@ export class Agents {
 export const agents: Subsystem<AgentsOptions, Agents> = {
   name: 'agents',
   needs: ['assistant', 'providers', 'wire', 'files', 'client', 'connectors', 'outbox', 'memory', 'card', 'time'],
-  later: ['skills', 'messenger'],
+  later: ['skills', 'chat'],
   provides: { agents: whole },
   start(k: Kernel, o: AgentsOptions) {
     const agents = new Agents(k, o);
@@ -242,7 +242,7 @@ export const agents: Subsystem<AgentsOptions, Agents> = {
     o.skills.when((s) => agents.setSkills(s));
     agents.blocks.register(o.assistant.blocks);
     o.assistant.setSessionOps(agents.sessionOps);
-    o.messenger.when((chat) => {
+    o.chat.when((chat) => {
       // The chat messenger's durable send queue (the outbox while the chat cannot take a message).
       agents.setMessenger(chatMessenger(chat));
       // Notifier mode keeps Wi-Fi off: journaled jobs wait, untouched, for the next Orchestrator boot. Jobs resume

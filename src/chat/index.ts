@@ -1,7 +1,8 @@
-// The chat messenger subsystem's face. The Chat (chat.ts) is made at the
-// start of boot, because the subsystems below it hold it (people and roles,
+// The chat messenger subsystem's face. The Chat (chat.ts: people and roles,
 // notify, the chat commands' registry, the voice-note and inbound-file
-// hooks); mounting it here attaches what it needs (ChatOptions: the Bot
+// hooks) is made in its mount and provided as the parts chat, people and
+// commands (the subsystems below it take them as late needs); mounting
+// attaches what it needs (ChatOptions: the Bot
 // API's client, the assistant, the outbox, the file store ...), starts the
 // long poll in Orchestrator mode, and registers its routes (/api/chat,
 // /api/people: routes.ts), console commands (CHAT?, TGSEND: console.ts),
@@ -10,7 +11,7 @@
 
 import type { Kernel } from '../core/kernel.ts';
 import { whole, type Later, type Subsystem } from '../core/subsystem.ts';
-import type { Chat, ChatNeeds } from './chat.ts';
+import { Chat, type ChatNeeds } from './chat.ts';
 import type { VoiceNoteSink } from './service.ts';
 import { chatCommands } from './console.ts';
 import { chatRoutes } from './routes.ts';
@@ -26,19 +27,18 @@ export type { ChatCommand, ChatCommandCall } from './commands.ts';
 
 /** What the chat needs from others: the Chat made at boot, and what it attaches when mounted (chat.ts). */
 export interface ChatOptions extends ChatNeeds {
-  chat: Chat;
   /** Voice (src/voice/, mounted after the chat): voice notes are transcribed through it once it mounts. */
   voice: Later<{ notes: VoiceNoteSink }>;
 }
 
 export const chat: Subsystem<ChatOptions, Chat> = {
   name: 'chat',
-  needs: ['chat', 'outbox', 'client', 'assistant', 'compactor', 'providers', 'files', 'music', 'updates', 'actions', 'audio', 'card'],
+  needs: ['outbox', 'client', 'assistant', 'compactor', 'providers', 'files', 'music', 'updates', 'actions', 'audio', 'card'],
   later: ['memory', 'voice'],
-  // The messenger: the Chat once attached (its send queue takes messages from here on).
-  provides: { messenger: whole },
+  // The Chat, attached (its send queue takes messages from here on); its people and the chat commands' registry.
+  provides: { chat: whole, people: (c) => c.people, commands: (c) => c.commands },
   start(k: Kernel, o: ChatOptions) {
-    const c = o.chat;
+    const c = new Chat(k.hal.nvs, (ns) => k.store(ns), k.log);
     const { settings, people, moderation, queue } = c;
     const { service, api, memory } = c.attach(k, o);
     o.voice.when((v) => c.setVoiceNotes(v.notes));

@@ -19,7 +19,7 @@
 //   GET  /oauth/callback?state&code            ungated: the state must equal the flow's
 
 import type { ChatCommandRegistry } from '../contracts/index.ts';
-import { whole, type Subsystem } from '../core/subsystem.ts';
+import { whole, type Later, type Subsystem } from '../core/subsystem.ts';
 import type { HttpClient } from '../net/http/client.ts';
 import { sha256, type Sha256Api } from '../../modules/sha256/sha256.ts';
 import { connectorChatCommands } from './commands.ts';
@@ -40,13 +40,14 @@ export interface ConnectorsOptions {
   secrets: { register(kind: 'launch-key', live: () => Iterable<string>): void };
   /** The network (src/wifi's provisioning): the device's LAN addresses, for the verify links. */
   network: { addresses(): Array<{ label: string; base: string }> };
-  /** The chat commands' registry (src/chat/), for /mcp. */
-  commands: ChatCommandRegistry;
+  /** The chat commands' registry (src/chat/, mounted later: /mcp is registered when it mounts). */
+  commands: Later<ChatCommandRegistry>;
 }
 
 export const connectors: Subsystem<ConnectorsOptions, Connectors> = {
   name: 'connectors',
-  needs: ['client', 'sha256', 'token', 'secrets', 'network', 'commands'],
+  needs: ['client', 'sha256', 'token', 'secrets', 'network'],
+  later: ['commands'],
   provides: { connectors: whole },
   start(k, o) {
     const c = new Connectors({ store: k.store(CONN_NS), client: o.client, clock: k.hal.clock, random: (b) => k.hal.system.random(b), sha256: (b) => sha256(o.sha256, b), log: k.log, secret: (v) => k.log.redactor.add(v) });
@@ -54,7 +55,9 @@ export const connectors: Subsystem<ConnectorsOptions, Connectors> = {
     c.addresses = addresses;
     o.token.onRotate(() => c.flows.clear());
     o.secrets.register('launch-key', () => c.flows.liveKeys());
-    for (const command of connectorChatCommands(c)) o.commands.register(command);
+    o.commands.when((registry) => {
+      for (const command of connectorChatCommands(c)) registry.register(command);
+    });
     return { provides: c, routes: connectorRoutes(c, addresses, k.hal.clock) };
   },
 };

@@ -5,7 +5,7 @@
 // commands, tools and status (vec=, the state snapshot's memory counts).
 
 import type { Hotspots } from '../core/hotspots.ts';
-import { whole, type Mounted, type Subsystem } from '../core/subsystem.ts';
+import { whole, type Later, type Mounted, type Subsystem } from '../core/subsystem.ts';
 import { memoryCommands } from './console.ts';
 import { Memory, type MemoryStart } from './memory.ts';
 import { memoryRoutes } from './routes.ts';
@@ -15,6 +15,7 @@ import { embeddingKeys, type EmbeddingLedger } from './keys.ts';
 export { Memory, MemoryError, type MemoryCard, type MemoryStart } from './memory.ts';
 export { embeddingKeys };
 export { quotaFor, ROLE_QUOTAS, type MemoryQuota, type People, type Role } from './quotas.ts';
+import type { People } from './quotas.ts';
 
 /** A device timeline row (restarts, updates, mode switches, storage changes), as memory logs it. */
 export interface TimelineRowView {
@@ -25,7 +26,9 @@ export interface TimelineRowView {
 }
 
 /** What memory needs from others. */
-export interface MemoryOptions extends Omit<MemoryStart, 'keys'> {
+export interface MemoryOptions extends Omit<MemoryStart, 'keys' | 'people'> {
+  /** Roles and quota overrides (the chat's people, mounted later: the defaults until then, within the boot). */
+  people?: Later<People>;
   /** The provider settings (src/providers/): the embedding endpoints and keys (the custom endpoint at its embeddings base URL). */
   providers?: { customFor(role: 'embed'): { base: string }; key(provider: 'openai' | 'mistral' | 'custom'): string | null };
   /** The providers' usage ledger: embedding tokens count against budgets (none: not counted). */
@@ -60,13 +63,16 @@ function memoryStatus(memory: Memory): NonNullable<Mounted<Memory>['status']> {
 
 export const memory: Subsystem<MemoryOptions, Memory> = {
   name: 'memory',
-  needs: ['card', 'client', 'hotspots', 'timeline', 'providers', 'usage', 'people'],
+  needs: ['card', 'client', 'hotspots', 'timeline', 'providers', 'usage'],
+  later: ['people'],
   provides: { memory: whole },
   start(k, o) {
     const m = new Memory(k.hal, k.log, k.store('mem'), o.hotspots, (b) => k.hal.system.random(b));
     const providers = o.providers;
     const keys = providers ? embeddingKeys({ customBase: () => providers.customFor('embed').base, key: (p) => providers.key(p) }, o.usage ?? null) : undefined;
-    m.start({ ...o, ...(keys ? { keys } : {}) }, k.defer);
+    const { people, ...start } = o;
+    m.start({ ...start, ...(keys ? { keys } : {}) }, k.defer);
+    people?.when((p) => m.setPeople(p));
     // Device timeline rows (restarts, updates, mode switches, storage changes) become episodic rows.
     o.timeline.attach((row) => {
       try {

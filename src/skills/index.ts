@@ -7,7 +7,7 @@
 // /api/skills for the web page's Assistant > Skills (routes.ts); tools.ts.
 
 import type { Kernel } from '../core/kernel.ts';
-import { whole, type Subsystem } from '../core/subsystem.ts';
+import { whole, type Later, type Subsystem } from '../core/subsystem.ts';
 import type { SkillStoreDeps } from './store.ts';
 import { SKILLS_NS, SkillStore } from './store.ts';
 import { skillPrompts } from './prompts.ts';
@@ -22,18 +22,19 @@ export interface SkillsOptions {
   sha256: SkillStoreDeps['sha256'];
   /** Owner notices (the chat's outbox). */
   outbox: { post(key: string, text: string): unknown };
-  /** The chat commands' registry (src/chat/commands.ts), for /skill. */
-  commands: { register(command: { name: string; usage?: string; help: string; run(call: { argv: string[] }): string }): void };
+  /** The chat commands' registry (src/chat/commands.ts, mounted later: /skill is registered when it mounts). */
+  commands: Later<{ register(command: { name: string; usage?: string; help: string; run(call: { argv: string[] }): string }): void }>;
 }
 
 export const skills: Subsystem<SkillsOptions, SkillStore> = {
   name: 'skills',
-  needs: ['card', 'sha256', 'outbox', 'commands'],
+  needs: ['card', 'sha256', 'outbox'],
+  later: ['commands'],
   provides: { skills: whole, skillPrompts: (s) => skillPrompts(s) },
   start(k: Kernel, o: SkillsOptions) {
     const { card, commands } = o;
     const skills = new SkillStore({ store: k.store(SKILLS_NS), sd: k.hal.sd, cardLive: () => card.live(), sha256: o.sha256, clock: k.hal.clock, log: k.log });
-    commands.register({
+    commands.when((registry) => registry.register({
       name: '/skill',
       usage: 'approve | deny <id>',
       help: 'approve or delete a skill capsule (/skill alone lists those waiting)',
@@ -47,7 +48,7 @@ export const skills: Subsystem<SkillsOptions, SkillStore> = {
         if ((verb !== 'approve' && verb !== 'deny') || !id || c.argv.length !== 2) return 'Usage: /skill approve | deny <id>';
         return (verb === 'approve' ? skills.approve(id) : skills.remove(id, false)).message;
       },
-    });
+    }));
     return {
       provides: skills,
       tools: skillTools(skills, (key, text) => void o.outbox.post(key, text), k.hal.clock),

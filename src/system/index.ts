@@ -6,7 +6,7 @@
 // It makes the owner's local time and provides it as the part "time"; the
 // device timeline (src/timeline/) it writes rows to is a need.
 
-import type { Subsystem } from '../core/subsystem.ts';
+import type { Later, Subsystem } from '../core/subsystem.ts';
 import { systemCommands } from './console.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from './local-time.ts';
 import type { SystemOptions } from './options.ts';
@@ -27,16 +27,18 @@ export interface SystemFace {
 export const STATUS_LINE = ['fw', 'build', 'board', 'mode', 'up', 'psram', 'minheap', 'sd', 'vec', 'ota', 'lastOta'] as const;
 
 /** What the system needs from others: its options but the local time, which it makes. */
-export type SystemNeeds = Omit<SystemOptions, 'time'>;
+export type SystemNeeds = Omit<SystemOptions, 'time' | 'people'> & { people: Later<SystemOptions['people']> };
 
 export const system: Subsystem<SystemNeeds, SystemFace> = {
   name: 'system',
-  needs: ['timeline', 'card', 'actions', 'people', 'music', 'audio', 'power'],
+  needs: ['timeline', 'card', 'actions', 'music', 'audio', 'power'],
+  later: ['people'],
   provides: { time: (f) => f.time },
   start(k, needs) {
     const { hal } = k;
     const time = new LocalTime(hal.clock, k.store(TIME_NS), k.log, k.store(LEGACY_TIME_NS));
-    const o: SystemOptions = { ...needs, time };
+    // The chat's people (mounted later) are read when device.control runs.
+    const o: SystemOptions = { ...needs, people: { roleOf: (p) => needs.people.get().roleOf(p) }, time };
     const selftest = selftestParts(k, o);
     return {
       provides: { time },

@@ -71,7 +71,7 @@ export class Assistant {
     const conv = k.store(CONV_NS);
     // Memory mounts after the assistant (src/main.ts): its episodic log is read when a prompt is built.
     registerConversationBlock(blocks, { query: (q) => o.memory.get().episodic.query(q) }, (chat) => this.clearedAt(chat));
-    const effects: ApplierDeps = { people: o.people, actions: o.actions, memory: () => o.memory.get() };
+    const effects: ApplierDeps = { people: { roleOf: (p) => o.people.get().roleOf(p) }, actions: o.actions, memory: () => o.memory.get() };
     const applier = makeApplier(effects, null);
     this.engine = new TurnEngine({
       hal: k.hal,
@@ -178,8 +178,8 @@ export interface TurnOptions {
   memory: Later<TurnMemory>;
   /** Owner notices (the chat's outbox). */
   outbox: { post(key: string, text: string): unknown };
-  /** The people's roles (src/chat/): who may apply which device action, and whose namespace a chat's compaction writes to (null: the owner's). */
-  people: ApplierDeps['people'] & { conversationPerson(conversation: string): string | null };
+  /** The people's roles (src/chat/, mounted later: read when a turn runs): who may apply which device action, and whose namespace a chat's compaction writes to (null: the owner's). */
+  people: Later<ApplierDeps['people'] & { conversationPerson(conversation: string): string | null }>;
   /** The device's applier (src/device/actions.ts). */
   actions: ApplierDeps['actions'];
 }
@@ -192,8 +192,8 @@ export interface TurnFace {
 
 export const turn: Subsystem<TurnOptions, TurnFace> = {
   name: 'turn',
-  needs: ['providers', 'wire', 'blocks', 'outbox', 'people', 'actions'],
-  later: ['memory'],
+  needs: ['providers', 'wire', 'blocks', 'outbox', 'actions'],
+  later: ['memory', 'people'],
   provides: { assistant: (f) => f.assistant, compactor: (f) => f.compactor, engine: (f) => f.assistant.engine, turnCodec: () => turnCodec },
   start(k: Kernel, o: TurnOptions) {
     const assistant = new Assistant(k, o);
@@ -203,7 +203,7 @@ export const turn: Subsystem<TurnOptions, TurnFace> = {
     return {
       provides: { assistant, compactor },
       routes: [...turnRoutes(assistant, episodic, k.log), ...live.routes()],
-      commands: [...turnCommands(assistant, episodic, k.hal), compactCommand(compactor, (chat) => o.people.conversationPerson(chat))],
+      commands: [...turnCommands(assistant, episodic, k.hal), compactCommand(compactor, (chat) => o.people.get().conversationPerson(chat))],
     };
   },
 };

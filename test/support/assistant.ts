@@ -6,8 +6,9 @@
 // (none by default); the people are the test's (the chat's), or the owner's
 // alone (admin).
 import type { ToolServerSource } from '../../src/contracts/index.ts';
-import { mount, ready } from '../../src/core/subsystem.ts';
-import { Chat, chat } from '../../src/chat/index.ts';
+import { mount, ready, type Later } from '../../src/core/subsystem.ts';
+import type { Chat} from '../../src/chat/index.ts';
+import { chat } from '../../src/chat/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/outbox/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
 import type { ChatRole as Role } from '../../src/contracts/index.ts';
@@ -27,17 +28,24 @@ export interface AssistantRig extends TurnFace {
   outbox: Outbox;
 }
 
+/** The chat's people as the system and the turn read them. */
+interface ChatPeople {
+  roleOf(person: string | null): Role;
+  personOf(chat: string): string | null;
+  conversationPerson(conversation: string): string | null;
+}
+
 export interface AssistantRigOptions {
   /** A provider wire to use instead of the real one (main.ts's BootOptions.wire). */
   wire?: TurnWire;
   toolServers?: ToolServerSource;
-  /** The chat's people (roles) and whose namespace a chat is, when the test mounts the chat (main.ts: chat.people). */
-  people?: { roleOf(person: string | null): Role; personOf(chat: string): string | null; conversationPerson(conversation: string): string | null };
+  /** The chat's people (roles) and whose namespace a chat is: a late need, met when the test mounts the chat. */
+  people?: Later<ChatPeople>;
 }
 
 export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = {}): AssistantRig {
   const { kernel } = dk;
-  const people = options.people ?? { roleOf: (person: string | null): Role => (person === null ? 'admin' : 'unknown'), personOf: () => null, conversationPerson: () => null };
+  const people = options.people ?? ready<ChatPeople>({ roleOf: (person) => (person === null ? 'admin' : 'unknown'), personOf: () => null, conversationPerson: () => null });
   const system = mountSystem(kernel, { people });
   const provisioning = mountWifi(dk);
   const parts = bootParts(kernel);
@@ -78,11 +86,11 @@ export interface MessengerRig extends AssistantRig {
  */
 export function mountMessenger(dk: DeviceKernel, options: Omit<AssistantRigOptions, 'people'> = {}): MessengerRig {
   const { kernel } = dk;
-  const c = new Chat(kernel.hal.nvs, (ns) => kernel.store(ns), kernel.log);
-  const rig = mountAssistant(dk, { ...options, people: c.people });
+  // The chat mounts last, as in the boot: the people the system and the turn read are met then.
+  const people = pending<ChatPeople>('people');
+  const rig = mountAssistant(dk, { ...options, people });
   const { files: store } = mount(kernel, files, { card: rig.system.card, client: rig.parts.client, outbox: rig.outbox });
-  mount(kernel, chat, {
-    chat: c,
+  const c = mount(kernel, chat, {
     outbox: rig.outbox,
     client: rig.parts.client,
     assistant: rig.assistant,
@@ -97,5 +105,6 @@ export function mountMessenger(dk: DeviceKernel, options: Omit<AssistantRigOptio
     audio: { endpoint: () => ({ ok: false, reason: 'no speech in this test' }), voiceMessage: () => Promise.resolve({ ok: false, reason: 'no speech in this test' }) },
     card: rig.system.card,
   });
+  people.set(c.people);
   return { ...rig, chat: c, files: store };
 }

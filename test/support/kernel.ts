@@ -6,7 +6,7 @@
 import { chooseHotspots, type Hotspots } from '../../src/core/hotspots.ts';
 import { createKernel, storesOn, type Kernel, type Mode } from '../../src/core/kernel.ts';
 import type { Gate } from '../../src/core/router.ts';
-import { mount, unmountAll, type Later } from '../../src/core/subsystem.ts';
+import { mount, ready, unmountAll, type Later } from '../../src/core/subsystem.ts';
 import { auth, type AccessToken, type AuthFace, type Secrets, type SetupPassphrase, type SignInCodes } from '../../src/auth/index.ts';
 import { device, RingEngine, type DeviceActions, type DeviceFace } from '../../src/device/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/outbox/outbox.ts';
@@ -194,7 +194,7 @@ export function mountSystem(kernel: Kernel, options: Partial<SystemNeeds> & { po
   const face = mount(kernel, system, {
     timeline,
     card,
-    people: { roleOf: (person) => (person === null ? 'admin' : 'unknown') },
+    people: ready({ roleOf: (person: string | null) => (person === null ? 'admin' : 'unknown') }),
     music,
     audio,
     power,

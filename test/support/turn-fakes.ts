@@ -33,7 +33,7 @@ export function mountTurnOnFakes(kernel: Kernel): FakedTurn {
     blocks: { register: (b: { name: string }) => void blocks.push(b.name) } as unknown as PromptBlocks,
     memory: ready({ episodic } as unknown as TurnMemory),
     outbox: { post: () => true },
-    people: { roleOf: () => 'admin', conversationPerson: () => null },
+    people: ready({ roleOf: () => 'admin', conversationPerson: () => null }),
     actions: { apply: () => ({ ok: true, note: '' }) },
   });
   return { face, rows, blocks, episodic };
@@ -51,7 +51,7 @@ export function mountTurnOverMemory(kernel: Kernel, memory: () => TurnMemory): T
     blocks: { register: () => {} } as unknown as PromptBlocks,
     memory: { get: memory, when: (run) => run(memory()) },
     outbox: { post: () => true },
-    people: { roleOf: () => 'admin', conversationPerson: () => null },
+    people: ready({ roleOf: () => 'admin', conversationPerson: () => null }),
     actions: { apply: () => ({ ok: true, note: '' }) },
   });
 }

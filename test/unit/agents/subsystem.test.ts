@@ -35,7 +35,7 @@ function setup() {
     client: {} as never,
     connectors: { serversFor: () => Promise.resolve([]) },
     outbox: { post: () => true },
-    messenger: ready({ notify: (m: { text: string }) => void sent.push(m.text) }),
+    chat: ready({ notify: (m: { text: string }) => void sent.push(m.text) }),
     memory: { episodic },
     card: { live: () => false },
     time: { nowStamp: () => null },

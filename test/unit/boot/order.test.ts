@@ -17,9 +17,9 @@ function needsUpward(list: readonly AnySubsystem[]): string[] {
   return list.flatMap((s) => s.needs.filter((n) => by.has(n) && rank(by.get(n)!) > rank(s.name)).map((n) => `${s.name} needs "${n}" of ${by.get(n)}`));
 }
 
-/** What main.ts hands the subsystems (its given parts), by name. */
+/** What main.ts hands the subsystems (its given parts), by name: the HAL's boot-time parts and the update guard's verdict. */
 const BOOT_GIVEN = [
-  'chat', 'clockSync', 'commands', 'faults', 'hotspots', 'otaVerdict', 'p256', 'people', 'sha256', 'shutdown',
+  'clockSync', 'faults', 'hotspots', 'otaVerdict', 'p256', 'sha256', 'shutdown',
 ];
 
 describe('the boot order', () => {
@@ -32,7 +32,7 @@ describe('the boot order', () => {
 
   it('main.ts lists every subsystem, and every subsystem declares its parts by its options\' and its face\'s names', () => {
     expect(BOOT_LIST.map((s) => s.name).sort()).toEqual(SUBSYSTEMS.filter((s) => s !== 'console').sort());
-    // The boot hands out the HAL's boot-time parts and what the subsystems do not make yet (docs/architecture.md).
+    // The boot hands out the HAL's boot-time parts and the update guard's verdict, nothing else (docs/architecture.md).
     expect(given.sort()).toEqual(BOOT_GIVEN);
   });
 

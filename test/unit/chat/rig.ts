@@ -3,7 +3,8 @@
 // echoes), the HTTP server on the kernel's router and the console started,
 // against the Bot API fake (tools/telegram-fake.mjs on the in-memory network,
 // virtual clock). Used by the chat's tests that need no other subsystem.
-import { Chat, chat, type ChatOptions } from '../../../src/chat/index.ts';
+import type { Chat} from '../../../src/chat/index.ts';
+import { chat, type ChatOptions } from '../../../src/chat/index.ts';
 import { Outbox, OUTBOX_NS } from '../../../src/outbox/outbox.ts';
 import type { Kernel } from '../../../src/core/kernel.ts';
 import { mount, ready, unmountAll } from '../../../src/core/subsystem.ts';
@@ -47,7 +48,6 @@ function start(rig: ChatRig): void {
   const outbox = new Outbox(kernel.store(OUTBOX_NS), hal.clock);
   const { files: store } = mount(kernel, files, { card, client, outbox: outbox });
   const options: ChatOptions = {
-    chat: new Chat(hal.nvs, (ns) => kernel.store(ns), kernel.log),
     outbox,
     client,
     assistant: {

@@ -5,7 +5,7 @@
 // the consent window of at most one hour, the callback's state check, PKCE,
 // refresh, and the prompt's connector line.
 import { describe, expect, it } from 'vitest';
-import { mount } from '../../../src/core/subsystem.ts';
+import { mount, ready } from '../../../src/core/subsystem.ts';
 import { connectors } from '../../../src/connectors/index.ts';
 import { CONSENT_WINDOW_MAX_MS, FlowTable } from '../../../src/connectors/flows.ts';
 import { createOAuthProvider, DEFAULT_CLIENT, OAUTH_HOST, type OAuthProvider } from '../../../tools/oauth-fake.mjs';
@@ -24,7 +24,7 @@ function mountConnectors(mem: MemHal) {
   const provisioning = mountWifi(dk);
   mountAuth(dk, provisioning);
   const { client, hotspots } = bootParts(dk.kernel);
-  const c = mount(dk.kernel, connectors, { client, sha256: hotspots.sha256, token: dk.token, secrets: dk.secrets, network: provisioning, commands: { register: () => {} } });
+  const c = mount(dk.kernel, connectors, { client, sha256: hotspots.sha256, token: dk.token, secrets: dk.secrets, network: provisioning, commands: ready({ register: () => {} }) });
   mountSystem(dk.kernel);
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token, connectors: c } };

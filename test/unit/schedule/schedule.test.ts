@@ -7,7 +7,7 @@
 // alert path, the unattended rails of scheduled turns, and persistence
 // across reboots.
 import { describe, expect, it } from 'vitest';
-import { mount } from '../../../src/core/subsystem.ts';
+import { mount, ready } from '../../../src/core/subsystem.ts';
 import { mcp } from '../../../src/mcp/index.ts';
 import { schedule } from '../../../src/schedule/index.ts';
 import { skills } from '../../../src/skills/index.ts';
@@ -66,7 +66,7 @@ function boot(mem: MemHal, options: { wire: TurnWire }) {
   const dk = deviceKernel({ mem });
   const { assistant, system, chat, parts, outbox } = mountMessenger(dk, options);
   // The skills (skill.save's unattended rail) before the scheduler, as in main.ts; no sub-agent fabric runs here.
-  mount(dk.kernel, skills, { card: system.card, sha256: parts.hotspots.sha256, outbox, commands: chat.commands });
+  mount(dk.kernel, skills, { card: system.card, sha256: parts.hotspots.sha256, outbox, commands: ready(chat.commands) });
   const scheduler = mount(dk.kernel, schedule, { engine: assistant.engine, time: system.time, chat });
   mount(dk.kernel, mcp, {});
   dk.start();

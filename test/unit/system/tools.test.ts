@@ -66,7 +66,7 @@ function selftestStart(options: MemHalOptions = {}) {
     timeline: new Timeline(hal.clock, log),
     card: new Card(hal.sd),
     actions,
-    people: { roleOf: () => 'admin' },
+    people: ready({ roleOf: () => 'admin' }),
     music,
     audio,
     power: new Power(hal, log),
