@@ -64,7 +64,7 @@ export const WATCHDOG_FEED_MS = 1000;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type FaceOf<S> = S extends Subsystem<any, infer F> ? F : never;
 
-/** The parts the boot hands out (givenParts): the HAL's boot-time parts, then the shared objects it still makes. */
+/** The parts the boot hands out (givenParts): the HAL's boot-time parts and the update guard's verdict. */
 type BootPart =
   | 'faults' | 'shutdown' | 'clockSync' | 'hotspots' | 'sha256' | 'p256'
   | 'otaVerdict';

@@ -59,7 +59,7 @@ export interface AgentsEpisodic {
 /** What the sub-agent fabric needs from others. */
 export interface AgentsOptions {
   /** The assistant (src/turn/): its engine (synthesis turns, notes for the next turn), its prompt blocks, a chat's clear point, and where the fabric serves session ops. */
-  assistant: Pick<Assistant, 'engine' | 'blocks' | 'clearedAt' | 'setSessionOps'>;
+  assistant: Pick<Assistant, 'engine' | 'blocks' | 'clearedAt'>;
   /** The provider settings (keys, the custom endpoint, the owner's priority). */
   providers: Pick<ProviderSettings, 'key' | 'customBase' | 'customStyle' | 'customModel' | 'keyedList'>;
   /** The provider wire (keyed providers, the pinned Z.ai host, the router host). */
@@ -241,7 +241,6 @@ export const agents: Subsystem<AgentsOptions, Agents> = {
     // Skill capsules for briefs, once the skills mount.
     o.skills.when((s) => agents.setSkills(s));
     agents.blocks.register(o.assistant.blocks);
-    o.assistant.setSessionOps(agents.sessionOps);
     o.chat.when((chat) => {
       // The chat messenger's durable send queue (the outbox while the chat cannot take a message).
       agents.setMessenger(chatMessenger(chat));

@@ -56,7 +56,6 @@ export const audio: Subsystem<AudioOptions, Audio> = {
     // The speaker's mixer (speech, effects, music) and the microphone.
     const a = new Audio(k.hal, k.log);
     a.attach({ mode: k.mode, providers: o.providers, actions, updates: o.updates, client: o.client, chat: o.chat, ring: o.ring, card: o.card });
-    actions.setSpeech((text, options) => a.speakAction(text, options));
     o.updates.addBusyProbe(() => a.speaker.speaking() || a.recorder.busy());
     return {
       provides: a,

@@ -8,7 +8,7 @@
 
 import type { Later } from '../core/subsystem.ts';
 import type { ConfigKey, DeviceAction } from '../contracts/index.ts';
-import type { AnimId, ApplyOptions, ApplyResult } from '../device/index.ts';
+import type { AnimId, ApplyResult } from '../device/index.ts';
 import type { ClientRequest, ClientResult } from '../net/http/client.ts';
 import type { Card } from '../storage/index.ts';
 import type { TtsKeys } from './tts.ts';
@@ -16,7 +16,6 @@ import type { TtsKeys } from './tts.ts';
 /** The device actions as audio reads them, and the port through which a tts action speaks (src/device/actions.ts). */
 export interface AudioActions {
   config(key: ConfigKey): unknown;
-  setSpeech(port: (text: string, options: ApplyOptions) => ApplyResult): void;
   apply(action: DeviceAction): ApplyResult;
 }
 

@@ -77,6 +77,7 @@ function later<T>(parts: Parts, waiting: Map<string, Array<(v: unknown) => void>
       if (!(need in parts)) throw new Error(`${who} read "${need}" before it was mounted`);
       return parts[need] as T;
     },
+    peek: () => (need in parts ? (parts[need] as T) : null),
     when(run) {
       if (need in parts) return run(parts[need] as T);
       const list = waiting.get(need) ?? [];

@@ -33,12 +33,14 @@ export interface Mounted<Face> {
  */
 export interface Later<T> {
   get(): T;
+  /** The part if its subsystem has mounted, else null (a need the subsystem can do without until then). */
+  peek(): T | null;
   when(run: (value: T) => void): void;
 }
 
 /** A late need already met: what a test hands a subsystem it mounts alone. */
 export function ready<T>(value: T): Later<T> {
-  return { get: () => value, when: (run) => run(value) };
+  return { get: () => value, peek: () => value, when: (run) => run(value) };
 }
 
 type Name<Options> = keyof Options & string;

@@ -5,11 +5,12 @@
 // the settings it draws with (ledBrightness, attnHoldMs, the power profile)
 // and to the led and lights actions, and adds LEDSTATE, LEDTEST, RINGANIM.
 
-import type { Subsystem } from '../core/subsystem.ts';
+import type { Later, Subsystem } from '../core/subsystem.ts';
 import { profileOf } from '../contracts/index.ts';
 import { DeviceActions } from './actions.ts';
 import { ledCommands } from './console.ts';
 import { RingEngine } from './ring-engine.ts';
+import type { ApplyOptions, ApplyResult } from './actions.ts';
 
 export { DeviceActions } from './actions.ts';
 export { RingEngine } from './ring-engine.ts';
@@ -19,8 +20,11 @@ export { actingRole, actionRefusal } from './action-roles.ts';
 export type { AnimId } from './ring-anim.ts';
 export { DEFAULT_LED_BRIGHTNESS, type LedState } from './ring.ts';
 
-/** The device needs nothing from other subsystems: it makes the device actions and the ring engine over the HAL. */
-export type DeviceOptions = Record<never, never>;
+/** The device makes the device actions and the ring engine over the HAL; it needs only, once it mounts, the speaker for the tts action. */
+export interface DeviceOptions {
+  /** The sound (src/audio/, mounted later): tts actions are spoken through it from then on. */
+  audio?: Later<{ speakAction(text: string, options: ApplyOptions): ApplyResult }>;
+}
 
 export interface DeviceFace {
   actions: DeviceActions;
@@ -30,8 +34,9 @@ export interface DeviceFace {
 export const device: Subsystem<DeviceOptions, DeviceFace> = {
   name: 'device',
   needs: [],
+  later: ['audio'],
   provides: { actions: (f) => f.actions, ring: (f) => f.ring },
-  start(k) {
+  start(k, o) {
     const actions = new DeviceActions(k.hal, k.store('cfg'), k.store('orch'), k.log);
     const ring = new RingEngine(k.hal.ring, k.clock);
     const num = (key: 'ledBrightness' | 'attnHoldMs'): number | undefined => {
@@ -44,6 +49,7 @@ export const device: Subsystem<DeviceOptions, DeviceFace> = {
       profile: () => profileOf(actions.config('profile')),
     });
     actions.setLedSink({ led: (s) => ring.setBase(s), refresh: (force) => ring.refresh(force) });
+    o.audio?.when((a) => actions.setSpeech((text, options) => a.speakAction(text, options)));
     return { provides: { actions, ring }, commands: ledCommands(k.hal, actions, ring) };
   },
 };

@@ -186,6 +186,12 @@ export class ModelCatalog {
   }
 
   /** The model of a role for a provider: its default when the probe did not hide it, else the first shown one of that role. */
+  /** The model an alternate provider runs a turn on: null where the catalog has nothing to add (its list keeps the default). */
+  alternateModel(p: ProviderId): string | null {
+    const m = this.modelFor(p, 'orchestrator');
+    return m === ROLE_DEFAULTS[p]?.orchestrator ? null : m;
+  }
+
   modelFor(p: ProviderId, role: Role): string | null {
     const shown = this.models(p).filter((e) => e.roles.includes(role));
     return shown.find((e) => e.defaultFor.includes(role))?.id ?? shown[0]?.id ?? null;

@@ -13,16 +13,15 @@
 
 import type { Kernel } from '../core/kernel.ts';
 import type { Subsystem } from '../core/subsystem.ts';
-import type { ProviderChoice, ProviderId } from '../contracts/index.ts';
+import type { ProviderChoice } from '../contracts/index.ts';
 import { FIRST_REFRESH_MS, ModelCatalog, REFRESH_EVERY_MS, type CatalogWire } from './catalog.ts';
 import type { FallbackDeps } from './fallbacks.ts';
-import { ROLE_DEFAULTS } from './known.ts';
 import { modelRoutes } from './routes.ts';
 
 /** What the models need from others. */
 export interface ModelsOptions {
-  /** The assistant: its provider chain, and the model an alternate provider runs on (set here). */
-  assistant: { chain(): ProviderChoice[]; alternateModel: ((provider: ProviderId) => string | null) | null };
+  /** The assistant: its provider chain (an alternate provider runs on the catalog's model: the turn reads it). */
+  assistant: { chain(): ProviderChoice[] };
   /** The orchestrator settings (src/providers/). */
   providers: FallbackDeps['settings'];
   /** The provider wire: which providers are keyed, and their model lists. */
@@ -39,11 +38,6 @@ export const models: Subsystem<ModelsOptions, ModelsFace> = {
   provides: { catalog: (f) => f.catalog },
   start(k: Kernel, o: ModelsOptions) {
     const catalog = new ModelCatalog(o.wire, k.hal.clock);
-    // Only when the provider's list hides its default does the catalog name another model.
-    o.assistant.alternateModel = (p) => {
-      const m = catalog.modelFor(p, 'orchestrator');
-      return m === ROLE_DEFAULTS[p]?.orchestrator ? null : m;
-    };
     if (k.mode === 1) {
       const refresh = (): void => {
         void catalog.refresh().then(() => k.log.info('models', 'model catalog refreshed'));

@@ -49,9 +49,6 @@ function chatKey(chat: string): string {
 
 export class Assistant {
   readonly engine: TurnEngine;
-  private sessionOps: SessionOpsHandler | null = null;
-  /** The model an alternate provider runs on (the model catalog's choice; null: the wire's default). */
-  alternateModel: ((provider: ProviderId) => string | null) | null = null;
   /** Why the last chain() was empty although providers are keyed (every one past its budget), or null. */
   private budgetRefusal: string | null = null;
 
@@ -59,12 +56,15 @@ export class Assistant {
   private readonly wire: TurnWire;
   /** The prompt blocks (src/prompt/): the assistant adds the recent conversation. */
   readonly blocks: PromptBlocks;
+  /** The model an alternate provider runs on: the model catalog's choice once models has mounted (null: the wire's default). */
+  private readonly alternate: (provider: ProviderId) => string | null;
 
   constructor(
     private readonly k: Kernel,
     o: TurnOptions,
   ) {
     const { providers: settings, wire, blocks } = o;
+    this.alternate = (p) => o.catalog?.peek()?.alternateModel(p) ?? null;
     this.settings = settings;
     this.wire = wire;
     this.blocks = blocks;
@@ -81,7 +81,11 @@ export class Assistant {
       wire,
       providers: () => this.chain(),
       midFail: () => settings.midFail(),
-      apply: (turn, req) => (this.sessionOps ? makeApplier(effects, this.sessionOps)(turn, req) : applier(turn, req)),
+      apply: (turn, req) => {
+        // The sub-agent fabric serves session ops once it has mounted.
+        const ops = o.agents?.peek()?.sessionOps ?? null;
+        return ops ? makeApplier(effects, ops)(turn, req) : applier(turn, req);
+      },
       remember: (chat, role, text) => {
         // An automatic turn (a sub-agent synthesis) has no user message: nothing to record.
         if (!text) return;
@@ -101,11 +105,6 @@ export class Assistant {
       // Notifier mode runs no assistant (Wi-Fi is off): every way into a turn gets this answer.
       unavailable: () => (k.mode === 1 ? null : NOTIFIER_MODE_REPLY),
     });
-  }
-
-  /** The sub-agent fabric serves session ops once it runs. */
-  setSessionOps(handler: SessionOpsHandler): void {
-    this.sessionOps = handler;
   }
 
   /** Wall-clock ms before which a chat's messages are forgotten (/clear). */
@@ -135,7 +134,7 @@ export class Assistant {
     const usable = keyed.filter((p) => !spent.includes(p));
     const order = chosen && usable.includes(chosen) ? [chosen, ...usable.filter((p) => p !== chosen)] : usable;
     const out: ProviderChoice[] = order.slice(0, 3).map((provider, i) => {
-      const requested = i === 0 ? (provider === 'custom' ? s.customModel() : s.model()) : (this.alternateModel?.(provider) ?? null);
+      const requested = i === 0 ? (provider === 'custom' ? s.customModel() : s.model()) : (this.alternate(provider) ?? null);
       const model = this.wire.modelFor(provider, requested);
       return {
         provider,
@@ -182,6 +181,10 @@ export interface TurnOptions {
   people: Later<ApplierDeps['people'] & { conversationPerson(conversation: string): string | null }>;
   /** The device's applier (src/device/actions.ts). */
   actions: ApplierDeps['actions'];
+  /** The sub-agent fabric (src/agents/, mounted later): its session ops, once it runs (none in a turn alone). */
+  agents?: Later<{ sessionOps: SessionOpsHandler }>;
+  /** The model catalog (src/models/, mounted later): the model an alternate provider runs on. */
+  catalog?: Later<{ alternateModel(provider: ProviderId): string | null }>;
 }
 
 /** What the assistant provides: the Assistant (its engine, the provider chain, conversations) and compaction. */
@@ -193,7 +196,7 @@ export interface TurnFace {
 export const turn: Subsystem<TurnOptions, TurnFace> = {
   name: 'turn',
   needs: ['providers', 'wire', 'blocks', 'outbox', 'actions'],
-  later: ['memory', 'people'],
+  later: ['memory', 'people', 'agents', 'catalog'],
   provides: { assistant: (f) => f.assistant, compactor: (f) => f.compactor, engine: (f) => f.assistant.engine, turnCodec: () => turnCodec },
   start(k: Kernel, o: TurnOptions) {
     const assistant = new Assistant(k, o);

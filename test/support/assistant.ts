@@ -13,6 +13,7 @@ import { Outbox, OUTBOX_NS } from '../../src/outbox/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
 import type { ChatRole as Role } from '../../src/contracts/index.ts';
 import type { Memory } from '../../src/memory/index.ts';
+import type { ModelCatalog } from '../../src/models/index.ts';
 import { prompt } from '../../src/prompt/index.ts';
 import { providers, type ProvidersFace } from '../../src/providers/index.ts';
 import type { Provisioning } from '../../src/wifi/index.ts';
@@ -26,6 +27,8 @@ export interface AssistantRig extends TurnFace {
   providers: ProvidersFace;
   memory: Memory;
   outbox: Outbox;
+  /** The turn's late needs a test meets when it mounts them (models' catalog, the agents' session ops). */
+  catalog: Later<ModelCatalog> & { set(value: ModelCatalog): void };
 }
 
 /** The chat's people as the system and the turn read them. */
@@ -51,7 +54,8 @@ export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = 
   const parts = bootParts(kernel);
   const outbox = new Outbox(kernel.store(OUTBOX_NS), kernel.clock);
   const face = mount(kernel, providers, { client: parts.client, tls: parts.tls, connectors: options.toolServers ?? { serversFor: async () => [] }, turnCodec: ready(turnCodec) });
-  // Memory mounts after the prompt and the turn, as in the boot: they read it when they run.
+  // Memory mounts after the prompt and the turn, as in the boot: they read it when they run; so does the models' catalog.
+  const catalog = pending<ModelCatalog>('catalog');
   const later = pending<Memory>('memory');
   const { blocks } = mount(kernel, prompt, {
     providers: face.settings,
@@ -67,10 +71,11 @@ export function mountAssistant(dk: DeviceKernel, options: AssistantRigOptions = 
     outbox,
     people,
     actions: system.actions,
+    catalog,
   });
   const memory = mountMemory(kernel, { card: system.card, client: parts.client, hotspots: parts.hotspots, timeline: system.timeline, providers: face.settings, usage: face.usage });
   later.set(memory);
-  return { ...t, system, provisioning, parts, providers: face, memory, outbox };
+  return { ...t, system, provisioning, parts, providers: face, memory, outbox, catalog };
 }
 
 export interface MessengerRig extends AssistantRig {

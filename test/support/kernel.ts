@@ -8,7 +8,7 @@ import { createKernel, storesOn, type Kernel, type Mode } from '../../src/core/k
 import type { Gate } from '../../src/core/router.ts';
 import { mount, ready, unmountAll, type Later } from '../../src/core/subsystem.ts';
 import { auth, type AccessToken, type AuthFace, type Secrets, type SetupPassphrase, type SignInCodes } from '../../src/auth/index.ts';
-import { device, RingEngine, type DeviceActions, type DeviceFace } from '../../src/device/index.ts';
+import { device, RingEngine, type DeviceActions, type DeviceFace, type DeviceOptions } from '../../src/device/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/outbox/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
 import { Log } from '../../src/log/log.ts';
@@ -37,6 +37,7 @@ export function pending<T = never>(name: string): Later<T> & { set(value: T): vo
       if (!part) throw new Error(`"${name}" is read before it was mounted`);
       return part.value;
     },
+    peek: () => part?.value ?? null,
     when(run) {
       if (part) run(part.value);
       else waiting.push(run);
@@ -164,7 +165,12 @@ export function mountWifi(dk: DeviceKernel, shutdown?: WifiOptions['shutdown']):
 }
 
 /** What the system subsystem is handed, made as main.ts makes it (SystemOptions), and what it provides. */
+/** What the device's tts action speaks through (src/audio/'s Audio). */
+type Speaker = NonNullable<DeviceOptions['audio']> extends Later<infer T> ? T : never;
+
 export interface SystemRig extends SystemFace {
+  /** The speaker the device's tts action reaches once a test mounts audio (a late need of the device subsystem). */
+  speaker: Later<Speaker> & { set(value: Speaker): void };
   timeline: Timeline;
   actions: DeviceActions;
   ring: RingEngine;
@@ -184,7 +190,8 @@ export interface SystemRig extends SystemFace {
 export function mountSystem(kernel: Kernel, options: Partial<SystemNeeds> & { power?: Power; device?: DeviceFace } = {}): SystemRig {
   const hal = kernel.hal;
   // The device subsystem first, as in the boot: it makes the device actions and the ring engine.
-  const { actions, ring } = options.device ?? mount(kernel, device, {});
+  const speaker = pending<Speaker>('audio');
+  const { actions, ring } = options.device ?? mount(kernel, device, { audio: speaker });
   const power = options.power ?? new Power(hal, kernel.log);
   const audio = new Audio(hal, kernel.log);
   const music = new MusicPlayer({ sd: hal.sd, audio: audio.speaker.music, clock: hal.clock, log: kernel.log });
@@ -201,7 +208,7 @@ export function mountSystem(kernel: Kernel, options: Partial<SystemNeeds> & { po
     ...options,
     actions,
   });
-  return { ...face, timeline, actions, ring, card, power, audio, music };
+  return { ...face, speaker, timeline, actions, ring, card, power, audio, music };
 }
 
 /** Updates on a device kernel, made as main.ts makes them: the boot guard first (it may roll back), then the engine. */

@@ -49,7 +49,7 @@ export function mountTurnOverMemory(kernel: Kernel, memory: () => TurnMemory): T
     providers: {} as ProviderSettings,
     wire: {} as TurnWire,
     blocks: { register: () => {} } as unknown as PromptBlocks,
-    memory: { get: memory, when: (run) => run(memory()) },
+    memory: { get: memory, peek: () => memory(), when: (run) => run(memory()) },
     outbox: { post: () => true },
     people: ready({ roleOf: () => 'admin', conversationPerson: () => null }),
     actions: { apply: () => ({ ok: true, note: '' }) },

@@ -48,9 +48,11 @@ class ImageWire extends TestWire {
 function boot(mem: MemHal, options: { wire: TurnWire }) {
   const dk = deviceKernel({ mem });
   const { kernel } = dk;
-  const { assistant, providers, system, parts, outbox } = mountAssistant(dk, options);
+  const rig = mountAssistant(dk, options);
+  const { assistant, providers, system, parts, outbox } = rig;
   const { files: stored } = mount(kernel, files, { card: system.card, client: parts.client, outbox: outbox });
   const { catalog } = mount(kernel, models, { assistant, providers: providers.settings, wire: providers.wire });
+  rig.catalog.set(catalog);
   mount(kernel, images, { files: stored, client: parts.client, catalog, providers: providers.settings });
   mount(kernel, mcp, {});
   dk.start();

@@ -20,8 +20,9 @@ import { fakeProvider, type SeenRequest } from '../../support/provider-fake.ts';
 /** The catalog on a device kernel, over the assistant's stack (the real provider wire; TURN runs a real turn). */
 function boot(mem: MemHal) {
   const dk = deviceKernel({ mem });
-  const { assistant, providers } = mountAssistant(dk);
-  mount(dk.kernel, models, { assistant, providers: providers.settings, wire: providers.wire });
+  const { assistant, providers, catalog: later } = mountAssistant(dk);
+  const { catalog } = mount(dk.kernel, models, { assistant, providers: providers.settings, wire: providers.wire });
+  later.set(catalog);
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token }, stop: () => dk.stop() };
 }

@@ -31,7 +31,7 @@ function boot(mem: ReturnType<typeof createMemHal>) {
   const { updates } = mountOta(dk, { power: system.power, timeline: system.timeline });
   const { ring } = system;
   // The audio subsystem gives the tts action its speaker; no chat messenger in these tests.
-  mount(dk.kernel, audioSubsystem, {
+  const audio = mount(dk.kernel, audioSubsystem, {
     providers: providers.settings,
     actions: system.actions,
     updates,
@@ -40,6 +40,7 @@ function boot(mem: ReturnType<typeof createMemHal>) {
     ring,
     card: system.card,
   });
+  system.speaker.set(audio);
   dk.start();
   return { ctx: { ...dk.kernel, token: dk.token, actions: system.actions } };
 }
