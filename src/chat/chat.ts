@@ -11,7 +11,7 @@
 import type { Kernel } from '../core/kernel.ts';
 import type { Later } from '../core/subsystem.ts';
 import type { Store } from '../core/store.ts';
-import type { Files } from '../files/index.ts';
+import type { Files, FilesChatView } from '../files/index.ts';
 import type { Nvs } from '../hal/index.ts';
 import type { Log } from '../log/log.ts';
 import type { HttpClient } from '../net/http/client.ts';
@@ -80,6 +80,7 @@ export class Chat {
   private files: InboundFiles | null = null;
   private notes: VoiceNoteSink | null = null;
   private outbox: Outbox | null = null;
+  private forFiles: FilesChatView | null = null;
   private log: Log;
 
   constructor(nvs: Nvs, store: (ns: string) => Store, log: Log) {
@@ -93,6 +94,12 @@ export class Chat {
       switches: () => this.settings.moderation(),
       key: (p) => this.providers?.key(p) ?? null,
     });
+  }
+
+  /** What files takes from the chat once it has mounted (src/files/: FilesChatView). */
+  filesView(): FilesChatView {
+    if (!this.forFiles) throw new Error('the chat is not attached');
+    return this.forFiles;
   }
 
   /** Voice notes are transcribed through this (src/voice). */
@@ -209,7 +216,7 @@ export class Chat {
       compactor: o.compactor,
       later: (chat, text) => void service.sendText(chat, service.sign(text), 'device'),
     });
-    connectFiles({
+    this.forFiles = connectFiles({
       files: o.files,
       music: o.music,
       random: (bytes) => k.hal.system.random(bytes),

@@ -6,7 +6,7 @@
 // download leaves nothing), the injection screen for downloaded text that
 // files.read hands a non-admin turn, and the owner commands /fetch and /play.
 
-import type { Files } from '../files/index.ts';
+import type { Files, FilesChatView } from '../files/index.ts';
 import { FilesError, type FileMeta, type PartWriter } from '../files/index.ts';
 import { checkName, nameFromUrl } from '../files/index.ts';
 import { errorMessage } from '../util/json.ts';
@@ -55,11 +55,9 @@ export interface FilesBridgeDeps {
   sendDocument(chat: string, doc: Upload, caption: string): Promise<{ ok: true } | { ok: false; error: string }>;
 }
 
-export function connectFiles(d: FilesBridgeDeps): void {
+/** Plugs the chat's side in (inbound files, /fetch, /play) and returns what files takes from the chat when it mounts. */
+export function connectFiles(d: FilesBridgeDeps): FilesChatView {
   const { files, music } = d;
-  files.setPeople(d.people);
-  files.setFetchedScreen((text, caller) => d.screenFetched(text, caller));
-  files.setSender({ send: (chat, meta, read) => sendFile(d, chat, meta, read) });
   d.setInbound({
     begin: (meta) => {
       try {
@@ -76,6 +74,11 @@ export function connectFiles(d: FilesBridgeDeps): void {
     help: "music from the card's /music folder",
     run: (c) => music.command(c.args).message,
   });
+  return {
+    people: d.people,
+    screen: (text, caller) => d.screenFetched(text, caller),
+    sender: { send: (chat, meta, read) => sendFile(d, chat, meta, read) },
+  };
 }
 
 /** files.send: the file read into RAM (at most SEND_MAX) and sent as a chat document to the chat (null: the owner's). */

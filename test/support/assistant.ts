@@ -94,7 +94,9 @@ export function mountMessenger(dk: DeviceKernel, options: Omit<AssistantRigOptio
   // The chat mounts last, as in the boot: the people the system and the turn read are met then.
   const people = pending<ChatPeople>('people');
   const rig = mountAssistant(dk, { ...options, people });
-  const { files: store } = mount(kernel, files, { card: rig.system.card, client: rig.parts.client, outbox: rig.outbox });
+  // Files take the chat's side (people, delivery, the screen) when it mounts, as in the boot.
+  const later = pending<Chat>('chat');
+  const { files: store } = mount(kernel, files, { card: rig.system.card, client: rig.parts.client, outbox: rig.outbox, chat: later });
   const c = mount(kernel, chat, {
     outbox: rig.outbox,
     client: rig.parts.client,
@@ -111,5 +113,6 @@ export function mountMessenger(dk: DeviceKernel, options: Omit<AssistantRigOptio
     card: rig.system.card,
   });
   people.set(c.people);
+  later.set(c);
   return { ...rig, chat: c, files: store };
 }

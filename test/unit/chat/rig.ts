@@ -46,7 +46,9 @@ function start(rig: ChatRig): void {
   const client = new HttpClient(hal.net, hal.clock, new DeviceTlsPolicy(kernel.store('net')), `desk-assistant/${hal.build.version}`);
   const card = new Card(hal.sd);
   const outbox = new Outbox(kernel.store(OUTBOX_NS), hal.clock);
-  const { files: store } = mount(kernel, files, { card, client, outbox: outbox });
+  // Files take the chat's side (people, delivery, the screen) when it mounts, as in the boot.
+  const later = pending<Chat>('chat');
+  const { files: store } = mount(kernel, files, { card, client, outbox: outbox, chat: later });
   const options: ChatOptions = {
     outbox,
     client,
@@ -74,6 +76,7 @@ function start(rig: ChatRig): void {
   rig.kernel = kernel;
   rig.outbox = outbox;
   rig.chat = mount(kernel, chat, options);
+  later.set(rig.chat);
   kernel.console.start();
   rig.http = new HttpServer(hal.net, hal.clock, kernel.router);
   rig.http.listen(PORT);
