@@ -3,6 +3,8 @@
 // The boot mounts each subsystem after the parts it needs (src/core/boot-order.ts);
 // with the list in rank order, the computed order is the ranks' order exactly
 // when no subsystem needs, before it mounts, a part of a higher-ranked one.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bootOrder } from '../../../src/core/boot-order.ts';
 import type { AnySubsystem } from '../../../src/core/subsystem.ts';
@@ -44,5 +46,12 @@ describe('the boot order', () => {
     const order = bootOrder(BOOT_LIST.map((s) => (s === low ? planted : s)), given).map((s) => s.name);
     expect(order.indexOf('faults')).toBe(order.indexOf('turn') + 1);
   });
-});
 
+  it('docs/architecture.md lists each subsystem with the parts it declares, in rank order', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../../docs/architecture.md'), 'utf8');
+    const cell = (text: string): string => (text.trim() === '-' ? '' : text.replace(/`/g, '').trim());
+    const rows = [...doc.matchAll(/^\| `([a-z]+)` \| ([^|]*) \| ([^|]*) \| ([^|]*) \|/gm)].map((m) => [m[1], cell(m[2]!), cell(m[3]!), cell(m[4]!)].join(' | '));
+    const declared = BOOT_LIST.map((s) => [s.name, s.needs.join(', '), (s.later ?? []).join(', '), Object.keys(s.provides).join(', ')].join(' | '));
+    expect(rows).toEqual(declared);
+  });
+});
