@@ -48,10 +48,10 @@ import { Synthesis } from './synthesis.ts';
 import { fabricTools } from './tools.ts';
 import { displayName, type JobOrigin } from './types.ts';
 
-export type { AgentSkills, SkillCapsule } from './ports.ts';
+export type { SkillCapsule } from './ports.ts';
 
 /** What the fabric reads and writes of the memory's episodic log: a chat's messages, and trace rows. */
-export interface AgentsEpisodic {
+interface AgentsEpisodic {
   query(q: { session: string; kind: 'message'; limit: number }): { rows: ReadonlyArray<{ ts: number; role: string; text: string }> };
   append(row: { session: string; role: 'system'; kind: 'log'; text: string; tags: string[] }): unknown;
 }

@@ -6,7 +6,7 @@ import type { Command } from '../core/console.ts';
 import type { Router } from '../core/router.ts';
 import type { Subsystem } from '../core/subsystem.ts';
 
-export function routesCommands(router: Pick<Router, 'list'>): Command[] {
+function routesCommands(router: Pick<Router, 'list'>): Command[] {
   return [
     {
       verb: 'ROUTES?',

@@ -34,10 +34,10 @@ import type { AudioNeeds } from './options.ts';
 import { themeOf } from './synth.ts';
 import { audioTools } from './tools.ts';
 
-export { Audio, DEFAULT_SFX_LEVEL, DEFAULT_SFX_VOL, MAX_SPEECH_S, RECORDING_DIR, RECORDING_PATH, SPEECH_CAP_BYTES, type RecordOutcome, type SfxOutcome, type SpeakTicket } from './audio.ts';
-export type { AudioActions, AudioNeeds, AudioUpdates, VoiceMessenger } from './options.ts';
+export { DEFAULT_SFX_LEVEL } from './audio.ts';
+export type { AudioNeeds } from './options.ts';
 export { DEFAULT_TTS_PROVIDER, DEFAULT_TTS_VOICE, TTS_PROVIDERS, ttsEndpoint, type TtsKeys } from './tts.ts';
-export { SpeechStream, type SpeechFetched } from './speech-stream.ts';
+
 // What the voice subsystem (src/voice/) uses of audio.
 export { wavHeader } from './wav.ts';
 export { DEFAULT_RECORD_MS, MAX_RECORD_MS, MIN_RECORD_MS } from './mic.ts';

@@ -20,9 +20,7 @@ import { AccessToken } from './token.ts';
 export { SecretScreen } from './secret-screen.ts';
 export { SETUP_SSID, SetupPassphrase } from './passphrase.ts';
 export { SCAN_LIFETIME_MS, SignInCodes, type MintedCode } from './signin.ts';
-export { AccessToken } from './token.ts';
-export { Secrets } from './secrets.ts';
-export type { Addresses } from './routes.ts';
+
 export { stripResponseBody, tunnelAllows, viaTunnel } from './tunnel-guard.ts';
 export type { LiveSecret } from './secrets.ts';
 
@@ -32,9 +30,9 @@ export interface LiveSecrets {
 }
 
 export const TOKEN_HEADER = 'x-device-token';
-export const TOKEN_FIELD = 'token';
+const TOKEN_FIELD = 'token';
 
-export function makeGate(token: AccessToken): Gate {
+function makeGate(token: AccessToken): Gate {
   const gate: Gate = (req) => {
     try {
       const header = req.headers.get(TOKEN_HEADER);

@@ -17,13 +17,13 @@ import { chatCommands } from './console.ts';
 import { chatRoutes } from './routes.ts';
 import { chatTools } from './tools.ts';
 
-export { Chat, type ChatNeeds, type SendResult } from './chat.ts';
-export type { ChatAssistant, DeviceMessage, InboundFiles, InboundWriter, NotifyOutcome, VoiceNoteSink } from './service.ts';
+export { type ChatNeeds } from './chat.ts';
+export type { DeviceMessage, NotifyOutcome } from './service.ts';
 export type { ChatCommands } from './commands.ts';
-export type { ChatCompactor } from './owner-commands.ts';
+
 export { parseSpan } from './span.ts';
-export { isChatId } from './settings.ts';
-export type { ChatCommand, ChatCommandCall } from './commands.ts';
+
+export type { ChatCommandCall } from './commands.ts';
 
 /** What the chat needs from others: the Chat made at boot, and what it attaches when mounted (chat.ts). */
 export interface ChatOptions extends ChatNeeds {

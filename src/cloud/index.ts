@@ -13,7 +13,7 @@ import { cloudRoutes } from './routes.ts';
 /** A paired device goes online this long after boot (the station has joined by then, or the backoff takes over). */
 const START_DELAY_MS = 2_000;
 
-export interface Cloud {
+export interface CloudFace {
   relay: CloudRelay;
   dispatcher: TunnelDispatcher;
 }
@@ -27,7 +27,7 @@ export interface CloudOptions {
   tls: { caBundle(): string };
 }
 
-export const cloud: Subsystem<CloudOptions, Cloud> = {
+export const cloud: Subsystem<CloudOptions, CloudFace> = {
   name: 'cloud',
   needs: ['token', 'secrets', 'tls'],
   provides: { relay: (f) => f.relay },

@@ -26,7 +26,7 @@ import { connectorChatCommands } from './commands.ts';
 import { CONN_NS, Connectors } from './connectors.ts';
 import { connectorRoutes } from './routes.ts';
 
-export { CONN_NS, Connectors, type ApprovalResult, type ConnectorsDeps, type Resolved, type SignInStart } from './connectors.ts';
+export { Connectors } from './connectors.ts';
 
 /** What connectors need from others. */
 export interface ConnectorsOptions {

@@ -13,7 +13,7 @@ import { RingEngine } from './ring-engine.ts';
 import type { ApplyOptions, ApplyResult } from './actions.ts';
 
 export { DeviceActions } from './actions.ts';
-export { RingEngine } from './ring-engine.ts';
+
 export { DEFAULT_ATTN_HOLD_MS } from './ring-engine.ts';
 export type { ApplyOptions, ApplyResult } from './actions.ts';
 export { actingRole, actionRefusal } from './action-roles.ts';

@@ -9,8 +9,6 @@ import { Docs, type DocsAnswer } from './docs.ts';
 import { builtInPack, type DocsPack } from './pack.ts';
 import { docsResources } from './resources.ts';
 
-export type { Docs } from './docs.ts';
-
 /** What docs needs: the pack (the one built into this image unless a test gives another). */
 export interface DocsOptions {
   pack?: DocsPack;
@@ -26,7 +24,7 @@ function answer(a: DocsAnswer): ToolResult {
   return a.ok ? ok(a.text) : fail(a.kind, a.text);
 }
 
-export function docsTools(docs: Docs): ToolSpec[] {
+function docsTools(docs: Docs): ToolSpec[] {
   return [
     {
       name: 'docs.list',

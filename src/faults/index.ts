@@ -9,7 +9,7 @@ import type { Subsystem } from '../core/subsystem.ts';
 import { faultCommands } from './console.ts';
 import type { Faults } from './faults.ts';
 
-export { Faults, FAULTS, findFault, type FaultCap } from './faults.ts';
+export { Faults } from './faults.ts';
 export { withFaults } from './hal.ts';
 
 export interface FaultsOptions {

@@ -27,10 +27,10 @@ import { fileTools } from './tools.ts';
 export { FilesError, type ArtifactStore, type FileMeta, type PartWriter } from './store.ts';
 export { checkName, checkProject, extensionOf, NAME_MAX, nameFromUrl } from './names.ts';
 export { INCOMING } from './fetch.ts';
-export { Files, type FetchedScreen, type FileSender, type FilesDeps, type InboundKind } from './files.ts';
+export { Files } from './files.ts';
 
 /** The card as files needs it: its tier, a probe, and word of a change (src/storage). */
-export interface FilesCard extends CardView {
+interface FilesCard extends CardView {
   onChange(listener: (state: CardState, previous: CardState) => void): void;
 }
 

@@ -36,4 +36,3 @@ export const images: Subsystem<ImagesOptions, null> = {
   },
 };
 
-export { DEFAULT_PROJECT, IMAGE_MAX, IMAGE_PROVIDER, IMAGE_URL, QUALITIES, SIZES } from './tools.ts';

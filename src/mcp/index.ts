@@ -6,17 +6,12 @@
 
 import type { PromptProvider, ResourceProvider } from '../contracts/index.ts';
 import type { Subsystem } from '../core/subsystem.ts';
-import type { ToolCaller } from '../core/tools/types.ts';
 import { fixturePrompts, fixtureResources, fixtureTools } from './fixtures.ts';
 import { PromptRegistry } from './prompts.ts';
 import { ResourceRegistry } from './resources.ts';
 import { mcpRoutes } from './routes.ts';
-import { McpServer } from './server.ts';
+import { MCP_CALLER, McpServer } from './server.ts';
 
-export { MCP_BODY_LIMIT } from './routes.ts';
-
-/** A /mcp caller holds the device token: the owner, an admin, attended. */
-export const MCP_CALLER: ToolCaller = Object.freeze({ via: 'mcp', admin: true, scheduled: false, unattended: false, person: null });
 
 const INSTRUCTIONS =
   'Tools of a desk assistant device. Tool names are dotted (device.status). A tool that runs and fails answers ' +

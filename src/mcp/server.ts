@@ -62,6 +62,9 @@ import type { ToolCaller, ToolResult } from '../core/tools/types.ts';
 // Regular expressions are module constants: XS compiles a literal each time it is evaluated.
 const BASE64_HEADER_WORD = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/;
 
+/** A /mcp caller holds the device token: the owner, an admin, attended. */
+export const MCP_CALLER: ToolCaller = Object.freeze({ via: 'mcp', admin: true, scheduled: false, unattended: false, person: null });
+
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];

@@ -12,13 +12,12 @@ import { memoryRoutes } from './routes.ts';
 import { memoryTools } from './tools.ts';
 import { embeddingKeys, type EmbeddingLedger } from './keys.ts';
 
-export { Memory, MemoryError, type MemoryCard, type MemoryStart } from './memory.ts';
-export { embeddingKeys };
+export { Memory } from './memory.ts';
 export { quotaFor, ROLE_QUOTAS, type MemoryQuota, type People, type Role } from './quotas.ts';
 import type { People } from './quotas.ts';
 
 /** A device timeline row (restarts, updates, mode switches, storage changes), as memory logs it. */
-export interface TimelineRowView {
+interface TimelineRowView {
   kind: string;
   text: string;
   wallMs: number;

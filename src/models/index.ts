@@ -54,5 +54,5 @@ export const models: Subsystem<ModelsOptions, ModelsFace> = {
   },
 };
 
-export { ModelCatalog, type CatalogEntry, type CatalogWire } from './catalog.ts';
-export type { Role } from './known.ts';
+export { ModelCatalog } from './catalog.ts';
+

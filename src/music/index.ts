@@ -16,9 +16,7 @@ import { musicRoutes } from './routes.ts';
 import { clearUploadLeftovers } from './upload.ts';
 import { mediaTools } from './tools.ts';
 
-export type { MusicOptions, ToneOut } from './options.ts';
-export { MusicPlayer, MUSIC_DIR, NO_MP3, type MusicResult, type PlayerDeps, type PlayerState, type TrackEntry } from './player.ts';
-export { musicName, UPLOAD_MAX } from './routes.ts';
+export type { MusicOptions } from './options.ts';
 
 export const music: Subsystem<MusicOptions, MusicPlayer> = {
   name: 'music',

@@ -12,7 +12,7 @@ import { Updates, type UpdatesDeps } from './updates.ts';
 import type { BootVerdict } from './guard.ts';
 
 export { runBootGuard, type BootVerdict } from './guard.ts';
-export { Updates, type UpdatesDeps } from './updates.ts';
+export { Updates } from './updates.ts';
 
 /** Test images only: a firmware that crashes on every boot, after its guard ran (tools/build.mjs defines). */
 declare const __OTA_TEST_CRASH_ON_BOOT__: boolean | undefined;

@@ -7,7 +7,7 @@
 import { whole, type Subsystem } from '../core/subsystem.ts';
 import { Outbox, OUTBOX_NS } from './outbox.ts';
 
-export { Outbox, OUTBOX_MAX, OUTBOX_NS, SEEN_MAX, type PostOptions } from './outbox.ts';
+export { Outbox, OUTBOX_MAX } from './outbox.ts';
 
 export const outbox: Subsystem<Record<never, never>, Outbox> = {
   name: 'outbox',

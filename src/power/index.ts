@@ -9,8 +9,7 @@ import { powerCommands } from './console.ts';
 import { POWER_NS } from './limits.ts';
 import { Power, type PowerSettings, type PowerTimeline } from './power.ts';
 
-export { Power, type CalibrateResult, type PowerSettings, type PowerTimeline } from './power.ts';
-export { profileOf, type PowerProfile } from '../contracts/index.ts';
+export { Power } from './power.ts';
 
 export interface PowerOptions {
   /** The device actions (src/device/): the power profile. */

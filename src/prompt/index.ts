@@ -27,4 +27,4 @@ export const prompt: Subsystem<PromptOptions, PromptFace> = {
   },
 };
 
-export { BLOCK_ORDER, DEFAULT_BUDGET, DIRECTIVE_MAX, PromptBlocks, type Assembled, type BlockName, type BlockSource, type PromptInput, type Section } from './blocks.ts';
+export { DEFAULT_BUDGET, PromptBlocks, type Assembled, type PromptInput } from './blocks.ts';

@@ -63,7 +63,7 @@ export const providers: Subsystem<ProvidersOptions, ProvidersFace> = {
 // What other subsystems use of the providers' parts.
 export { ProviderSettings } from './settings.ts';
 export { ProviderWire, leaksKey, type VerifyResult } from './wire.ts';
-export { UsageLedger, addUsage, usageOf } from './usage.ts';
+export { addUsage, usageOf } from './usage.ts';
 export { CATALOG, ZAI_PATH, resolveModel } from './catalog.ts';
 export { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from './demo.ts';
 export { ANTHROPIC_VERSION, MAX_TOKENS } from './anthropic.ts';

@@ -59,5 +59,4 @@ export const skills: Subsystem<SkillsOptions, SkillStore> = {
   },
 };
 
-export { SkillStore } from './store.ts';
 export { skillPrompts };

@@ -5,6 +5,9 @@
 
 import type { SdCard, SdInfo } from '../hal/index.ts';
 
+/** How often the card is probed (a card-detect read on the device). */
+export const CARD_PROBE_MS = 10_000;
+
 export const MIN_CARD_BYTES = 1024 ** 3;
 export const RESERVED_BYTES = 512 * 1024 ** 2;
 export const DEFAULT_QUOTA = 512 * 1024 ** 2;

@@ -11,13 +11,11 @@ import type { Route } from '../core/router.ts';
 import { whole, type Later, type Subsystem } from '../core/subsystem.ts';
 import { jsonResponse } from '../net/http/errors.ts';
 import { encode, decode } from '../util/utf8.ts';
-import { Card, type CardState } from './card.ts';
+import { Card, CARD_PROBE_MS, type CardState } from './card.ts';
 
 export { Card, type CardState } from './card.ts';
 export { removeTree } from './tree.ts';
 
-/** How often the card is probed (a card-detect read on the device). */
-export const CARD_PROBE_MS = 10_000;
 const CHECK_PATH = '/sdcheck.tmp';
 
 function describe(c: CardState): string {

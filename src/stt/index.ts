@@ -14,7 +14,7 @@
 //     action) is narrowed to off, openai, mistral or custom; the state
 //     snapshot shows the choice with transcribe: planned (the tool's state).
 
-export { acceptsFormat, sttEndpoint, transcribe, STT_TIMEOUT_MS, TRANSCRIBE_PATH, type AudioUpload, type SttEndpoint, type SttKeys, type SttProvider, type TranscribeResult } from './transcribe.ts';
+export { acceptsFormat, sttEndpoint, transcribe, type AudioUpload, type SttKeys } from './transcribe.ts';
 export { bytesSource } from './multipart.ts';
 
 import type { Kernel } from '../core/kernel.ts';
@@ -22,9 +22,9 @@ import type { Subsystem } from '../core/subsystem.ts';
 import { fail, type ToolSpec } from '../core/tools/types.ts';
 import { STT_PROVIDERS } from '../contracts/index.ts';
 
-export const TRANSCRIBE_PLANNED = 'audio.transcribe is planned: the spec lists it as planned only; speak to the device (push to talk) or send a voice note in the chat instead.';
+const TRANSCRIBE_PLANNED = 'audio.transcribe is planned: the spec lists it as planned only; speak to the device (push to talk) or send a voice note in the chat instead.';
 
-export function transcribeTool(): ToolSpec {
+function transcribeTool(): ToolSpec {
   return {
     name: 'audio.transcribe',
     description: 'Planned, not available on this firmware: transcribe a voice recording to text.',

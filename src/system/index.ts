@@ -14,8 +14,8 @@ import { systemRoutes } from './routes.ts';
 import { selftestParts } from './selftest.ts';
 import { systemTools } from './tools.ts';
 
-export type { AudioProbe, BatteryView, MusicProbe, SystemActions, SystemOptions } from './options.ts';
-export { LEGACY_TIME_NS, LocalTime, sameZone, TIME_NS, type TimeSet, type ZoneChoice } from './local-time.ts';
+export type { SystemOptions } from './options.ts';
+export { sameZone } from './local-time.ts';
 export { KEEP_NS } from './danger.ts';
 
 /** What the system provides to the subsystems mounted after it: the owner's local time. */
@@ -24,7 +24,7 @@ export interface SystemFace {
 }
 
 /** The status line's keys in order; fields other subsystems add come after these. */
-export const STATUS_LINE = ['fw', 'build', 'board', 'mode', 'up', 'psram', 'minheap', 'sd', 'vec', 'ota', 'lastOta'] as const;
+const STATUS_LINE = ['fw', 'build', 'board', 'mode', 'up', 'psram', 'minheap', 'sd', 'vec', 'ota', 'lastOta'] as const;
 
 /** What the system needs from others: its options but the local time, which it makes. */
 export type SystemNeeds = Omit<SystemOptions, 'time' | 'people'> & { people: Later<SystemOptions['people']> };

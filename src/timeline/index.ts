@@ -7,7 +7,7 @@
 import { whole, type Subsystem } from '../core/subsystem.ts';
 import { Timeline } from './timeline.ts';
 
-export { Timeline, TIMELINE_RING, type TimelineKind, type TimelineRow } from './timeline.ts';
+export { Timeline } from './timeline.ts';
 
 export const timeline: Subsystem<Record<never, never>, Timeline> = {
   name: 'timeline',

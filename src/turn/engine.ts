@@ -37,6 +37,9 @@ import { turnPromptDoc } from './promptdoc.ts';
 import { parseTurn } from './parse.ts';
 import type { Turn } from '../contracts/index.ts';
 
+/** A turn's answer in Notifier mode. */
+export const NOTIFIER_MODE_REPLY = 'The assistant runs in Orchestrator mode; this device is in Notifier mode (Bluetooth only). Switch with MODE 1.';
+
 export type { CapName, ProviderChoice, RoundSender, TurnOrigin, TurnOutcome, TurnRequest } from '../contracts/index.ts';
 export { TRANSPORTISH } from './failover.ts';
 import { DEFAULT_BUDGET, type Assembled, type PromptBlocks } from '../prompt/index.ts';

@@ -16,7 +16,7 @@ import { capBytes } from '../util/cap.ts';
 import { makeApplier, type ApplierDeps, type SessionOpsHandler, type TurnMemory } from './apply.ts';
 import { compactCommand, Compactor } from './compact.ts';
 import { turnCommands } from './console.ts';
-import { TurnEngine } from './engine.ts';
+import { NOTIFIER_MODE_REPLY, TurnEngine } from './engine.ts';
 import type { ProviderChoice, TurnCodec, TurnOutcome, TurnWire } from '../contracts/index.ts';
 import { parseTurn } from './parse.ts';
 import { turnPromptDoc } from './promptdoc.ts';
@@ -27,8 +27,8 @@ import { DEMO_ENDPOINT, DEMO_LABEL, DEMO_MODEL } from '../providers/index.ts';
 import { CATALOG } from '../providers/index.ts';
 
 export type { TurnWire } from '../contracts/index.ts';
-export type { SessionOpsHandler, TurnMemory } from './apply.ts';
-export { Compactor, type CompactOutcome } from './compact.ts';
+export type { SessionOpsHandler } from './apply.ts';
+
 export { MAX_SWITCHES, TRANSPORTISH } from './engine.ts';
 
 /** The turn's schema, field documentation and parser, for those that send a turn round without the engine. */
@@ -36,8 +36,6 @@ export const turnCodec: TurnCodec = { schema: () => buildTurnSchema(), doc: turn
 
 const CONV_NS = 'conv';
 const MODEL_LABEL_MAX = 39;
-/** A turn's answer in Notifier mode. */
-export const NOTIFIER_MODE_REPLY = 'The assistant runs in Orchestrator mode; this device is in Notifier mode (Bluetooth only). Switch with MODE 1.';
 
 function chatKey(chat: string): string {
   // NVS keys are at most 15 bytes; long chat ids are folded into a short hash.

@@ -24,8 +24,8 @@ export interface UiMountOptions extends Omit<UiOptions, 'turns' | 'voice' | 'kee
   voice?: { ptt: NonNullable<UiOptions['voice']> };
 }
 
-export type { Notice, ScreenName, UiDeps, UiOptions } from './ui.ts';
-export type { UiActions, UiSignIn, UiTicket, UiTime, UiUpdates } from './screen-kit.ts';
+export type { Notice, UiOptions } from './ui.ts';
+
 export { Ui };
 
 export const ui: Subsystem<UiMountOptions, Ui> = {

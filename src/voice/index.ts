@@ -25,13 +25,8 @@ import { VoiceNotes } from './notes.ts';
 import { PushToTalk } from './ptt.ts';
 import { VoiceSession, type SessionNeeds, type SpeakLike, type SpeechStreamResult, type VoiceOutcome } from './voice.ts';
 
-export { VOICE_CHAT, VoiceSession, type VoiceOutcome, type VoiceState } from './voice.ts';
-export { END_SILENCE_MS, MAX_UTTERANCE_MS, NO_SPEECH_MS, SPEECH_RMS_MIN, Vad } from './vad.ts';
-export { NOTE_MAX_BYTES, VoiceNotes } from './notes.ts';
-export type { GestureKind, PushToTalk } from './ptt.ts';
-
 /** The button that talks (board.json buttons). */
-export const PTT_BUTTON = 'main';
+const PTT_BUTTON = 'main';
 
 /** What voice needs from other subsystems, in one options object. */
 export interface VoiceOptions {

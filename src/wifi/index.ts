@@ -14,9 +14,6 @@ import { followMdns, type ShutdownNotice } from './mdns.ts';
 import { Provisioning, provisioningRoutes, type WifiAuth } from './provisioning.ts';
 import { wifiRoutes } from './routes.ts';
 
-export { Provisioning, type JoinOutcome, type WifiAuth } from './provisioning.ts';
-export type { ShutdownNotice } from './mdns.ts';
-
 export interface WifiOptions extends WifiAuth {
   /** The setup network's passphrase (src/auth). */
   passphrase: SetupPassphrase;

@@ -7,7 +7,7 @@
 // alone (admin).
 import type { ToolServerSource } from '../../src/contracts/index.ts';
 import { mount, ready, type Later } from '../../src/core/subsystem.ts';
-import type { Chat} from '../../src/chat/index.ts';
+import type { Chat } from '../../src/chat/chat.ts';
 import { chat } from '../../src/chat/index.ts';
 import { Outbox, OUTBOX_NS } from '../../src/outbox/outbox.ts';
 import { files, type Files } from '../../src/files/index.ts';
@@ -16,7 +16,7 @@ import type { Memory } from '../../src/memory/index.ts';
 import type { ModelCatalog } from '../../src/models/index.ts';
 import { prompt } from '../../src/prompt/index.ts';
 import { providers, type ProvidersFace } from '../../src/providers/index.ts';
-import type { Provisioning } from '../../src/wifi/index.ts';
+import type { Provisioning } from '../../src/wifi/provisioning.ts';
 import { turn, turnCodec, type TurnFace, type TurnWire } from '../../src/turn/index.ts';
 import { bootParts, mountMemory, mountSystem, mountWifi, pending, type BootParts, type DeviceKernel, type SystemRig } from './kernel.ts';
 

@@ -25,6 +25,28 @@ export function importsOf(text: string, fileName = 'file.ts'): string[] {
   return out;
 }
 
+/** The names a source exports at its top level (declared or listed), and the names it imports by module. */
+export function namesOf(text: string, fileName = 'file.ts'): { exports: string[]; imports: Array<{ spec: string; names: string[] }> } {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
+  const exports: string[] = [];
+  const imports: Array<{ spec: string; names: string[] }> = [];
+  for (const st of source.statements) {
+    if (ts.isImportDeclaration(st) && ts.isStringLiteralLike(st.moduleSpecifier)) {
+      const bound = st.importClause?.namedBindings;
+      imports.push({ spec: st.moduleSpecifier.text, names: bound && ts.isNamedImports(bound) ? bound.elements.map((e) => (e.propertyName ?? e.name).text) : [] });
+    } else if (ts.isExportDeclaration(st) && st.exportClause && ts.isNamedExports(st.exportClause)) {
+      const listed = st.exportClause.elements;
+      exports.push(...listed.map((e) => e.name.text));
+      if (st.moduleSpecifier && ts.isStringLiteralLike(st.moduleSpecifier)) imports.push({ spec: st.moduleSpecifier.text, names: listed.map((e) => (e.propertyName ?? e.name).text) });
+    } else if (ts.canHaveModifiers(st) && ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+      if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name)) exports.push(d.name.text);
+      const named = st as ts.Node & { name?: ts.Node };
+      if (named.name && ts.isIdentifier(named.name)) exports.push(named.name.text);
+    }
+  }
+  return { exports, imports };
+}
+
 export interface Edge {
   from: string;
   to: string;

@@ -10,11 +10,14 @@ import { sha256Fallback } from '../../modules/sha256/sha256.ts';
 import { SignInCodes } from '../../src/auth/index.ts';
 import type { Kernel } from '../../src/core/kernel.ts';
 import { mount, unmountAll } from '../../src/core/subsystem.ts';
-import type { DeviceActions, RingEngine } from '../../src/device/index.ts';
+import type { DeviceActions } from '../../src/device/index.ts';
+import type { RingEngine } from '../../src/device/ring-engine.ts';
 import { device } from '../../src/device/index.ts';
 import { notifier, type NotifierLink } from '../../src/notifier/index.ts';
 import { LEGACY_TIME_NS, LocalTime, TIME_NS } from '../../src/system/local-time.ts';
-import { ui, type Ui, type UiDeps, type UiUpdates } from '../../src/ui/index.ts';
+import { ui, type Ui } from '../../src/ui/index.ts';
+import { type UiDeps } from '../../src/ui/ui.ts';
+import { type UiUpdates } from '../../src/ui/screen-kit.ts';
 import { testKernel } from './kernel.ts';
 import { createMemHal, type MemHal } from './memhal.ts';
 

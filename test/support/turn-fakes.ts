@@ -7,7 +7,8 @@ import { mount, ready } from '../../src/core/subsystem.ts';
 import type { Kernel } from '../../src/core/kernel.ts';
 import type { PromptBlocks } from '../../src/prompt/index.ts';
 import type { ProviderSettings } from '../../src/providers/index.ts';
-import { turn, type TurnFace, type TurnMemory, type TurnWire } from '../../src/turn/index.ts';
+import { turn, type TurnFace, type TurnWire } from '../../src/turn/index.ts';
+import { type TurnMemory } from '../../src/turn/apply.ts';
 
 export type MessageRow = { session: string; ts: number; role: string; kind: 'message'; text: string };
 

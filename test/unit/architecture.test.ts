@@ -8,9 +8,9 @@
 // subsystems only through their faces), so any violation fails the suite; the
 // negative controls plant one violation of each rule in a made-up graph.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cycles, importGraph, importsOf, type Edge } from '../support/imports.ts';
+import { cycles, importGraph, importsOf, namesOf, type Edge } from '../support/imports.ts';
 import { LAYERS } from '../support/layers.ts';
 import { documented, runtimeImports, testCounts } from '../../tools/test-counts.mjs';
 
@@ -119,6 +119,39 @@ describe('the firmware\'s shape', () => {
       "// import y from './commented.ts';",
     ].join('\n');
     expect(importsOf(text)).toEqual(['./one.ts', './two.ts', './three.ts', './four.ts', './five.ts', './six.ts']);
+  });
+});
+
+/** What a face may export beyond what other folders of src/ import from it: the types of its options and its face. */
+const FACE_API = /(Options|Face|Needs)$/;
+
+/** Face exports no other folder of src/ imports (the subsystem's declared option and face types aside). */
+function extraExports(sources: Record<string, string>): string[] {
+  const used = new Map<string, Set<string>>();
+  for (const [file, text] of Object.entries(sources)) {
+    for (const { spec, names } of namesOf(text, file).imports) {
+      if (!spec.startsWith('.')) continue;
+      const to = normalize(join(dirname(file), spec)).split('\\').join('/');
+      if (folderOf(to) === folderOf(file)) continue;
+      const set = used.get(to) ?? new Set<string>();
+      for (const n of names) set.add(n);
+      used.set(to, set);
+    }
+  }
+  const faces = Object.keys(sources).filter((f) => /^src\/[a-z]+\/index\.ts$/.test(f) && !OPEN_FOLDERS.has(folderOf(f)) && folderOf(f) !== 'contracts');
+  return faces.flatMap((face) => namesOf(sources[face]!, face).exports.filter((n) => !FACE_API.test(n) && !used.get(face)?.has(n)).map((n) => `${face}: ${n}`));
+}
+
+describe('the faces', () => {
+  const sources = Object.fromEntries(graph.files.filter((f) => f.startsWith('src/')).map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]));
+
+  it('export only what another folder of src/ imports, and the types of their options and face', () => {
+    expect(extraExports(sources)).toEqual([]);
+  });
+
+  it('an export nobody imports is found (negative control)', () => {
+    const planted = { ...sources, 'src/memory/index.ts': `${sources['src/memory/index.ts']}\nexport const UNUSED_HELPER = 1;\n` };
+    expect(extraExports(planted)).toEqual(['src/memory/index.ts: UNUSED_HELPER']);
   });
 });
 

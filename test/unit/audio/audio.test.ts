@@ -8,12 +8,12 @@
 // firmware's own client); TTSTG to the owner's chat; MICREC, refused while
 // an update installs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Audio} from '../../../src/audio/index.ts';
+import type { Audio } from '../../../src/audio/audio.ts';
 import { audio as audioSubsystem } from '../../../src/audio/index.ts';
 import { mount, ready } from '../../../src/core/subsystem.ts';
 import { device as deviceSubsystem } from '../../../src/device/index.ts';
 import { boot, type Device } from '../../../src/main.ts';
-import { MusicPlayer } from '../../../src/music/index.ts';
+import { MusicPlayer } from '../../../src/music/player.ts';
 import { Card } from '../../../src/storage/index.ts';
 import { Log } from '../../../src/log/log.ts';
 import { MIC_RATE } from '../../../src/audio/mic.ts';

@@ -8,7 +8,7 @@ import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
 import { createMemHal } from '../../support/memhal.ts';
 import { NOTIFIER_SERVICE_UUID } from '../../../src/notifier/gatt.ts';
-import { NOTIFIER_MODE_REPLY } from '../../../src/turn/index.ts';
+import { NOTIFIER_MODE_REPLY } from '../../../src/turn/engine.ts';
 
 /** A device whose Wi-Fi was set up earlier (no setup-network handout). */
 function provisioned(options: Parameters<typeof createMemHal>[0] = {}) {

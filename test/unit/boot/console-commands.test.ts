@@ -9,7 +9,7 @@ import { Console, MAX_QUEUE } from '../../../src/core/console.ts';
 import { installUnavailable, NOT_BUILT } from '../../../src/console/unavailable.ts';
 import { boot } from '../../../src/main.ts';
 import { hang, HANG_GIVE_UP_MS, spin } from '../../../src/system/hang.ts';
-import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { MCP_CALLER } from '../../../src/mcp/server.ts';
 import type { Clock, System } from '../../../src/hal/index.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { createMemHal, MemSerial, RebootSignal, rebootMemHal, type MemHal, type MemHalOptions } from '../../support/memhal.ts';

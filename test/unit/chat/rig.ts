@@ -3,7 +3,7 @@
 // echoes), the HTTP server on the kernel's router and the console started,
 // against the Bot API fake (tools/telegram-fake.mjs on the in-memory network,
 // virtual clock). Used by the chat's tests that need no other subsystem.
-import type { Chat} from '../../../src/chat/index.ts';
+import type { Chat } from '../../../src/chat/chat.ts';
 import { chat, type ChatOptions } from '../../../src/chat/index.ts';
 import { Outbox, OUTBOX_NS } from '../../../src/outbox/outbox.ts';
 import type { Kernel } from '../../../src/core/kernel.ts';

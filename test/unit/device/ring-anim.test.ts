@@ -4,7 +4,7 @@
 // ring): frames as pure functions of time, and the engine on the ring-tft
 // board drawing them on the virtual clock at the profile's frame rate.
 import { describe, expect, it } from 'vitest';
-import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { MCP_CALLER } from '../../../src/mcp/server.ts';
 import { ANIMATIONS, animFrame, hue, modeFrame, parseAnim, progressFrame, pulseLevel, PULSE_FLOOR, SPINNER_PERIOD_MS } from '../../../src/device/ring-anim.ts';
 import { DEFAULT_ATTN_HOLD_MS } from '../../../src/device/ring-engine.ts';
 import { ringFrame } from '../../../src/device/ring.ts';

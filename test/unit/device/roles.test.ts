@@ -192,7 +192,7 @@ describe('a chat turn changes the device only as its role allows', () => {
     await rig.mem.clock.advance(5000);
     expect(deviceState(rig)).toEqual(before);
     // Over /mcp the token holder is the owner: an admin.
-    const { MCP_CALLER } = await import('../../../src/mcp/index.ts');
+    const { MCP_CALLER } = await import('../../../src/mcp/server.ts');
     expect((await rig.device.ctx.tools.call('device.control', { action: ORCH }, MCP_CALLER)).success).toBe(true);
     rig.device.stop();
   });

@@ -7,8 +7,8 @@
 // neither the commands nor the wrapped HAL.
 import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT } from '../../../src/main.ts';
-import { FAULTS } from '../../../src/faults/index.ts';
-import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { FAULTS } from '../../../src/faults/faults.ts';
+import { MCP_CALLER } from '../../../src/mcp/server.ts';
 import { flushJobs } from '../../support/clock.ts';
 import { request } from '../../support/http.ts';
 import { createMemHal, type MemHalOptions } from '../../support/memhal.ts';

@@ -13,7 +13,7 @@ import { docsResources, DOCS_TTL_MS } from '../../../src/docs/resources.ts';
 import { DEFAULT_FILE_PEOPLE } from '../../../src/files/people.ts';
 import { artifactUri, fileResources, TEXT_MAX } from '../../../src/files/resources.ts';
 import { boot, HTTP_PORT } from '../../../src/main.ts';
-import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { MCP_CALLER } from '../../../src/mcp/server.ts';
 import { PromptRegistry } from '../../../src/mcp/prompts.ts';
 import { PAGE_SIZE, paginate, ResourceError, ResourceRegistry } from '../../../src/mcp/resources.ts';
 import { McpServer } from '../../../src/mcp/server.ts';

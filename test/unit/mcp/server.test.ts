@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { boot, HTTP_PORT } from '../../../src/main.ts';
 import type { ToolRegistry } from '../../../src/core/tools/registry.ts';
 import { McpServer, SUPPORTED_VERSIONS } from '../../../src/mcp/server.ts';
-import { MCP_CALLER } from '../../../src/mcp/index.ts';
+import { MCP_CALLER } from '../../../src/mcp/server.ts';
 import { ok } from '../../../src/core/tools/types.ts';
 import { encode } from '../../../src/util/utf8.ts';
 import { request } from '../../support/http.ts';

@@ -5,10 +5,10 @@
 // route, the media tools and the console's PLAY and MEDIATEST.
 
 import { describe, expect, it } from 'vitest';
-import { Audio } from '../../../src/audio/index.ts';
+import { Audio } from '../../../src/audio/audio.ts';
 import { mount } from '../../../src/core/subsystem.ts';
 import type { ToolRegistry } from '../../../src/core/tools/registry.ts';
-import type { MusicPlayer } from '../../../src/music/index.ts';
+import type { MusicPlayer } from '../../../src/music/player.ts';
 import { music as musicSubsystem } from '../../../src/music/index.ts';
 import { HttpServer } from '../../../src/net/http/server.ts';
 import { Card } from '../../../src/storage/index.ts';

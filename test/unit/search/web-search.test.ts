@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { mount } from '../../../src/core/subsystem.ts';
 import { mcp } from '../../../src/mcp/index.ts';
-import { monthKey, nextMonthStart, search } from '../../../src/search/index.ts';
+import { search } from '../../../src/search/index.ts';
+import { monthKey, nextMonthStart } from '../../../src/search/search.ts';
 import { BRAVE_HOST, createSearchApi, type SearchApi } from '../../../tools/search-fake.mjs';
 import { request } from '../../support/http.ts';
 import { bootParts, deviceKernel, HTTP_PORT, mountFiles, mountSystem, mountWifi } from '../../support/kernel.ts';

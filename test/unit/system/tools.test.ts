@@ -4,12 +4,13 @@
 // applier (reboot and protected keys refused, nothing changed on refusal),
 // and ota.status (read-only).
 import { describe, expect, it } from 'vitest';
-import { Audio, audio as audioSubsystem } from '../../../src/audio/index.ts';
+import { audio as audioSubsystem } from '../../../src/audio/index.ts';
+import { Audio } from '../../../src/audio/audio.ts';
 import { mount, ready } from '../../../src/core/subsystem.ts';
 import type { ToolCaller } from '../../../src/core/tools/types.ts';
 import { device as deviceSubsystem } from '../../../src/device/index.ts';
-import { MCP_CALLER } from '../../../src/mcp/index.ts';
-import { MusicPlayer } from '../../../src/music/index.ts';
+import { MCP_CALLER } from '../../../src/mcp/server.ts';
+import { MusicPlayer } from '../../../src/music/player.ts';
 import { Power } from '../../../src/power/index.ts';
 import { Card } from '../../../src/storage/index.ts';
 import { system } from '../../../src/system/index.ts';

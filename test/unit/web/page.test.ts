@@ -5,7 +5,8 @@
 // auto-install switch, the conversations it can clear).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mount } from '../../../src/core/subsystem.ts';
-import { servePage, web } from '../../../src/web/index.ts';
+import { web } from '../../../src/web/index.ts';
+import { servePage } from '../../../src/web/routes.ts';
 import type { Memory } from '../../../src/memory/index.ts';
 import { builtInPage, type WebPage } from '../../../src/web/built.ts';
 import type { BodyWriter, HttpRequest } from '../../../src/net/http/types.ts';
