@@ -1,6 +1,8 @@
-// Boot: builds the device context on the given HAL, lets every subsystem
-// register its routes, commands and status fields, then starts the HTTP
-// server in Orchestrator mode. Each subsystem decides from kernel.mode in its
+// Boot: the HAL's boot-time parts (the NVS cache, the fault layer, the
+// shutdown hooks, the TLS clock gate, the hot loops) and the update guard,
+// then the kernel and every subsystem, mounted in the order computed from
+// what each declares it needs and provides (src/core/boot-order.ts), then
+// the console and, in Orchestrator mode, the HTTP server. Each subsystem decides from kernel.mode in its
 // own install what it runs (docs/decisions.md, "Modes, Wi-Fi, mDNS and the
 // Notifier link"): Orchestrator mode runs Wi-Fi, HTTP, the assistant and the
 // setup network; Notifier mode only the Bluetooth link, the ring and the
