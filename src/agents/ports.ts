@@ -1,6 +1,6 @@
 // What the fabric needs from subsystems that are not its own, each behind a
 // small interface with a safe default, so the fabric runs before (or
-// without) them and main.ts (or their owners) plug the real ones in:
+// without) them and the agents' mount plugs the real ones in as they mount:
 //   AgentMessenger  sends the fabric's messages to a chat (job completions,
 //                   failures, the queue-full notice, synthesis replies,
 //                   directly delivered results). Mounting the agents plugs in the

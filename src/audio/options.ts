@@ -1,6 +1,6 @@
 // What the audio subsystem needs from others, each as the narrow interface it
-// calls, passed in as one options object by main.ts (with the Audio made at
-// boot: index.ts): the speech provider's keys, the device actions (settings;
+// calls, passed in as one options object (the Audio itself is made when it
+// mounts: index.ts): the speech provider's keys, the device actions (settings;
 // audio is the tts action's speaker), the update engine (no recording while an update
 // installs; no install while the device speaks or records), outbound HTTP,
 // the chat messenger (TTSTG's voice message), the LED ring (listening while

@@ -3,9 +3,9 @@
 // query string, and nothing about Host, Origin, Referer or the client
 // address), the sign-in routes (routes.ts), WEBTOK? (console.ts) and the
 // secrets it registers for the tunnel's screen. The token, the sign-in codes,
-// the secrets and the setup passphrase are made at boot, before the kernel
-// whose gate checks the token; the subsystem mounts after wifi, whose
-// addresses the connect sheet lists.
+// the secrets and the setup passphrase are made when it mounts (before wifi,
+// which needs them), and its mount gives the router the token gate; wifi's
+// addresses, which the connect sheet lists, are a late need.
 
 import { formFields } from '../core/form-route.ts';
 import type { Gate } from '../core/router.ts';

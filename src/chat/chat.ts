@@ -3,10 +3,9 @@
 // quotas, handed to memory), the chat command registry other subsystems
 // register their owner commands into, the moderation gates (other subsystems
 // screen fetched content through screenFetched), and sending for other
-// subsystems (text, documents, voice). It is made at the start of boot so
-// lower subsystems can hold it; attach() (the chat subsystem's mount, index.ts)
-// wires the Bot API client, the service and the owner commands, and starts the
-// long poll in Orchestrator mode.
+// subsystems (text, documents, voice). The chat subsystem's mount (index.ts)
+// makes it; attach() wires the Bot API client, the service and the owner
+// commands, and starts the long poll in Orchestrator mode.
 
 import type { Kernel } from '../core/kernel.ts';
 import type { Later } from '../core/subsystem.ts';
@@ -31,7 +30,7 @@ import type { ChatVoice, Conversations } from './tools.ts';
 
 /** What the chat needs from others when it is mounted (the chat subsystem's options, index.ts). */
 export interface ChatNeeds {
-  /** Owner notices waiting for the chat (made at boot; drained into the send queue). */
+  /** Owner notices waiting for the chat (src/outbox/; drained into the send queue). */
   outbox: Outbox;
   /** Outbound HTTPS under the device's TLS policy (the Bot API, moderation). */
   client: Pick<HttpClient, 'request'>;

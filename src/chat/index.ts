@@ -25,7 +25,7 @@ export { parseSpan } from './span.ts';
 
 export type { ChatCommandCall } from './commands.ts';
 
-/** What the chat needs from others: the Chat made at boot, and what it attaches when mounted (chat.ts). */
+/** What the chat needs from others: what the Chat it makes attaches when mounted (chat.ts), and voice, later. */
 export interface ChatOptions extends ChatNeeds {
   /** Voice (src/voice/, mounted after the chat): voice notes are transcribed through it once it mounts. */
   voice: Later<{ notes: VoiceNoteSink }>;

@@ -3,7 +3,7 @@
 // a chat command other subsystems register into the chat's registry (/remind,
 // /skill, /mcp, ...). The chat ranks above the turn, the agents, audio, voice,
 // system, connectors and the scheduler's peers, so they declare what they need
-// with these shapes and main.ts hands them the chat's objects. Types only.
+// with these shapes and take the chat's parts as late needs. Types only.
 
 /** A person's role in the chat (the same four as memory's quotas, src/memory/quotas.ts). */
 export type ChatRole = 'admin' | 'user' | 'guest' | 'unknown';

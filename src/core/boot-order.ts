@@ -70,19 +70,23 @@ export function bootOrder(list: readonly AnySubsystem[], given: readonly string[
   return order;
 }
 
-/** A need met after its subsystem mounts, resolved from the parts by name. */
-function later<T>(parts: Parts, waiting: Map<string, Array<(v: unknown) => void>>, need: string, who: string): Later<T> {
+/** A late need: empty until set() gives it the part (mountAll, once the part's subsystem mounts; a test, likewise). */
+export function latePart<T>(need: string, who: string): Later<T> & { set(value: T): void } {
+  let part: { value: T } | null = null;
+  const waiting: Array<(value: T) => void> = [];
   return {
     get() {
-      if (!(need in parts)) throw new Error(`${who} read "${need}" before it was mounted`);
-      return parts[need] as T;
+      if (!part) throw new Error(`${who} read "${need}" before it was mounted`);
+      return part.value;
     },
-    peek: () => (need in parts ? (parts[need] as T) : null),
+    peek: () => part?.value ?? null,
     when(run) {
-      if (need in parts) return run(parts[need] as T);
-      const list = waiting.get(need) ?? [];
-      list.push(run as (v: unknown) => void);
-      waiting.set(need, list);
+      if (part) run(part.value);
+      else waiting.push(run);
+    },
+    set(value) {
+      part = { value };
+      for (const run of waiting.splice(0)) run(value);
     },
   };
 }
@@ -90,15 +94,21 @@ function later<T>(parts: Parts, waiting: Map<string, Array<(v: unknown) => void>
 /** Mounts the list in boot order on the kernel; returns every part by name, the given ones included. */
 export function mountAll(kernel: Kernel, list: readonly AnySubsystem[], given: Parts = {}): Parts {
   const parts: Parts = { ...given };
-  const waiting = new Map<string, Array<(v: unknown) => void>>();
+  // Each late need, by the part it waits for, met as that part's subsystem mounts.
+  const late = new Map<string, Array<{ set(value: unknown): void }>>();
   for (const s of bootOrder(list, Object.keys(given))) {
     const options: Record<string, unknown> = {};
     for (const need of s.needs) options[need] = parts[need];
-    for (const need of s.later ?? []) options[need] = later(parts, waiting, need, s.name);
+    for (const need of s.later ?? []) {
+      const cell = latePart<unknown>(need, s.name);
+      if (need in parts) cell.set(parts[need]);
+      else late.set(need, [...(late.get(need) ?? []), cell]);
+      options[need] = cell;
+    }
     const face = mount(kernel, s, options);
     for (const [part, take] of Object.entries(s.provides)) {
       parts[part] = take(face);
-      for (const run of waiting.get(part)?.splice(0) ?? []) run(parts[part]);
+      for (const cell of late.get(part) ?? []) cell.set(parts[part]);
     }
   }
   return parts;

@@ -1,8 +1,8 @@
 // The firmware-update subsystem (spec: Firmware manifest, Update state
 // fields, Update check result, Install and rollback, Versioning): its state
 // fields, routes and console commands. The boot guard runs earlier, first
-// thing in boot() (guard.ts); the engine (updates.ts) is made at boot and
-// attached when this mounts.
+// thing in boot() (guard.ts), whose verdict this takes; the engine
+// (updates.ts) is made and attached when this mounts.
 
 import { whole, type Mounted, type Subsystem } from '../core/subsystem.ts';
 import { otaCommands } from './console.ts';

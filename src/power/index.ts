@@ -1,8 +1,8 @@
 // The power subsystem's face: the battery model (./power.ts) every reader
 // uses, its state in the snapshot (battery, power), the console's Battery
 // group (./console.ts) and the low-battery monitor, started when mounted.
-// Power itself is made at boot before the subsystems that read it (the
-// update gate, device.status); mounting attaches its settings and timeline.
+// Power is made when it mounts, below the subsystems that read it (the
+// update gate, device.status), and attached to its settings and timeline.
 
 import { whole, type Later, type Subsystem } from '../core/subsystem.ts';
 import { powerCommands } from './console.ts';

@@ -24,7 +24,7 @@ function describe(c: CardState): string {
   return c.totalBytes === null ? 'a card of unknown size (512 MB default quota)' : `a card of ${c.totalBytes} bytes`;
 }
 
-/** What storage needs: the card (made at boot, before any subsystem), the timeline, and the file store's figures. */
+/** What storage needs (it makes the Card): the timeline, and the file store's figures (a late need). */
 export interface StorageOptions {
   timeline: { row(kind: 'storage', text: string): void };
   /** The files (src/files/, mounted after storage, whose card they use): the store's summary, read when the state is. */

@@ -1,5 +1,5 @@
 // The owner's time zone: the device's one notion of local time (the
-// system subsystem's `time`, made at boot and handed to those that read it).
+// system subsystem's part `time`, made when it mounts and handed to those that read it).
 // The scheduler plans daily and weekly runs in it, the screen's clock and
 // saver show it, the sub-agent brief's now-header and the turn prompt's now
 // line say it. One POSIX TZ string (src/util/tz.ts), default UTC, kept in

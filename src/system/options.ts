@@ -1,9 +1,9 @@
 // What the system subsystem needs from others, each as the narrow interface
-// it calls (the ECMA-419 manner), passed in as one options object by main.ts:
-// the device timeline and the owner's local time (made at boot, before the
-// subsystems that read them), the SD card, the device actions (settings, the
-// LED, device.control's applier), the chat's roles, the music player's and
-// the speaker's self-test probes, and the battery model.
+// it calls (the ECMA-419 manner), passed in as one options object: the device
+// timeline, the owner's local time (which the system makes itself: index.ts),
+// the SD card, the device actions (settings, the LED, device.control's
+// applier), the chat's roles (a late need), the music player's and the
+// speaker's self-test probes, and the battery model.
 
 import type { ConfigKey, DeviceAction } from '../contracts/index.ts';
 import type { ApplyOptions, ApplyResult } from '../device/index.ts';

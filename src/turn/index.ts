@@ -67,7 +67,7 @@ export class Assistant {
     this.wire = wire;
     this.blocks = blocks;
     const conv = k.store(CONV_NS);
-    // Memory mounts after the assistant (src/main.ts): its episodic log is read when a prompt is built.
+    // Memory mounts after the assistant (a late need): its episodic log is read when a prompt is built.
     registerConversationBlock(blocks, { query: (q) => o.memory.get().episodic.query(q) }, (chat) => this.clearedAt(chat));
     const effects: ApplierDeps = { people: { roleOf: (p) => o.people.get().roleOf(p) }, actions: o.actions, memory: () => o.memory.get() };
     const applier = makeApplier(effects, null);

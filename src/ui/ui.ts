@@ -10,7 +10,7 @@
 // (src/ui/redraw.ts).
 //
 // API for other subsystems (the ui subsystem's face, src/ui/index.ts, provides
-// the Ui; main.ts hands it to those that need it, e.g. the Notifier's BLE link):
+// the Ui as the part ui to those that need it, e.g. the Notifier's BLE link):
 //   showNotice({title, body, source?, holdMs?})  a frame-driven screen update:
 //       shows the message until tapped, replaced, cleared or holdMs passes;
 //       wakes the screen. The Notifier's "show this" frames map onto it.

@@ -4,6 +4,7 @@
 // helpers below make a lower subsystem's parts as main.ts makes them, so a
 // test of a higher one can pass the real thing in its options.
 import { chooseHotspots, type Hotspots } from '../../src/core/hotspots.ts';
+import { latePart } from '../../src/core/boot-order.ts';
 import { createKernel, storesOn, type Kernel, type Mode } from '../../src/core/kernel.ts';
 import type { Gate } from '../../src/core/router.ts';
 import { mount, ready, unmountAll, type Later } from '../../src/core/subsystem.ts';
@@ -34,23 +35,7 @@ import { createMemHal, type MemHal, type MemHalOptions } from './memhal.ts';
 
 /** A late need a test fills once its part is mounted, as the boot does (src/core/boot-order.ts). */
 export function pending<T = never>(name: string): Later<T> & { set(value: T): void } {
-  let part: { value: T } | null = null;
-  const waiting: Array<(value: T) => void> = [];
-  return {
-    get() {
-      if (!part) throw new Error(`"${name}" is read before it was mounted`);
-      return part.value;
-    },
-    peek: () => part?.value ?? null,
-    when(run) {
-      if (part) run(part.value);
-      else waiting.push(run);
-    },
-    set(value) {
-      part = { value };
-      for (const run of waiting.splice(0)) run(value);
-    },
-  };
+  return latePart<T>(name, 'the test');
 }
 
 export interface TestKernel {
